@@ -1,0 +1,60 @@
+// swift-tools-version:6.0
+// parlor: turn-based board games peer-to-peer on a LAN.
+//
+// The dependency arrows point one way (see docs/ARCHITECTURE.md):
+//
+//   parlor (thin executable) -> ParlorCLI
+//   ParlorCLI -> TerminalUI, Discovery, Session, Bots -> Match -> Games
+//   Discovery -> CDNSSD (avahi's dns_sd.h compatibility library)
+import PackageDescription
+
+let package = Package(
+    name: "parlor",
+    products: [
+        .executable(name: "parlor", targets: ["parlor"]),
+        .library(name: "Games", targets: ["Games"]),
+        .library(name: "Match", targets: ["Match"]),
+        .library(name: "Session", targets: ["Session"]),
+    ],
+    targets: [
+        // C library: avahi's Bonjour compatibility layer (Debian libavahi-compat-libdnssd-dev).
+        .systemLibrary(
+            name: "CDNSSD",
+            pkgConfig: "avahi-compat-libdns_sd",
+            providers: [.apt(["libavahi-compat-libdnssd-dev"])]
+        ),
+        // Pure rules: no I/O.
+        .target(name: "Games"),
+        // Computer opponents, searching the pure rules.
+        .target(name: "Bots", dependencies: ["Games"]),
+        // The match blob, the match controller and the participant strategy.
+        .target(name: "Match", dependencies: ["Games"]),
+        // The wire protocol, the authoritative turn holder and the TCP shell.
+        .target(name: "Session", dependencies: ["Match", "Games"]),
+        // DNS-SD advertise and browse; the only importer of CDNSSD.
+        .target(name: "Discovery", dependencies: ["CDNSSD"]),
+        // Rendering and input; the only module that touches termios.
+        .target(name: "TerminalUI", dependencies: ["Match", "Games"]),
+        // Commands, flags, help text and error rendering.
+        .target(
+            name: "ParlorCLI",
+            dependencies: ["Games", "Bots", "Match", "Session", "Discovery", "TerminalUI"]
+        ),
+        .executableTarget(name: "parlor", dependencies: ["ParlorCLI"]),
+        // Fakes shared by every test target.
+        .target(
+            name: "ParlorTestSupport",
+            dependencies: ["Games", "Match", "Session"],
+            path: "Tests/ParlorTestSupport"
+        ),
+        .testTarget(name: "GamesTests", dependencies: ["Games"]),
+        .testTarget(name: "BotsTests", dependencies: ["Bots", "Games"]),
+        .testTarget(name: "MatchTests", dependencies: ["Match", "Games", "Bots", "ParlorTestSupport"]),
+        .testTarget(name: "SessionTests", dependencies: ["Session", "Match", "Games", "Bots", "ParlorTestSupport"]),
+        .testTarget(name: "DiscoveryTests", dependencies: ["Discovery"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "Match", "Games"]),
+        .testTarget(name: "ParlorCLITests", dependencies: ["ParlorCLI", "Games", "Match", "ParlorTestSupport"]),
+        // Tests that need root, network namespaces and real avahi-daemons (scripts/lab).
+        .testTarget(name: "LabTests", dependencies: ["Discovery", "ParlorTestSupport"]),
+    ]
+)

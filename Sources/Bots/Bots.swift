@@ -1,0 +1,1 @@
+// Bots: placeholder until its first file lands.

@@ -1,0 +1,1 @@
+// Discovery: placeholder until its first file lands.

@@ -1,0 +1,109 @@
+/// A seat at the table, 0-based. The first player is seat 0.
+///
+/// Seats are indices into a match's seat list; the 1-based numbers a person
+/// reads are produced only at the user interface's edge.
+public typealias SeatIndex = Int
+
+/// One move, in a game's own compact encoding (a column, a cell, a peg).
+///
+/// Raw values are 0-based and small (they travel as `UInt16` in the match
+/// blob). What a raw value means is the game's business; `Game.notation(for:)`
+/// and `Game.move(fromNotation:)` translate to and from what a person types.
+public struct Move: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The game-specific, 0-based encoding.
+    public var rawValue: Int
+
+    /// Wraps a raw, game-specific encoding. No validation: ask the game.
+    public init(_ rawValue: Int) { self.rawValue = rawValue }
+
+    public static func < (lhs: Move, rhs: Move) -> Bool { lhs.rawValue < rhs.rawValue }
+    public var description: String { "Move(\(rawValue))" }
+}
+
+/// How a game stands, by its rules alone.
+public enum GameResult: Hashable, Sendable {
+    /// Someone still has to move.
+    case inProgress
+    /// The seat made a winning line (or otherwise won by the rules).
+    case won(by: SeatIndex)
+    /// The board is full, or the rules declare a draw.
+    case draw
+}
+
+/// Why a move was refused by the rules.
+public enum RuleViolation: Error, Hashable, Sendable {
+    /// The game is already over.
+    case gameOver
+    /// The seat asked to move is not the seat whose turn it is.
+    case notYourTurn(active: SeatIndex?, attempted: SeatIndex)
+    /// The move is outside the board or the target is full.
+    case illegalMove(Move)
+}
+
+/// A turn-based game: a value with an active seat, legal moves, apply, and a result.
+///
+/// Conforming types are plain value types, cheap to copy, so that a bot can
+/// search by copying and a controller can snapshot before applying a move.
+/// Conforming types do no I/O.
+///
+/// The rules decide who moves next (`activeSeat`); a game in which the
+/// players strictly alternate says so with `alternatesStrictly`, and only
+/// then is move parity used as an extra check.
+public protocol Game: Sendable {
+    /// The stable identifier used on the wire and on disk, e.g. `connect4`.
+    static var id: String { get }
+    /// Bumped whenever a rule change would make old and new peers disagree.
+    static var rulesVersion: Int { get }
+    /// The name a person reads, e.g. "Connect Four".
+    static var displayName: String { get }
+    /// One line of rules for `parlor games`.
+    static var summary: String { get }
+    /// How a move is typed in plain mode, e.g. "a column, 1-7".
+    static var moveHelp: String { get }
+    /// How many seats the game can be played with.
+    static var seatRange: ClosedRange<Int> { get }
+    /// Whether seats move in strict rotation (seat = move count mod seats).
+    static var alternatesStrictly: Bool { get }
+
+    /// The starting position for `seats` players (a value from `seatRange`).
+    init(seats: Int)
+
+    /// How many seats this game was started with.
+    var seatCount: Int { get }
+    /// The seat to move, or nil when the game is over.
+    var activeSeat: SeatIndex? { get }
+    /// Moves applied so far.
+    var moveCount: Int { get }
+    /// Every legal move for the active seat, in ascending order; empty when over.
+    var legalMoves: [Move] { get }
+    /// Whether `move` is legal for the active seat now.
+    func isLegal(_ move: Move) -> Bool
+    /// Applies `move` for the active seat, or throws and leaves the game unchanged.
+    mutating func apply(_ move: Move) throws(RuleViolation)
+    /// The result so far.
+    var result: GameResult { get }
+
+    /// What a person types for `move`, 1-based where numbers are shown.
+    func notation(for move: Move) -> String
+    /// Parses what a person typed (trimmed, case-insensitive), or nil.
+    func move(fromNotation text: String) -> Move?
+}
+
+extension Game {
+    /// Returns a copy with `move` applied, or throws and changes nothing.
+    public func applying(_ move: Move) throws(RuleViolation) -> Self {
+        var copy = self
+        try copy.apply(move)
+        return copy
+    }
+
+    /// Whether the game has ended (won or drawn).
+    public var isOver: Bool { result != .inProgress }
+
+    /// The seat that would move next under strict rotation, for parity checks.
+    public var paritySeat: SeatIndex { moveCount % seatCount }
+
+    public var gameID: String { Self.id }
+    public var gameRulesVersion: Int { Self.rulesVersion }
+    public var gameDisplayName: String { Self.displayName }
+}

@@ -1,0 +1,1 @@
+// Match: placeholder until its first file lands.

@@ -1,0 +1,1 @@
+// ParlorCLI: placeholder until its first file lands.

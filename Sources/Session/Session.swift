@@ -1,0 +1,1 @@
+// Session: placeholder until its first file lands.

@@ -1,0 +1,1 @@
+// TerminalUI: placeholder until its first file lands.

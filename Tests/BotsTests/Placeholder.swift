@@ -1,0 +1,1 @@
+// BotsTests: placeholder until its first test lands.

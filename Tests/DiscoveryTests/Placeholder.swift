@@ -1,0 +1,1 @@
+// DiscoveryTests: placeholder until its first test lands.

@@ -1,0 +1,1 @@
+// GamesTests: placeholder until its first test lands.

@@ -1,0 +1,1 @@
+// LabTests: placeholder until its first test lands.

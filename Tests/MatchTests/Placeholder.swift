@@ -1,0 +1,1 @@
+// MatchTests: placeholder until its first test lands.

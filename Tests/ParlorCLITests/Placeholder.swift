@@ -1,0 +1,1 @@
+// ParlorCLITests: placeholder until its first test lands.

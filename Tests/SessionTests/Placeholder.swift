@@ -1,0 +1,1 @@
+// SessionTests: placeholder until its first test lands.

@@ -1,0 +1,1 @@
+// TerminalUITests: placeholder until its first test lands.
