@@ -1,0 +1,111 @@
+import Games
+import Synchronization
+
+/// The human at this terminal (or one of two, in hot-seat play).
+///
+/// The user interface reads the controller's events to know when to ask for
+/// a move, then calls `play(_:)` or `quit()`. Input outside this seat's turn,
+/// or while a confirmation is awaited, is refused with a reason the UI can show.
+public final class LocalParticipant: Participant {
+    public let playerID: PlayerID
+    private let controllerBox = Mutex<MatchController?>(nil)
+
+    /// A participant for the seat with `playerID`.
+    public init(playerID: PlayerID) { self.playerID = playerID }
+
+    public func attach(to controller: MatchController) {
+        controllerBox.withLock { $0 = controller }
+    }
+
+    public func turnBegan(_ state: MatchState) {}
+
+    /// Plays `move` for this seat.
+    public func play(_ move: Move) async -> SubmitResult {
+        guard let controller = controllerBox.withLock({ $0 }) else { return .rejected(.matchOver) }
+        guard let seat = await controller.state.seat(of: playerID) else { return .rejected(.notAParticipant) }
+        return await controller.submit(.move(move, by: seat), from: self)
+    }
+
+    /// Quits the match for this seat, in turn or out of turn.
+    public func quit() async -> SubmitResult {
+        guard let controller = controllerBox.withLock({ $0 }) else { return .rejected(.matchOver) }
+        guard let seat = await controller.state.seat(of: playerID) else { return .rejected(.notAParticipant) }
+        return await controller.submit(.quit(seat), from: self)
+    }
+}
+
+/// A computer opponent. Thinks on a task of its own, off the UI's thread,
+/// and stops thinking when the turn or the match is over.
+public final class BotParticipant: Participant {
+    /// Chooses a move for the active seat of a game; returns nil if told to stop.
+    public typealias Strategy = @Sendable (_ game: any Game, _ shouldStop: @escaping @Sendable () -> Bool) -> Move?
+
+    private struct Thinking {
+        var controller: MatchController?
+        var generation: UInt64 = 0
+        var task: Task<Void, Never>?
+    }
+
+    public let playerID: PlayerID
+    private let strategy: Strategy
+    private let minimumThinkTime: Duration
+    private let thinking = Mutex(Thinking())
+    /// Set by `cancel()`; read by the strategy while it searches.
+    private let stopFlag = GenerationFlag()
+
+    /// A bot for the seat with `playerID`. `minimumThinkTime` paces fast bots so a person can follow.
+    public init(playerID: PlayerID, minimumThinkTime: Duration = .zero, strategy: @escaping Strategy) {
+        self.playerID = playerID
+        self.strategy = strategy
+        self.minimumThinkTime = minimumThinkTime
+    }
+
+    public func attach(to controller: MatchController) {
+        thinking.withLock { $0.controller = controller }
+    }
+
+    public func turnBegan(_ state: MatchState) {
+        let game = state.game
+        let sequence = state.sequence
+        let strategy = self.strategy
+        let pause = minimumThinkTime
+        thinking.withLock { current in
+            current.task?.cancel()
+            current.generation += 1
+            let generation = current.generation
+            stopFlag.value.store(generation, ordering: .relaxed)
+            guard let controller = current.controller else { return }
+            current.task = Task.detached(priority: .userInitiated) { [weak self, stopFlag = self.stopFlag] in
+                let started = ContinuousClock.now
+                let move = strategy(game) { stopFlag.value.load(ordering: .relaxed) != generation || Task.isCancelled }
+                guard let self, let move, !Task.isCancelled else { return }
+                let elapsed = ContinuousClock.now - started
+                if elapsed < pause { try? await Task.sleep(for: pause - elapsed) }
+                guard !Task.isCancelled, stopFlag.value.load(ordering: .relaxed) == generation else { return }
+                guard let seat = state.seat(of: self.playerID), await controller.state.sequence == sequence else { return }
+                _ = await controller.submit(.move(move, by: seat), from: self)
+            }
+        }
+    }
+
+    public func stateChanged(_ state: MatchState, event: MatchEvent) {
+        if state.activeSeat != state.seat(of: playerID) { cancel() }
+    }
+
+    public func matchEnded(_ state: MatchState, failure: MatchFailure?) { cancel() }
+
+    /// Stops any search in progress.
+    public func cancel() {
+        thinking.withLock { current in
+            current.generation += 1
+            stopFlag.value.store(current.generation, ordering: .relaxed)
+            current.task?.cancel()
+            current.task = nil
+        }
+    }
+}
+
+/// A shared counter that a search polls to know it should stop.
+private final class GenerationFlag: Sendable {
+    let value = Atomic<UInt64>(0)
+}

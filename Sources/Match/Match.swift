@@ -1,1 +1,0 @@
-// Match: placeholder until its first file lands.

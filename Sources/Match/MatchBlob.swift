@@ -1,0 +1,197 @@
+import Games
+
+/// Why bytes could not be read as a match blob. Every case is a clean error;
+/// no input makes the decoder trap.
+public enum MatchBlobError: Error, Hashable, Sendable {
+    /// Larger than `MatchBlob.maximumSize`; refused before parsing.
+    case tooLarge(Int)
+    /// Does not start with the blob's magic bytes: not a parlor match.
+    case notAMatch
+    /// Written by a newer parlor whose format this one cannot read.
+    case newerFormat(UInt16)
+    /// A format version that never existed.
+    case unknownFormat(UInt16)
+    /// The bytes end before the blob does.
+    case truncated(offset: Int)
+    /// Bytes left over after the blob.
+    case trailingBytes(Int)
+    /// A field holds a value outside its range; the text names the field.
+    case invalidField(String)
+    /// The game id is not one this parlor knows.
+    case unknownGame(String)
+    /// The game is known but its rules version differs from this parlor's.
+    case rulesVersionMismatch(game: String, theirs: Int, ours: Int)
+    /// Replaying the moves broke the rules at the given move index.
+    case illegalHistory(moveIndex: Int)
+    /// Outcomes or statuses are not what the rules imply.
+    case outcomesDisagree
+    /// The stored state hash does not match the content.
+    case hashMismatch(stored: UInt64, computed: UInt64)
+}
+
+extension MatchBlobError: CustomStringConvertible {
+    /// A sentence a person can act on.
+    public var description: String {
+        switch self {
+        case .tooLarge(let size): "the match data is \(size) bytes, over the \(MatchBlob.maximumSize)-byte limit"
+        case .notAMatch: "the data is not a parlor match"
+        case .newerFormat(let version): "the match was made by a newer parlor (format \(version)); update parlor to open it"
+        case .unknownFormat(let version): "the match data has an unknown format version \(version)"
+        case .truncated(let offset): "the match data is cut short (ends at byte \(offset))"
+        case .trailingBytes(let count): "the match data has \(count) unexpected bytes at the end"
+        case .invalidField(let field): "the match data has an invalid \(field)"
+        case .unknownGame(let id): "the match is of a game this parlor does not know ('\(id)')"
+        case .rulesVersionMismatch(let game, let theirs, let ours):
+            "the match uses \(game) rules version \(theirs), this parlor has version \(ours)"
+        case .illegalHistory(let index): "the match history is illegal at move \(index + 1)"
+        case .outcomesDisagree: "the match's outcomes do not follow from its moves"
+        case .hashMismatch: "the match data is corrupted (state hash mismatch)"
+        }
+    }
+}
+
+/// The versioned match data: what peers exchange on every turn and what is
+/// stored on disk. Layout in docs/PROTOCOL.md, "The match blob".
+///
+/// All integers big-endian; all indices 0-based.
+public enum MatchBlob {
+    /// The blob's first four bytes, "PMB\0".
+    public static let magic: [UInt8] = [0x50, 0x4D, 0x42, 0x00]
+    /// The format this parlor writes.
+    public static let currentFormat: UInt16 = 1
+    /// The largest blob accepted or produced (GameKit's limit).
+    public static let maximumSize = 256 * 1024
+    /// Most seats a match may have.
+    public static let seatLimit = 2...4
+    /// Most moves a blob may hold (far above any catalog game's 64).
+    public static let maximumMoves = 4096
+    /// Longest game id.
+    public static let maximumGameIDBytes = 32
+
+    /// Encodes a state. Deterministic: equal states give equal bytes.
+    public static func encode(_ state: MatchState) -> [UInt8] {
+        var writer = body(of: state, deadline: state.deadline)
+        writer.write(stateHash(of: state))
+        return writer.bytes
+    }
+
+    /// FNV-1a 64 over the encoding with the deadline field set to 0 and no hash.
+    public static func stateHash(of state: MatchState) -> UInt64 {
+        fnv1a64(body(of: state, deadline: 0).bytes)
+    }
+
+    private static func body(of state: MatchState, deadline: Int64) -> ByteWriter {
+        var writer = ByteWriter(capacity: 96 + state.moves.count * 3)
+        writer.write(bytes: magic)
+        writer.write(currentFormat)
+        writer.write(bytes: state.matchID.bytes)
+        writer.writeShortString(state.gameID)
+        writer.write(UInt16(clamping: state.rulesVersion))
+        writer.write(UInt8(clamping: state.seats.count))
+        for seat in state.seats {
+            writer.write(bytes: seat.playerID.bytes)
+            writer.writeShortString(seat.name)
+            writer.write(seat.status.rawValue)
+            writer.write(seat.outcome.rawValue)
+        }
+        writer.write(state.sequence)
+        writer.write(state.turnTimeout)
+        writer.write(deadline)
+        writer.write(UInt16(clamping: state.moves.count))
+        for played in state.moves {
+            writer.write(UInt8(clamping: played.seat))
+            writer.write(UInt16(clamping: played.move.rawValue))
+        }
+        return writer
+    }
+
+    /// Decodes and fully validates untrusted bytes.
+    ///
+    /// Checks, in order: size, magic, format version (newer versions get
+    /// `.newerFormat`; older ones, once they exist, are migrated here), every
+    /// field's range, the game and rules version, that replaying the moves by
+    /// the rules is legal, that outcomes follow from the rules, and the hash.
+    public static func decode(_ bytes: [UInt8]) throws(MatchBlobError) -> MatchState {
+        guard bytes.count <= maximumSize else { throw .tooLarge(bytes.count) }
+        var reader = ByteReader(bytes)
+        do {
+            guard try reader.readBytes(4) == magic else { throw MatchBlobError.notAMatch }
+            let format = try reader.readUInt16()
+            switch format {
+            case currentFormat: break
+            case 0: throw MatchBlobError.unknownFormat(format)
+            default: throw MatchBlobError.newerFormat(format)
+            }
+            return try decodeVersion1(&reader)
+        } catch let error as MatchBlobError {
+            throw error
+        } catch let error as ByteReader.Truncated {
+            throw .truncated(offset: error.offset)
+        } catch {
+            throw .invalidField("content")
+        }
+    }
+
+    private static func decodeVersion1(_ reader: inout ByteReader) throws -> MatchState {
+        guard let matchID = MatchID(bytes: try reader.readBytes(16)) else { throw MatchBlobError.invalidField("match id") }
+        let gameBytes = try reader.readShortBytes()
+        guard (1...maximumGameIDBytes).contains(gameBytes.count),
+              gameBytes.allSatisfy({ (0x61...0x7a).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2d || $0 == 0x5f }),
+              let gameID = String(validating: gameBytes, as: UTF8.self) else {
+            throw MatchBlobError.invalidField("game id")
+        }
+        let rulesVersion = Int(try reader.readUInt16())
+        let seatCount = Int(try reader.readUInt8())
+        guard seatLimit.contains(seatCount) else { throw MatchBlobError.invalidField("seat count") }
+        var seats: [Seat] = []
+        for _ in 0..<seatCount {
+            guard let player = PlayerID(bytes: try reader.readBytes(16)) else { throw MatchBlobError.invalidField("player id") }
+            let nameBytes = try reader.readShortBytes()
+            guard let name = String(validating: nameBytes, as: UTF8.self), Seat.isValidName(name) else {
+                throw MatchBlobError.invalidField("player name")
+            }
+            guard let status = SeatStatus(rawValue: try reader.readUInt8()) else { throw MatchBlobError.invalidField("seat status") }
+            guard let outcome = Outcome(rawValue: try reader.readUInt8()) else { throw MatchBlobError.invalidField("seat outcome") }
+            seats.append(Seat(playerID: player, name: name, status: status, outcome: outcome))
+        }
+        guard Set(seats.map(\.playerID)).count == seats.count else { throw MatchBlobError.invalidField("player ids (duplicated)") }
+        let sequence = try reader.readUInt32()
+        let turnTimeout = try reader.readUInt32()
+        guard turnTimeout <= 7 * 24 * 3600 else { throw MatchBlobError.invalidField("turn timeout") }
+        let deadline = try reader.readInt64()
+        guard deadline >= 0 else { throw MatchBlobError.invalidField("deadline") }
+        let moveCount = Int(try reader.readUInt16())
+        guard moveCount <= maximumMoves else { throw MatchBlobError.invalidField("move count") }
+        guard reader.remaining >= moveCount * 3 + 8 else { throw MatchBlobError.truncated(offset: reader.bytes.count) }
+        var moves: [PlayedMove] = []
+        moves.reserveCapacity(moveCount)
+        for _ in 0..<moveCount {
+            let seat = Int(try reader.readUInt8())
+            let move = Int(try reader.readUInt16())
+            moves.append(PlayedMove(seat: seat, move: Move(move)))
+        }
+        let storedHash = try reader.readUInt64()
+        guard reader.remaining == 0 else { throw MatchBlobError.trailingBytes(reader.remaining) }
+
+        guard let type = GameCatalog.game(id: gameID) else { throw MatchBlobError.unknownGame(gameID) }
+        guard type.rulesVersion == rulesVersion else {
+            throw MatchBlobError.rulesVersionMismatch(game: gameID, theirs: rulesVersion, ours: type.rulesVersion)
+        }
+        guard type.seatRange.contains(seatCount) else { throw MatchBlobError.invalidField("seat count for \(gameID)") }
+        var game = type.init(seats: seatCount)
+        for (index, played) in moves.enumerated() {
+            guard game.activeSeat == played.seat else { throw MatchBlobError.illegalHistory(moveIndex: index) }
+            do { try game.apply(played.move) } catch { throw MatchBlobError.illegalHistory(moveIndex: index) }
+        }
+        let state = MatchState(matchID: matchID, game: game, seats: seats, moves: moves, sequence: sequence,
+                               turnTimeout: turnTimeout, deadline: deadline)
+        // Departures happen only while the match goes on, so at most one seat of
+        // a two-seat match can have left, and nothing can follow the end.
+        guard Int(sequence) == moves.count + state.departureCount else { throw MatchBlobError.invalidField("sequence") }
+        guard state.expectedSeats() == seats else { throw MatchBlobError.outcomesDisagree }
+        if state.departureCount > 0 && seats.count == 2 && game.isOver { throw MatchBlobError.outcomesDisagree }
+        let computed = stateHash(of: state)
+        guard computed == storedHash else { throw MatchBlobError.hashMismatch(stored: storedHash, computed: computed) }
+        return state
+    }
+}

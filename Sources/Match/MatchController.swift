@@ -1,0 +1,328 @@
+import Games
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// Milliseconds since 1970 UTC from the system clock.
+@Sendable public func wallClockMilliseconds() -> Int64 {
+    var spec = timespec()
+    clock_gettime(CLOCK_REALTIME, &spec)
+    return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+}
+
+/// The one match state machine, shared by offline and LAN play.
+///
+/// It owns the committed `MatchState` and coordinates the participants:
+/// - only the seat that the state says is active may move, and a participant
+///   acts only for the seat whose player id it carries;
+/// - every change is applied to a copy (the snapshot is kept), delivered to
+///   the other participants, and committed only when all of them accept;
+///   a failed delivery restores the snapshot;
+/// - a confirmation timeout rolls back, and a confirmation arriving after it
+///   is ignored; input is refused while a confirmation is awaited;
+/// - quits in and out of turn, and the optional turn timeout (timeExpired).
+///
+/// It knows nothing of sockets or terminals.
+public actor MatchController {
+    /// Settings of one controller.
+    public struct Configuration: Sendable {
+        /// How long deliveries of one change may take before it is rolled back.
+        public var confirmationTimeout: Duration
+        /// The wall clock in milliseconds since 1970 (injected in tests).
+        public var clock: @Sendable () -> Int64
+
+        public init(confirmationTimeout: Duration = .seconds(30),
+                    clock: @escaping @Sendable () -> Int64 = wallClockMilliseconds) {
+            self.confirmationTimeout = confirmationTimeout
+            self.clock = clock
+        }
+    }
+
+    /// A change applied tentatively, waiting for its deliveries.
+    private struct Pending {
+        var token: UInt64
+        var change: MatchChange
+        var snapshot: MatchState
+        var tentative: MatchState
+        var origin: ObjectIdentifier?
+        var continuation: CheckedContinuation<SubmitResult, Never>?
+        var deliveries: Task<Void, Never>?
+        var timer: Task<Void, Never>?
+    }
+
+    /// The committed state: what every participant has accepted.
+    public private(set) var state: MatchState
+    public let configuration: Configuration
+    private let participants: [any Participant]
+    private var pending: Pending?
+    private var nextToken: UInt64 = 1
+    private var started = false
+    private var stopped = false
+    private var failure: MatchFailure?
+    private var deadlineTimer: Task<Void, Never>?
+    private var subscribers: [UInt64: AsyncStream<MatchEvent>.Continuation] = [:]
+    private var finishWaiters: [CheckedContinuation<MatchState, Never>] = []
+    /// Tokens of changes whose confirmation timed out; kept to recognise late confirmations.
+    public private(set) var lateConfirmationsIgnored = 0
+
+    /// Creates a controller for `state` with one participant per seat (matched by player id).
+    public init(state: MatchState, participants: [any Participant], configuration: Configuration = Configuration()) {
+        self.state = state
+        self.participants = participants
+        self.configuration = configuration
+    }
+
+    /// Whether a tentative change waits for confirmation.
+    public var isAwaitingConfirmation: Bool { pending != nil }
+
+    /// Whether the match has stopped (ended or failed).
+    public var isStopped: Bool { stopped }
+
+    /// The failure that stopped the match, if any.
+    public var stopFailure: MatchFailure? { failure }
+
+    /// A new stream of events from now on. Subscribe before `start()` to see everything.
+    public func events() -> AsyncStream<MatchEvent> {
+        let (stream, continuation) = AsyncStream<MatchEvent>.makeStream(bufferingPolicy: .unbounded)
+        if stopped { continuation.finish(); return stream }
+        let key = nextToken
+        nextToken += 1
+        subscribers[key] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.unsubscribe(key) }
+        }
+        return stream
+    }
+
+    private func unsubscribe(_ key: UInt64) { subscribers[key] = nil }
+
+    private func emit(_ event: MatchEvent) {
+        for continuation in subscribers.values { continuation.yield(event) }
+    }
+
+    /// Waits until the match has stopped and returns the final committed state.
+    public func finished() async -> MatchState {
+        if stopped { return state }
+        return await withCheckedContinuation { finishWaiters.append($0) }
+    }
+
+    /// Checks that each seat has exactly one participant, attaches them and begins the first turn.
+    public func start() throws(SubmitRejection) {
+        guard !started else { return }
+        for seat in state.seats where participants.filter({ $0.playerID == seat.playerID }).count != 1 {
+            _ = seat
+            throw .notAParticipant
+        }
+        started = true
+        for participant in participants { participant.attach(to: self) }
+        emit(.started(state))
+        if state.isEnded { stop(failure: nil); return }
+        beginTurn()
+    }
+
+    private var authority: (any Participant)? { participants.first { $0.isAuthority } }
+
+    private func seat(of participant: any Participant) -> SeatIndex? {
+        guard participants.contains(where: { $0 === participant }) else { return nil }
+        return state.seat(of: participant.playerID)
+    }
+
+    /// Proposes a change on behalf of `participant` and waits for its fate.
+    ///
+    /// Refused at once (nothing applied) when the participant has no seat,
+    /// acts for another seat, a confirmation is pending, or the rules say no.
+    /// Otherwise the change is applied to a copy, delivered to every other
+    /// participant, and committed when all accept; rolled back on a delivery
+    /// failure or the confirmation timeout.
+    ///
+    /// An authoritative participant may pass the exact `authoritative` state
+    /// that its side committed; it must be our state plus `change` (its
+    /// deadline is then taken as is). Its changes supersede a pending one.
+    public func submit(_ change: MatchChange, from participant: any Participant,
+                       authoritative: MatchState? = nil) async -> SubmitResult {
+        guard started, !stopped else { return .rejected(.matchOver) }
+        guard let seat = seat(of: participant) else { return .rejected(.notAParticipant) }
+        let fromAuthority = participant.isAuthority
+        if !fromAuthority {
+            guard change.seat == seat else { return .rejected(.notYourSeat) }
+            if case .timeExpired = change { return .rejected(.notYourSeat) }
+        }
+        if pending != nil {
+            guard fromAuthority else { return .rejected(.awaitingConfirmation) }
+            resolvePending(.rolledBack(.superseded))
+        }
+        var now = configuration.clock()
+        if fromAuthority, case .timeExpired = change {
+            // The authority's clock decides when a turn expires.
+            now = max(now, state.deadline)
+        }
+        var next: MatchState
+        do { next = try state.applying(change, now: now) } catch { return .rejected(.rule(error)) }
+        if let authoritative {
+            guard authoritative.stateHash == next.stateHash else { return .rejected(.authoritativeStateDisagrees) }
+            next = authoritative
+        }
+        return await propose(change, resulting: next, origin: ObjectIdentifier(participant))
+    }
+
+    /// Applies `change` tentatively and runs the deliveries with the confirmation timeout.
+    private func propose(_ change: MatchChange, resulting next: MatchState, origin: ObjectIdentifier?) async -> SubmitResult {
+        let token = nextToken
+        nextToken += 1
+        deadlineTimer?.cancel()
+        let receivers = participants.filter { ObjectIdentifier($0) != origin }
+        pending = Pending(token: token, change: change, snapshot: state, tentative: next, origin: origin)
+        emit(.awaitingConfirmation(change, tentative: next))
+        return await withCheckedContinuation { continuation in
+            pending?.continuation = continuation
+            pending?.deliveries = Task { [weak self] in
+                do {
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        for receiver in receivers {
+                            group.addTask { try await receiver.deliver(change, resulting: next) }
+                        }
+                        try await group.waitForAll()
+                    }
+                    await self?.deliveriesFinished(token: token, error: nil)
+                } catch let error as DeliveryError {
+                    await self?.deliveriesFinished(token: token, error: error)
+                } catch {
+                    await self?.deliveriesFinished(token: token, error: .transportFailed("\(error)"))
+                }
+            }
+            let timeout = configuration.confirmationTimeout
+            pending?.timer = Task { [weak self] in
+                do { try await Task.sleep(for: timeout) } catch { return }
+                await self?.confirmationTimedOut(token: token)
+            }
+        }
+    }
+
+    private func deliveriesFinished(token: UInt64, error: DeliveryError?) {
+        guard let current = pending, current.token == token else {
+            // A confirmation after the timeout (or after a supersede): never commit it.
+            lateConfirmationsIgnored += 1
+            return
+        }
+        switch error {
+        case nil:
+            resolvePending(.committed(current.tentative))
+        case .rejected(let why)?:
+            resolvePending(.rolledBack(.rejected(why)))
+        case .transportFailed(let why)?:
+            resolvePending(.rolledBack(.transportFailed(why)))
+        }
+    }
+
+    private func confirmationTimedOut(token: UInt64) {
+        guard let current = pending, current.token == token else { return }
+        resolvePending(.rolledBack(.confirmationTimeout))
+    }
+
+    /// Commits or restores the snapshot, tells everyone, and moves on.
+    private func resolvePending(_ result: SubmitResult) {
+        guard let current = pending else { return }
+        pending = nil
+        current.timer?.cancel()
+        current.deliveries?.cancel()
+        let event: MatchEvent
+        switch result {
+        case .committed(let next):
+            state = next
+            event = .committed(current.change, next)
+        case .rolledBack(let reason):
+            state = current.snapshot
+            event = .rolledBack(current.change, reason: reason, current.snapshot)
+        case .rejected:
+            state = current.snapshot
+            event = .rolledBack(current.change, reason: .rejected("refused"), current.snapshot)
+        }
+        emit(event)
+        for participant in participants { participant.stateChanged(state, event: event) }
+        current.continuation?.resume(returning: result)
+        afterStateChange()
+    }
+
+    private func afterStateChange() {
+        if state.isEnded { stop(failure: nil) } else if !stopped { beginTurn() }
+    }
+
+    /// Replaces our committed state with the authority's, e.g. after a
+    /// confirmation timeout, so the two sides cannot diverge.
+    ///
+    /// Refused unless `participant` is the authority and `newState` is this
+    /// match and keeps every move we committed. A pending change is rolled back first.
+    @discardableResult
+    public func adopt(_ newState: MatchState, from participant: any Participant) -> Bool {
+        guard started, !stopped, participant.isAuthority, seat(of: participant) != nil else { return false }
+        guard newState.matchID == state.matchID, newState.gameID == state.gameID,
+              newState.seats.map(\.playerID) == state.seats.map(\.playerID) else { return false }
+        if pending != nil { resolvePending(.rolledBack(.superseded)) }
+        guard newState.sequence >= state.sequence,
+              Array(newState.moves.prefix(state.moves.count)) == state.moves else {
+            fail(.desync("the host's state drops moves it had confirmed"))
+            return false
+        }
+        state = newState
+        deadlineTimer?.cancel()
+        emit(.adopted(newState))
+        for participant in participants { participant.stateChanged(newState, event: .adopted(newState)) }
+        afterStateChange()
+        return true
+    }
+
+    /// Passes a message for the player to every event subscriber (e.g. "reconnecting…").
+    public func report(_ notice: String) {
+        guard !stopped else { return }
+        emit(.notice(notice))
+    }
+
+    /// Stops the match on this side because of `failure` (e.g. a desync).
+    public func fail(_ failure: MatchFailure) {
+        guard !stopped else { return }
+        if pending != nil { resolvePending(.rolledBack(.transportFailed(failure.description))) }
+        guard !stopped else { return }
+        stop(failure: failure)
+    }
+
+    private func stop(failure: MatchFailure?) {
+        guard !stopped else { return }
+        stopped = true
+        self.failure = failure
+        deadlineTimer?.cancel()
+        if let failure { emit(.failed(failure, state)) } else { emit(.ended(state)) }
+        for participant in participants { participant.matchEnded(state, failure: failure) }
+        for continuation in subscribers.values { continuation.finish() }
+        subscribers = [:]
+        for waiter in finishWaiters { waiter.resume(returning: state) }
+        finishWaiters = []
+    }
+
+    private func beginTurn() {
+        guard let seat = state.activeSeat else { return }
+        emit(.turnBegan(seat: seat, state))
+        scheduleDeadline()
+        for participant in participants where state.seat(of: participant.playerID) == seat {
+            participant.turnBegan(state)
+        }
+    }
+
+    /// Enforces the turn timeout unless an authoritative participant does.
+    private func scheduleDeadline() {
+        deadlineTimer?.cancel()
+        guard authority == nil, state.deadline > 0, let seat = state.activeSeat else { return }
+        let sequence = state.sequence
+        let wait = max(0, state.deadline - configuration.clock())
+        deadlineTimer = Task { [weak self] in
+            do { try await Task.sleep(for: .milliseconds(wait)) } catch { return }
+            await self?.deadlinePassed(sequence: sequence, seat: seat)
+        }
+    }
+
+    private func deadlinePassed(sequence: UInt32, seat: SeatIndex) async {
+        guard !stopped, pending == nil, state.sequence == sequence, state.activeSeat == seat else { return }
+        let change = MatchChange.timeExpired(seat)
+        guard let next = try? state.applying(change, now: max(configuration.clock(), state.deadline)) else { return }
+        _ = await propose(change, resulting: next, origin: nil)
+    }
+}

@@ -1,0 +1,244 @@
+import Games
+
+/// One committed change to a match: a move, or a seat leaving.
+public enum MatchChange: Hashable, Sendable, CustomStringConvertible {
+    /// The seat played a move.
+    case move(Move, by: SeatIndex)
+    /// The seat quit (in turn or out of turn).
+    case quit(SeatIndex)
+    /// The seat's turn deadline passed.
+    case timeExpired(SeatIndex)
+
+    /// The seat the change is about.
+    public var seat: SeatIndex {
+        switch self {
+        case .move(_, let seat), .quit(let seat), .timeExpired(let seat): seat
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .move(let move, let seat): "seat \(seat) plays \(move.rawValue)"
+        case .quit(let seat): "seat \(seat) quits"
+        case .timeExpired(let seat): "seat \(seat) ran out of time"
+        }
+    }
+}
+
+/// A move in the match's history.
+public struct PlayedMove: Hashable, Sendable {
+    public var seat: SeatIndex
+    public var move: Move
+    public init(seat: SeatIndex, move: Move) { self.seat = seat; self.move = move }
+}
+
+/// Why the match refused a change.
+public enum MatchRuleError: Error, Hashable, Sendable {
+    /// The match has ended; nothing more can happen.
+    case matchEnded
+    /// There is no such seat.
+    case noSuchSeat(SeatIndex)
+    /// The seat has already left the match.
+    case seatHasLeft(SeatIndex)
+    /// Not this seat's turn by the authoritative state.
+    case notYourTurn(active: SeatIndex?, attempted: SeatIndex)
+    /// The rules refused the move.
+    case illegalMove(Move)
+    /// The turn deadline has not passed, so the turn cannot expire.
+    case deadlineNotReached
+}
+
+/// The whole state of one match: the game, the seats, the history.
+///
+/// A value type: the controller snapshots it before a change and restores the
+/// snapshot on failure. `sequence` counts committed changes (moves, quits,
+/// time expiries); the state hash covers everything but the deadline.
+public struct MatchState: Sendable {
+    public var matchID: MatchID
+    /// The game position after `moves`.
+    public private(set) var game: any Game
+    public var seats: [Seat]
+    public private(set) var moves: [PlayedMove]
+    /// Number of committed changes; the next change has `sequence + 1`.
+    public private(set) var sequence: UInt32
+    /// Seconds a seat has for its turn; 0 means no limit.
+    public var turnTimeout: UInt32
+    /// When the active seat's turn expires, in milliseconds since 1970 UTC; 0 means none.
+    public var deadline: Int64
+
+    /// A new match of `game` between `seats`, nobody has moved yet.
+    public init(matchID: MatchID, game: any Game, seats: [Seat], turnTimeout: UInt32 = 0, now: Int64 = 0) {
+        self.matchID = matchID
+        self.game = game
+        self.seats = seats
+        self.moves = []
+        self.sequence = 0
+        self.turnTimeout = turnTimeout
+        self.deadline = turnTimeout > 0 && now > 0 ? now + Int64(turnTimeout) * 1000 : 0
+        self.seats = seats.map { var s = $0; s.status = .playing; s.outcome = .none; return s }
+    }
+
+    /// Rebuilds a state from decoded parts without checking them; the blob decoder validates.
+    init(matchID: MatchID, game: any Game, seats: [Seat], moves: [PlayedMove], sequence: UInt32,
+         turnTimeout: UInt32, deadline: Int64) {
+        self.matchID = matchID; self.game = game; self.seats = seats; self.moves = moves
+        self.sequence = sequence; self.turnTimeout = turnTimeout; self.deadline = deadline
+    }
+
+    /// The game's id, e.g. `connect4`.
+    public var gameID: String { type(of: game).id }
+    /// The game's rules version.
+    public var rulesVersion: Int { type(of: game).rulesVersion }
+
+    /// Whether the match has ended for everyone.
+    public var isEnded: Bool { seats.allSatisfy { $0.status != .playing } }
+
+    /// The seat whose turn it is, or nil when the match has ended.
+    ///
+    /// Derived from the rules and the seats' statuses, never from who asked.
+    public var activeSeat: SeatIndex? {
+        guard !isEnded, let seat = game.activeSeat, seats.indices.contains(seat),
+              seats[seat].status == .playing else { return nil }
+        return seat
+    }
+
+    /// The seat with this player id, or nil.
+    public func seat(of player: PlayerID) -> SeatIndex? {
+        seats.firstIndex { $0.playerID == player }
+    }
+
+    /// Returns the state after `change`, or throws and changes nothing.
+    ///
+    /// `now` (milliseconds since 1970) sets the next deadline when the match
+    /// has a turn timeout; a time expiry is accepted only once `now` has
+    /// reached the deadline.
+    public func applying(_ change: MatchChange, now: Int64) throws(MatchRuleError) -> MatchState {
+        guard !isEnded else { throw .matchEnded }
+        let seat = change.seat
+        guard seats.indices.contains(seat) else { throw .noSuchSeat(seat) }
+        guard seats[seat].status == .playing else { throw .seatHasLeft(seat) }
+        var next = self
+        switch change {
+        case .move(let move, _):
+            guard activeSeat == seat else { throw .notYourTurn(active: activeSeat, attempted: seat) }
+            if type(of: game).alternatesStrictly, game.paritySeat != seat {
+                throw .notYourTurn(active: game.paritySeat, attempted: seat)
+            }
+            do { try next.game.apply(move) } catch { throw .illegalMove(move) }
+            next.moves.append(PlayedMove(seat: seat, move: move))
+        case .quit:
+            next.seats[seat].status = .left
+            next.seats[seat].outcome = .quit
+        case .timeExpired:
+            guard activeSeat == seat else { throw .notYourTurn(active: activeSeat, attempted: seat) }
+            guard deadline > 0, now >= deadline else { throw .deadlineNotReached }
+            next.seats[seat].status = .left
+            next.seats[seat].outcome = .timeExpired
+        }
+        next.sequence += 1
+        next.settleOutcomes()
+        next.deadline = (!next.isEnded && next.turnTimeout > 0) ? now + Int64(next.turnTimeout) * 1000 : 0
+        return next
+    }
+
+    /// Sets every seat's outcome and status from the rules and departures.
+    ///
+    /// With two seats, a departure ends the match and the other seat wins.
+    mutating func settleOutcomes() {
+        let present = seats.indices.filter { seats[$0].status != .left }
+        if present.count <= 1 {
+            for index in present { seats[index].outcome = .won; seats[index].status = .done }
+            for index in seats.indices where seats[index].status == .left {
+                seats[index].status = .done  // keep quit / timeExpired outcomes
+            }
+            return
+        }
+        switch game.result {
+        case .inProgress:
+            break
+        case .won(let winner):
+            for index in present { seats[index].outcome = index == winner ? .won : .lost }
+            for index in seats.indices { seats[index].status = .done }
+        case .draw:
+            for index in present { seats[index].outcome = .tied }
+            for index in seats.indices { seats[index].status = .done }
+        }
+    }
+
+    /// The outcomes that the rules and departures imply, for validating a decoded or received state.
+    func expectedSeats() -> [Seat] {
+        var copy = self
+        for index in copy.seats.indices {
+            let left = copy.seats[index].outcome == .quit || copy.seats[index].outcome == .timeExpired
+            copy.seats[index].status = left ? .left : .playing
+            if !left { copy.seats[index].outcome = .none }
+        }
+        copy.settleOutcomes()
+        return copy.seats
+    }
+
+    /// How many committed changes were departures (quit or timeExpired).
+    var departureCount: Int {
+        seats.filter { $0.outcome == .quit || $0.outcome == .timeExpired }.count
+    }
+
+    /// The state hash: FNV-1a 64 over the blob encoding with the deadline zeroed.
+    public var stateHash: UInt64 { MatchBlob.stateHash(of: self) }
+
+    /// Works out which single change turns `self` into `next`, or throws.
+    ///
+    /// This is how a receiver checks a whole blob from a peer: `next` must be
+    /// this match, its history must extend ours by exactly one change that the
+    /// rules allow, with the outcomes the rules imply. The hash is checked by
+    /// the decoder. The deadline is the sender's business and is not compared.
+    public func change(to next: MatchState) throws(SuccessorError) -> MatchChange {
+        guard next.matchID == matchID else { throw .otherMatch }
+        guard next.gameID == gameID, next.rulesVersion == rulesVersion else { throw .otherGame }
+        guard next.sequence == sequence &+ 1 else { throw .wrongSequence(expected: sequence &+ 1, got: next.sequence) }
+        guard next.seats.count == seats.count,
+              zip(next.seats, seats).allSatisfy({ $0.playerID == $1.playerID && $0.name == $1.name }) else {
+            throw .seatsChanged
+        }
+        guard next.turnTimeout == turnTimeout else { throw .settingsChanged }
+        guard next.moves.count >= moves.count, Array(next.moves.prefix(moves.count)) == moves else {
+            throw .historyRewritten
+        }
+        let change: MatchChange
+        switch next.moves.count - moves.count {
+        case 1:
+            guard let last = next.moves.last else { throw .notOneChange }
+            change = .move(last.move, by: last.seat)
+        case 0:
+            let departed = seats.indices.filter {
+                seats[$0].status == .playing && (next.seats[$0].outcome == .quit || next.seats[$0].outcome == .timeExpired)
+            }
+            guard departed.count == 1, let seat = departed.first else { throw .notOneChange }
+            change = next.seats[seat].outcome == .quit ? .quit(seat) : .timeExpired(seat)
+        default:
+            throw .notOneChange
+        }
+        let expected: MatchState
+        do {
+            // A time expiry is judged against the sender's clock: accept it at the deadline.
+            expected = try applying(change, now: max(deadline, 1))
+        } catch {
+            throw .ruleViolation(error)
+        }
+        guard expected.seats.map(\.outcome) == next.seats.map(\.outcome),
+              expected.seats.map(\.status) == next.seats.map(\.status) else { throw .outcomesDisagree }
+        return change
+    }
+}
+
+/// Why a received state is not an acceptable next state.
+public enum SuccessorError: Error, Hashable, Sendable {
+    case otherMatch
+    case otherGame
+    case wrongSequence(expected: UInt32, got: UInt32)
+    case seatsChanged
+    case settingsChanged
+    case historyRewritten
+    case notOneChange
+    case ruleViolation(MatchRuleError)
+    case outcomesDisagree
+}

@@ -1,0 +1,146 @@
+import Games
+
+/// Why the controller undid a change it had applied tentatively.
+public enum RollbackReason: Hashable, Sendable, CustomStringConvertible {
+    /// No confirmation arrived within the confirmation timeout.
+    case confirmationTimeout
+    /// The receiving side refused the change; the text says why.
+    case rejected(String)
+    /// The transport failed while delivering the change.
+    case transportFailed(String)
+    /// The authoritative side moved on first (its change or state arrived while ours was pending).
+    case superseded
+
+    public var description: String {
+        switch self {
+        case .confirmationTimeout: "no confirmation arrived in time"
+        case .rejected(let why): "the move was refused: \(why)"
+        case .transportFailed(let why): "the move could not be sent: \(why)"
+        case .superseded: "the other side's state arrived first"
+        }
+    }
+}
+
+/// Why a delivery failed; thrown by `Participant.deliver`.
+public enum DeliveryError: Error, Hashable, Sendable {
+    /// The receiving side refused the change.
+    case rejected(String)
+    /// The transport failed.
+    case transportFailed(String)
+}
+
+/// A failure that stops a match on this side, such as two peers disagreeing.
+public enum MatchFailure: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The authoritative peer sent something that does not follow from our state.
+    case desync(String)
+    /// The connection to the other side is gone for good.
+    case connectionLost(String)
+
+    public var description: String {
+        switch self {
+        case .desync(let why): "desync: \(why)"
+        case .connectionLost(let why): "connection lost: \(why)"
+        }
+    }
+}
+
+/// Someone who sits at a seat: a human at this terminal, a bot, or a remote peer.
+///
+/// The controller talks to every kind of participant through this protocol
+/// and has no branch for any particular kind (the participant strategy).
+/// A participant's seat is found by `playerID` in the authoritative state.
+///
+/// Calls come from the controller's actor; implementations must return
+/// quickly from the synchronous ones and do their work elsewhere.
+public protocol Participant: AnyObject, Sendable {
+    /// The player id of the seat this participant plays.
+    var playerID: PlayerID { get }
+    /// Whether this participant speaks for the authoritative copy of the
+    /// match (e.g. the host, seen from a guest). The controller then leaves
+    /// turn deadlines to it and accepts its `adopt` calls.
+    var isAuthority: Bool { get }
+
+    /// Called once by `MatchController.start()`, before any turn begins.
+    func attach(to controller: MatchController)
+    /// It is this participant's seat's turn in `state`. Answer later with
+    /// `MatchController.submit`.
+    func turnBegan(_ state: MatchState)
+    /// Another seat's change was applied tentatively: pass it on (a remote
+    /// participant sends it to its peer and returns when the peer confirms).
+    /// Return to accept it; throw `DeliveryError` to have it rolled back.
+    /// Cancelled when the confirmation timeout fires.
+    func deliver(_ change: MatchChange, resulting state: MatchState) async throws
+    /// The committed state changed by `event` (commit, rollback or adoption).
+    func stateChanged(_ state: MatchState, event: MatchEvent)
+    /// The match is over (or failed); stop any work for it.
+    func matchEnded(_ state: MatchState, failure: MatchFailure?)
+}
+
+extension Participant {
+    public var isAuthority: Bool { false }
+    public func attach(to controller: MatchController) {}
+    public func deliver(_ change: MatchChange, resulting state: MatchState) async throws {}
+    public func stateChanged(_ state: MatchState, event: MatchEvent) {}
+    public func matchEnded(_ state: MatchState, failure: MatchFailure?) {}
+}
+
+/// What happens in a match, for user interfaces, JSON output and logs.
+public enum MatchEvent: Sendable {
+    /// The controller started; `state` is the first committed state.
+    case started(MatchState)
+    /// `seat` is to move in `state`.
+    case turnBegan(seat: SeatIndex, MatchState)
+    /// A change was applied tentatively and waits for confirmation.
+    case awaitingConfirmation(MatchChange, tentative: MatchState)
+    /// A change was committed.
+    case committed(MatchChange, MatchState)
+    /// A tentative change was undone; `state` is the restored snapshot.
+    case rolledBack(MatchChange, reason: RollbackReason, MatchState)
+    /// The authoritative state replaced ours.
+    case adopted(MatchState)
+    /// A participant has something to tell the player (e.g. connection trouble).
+    case notice(String)
+    /// The match ended; every seat has its outcome.
+    case ended(MatchState)
+    /// The match stopped on this side because of a failure.
+    case failed(MatchFailure, MatchState)
+}
+
+/// Why `MatchController.submit` refused a change without applying it.
+public enum SubmitRejection: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The participant has no seat in this match.
+    case notAParticipant
+    /// The change is for a seat that is not the participant's.
+    case notYourSeat
+    /// A change is awaiting confirmation; input is refused until it resolves.
+    case awaitingConfirmation
+    /// The match state refused it.
+    case rule(MatchRuleError)
+    /// The match has stopped.
+    case matchOver
+    /// The authoritative state given with the change does not match it.
+    case authoritativeStateDisagrees
+
+    public var description: String {
+        switch self {
+        case .notAParticipant: "not a participant in this match"
+        case .notYourSeat: "that seat is not yours"
+        case .awaitingConfirmation: "waiting for the last move to be confirmed"
+        case .rule(.notYourTurn): "it is not your turn"
+        case .rule(.illegalMove): "that move is not allowed"
+        case .rule(.matchEnded), .matchOver: "the match is over"
+        case .rule(let error): "refused: \(error)"
+        case .authoritativeStateDisagrees: "the state sent with the move does not match it"
+        }
+    }
+}
+
+/// The fate of a submitted change.
+public enum SubmitResult: Sendable {
+    /// Applied and confirmed; the new committed state.
+    case committed(MatchState)
+    /// Refused before anything was applied.
+    case rejected(SubmitRejection)
+    /// Applied tentatively, then undone.
+    case rolledBack(RollbackReason)
+}

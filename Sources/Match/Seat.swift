@@ -1,0 +1,72 @@
+import Games
+
+/// How a seat's match ended, as GameKit names them.
+public enum Outcome: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+    /// The match is still going for this seat.
+    case none = 0
+    case won = 1
+    case lost = 2
+    case tied = 3
+    /// The player left the match.
+    case quit = 4
+    /// The player's turn deadline passed.
+    case timeExpired = 5
+
+    /// The lowercase camel-case name used in JSON events and docs.
+    public var description: String {
+        switch self {
+        case .none: "none"
+        case .won: "won"
+        case .lost: "lost"
+        case .tied: "tied"
+        case .quit: "quit"
+        case .timeExpired: "timeExpired"
+        }
+    }
+}
+
+/// Whether a seat is still taking part.
+public enum SeatStatus: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+    /// In a match that is still going.
+    case playing = 0
+    /// Quit or ran out of time; the match may go on for others.
+    case left = 1
+    /// The match has ended.
+    case done = 2
+
+    public var description: String {
+        switch self {
+        case .playing: "playing"
+        case .left: "left"
+        case .done: "done"
+        }
+    }
+}
+
+/// One player's place in a match.
+///
+/// A seat's identity is its `playerID`, never its position in some array of
+/// participants: the controller finds a participant's seat by this id.
+public struct Seat: Hashable, Sendable {
+    /// Longest name, in UTF-8 bytes.
+    public static let maximumNameBytes = 64
+
+    public var playerID: PlayerID
+    public var name: String
+    public var status: SeatStatus
+    public var outcome: Outcome
+
+    public init(playerID: PlayerID, name: String, status: SeatStatus = .playing, outcome: Outcome = .none) {
+        self.playerID = playerID
+        self.name = name
+        self.status = status
+        self.outcome = outcome
+    }
+
+    /// Whether `name` can be a seat name: 1 to 64 UTF-8 bytes, no control characters.
+    public static func isValidName(_ name: String) -> Bool {
+        let count = name.utf8.count
+        guard count >= 1, count <= maximumNameBytes else { return false }
+        return !name.unicodeScalars.contains { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format && $0.value == 0x200B }
+    }
+}
