@@ -1,1 +1,0 @@
-// GamesTests: placeholder until its first test lands.

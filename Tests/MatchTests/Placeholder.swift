@@ -1,1 +1,0 @@
-// MatchTests: placeholder until its first test lands.
