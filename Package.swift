@@ -4,7 +4,7 @@
 // The dependency arrows point one way (see docs/ARCHITECTURE.md):
 //
 //   parlor (thin executable) -> ParlorCLI
-//   ParlorCLI -> TerminalUI, Discovery, Session, Bots -> Match -> Games
+//   ParlorCLI -> TerminalUI, Discovery, Session, Store, Bots -> Match -> Games
 //   Discovery -> CDNSSD (avahi's dns_sd.h compatibility library)
 import PackageDescription
 
@@ -29,6 +29,8 @@ let package = Package(
         .target(name: "Bots", dependencies: ["Games"]),
         // The match blob, the match controller and the participant strategy.
         .target(name: "Match", dependencies: ["Games"]),
+        // Matches kept on disk: atomic writes, damaged files reported and skipped.
+        .target(name: "Store", dependencies: ["Match"]),
         // The wire protocol, the authoritative turn holder and the TCP shell.
         .target(name: "Session", dependencies: ["Match", "Games"]),
         // DNS-SD advertise and browse; the only importer of CDNSSD.
@@ -38,7 +40,7 @@ let package = Package(
         // Commands, flags, help text and error rendering.
         .target(
             name: "ParlorCLI",
-            dependencies: ["Games", "Bots", "Match", "Session", "Discovery", "TerminalUI"]
+            dependencies: ["Games", "Bots", "Match", "Store", "Session", "Discovery", "TerminalUI"]
         ),
         .executableTarget(name: "parlor", dependencies: ["ParlorCLI"]),
         // Fakes shared by every test target.
@@ -50,6 +52,7 @@ let package = Package(
         .testTarget(name: "GamesTests", dependencies: ["Games"]),
         .testTarget(name: "BotsTests", dependencies: ["Bots", "Games"]),
         .testTarget(name: "MatchTests", dependencies: ["Match", "Games", "Bots", "ParlorTestSupport"]),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "Match", "Games", "ParlorTestSupport"]),
         .testTarget(name: "SessionTests", dependencies: ["Session", "Match", "Games", "Bots", "ParlorTestSupport"]),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "Match", "Games"]),

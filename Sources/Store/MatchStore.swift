@@ -1,0 +1,168 @@
+@preconcurrency import Glibc
+import Match
+
+/// A damaged or unreadable file met while listing, reported by name and skipped.
+public struct StoreProblem: Sendable, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+    public var description: String { "\(path): \(reason)" }
+}
+
+/// Errors from the store's file operations, carrying errno and the call's name.
+public enum StoreError: Error, Sendable, CustomStringConvertible {
+    case system(call: String, path: String, errno: Int32)
+    case notFound(String)
+    case ambiguous(String, [String])
+    case unreadable(String, StoredMatchError)
+
+    public var description: String {
+        switch self {
+        case .system(let call, let path, let code):
+            "\(call) \(path): \(String(cString: strerror(code)))"
+        case .notFound(let id): "no saved match matches '\(id)' (see 'parlor matches')"
+        case .ambiguous(let id, let candidates):
+            "'\(id)' matches several saved matches: \(candidates.joined(separator: ", ")); give more of the id"
+        case .unreadable(let path, let error): "\(path): \(error)"
+        }
+    }
+}
+
+/// Every match this user has played, one file per match and side, under
+/// `$XDG_DATA_HOME/parlor/matches` (default `~/.local/share/parlor/matches`).
+///
+/// Writes are crash-safe: the record is written to a temporary file in the
+/// same directory, flushed to disk, renamed over the old one, and the
+/// directory is synced, so a crash at any instant leaves the old or the new
+/// record, never a torn one. Temporary names carry the writer's pid, and each
+/// rename is atomic, so two parlor processes never corrupt each other's files.
+public struct MatchStore: Sendable {
+    /// The directory holding the match files.
+    public let directory: String
+
+    /// A store in `directory` (created on first save).
+    public init(directory: String) { self.directory = directory }
+
+    /// The default place, from `XDG_DATA_HOME` or `HOME`.
+    public static func defaultDirectory(environment: [String: String]) -> String {
+        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") { return xdg + "/parlor/matches" }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        return home + "/.local/share/parlor/matches"
+    }
+
+    /// The file name for one side of one match: two processes of one user
+    /// playing each other (host and guest) keep separate files.
+    public static func fileName(matchID: MatchID, role: StoredMatch.Role, seat: Int) -> String {
+        "\(matchID.hex)-\(role)-\(seat).match"
+    }
+
+    public func path(for record: StoredMatch) -> String {
+        directory + "/" + Self.fileName(matchID: record.state.matchID, role: record.role, seat: record.localSeat)
+    }
+
+    /// Saves `record` atomically (write, fsync, rename, fsync the directory).
+    public func save(_ record: StoredMatch) throws(StoreError) {
+        try makeDirectory(directory)
+        let final = path(for: record)
+        let temporary = directory + "/.\(Self.fileName(matchID: record.state.matchID, role: record.role, seat: record.localSeat)).\(getpid()).tmp"
+        let bytes = record.encoded()
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .system(call: "open", path: temporary, errno: errno) }
+        var written = 0
+        while written < bytes.count {
+            let result = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
+            if result < 0 {
+                if errno == EINTR { continue }
+                let code = errno
+                close(fd); unlink(temporary)
+                throw .system(call: "write", path: temporary, errno: code)
+            }
+            written += result
+        }
+        if fsync(fd) != 0 {
+            let code = errno
+            close(fd); unlink(temporary)
+            throw .system(call: "fsync", path: temporary, errno: code)
+        }
+        close(fd)
+        guard rename(temporary, final) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw .system(call: "rename", path: final, errno: code)
+        }
+        let dirFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dirFD >= 0 { _ = fsync(dirFD); close(dirFD) }
+    }
+
+    /// Reads one file.
+    public func load(path: String) throws(StoreError) -> StoredMatch {
+        let bytes = try readFile(path, limit: StoredMatch.maximumFileSize)
+        do { return try StoredMatch(decoding: bytes) } catch { throw .unreadable(path, error) }
+    }
+
+    /// Every readable match, newest first, and every file that could not be read.
+    public func list() -> (matches: [StoredMatch], problems: [StoreProblem]) {
+        guard let dir = opendir(directory) else { return ([], []) }
+        defer { closedir(dir) }
+        var matches: [StoredMatch] = [], problems: [StoreProblem] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            guard name.hasSuffix(".match"), !name.hasPrefix(".") else { continue }
+            let path = directory + "/" + name
+            do { matches.append(try load(path: path)) } catch {
+                switch error {
+                case .unreadable(_, let why): problems.append(StoreProblem(path: path, reason: why.description))
+                default: problems.append(StoreProblem(path: path, reason: error.description))
+                }
+            }
+        }
+        matches.sort { $0.lastActivity > $1.lastActivity }
+        return (matches, problems.sorted { $0.path < $1.path })
+    }
+
+    /// The saved matches whose id starts with `prefix` (case-insensitive).
+    public func find(_ prefix: String) throws(StoreError) -> [StoredMatch] {
+        let lowered = prefix.lowercased()
+        let found = list().matches.filter { $0.state.matchID.hex.hasPrefix(lowered) }
+        guard !found.isEmpty, !lowered.isEmpty else { throw .notFound(prefix) }
+        let ids = Set(found.map { $0.state.matchID })
+        guard ids.count == 1 else { throw .ambiguous(prefix, ids.map(\.short).sorted()) }
+        return found
+    }
+
+    /// Deletes the files of `record`.
+    public func remove(_ record: StoredMatch) throws(StoreError) {
+        let target = path(for: record)
+        guard unlink(target) == 0 || errno == ENOENT else { throw .system(call: "unlink", path: target, errno: errno) }
+    }
+
+    private func makeDirectory(_ path: String) throws(StoreError) {
+        var current = ""
+        for part in path.split(separator: "/", omittingEmptySubsequences: true) {
+            current += "/" + part
+            if mkdir(current, 0o700) != 0 && errno != EEXIST {
+                throw .system(call: "mkdir", path: current, errno: errno)
+            }
+        }
+    }
+
+    private func readFile(_ path: String, limit: Int) throws(StoreError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .system(call: "open", path: path, errno: errno) }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .system(call: "read", path: path, errno: errno)
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[0..<count])
+            if bytes.count > limit { throw .unreadable(path, .invalidField("size (over \(limit) bytes)")) }
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,142 @@
+import Match
+
+/// One match as this side keeps it on disk.
+public struct StoredMatch: Sendable {
+    /// This side's part in the match.
+    public enum Role: UInt8, Sendable, CustomStringConvertible {
+        case offline = 0, host = 1, guest = 2
+        public var description: String {
+            switch self { case .offline: "offline"; case .host: "host"; case .guest: "guest" }
+        }
+    }
+
+    /// Where the match stands for this side.
+    public enum Phase: UInt8, Sendable, CustomStringConvertible {
+        /// Being played now (or the process died while it was: see `MatchStore.list`).
+        case playing = 0
+        /// The connection was lost and the grace period passed, or a process died; `parlor resume` continues it.
+        case interrupted = 1
+        /// Every seat has its outcome.
+        case ended = 2
+        public var description: String {
+            switch self { case .playing: "playing"; case .interrupted: "interrupted"; case .ended: "ended" }
+        }
+    }
+
+    public var state: MatchState
+    public var role: Role
+    /// The seat played from this side.
+    public var localSeat: Int
+    public var phase: Phase
+    /// Milliseconds since 1970 UTC of the last committed change or phase change.
+    public var lastActivity: Int64
+    /// How this side reached the host (`HOST:PORT`), for a guest; empty otherwise.
+    public var peerAddress: String
+    /// The secret that lets this side take its seat again on resume (all zero if none).
+    public var seatToken: [UInt8]
+    /// The process that wrote the record last (to tell a crashed "playing" match from a live one).
+    public var writerPID: Int32
+
+    public init(state: MatchState, role: Role, localSeat: Int, phase: Phase? = nil, lastActivity: Int64,
+                peerAddress: String = "", seatToken: [UInt8] = Array(repeating: 0, count: 16), writerPID: Int32 = 0) {
+        self.state = state
+        self.role = role
+        self.localSeat = localSeat
+        self.phase = phase ?? (state.isEnded ? .ended : .playing)
+        self.lastActivity = lastActivity
+        self.peerAddress = peerAddress
+        self.seatToken = seatToken.count == 16 ? seatToken : Array(repeating: 0, count: 16)
+        self.writerPID = writerPID
+    }
+
+    /// The opponents' names, as shown in `parlor matches`.
+    public var opponentNames: [String] {
+        state.seats.indices.filter { $0 != localSeat }.map { state.seats[$0].name }
+    }
+}
+
+/// Why a stored match could not be read.
+public enum StoredMatchError: Error, Hashable, Sendable, CustomStringConvertible {
+    case notAStoredMatch
+    case newerFormat(UInt16)
+    case truncated
+    case checksumMismatch
+    case invalidField(String)
+    case damagedMatch(MatchBlobError)
+
+    public var description: String {
+        switch self {
+        case .notAStoredMatch: "not a parlor match file"
+        case .newerFormat(let v): "written by a newer parlor (format \(v))"
+        case .truncated: "the file is cut short"
+        case .checksumMismatch: "the file is damaged (checksum mismatch)"
+        case .invalidField(let field): "the file has an invalid \(field)"
+        case .damagedMatch(let error): "the match inside is damaged: \(error)"
+        }
+    }
+}
+
+extension StoredMatch {
+    static let magic: [UInt8] = [0x50, 0x4D, 0x53, 0x00]  // "PMS\0"
+    static let currentFormat: UInt16 = 1
+    /// Blob limit plus room for the record's own fields.
+    public static let maximumFileSize = MatchBlob.maximumSize + 4096
+
+    /// The file's bytes: header, the match blob, and an FNV-1a 64 checksum of all before it.
+    public func encoded() -> [UInt8] {
+        var writer = ByteWriter(capacity: 512)
+        writer.write(bytes: Self.magic)
+        writer.write(Self.currentFormat)
+        writer.write(role.rawValue)
+        writer.write(UInt8(clamping: localSeat))
+        writer.write(phase.rawValue)
+        writer.write(lastActivity)
+        writer.writeShortString(String(peerAddress.utf8.prefix(255)) ?? "")
+        writer.write(bytes: seatToken)
+        writer.write(UInt32(bitPattern: writerPID))
+        writer.writeLongBytes(MatchBlob.encode(state))
+        writer.write(fnv1a64(writer.bytes))
+        return writer.bytes
+    }
+
+    /// Reads untrusted file bytes; never traps.
+    public init(decoding bytes: [UInt8]) throws(StoredMatchError) {
+        guard bytes.count <= Self.maximumFileSize else { throw .invalidField("size") }
+        guard bytes.count >= 4, Array(bytes.prefix(4)) == Self.magic else { throw .notAStoredMatch }
+        guard bytes.count >= 8 + 6 else { throw .truncated }
+        var reader = ByteReader(bytes, offset: 4)
+        do {
+            let format = try reader.readUInt16()
+            guard format <= Self.currentFormat else { throw StoredMatchError.newerFormat(format) }
+            guard format == Self.currentFormat else { throw StoredMatchError.invalidField("format") }
+            let checksumOffset = bytes.count - 8
+            guard checksumOffset > reader.offset else { throw StoredMatchError.truncated }
+            var tail = ByteReader(bytes, offset: checksumOffset)
+            guard try tail.readUInt64() == fnv1a64(bytes[0..<checksumOffset]) else {
+                throw StoredMatchError.checksumMismatch
+            }
+            guard let role = Role(rawValue: try reader.readUInt8()) else { throw StoredMatchError.invalidField("role") }
+            let seat = Int(try reader.readUInt8())
+            guard let phase = Phase(rawValue: try reader.readUInt8()) else { throw StoredMatchError.invalidField("phase") }
+            let activity = try reader.readInt64()
+            guard let address = String(validating: try reader.readShortBytes(), as: UTF8.self) else {
+                throw StoredMatchError.invalidField("peer address")
+            }
+            let token = try reader.readBytes(16)
+            let pid = Int32(bitPattern: try reader.readUInt32())
+            guard let blob = try reader.readLongBytes(limit: MatchBlob.maximumSize) else {
+                throw StoredMatchError.invalidField("match size")
+            }
+            guard reader.offset == checksumOffset else { throw StoredMatchError.invalidField("length") }
+            let state: MatchState
+            do { state = try MatchBlob.decode(blob) } catch { throw StoredMatchError.damagedMatch(error) }
+            guard state.seats.indices.contains(seat) else { throw StoredMatchError.invalidField("local seat") }
+            self.init(state: state, role: role, localSeat: seat, phase: phase, lastActivity: activity,
+                      peerAddress: address, seatToken: token, writerPID: pid)
+        } catch let error as StoredMatchError {
+            throw error
+        } catch {
+            throw .truncated
+        }
+    }
+}
