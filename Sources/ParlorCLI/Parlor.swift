@@ -2,6 +2,19 @@ import Foundation
 import Games
 
 /// Every command and command group, in the order `parlor help` lists them.
+///
+/// To add a flag to a command:
+/// 1. add an `OptionSpec` to the command's `spec` (shared ones live in
+///    `CommonOptions`), with an exclusive group if it excludes another flag;
+/// 2. read it into a field in the command's `init(parsing:)`, converting
+///    with a `ValueParser` function so bad values get the standard error;
+/// 3. add it to man/parlor.1: the command's SYNOPSIS line (`.Op Fl -name Ar value`)
+///    and its `.Ss` subsection (`.It Fl -name Ar value`); ManPageTests fail until you do;
+/// 4. for `play` and `host`, refresh the golden help with
+///    `PARLOR_UPDATE_GOLDEN=1 swift test --filter HelpTests` and review the diff.
+///
+/// To add a command: a struct conforming to `ParsableCommand`, a handler in
+/// Handlers/, its type in `commands` below, and its man page entries.
 public enum CommandRegistry {
     /// The runnable commands. Add a new command's type here.
     public static let commands: [any ParsableCommand.Type] = [
