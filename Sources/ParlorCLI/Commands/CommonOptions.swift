@@ -1,0 +1,43 @@
+/// Options several commands share, spelled and explained once.
+enum CommonOptions {
+    static let plain = OptionSpec("plain", help: "Plain text: the board as lines and one move per line on stdin, even on a terminal.")
+    static let json = OptionSpec("json", help: "One JSON object per line on stdout, for scripts.")
+    static let ascii = OptionSpec("ascii", help: "ASCII pieces and lines, even on a UTF-8 terminal.")
+    static let noColor = OptionSpec("no-color", help: "No colour. Setting NO_COLOR does the same.")
+    static let bot = OptionSpec("bot", .required(valueName: "LEVEL"), help: "Let a bot make this side's moves: easy, medium or hard.")
+    static let name = OptionSpec(
+        "name", short: "n", .required(valueName: "TEXT"),
+        help: "The name other players see, 1-32 characters (default: your login name, capitalised).")
+    static let turnTimeout = OptionSpec(
+        "turn-timeout", .required(valueName: "SECONDS"),
+        help: "Time allowed for each move, 1-86400 seconds; a player who runs out loses on time (default: no limit).")
+
+    /// The options every board-showing command ends with, in help order.
+    static let display = [plain, json, ascii, noColor]
+    /// `--plain` and `--json` exclude each other.
+    static let outputGroup = ["plain", "json"]
+
+    /// `--plain`/`--json`/`--ascii`/`--no-color` as given.
+    static func display(_ arguments: ParsedArguments) -> DisplayOptions {
+        let output: OutputMode = arguments.flag("json") ? .json : arguments.flag("plain") ? .plain : .automatic
+        return DisplayOptions(output: output, ascii: arguments.flag("ascii"), noColor: arguments.flag("no-color"))
+    }
+
+    /// `--bot LEVEL`, when given.
+    static func bot(_ arguments: ParsedArguments) throws(UsageError) -> BotLevelChoice? {
+        guard let text = arguments.value("bot") else { return nil }
+        return try ValueParser.choice(text, .option("--bot"), as: BotLevelChoice.self)
+    }
+
+    /// `--turn-timeout SECONDS`, when given.
+    static func turnTimeout(_ arguments: ParsedArguments) throws(UsageError) -> Duration? {
+        guard let text = arguments.value("turn-timeout") else { return nil }
+        return try ValueParser.seconds(text, .option("--turn-timeout"), in: 1...86_400)
+    }
+
+    /// `--seat`, or `defaultSeat`.
+    static func seat(_ arguments: ParsedArguments, default defaultSeat: SeatChoice) throws(UsageError) -> SeatChoice {
+        guard let text = arguments.value("seat") else { return defaultSeat }
+        return try ValueParser.choice(text, .option("--seat"), as: SeatChoice.self)
+    }
+}

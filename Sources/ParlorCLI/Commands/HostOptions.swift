@@ -1,0 +1,94 @@
+/// `parlor host GAME`: host a match on the LAN and wait for a player.
+public struct HostOptions: ParsableCommand, Hashable {
+    /// The TCP port tried first when `--port` is not given. If it is taken,
+    /// the host falls back to a free port chosen by the system and says so.
+    public static let defaultPort: UInt16 = 7477
+
+    /// The game id, lower-cased; `validate()` checks it against `GameCatalog`.
+    public var game: String
+    /// `--port`: nil means `defaultPort` with fallback to a free port; a
+    /// given port is used exactly (taken is an error); 0 lets the system choose.
+    public var port: UInt16?
+    /// `--name`: the host player's name, validated (default from `USER`).
+    public var name: String
+    /// `--seat`: the host's seat (default: random).
+    public var seat: SeatChoice
+    /// `--turn-timeout`: time per move, enforced by the host; nil for no limit.
+    public var turnTimeout: Duration?
+    /// `--bot LEVEL`: a bot plays the host's moves.
+    public var bot: BotLevelChoice?
+    /// `--code`: require a passcode; nil for an open game.
+    public var passcode: PasscodeRequest?
+    /// `--plain`/`--json`/`--ascii`/`--no-color`.
+    public var display: DisplayOptions
+
+    /// Options as code would set them.
+    public init(
+        game: String, port: UInt16? = nil, name: String, seat: SeatChoice = .random, turnTimeout: Duration? = nil,
+        bot: BotLevelChoice? = nil, passcode: PasscodeRequest? = nil, display: DisplayOptions = DisplayOptions()
+    ) {
+        self.game = game
+        self.port = port
+        self.name = name
+        self.seat = seat
+        self.turnTimeout = turnTimeout
+        self.bot = bot
+        self.passcode = passcode
+        self.display = display
+    }
+
+    /// Arguments, flags and help of `parlor host`.
+    public static let spec = CommandSpec(
+        path: ["host"],
+        abstract: "Host a game on the LAN and wait for a player to join.",
+        discussion: """
+            The game is advertised on the local network with DNS-SD, so 'parlor \
+            browse' and 'parlor join NAME' find it. parlor also prints a 'parlor \
+            join ADDRESS:PORT' line for each address of this machine, for networks \
+            without multicast and for SSH port forwards. The host keeps the \
+            authoritative copy of the match.
+            """,
+        arguments: [ArgumentSpec("GAME", help: "The game to host; 'parlor games' lists them.")],
+        options: [
+            OptionSpec("port", short: "p", .required(valueName: "N"),
+                       help: "Listen on TCP port N, 0-65535; 0 lets the system choose (default: 7477, or a free port when 7477 is taken)."),
+            CommonOptions.name,
+            OptionSpec("seat", .required(valueName: "first|second|random"),
+                       help: "Move first, second, or let a coin decide (default: random)."),
+            CommonOptions.turnTimeout,
+            CommonOptions.bot,
+            OptionSpec("code", .optional(valueName: "CODE"),
+                       help: "Require a passcode to join: --code alone makes one up and prints it, --code=CODE uses CODE (4-32 letters, digits or '-')."),
+        ] + CommonOptions.display,
+        exclusiveGroups: [CommonOptions.outputGroup]
+    )
+
+    /// Reads `parlor host`'s words.
+    public init(parsing arguments: ParsedArguments) throws(UsageError) {
+        game = (arguments.argument(0) ?? "").lowercased()
+        port = nil
+        if let text = arguments.value("port") {
+            port = UInt16(try ValueParser.wholeNumber(text, .option("--port"), in: 0...65_535))
+        }
+        name = try ValueParser.playerName(arguments.value("name"), .option("--name"), environment: arguments.environment)
+        seat = try CommonOptions.seat(arguments, default: .random)
+        turnTimeout = try CommonOptions.turnTimeout(arguments)
+        bot = try CommonOptions.bot(arguments)
+        switch arguments.optionalValue("code") {
+        case .absent: passcode = nil
+        case .bare: passcode = .generate
+        case .value(let text): passcode = .given(try ValueParser.passcode(text, .option("--code")))
+        }
+        display = CommonOptions.display(arguments)
+    }
+
+    /// The game must be one `GameCatalog` knows.
+    public func validate() throws(UsageError) {
+        _ = try ValueParser.game(game)
+    }
+
+    /// Hands over to `runHost`.
+    public func run() async throws -> ExitCode {
+        try await runHost(self)
+    }
+}

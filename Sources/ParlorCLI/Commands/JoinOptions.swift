@@ -1,0 +1,61 @@
+/// `parlor join TARGET`: join a game on the LAN by address or by name.
+public struct JoinOptions: ParsableCommand, Hashable {
+    /// Where to go; nil when no TARGET was given (a picker on a terminal).
+    public var target: JoinTarget?
+    /// `--name`: the guest player's name, validated (default from `USER`).
+    public var name: String
+    /// `--bot LEVEL`: a bot plays the guest's moves.
+    public var bot: BotLevelChoice?
+    /// `--code CODE`: the passcode the host asked for.
+    public var passcode: String?
+    /// `--plain`/`--json`/`--ascii`/`--no-color`.
+    public var display: DisplayOptions
+
+    /// Options as code would set them.
+    public init(
+        target: JoinTarget?, name: String, bot: BotLevelChoice? = nil, passcode: String? = nil,
+        display: DisplayOptions = DisplayOptions()
+    ) {
+        self.target = target
+        self.name = name
+        self.bot = bot
+        self.passcode = passcode
+        self.display = display
+    }
+
+    /// Arguments, flags and help of `parlor join`.
+    public static let spec = CommandSpec(
+        path: ["join"],
+        abstract: "Join a game on the LAN by address or by name.",
+        discussion: """
+            TARGET is HOST:PORT, [IPv6]:PORT (a link-local address may name its \
+            interface, [fe80::1%eth0]:7477), or the name of a game as 'parlor \
+            browse' lists it: exactly, or a prefix that matches one game only, \
+            in any case. Without TARGET on a terminal, parlor lets you pick one \
+            of the games it finds.
+            """,
+        arguments: [ArgumentSpec("TARGET", isOptional: true, help: "HOST:PORT, [IPv6]:PORT, or a game's name or unique prefix.")],
+        options: [
+            CommonOptions.name,
+            CommonOptions.bot,
+            OptionSpec("code", .required(valueName: "CODE"), help: "The passcode the host gave you."),
+        ] + CommonOptions.display,
+        exclusiveGroups: [CommonOptions.outputGroup]
+    )
+
+    /// Reads `parlor join`'s words.
+    public init(parsing arguments: ParsedArguments) throws(UsageError) {
+        target = nil
+        if let text = arguments.argument(0) { target = try ValueParser.joinTarget(text, .argument("TARGET")) }
+        name = try ValueParser.playerName(arguments.value("name"), .option("--name"), environment: arguments.environment)
+        bot = try CommonOptions.bot(arguments)
+        passcode = nil
+        if let text = arguments.value("code") { passcode = try ValueParser.passcode(text, .option("--code")) }
+        display = CommonOptions.display(arguments)
+    }
+
+    /// Hands over to `runJoin`.
+    public func run() async throws -> ExitCode {
+        try await runJoin(self)
+    }
+}

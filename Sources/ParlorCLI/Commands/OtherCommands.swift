@@ -1,0 +1,149 @@
+/// `parlor games`: the games parlor knows.
+public struct GamesOptions: ParsableCommand, Hashable {
+    /// `--json`: one object per game.
+    public var json: Bool
+
+    /// Options as code would set them.
+    public init(json: Bool = false) { self.json = json }
+
+    /// Arguments, flags and help of `parlor games`.
+    public static let spec = CommandSpec(
+        path: ["games"],
+        abstract: "List the games parlor knows, with their rules.",
+        discussion: "For each game: the id to type after 'parlor play', its name, one line of rules, and how a move is typed in plain mode.",
+        options: [OptionSpec("json", help: "One JSON object per line, one per game.")]
+    )
+
+    /// Reads `parlor games`'s words.
+    public init(parsing arguments: ParsedArguments) throws(UsageError) {
+        json = arguments.flag("json")
+    }
+
+    /// Hands over to `runGames`.
+    public func run() async throws -> ExitCode {
+        try await runGames(self)
+    }
+}
+
+/// `parlor doctor`: check that LAN play works on this machine.
+public struct DoctorOptions: ParsableCommand, Hashable {
+    /// `--json`: one object per check.
+    public var json: Bool
+
+    /// Options as code would set them.
+    public init(json: Bool = false) { self.json = json }
+
+    /// Arguments, flags and help of `parlor doctor`.
+    public static let spec = CommandSpec(
+        path: ["doctor"],
+        abstract: "Check that LAN discovery and play work on this machine.",
+        discussion: """
+            Checks the DNS-SD library and the avahi daemon, lists the interfaces \
+            with multicast, publishes a test service and browses for it, and names \
+            the ports a firewall must allow: UDP 5353 for discovery and the game's \
+            TCP port.
+            """,
+        options: [OptionSpec("json", help: "One JSON object per line, one per check.")]
+    )
+
+    /// Reads `parlor doctor`'s words.
+    public init(parsing arguments: ParsedArguments) throws(UsageError) {
+        json = arguments.flag("json")
+    }
+
+    /// Hands over to `runDoctor`.
+    public func run() async throws -> ExitCode {
+        try await runDoctor(self)
+    }
+}
+
+/// `parlor bench turns`: the cost of a turn over loopback.
+public struct BenchTurnsOptions: ParsableCommand, Hashable {
+    /// `--count`: how many turns to time (default 1000).
+    public var count: Int
+
+    /// Options as code would set them.
+    public init(count: Int = 1000) { self.count = count }
+
+    /// Arguments, flags and help of `parlor bench turns`.
+    public static let spec = CommandSpec(
+        path: ["bench", "turns"],
+        abstract: "Time a turn's round trip over loopback against a raw TCP ping-pong.",
+        discussion: "Sends, validates and confirms N turns between two sessions on 127.0.0.1, sends the same bytes back and forth over a plain socket in the same run, and prints p50, p99 and their ratio.",
+        options: [OptionSpec("count", short: "c", .required(valueName: "N"), help: "Turns to time, 1-1000000 (default: 1000).")]
+    )
+
+    /// Reads `parlor bench turns`'s words.
+    public init(parsing arguments: ParsedArguments) throws(UsageError) {
+        count = 1000
+        if let text = arguments.value("count") { count = try ValueParser.wholeNumber(text, .option("--count"), in: 1...1_000_000) }
+    }
+
+    /// Hands over to `runBenchTurns`.
+    public func run() async throws -> ExitCode {
+        try await runBenchTurns(self)
+    }
+}
+
+/// `parlor bench bots`: hard against medium, counted.
+public struct BenchBotsOptions: ParsableCommand, Hashable {
+    /// `--games`: how many games to play (default 100).
+    public var games: Int
+    /// `--game`: which game (default connect4).
+    public var game: String
+
+    /// Options as code would set them.
+    public init(games: Int = 100, game: String = "connect4") {
+        self.games = games
+        self.game = game
+    }
+
+    /// Arguments, flags and help of `parlor bench bots`.
+    public static let spec = CommandSpec(
+        path: ["bench", "bots"],
+        abstract: "Play the hard bot against the medium bot and count the results.",
+        discussion: "Games start from varied openings, hard and medium taking turns to move first. Prints wins, losses, draws and the time per move.",
+        options: [
+            OptionSpec("games", .required(valueName: "N"), help: "Games to play, 1-10000 (default: 100)."),
+            OptionSpec("game", short: "g", .required(valueName: "G"), help: "The game to play (default: connect4)."),
+        ]
+    )
+
+    /// Reads `parlor bench bots`'s words.
+    public init(parsing arguments: ParsedArguments) throws(UsageError) {
+        games = 100
+        if let text = arguments.value("games") { games = try ValueParser.wholeNumber(text, .option("--games"), in: 1...10_000) }
+        game = arguments.value("game")?.lowercased() ?? "connect4"
+    }
+
+    /// The game must be one `GameCatalog` knows.
+    public func validate() throws(UsageError) {
+        _ = try ValueParser.game(game)
+    }
+
+    /// Hands over to `runBenchBots`.
+    public func run() async throws -> ExitCode {
+        try await runBenchBots(self)
+    }
+}
+
+/// `parlor bench render`: the cost of drawing boards.
+public struct BenchRenderOptions: ParsableCommand, Hashable {
+    /// Options as code would set them.
+    public init() {}
+
+    /// Arguments, flags and help of `parlor bench render`.
+    public static let spec = CommandSpec(
+        path: ["bench", "render"],
+        abstract: "Time drawing each game's board for the terminal.",
+        discussion: "Renders every game's board many times, off screen, and prints the time per frame."
+    )
+
+    /// `parlor bench render` takes no options.
+    public init(parsing arguments: ParsedArguments) throws(UsageError) {}
+
+    /// Hands over to `runBenchRender`.
+    public func run() async throws -> ExitCode {
+        try await runBenchRender(self)
+    }
+}

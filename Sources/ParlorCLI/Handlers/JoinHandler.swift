@@ -1,0 +1,12 @@
+// The lead replaces this file with the real handler; the parser calls only
+// the function below, so nothing else needs to change.
+
+/// Runs `parlor join` with validated options and says how the process should end.
+///
+/// Called by `JoinOptions.run()` after parsing and `validate()`. Throw a
+/// `UserFacingError` for failures a person should read, or a `UsageError`
+/// for a bad command line noticed only now (rendered with the usage line).
+func runJoin(_ options: JoinOptions) async throws -> ExitCode {
+    Console.writeError("parlor join: not implemented yet\n")
+    return .internalError
+}

@@ -1,0 +1,237 @@
+import Foundation
+import Games
+
+/// Every command and command group, in the order `parlor help` lists them.
+///
+/// To add a flag to a command:
+/// 1. add an `OptionSpec` to the command's `spec` (shared ones live in
+///    `CommonOptions`), with an exclusive group if it excludes another flag;
+/// 2. read it into a field in the command's `init(parsing:)`, converting
+///    with a `ValueParser` function so bad values get the standard error;
+/// 3. add it to man/parlor.1: the command's SYNOPSIS line (`.Op Fl -name Ar value`)
+///    and its `.Ss` subsection (`.It Fl -name Ar value`); ManPageTests fail until you do;
+/// 4. for `play` and `host`, refresh the golden help with
+///    `PARLOR_UPDATE_GOLDEN=1 swift test --filter HelpTests` and review the diff.
+///
+/// To add a command: a struct conforming to `ParsableCommand`, a handler in
+/// Handlers/, its type in `commands` below, and its man page entries.
+public enum CommandRegistry {
+    /// The runnable commands. Add a new command's type here.
+    public static let commands: [any ParsableCommand.Type] = [
+        PlayOptions.self, HostOptions.self, JoinOptions.self, BrowseOptions.self, GamesOptions.self,
+        MatchesOptions.self, ReplayOptions.self, ResumeOptions.self, ForgetOptions.self, DoctorOptions.self,
+        BenchTurnsOptions.self, BenchBotsOptions.self, BenchRenderOptions.self,
+    ]
+
+    /// Words that only group subcommands.
+    public static let groups: [CommandGroup] = [
+        CommandGroup(
+            name: "bench", abstract: "Measure parlor's speed and its bots' strength.",
+            discussion: "Each benchmark prints its figures; none of them is a pass-or-fail test.")
+    ]
+
+    /// The specs of `commands`, in the same order.
+    public static var specs: [CommandSpec] { commands.map { $0.spec } }
+
+    /// The command whose path is `path`, if any.
+    static func command(path: [String]) -> (any ParsableCommand.Type)? {
+        commands.first { $0.spec.path == path }
+    }
+
+    /// Every word that may follow `parlor`, for "did you mean".
+    static var topLevelWords: [String] {
+        var words: [String] = []
+        for spec in specs where !words.contains(spec.path[0]) { words.append(spec.path[0]) }
+        return words + ["help"]
+    }
+}
+
+/// What a command line asks for, once parsed and validated.
+public enum Invocation: Sendable {
+    /// `parlor` with no words.
+    case bare
+    /// `parlor help`, `parlor --help`, `parlor -h`.
+    case rootHelp
+    /// `parlor --version`.
+    case version
+    /// `parlor help play`, `parlor play --help`.
+    case help(CommandSpec)
+    /// `parlor help bench`, `parlor bench --help`.
+    case groupHelp(CommandGroup)
+    /// A command, parsed and validated, ready to run.
+    case command(any ParsableCommand)
+}
+
+/// An error a handler throws for a person to read.
+///
+/// Handlers (and the modules under them, through extensions in ParlorCLI)
+/// conform their error enums to this so `Parlor.run` can print
+/// `Error: <message>` and exit with the right code, in one place.
+public protocol UserFacingError: Error {
+    /// How the process should end.
+    var exitCode: ExitCode { get }
+    /// What happened, why, and what to do next, in a sentence or two.
+    var message: String { get }
+}
+
+/// The `parlor` command line: parse, validate, run, and render every error.
+public enum Parlor {
+    /// The process entry point: runs the command line and exits with its code.
+    public static func main() async -> Never {
+        let code = await run(arguments: Array(CommandLine.arguments.dropFirst()),
+                             environment: ProcessInfo.processInfo.environment)
+        exit(code.rawValue)
+    }
+
+    /// Parses `arguments` (without the program name) into an invocation.
+    ///
+    /// Throws a `UsageFailure`, whose `rendered` text is what the user sees.
+    /// Pure apart from reading `environment`: no output, no I/O.
+    public static func parse(_ arguments: [String], environment: [String: String] = [:]) throws(UsageFailure) -> Invocation {
+        guard let first = arguments.first else { return .bare }
+        let rest = Array(arguments.dropFirst())
+        switch first {
+        case "-h", "--help":
+            return .rootHelp
+        case "--version":
+            if let extra = rest.first { throw UsageFailure(.unexpectedArgument(extra, hint: nil), command: nil) }
+            return .version
+        case "help":
+            return try helpTopic(rest)
+        default:
+            break
+        }
+        if ParsedArguments.looksLikeOption(first) {
+            throw UsageFailure(.unknownOption(first, suggestion: Suggestion.nearest(to: first, among: ["--help", "--version"])), command: nil)
+        }
+        if let group = CommandRegistry.groups.first(where: { $0.name == first }) {
+            return try parseGroup(group, rest, environment: environment)
+        }
+        guard let type = CommandRegistry.command(path: [first]) else {
+            throw UsageFailure(.unknownCommand(first, suggestion: commandSuggestion(for: first)), command: nil)
+        }
+        return try parseCommand(type, rest, environment: environment)
+    }
+
+    /// Parses, runs, prints, and returns the exit code. Help and the version go
+    /// to stdout; every error goes to stderr, rendered here and nowhere else.
+    public static func run(arguments: [String], environment: [String: String]) async -> ExitCode {
+        let invocation: Invocation
+        do {
+            invocation = try parse(arguments, environment: environment)
+        } catch {
+            Console.writeError(error.rendered)
+            return .usage
+        }
+        switch invocation {
+        case .rootHelp:
+            Console.write(HelpRenderer.rootHelp())
+            return .success
+        case .version:
+            Console.write("parlor \(ParlorVersion.current)\n")
+            return .success
+        case .help(let spec):
+            Console.write(HelpRenderer.help(for: spec))
+            return .success
+        case .groupHelp(let group):
+            Console.write(HelpRenderer.help(for: group))
+            return .success
+        case .bare:
+            return await report(command: nil) { try await runBare() }
+        case .command(let command):
+            return await report(command: type(of: command).spec) { try await command.run() }
+        }
+    }
+
+    /// Runs `body` and turns whatever it throws into a message and an exit code.
+    static func report(command: CommandSpec?, _ body: () async throws -> ExitCode) async -> ExitCode {
+        do {
+            return try await body()
+        } catch let error as UsageError {
+            Console.writeError(UsageFailure(error, command: command).rendered)
+            return .usage
+        } catch let error as UsageFailure {
+            Console.writeError(error.rendered)
+            return .usage
+        } catch let error as any UserFacingError {
+            Console.writeError("Error: \(error.message)\n")
+            return error.exitCode
+        } catch is CancellationError {
+            return .interrupted
+        } catch {
+            Console.writeError("Error: internal error: \(error)\nPlease report this as a bug in parlor.\n")
+            return .internalError
+        }
+    }
+
+    private static func parseCommand(
+        _ type: any ParsableCommand.Type, _ words: [String], environment: [String: String]
+    ) throws(UsageFailure) -> Invocation {
+        let spec = type.spec
+        if ParsedArguments.asksForHelp(words) { return .help(spec) }
+        do {
+            let arguments = try ParsedArguments(words, spec: spec, environment: environment)
+            let command = try type.init(parsing: arguments)
+            try command.validate()
+            return .command(command)
+        } catch {
+            throw UsageFailure(error, command: spec)
+        }
+    }
+
+    private static func parseGroup(_ group: CommandGroup, _ words: [String], environment: [String: String]) throws(UsageFailure) -> Invocation {
+        let children = CommandRegistry.specs.filter { $0.path.first == group.name }.map { $0.path[1] }
+        guard let first = words.first, !ParsedArguments.looksLikeOption(first) else {
+            if ParsedArguments.asksForHelp(words) { return .groupHelp(group) }
+            if let first = words.first, first != "--" {
+                throw UsageFailure(.unknownOption(first, suggestion: Suggestion.nearest(to: first, among: ["--help"])), command: nil, group: group.name)
+            }
+            throw UsageFailure(.missingSubcommand(group: group.name, choices: children), command: nil, group: group.name)
+        }
+        guard let type = CommandRegistry.command(path: [group.name, first]) else {
+            let suggestion = Suggestion.nearest(to: first, among: children).map { "\(group.name) \($0)" }
+            throw UsageFailure(.unknownCommand("\(group.name) \(first)", suggestion: suggestion), command: nil, group: group.name)
+        }
+        return try parseCommand(type, Array(words.dropFirst()), environment: environment)
+    }
+
+    private static func helpTopic(_ words: [String]) throws(UsageFailure) -> Invocation {
+        guard let first = words.first else { return .rootHelp }
+        if let group = CommandRegistry.groups.first(where: { $0.name == first }) {
+            guard words.count > 1 else { return .groupHelp(group) }
+            guard let type = CommandRegistry.command(path: [first, words[1]]) else {
+                let children = CommandRegistry.specs.filter { $0.path.first == first }.map { $0.path[1] }
+                let suggestion = Suggestion.nearest(to: words[1], among: children).map { "\(first) \($0)" }
+                throw UsageFailure(.unknownCommand("\(first) \(words[1])", suggestion: suggestion), command: nil)
+            }
+            if words.count > 2 { throw UsageFailure(.unexpectedArgument(words[2], hint: nil), command: nil) }
+            return .help(type.spec)
+        }
+        if first == "help" { return .rootHelp }
+        guard let type = CommandRegistry.command(path: [first]) else {
+            throw UsageFailure(.unknownCommand(first, suggestion: commandSuggestion(for: first)), command: nil)
+        }
+        if words.count > 1 { throw UsageFailure(.unexpectedArgument(words[1], hint: nil), command: nil) }
+        return .help(type.spec)
+    }
+
+    /// The nearest command name, or `parlor play GAME` when the word is a game.
+    private static func commandSuggestion(for word: String) -> String? {
+        if GameCatalog.game(id: word.lowercased()) != nil { return "parlor play \(word.lowercased())" }
+        return Suggestion.nearest(to: word, among: CommandRegistry.topLevelWords)
+    }
+}
+
+/// Where commands write. stdout goes through `print`'s buffer, so it stays
+/// in order with handlers that use `print`; stderr is written unbuffered.
+enum Console {
+    /// Writes `text` to stdout as is (no newline added).
+    static func write(_ text: String) {
+        print(text, terminator: "")
+    }
+
+    /// Writes `text` to stderr as is (no newline added).
+    static func writeError(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+}

@@ -1,1 +1,0 @@
-// ParlorCLI: placeholder until its first file lands.

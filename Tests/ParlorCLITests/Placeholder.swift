@@ -1,1 +1,0 @@
-// ParlorCLITests: placeholder until its first test lands.

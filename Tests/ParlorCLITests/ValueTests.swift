@@ -1,0 +1,146 @@
+import Testing
+@testable import ParlorCLI
+
+@Suite("JoinTarget: addresses, names and bad ports")
+struct JoinTargetTests {
+    @Test("addresses", arguments: [
+        ("127.0.0.1:7477", "127.0.0.1", 7477),
+        ("[::1]:7477", "::1", 7477),
+        ("[fe80::1%eth0]:7477", "fe80::1%eth0", 7477),
+        ("localhost:7477", "localhost", 7477),
+        ("game-box.local:1", "game-box.local", 1),
+        ("10.0.0.2:65535", "10.0.0.2", 65535),
+    ] as [(String, String, Int)])
+    func address(text: String, host: String, port: Int) throws {
+        #expect(try JoinTarget(parsing: text) == .address(host: host, port: UInt16(port)))
+    }
+
+    @Test("names, exact or prefix, are passed on as typed", arguments: [
+        "Ana's Connect Four", "Ana", "localhost", "Game: round 2", "Zoë's Tic-tac-toe", "a:b:c d",
+    ])
+    func name(text: String) throws {
+        #expect(try JoinTarget(parsing: text) == .name(text))
+    }
+
+    @Test("refused targets and why", arguments: [
+        ("localhost:0", JoinTargetProblem.badPort),
+        ("localhost:65536", .badPort),
+        ("localhost:99999", .badPort),
+        ("localhost:", .badPort),
+        ("localhost:http", .badPort),
+        ("127.0.0.1:-1", .badPort),
+        ("127.0.0.1:+80", .badPort),
+        ("[::1]:0", .badPort),
+        ("[::1]:", .badPort),
+        ("[::1]:abc", .badPort),
+        ("[::1]", .missingPort(example: "[::1]:7477")),
+        ("192.168.1.5", .missingPort(example: "192.168.1.5:7477")),
+        ("::1", .unbracketedIPv6),
+        ("fe80::1:7477", .unbracketedIPv6),
+        ("[::1", .badAddress),
+        ("[not-an-address]:7477", .badAddress),
+        ("[::1]7477", .badAddress),
+        ("[fe80::1%]:7477", .badAddress),
+        ("300.1.1.1:7477", .badAddress),
+        ("", .empty),
+        ("   ", .empty),
+        ("Ana\n", .unprintable),
+        (String(repeating: "é", count: 32), .nameTooLong),
+    ] as [(String, JoinTargetProblem)])
+    func refused(text: String, problem: JoinTargetProblem) {
+        #expect(throws: problem) { try JoinTarget(parsing: text) }
+    }
+
+    @Test("a target prints as it would be typed again")
+    func description() throws {
+        #expect(try JoinTarget(parsing: "[fe80::1%eth0]:7477").description == "[fe80::1%eth0]:7477")
+        #expect(try JoinTarget(parsing: "127.0.0.1:7477").description == "127.0.0.1:7477")
+        #expect(try JoinTarget(parsing: "Ana's game").description == "Ana's game")
+    }
+}
+
+@Suite("Player names")
+struct PlayerNameTests {
+    @Test("the default name is the login name, capitalised", arguments: [
+        (["USER": "ana"], "Ana"),
+        (["USER": "émile"], "Émile"),
+        (["USER": "Bob"], "Bob"),
+        (["LOGNAME": "carol"], "Carol"),
+        (["USER": "", "LOGNAME": "dave"], "Dave"),
+        ([:], "Player"),
+        (["USER": String(repeating: "x", count: 40)], "Player"),
+        (["USER": "a\u{7}b"], "Player"),
+    ] as [([String: String], String)])
+    func defaultName(environment: [String: String], expected: String) {
+        #expect(PlayerName.defaultName(environment: environment) == expected)
+    }
+
+    @Test("valid names are trimmed and kept", arguments: [
+        ("Ana", "Ana"), ("  Ana  ", "Ana"), ("Zoë", "Zoë"), ("👩‍👩‍👧", "👩‍👩‍👧"),
+        (String(repeating: "x", count: 32), String(repeating: "x", count: 32)),
+    ])
+    func valid(text: String, expected: String) throws {
+        #expect(try PlayerName.validated(text) == expected)
+    }
+
+    @Test("invalid names", arguments: [
+        ("", PlayerNameProblem.empty), ("   ", .empty),
+        (String(repeating: "x", count: 33), .tooLong),
+        (String(repeating: "👩‍👩‍👧", count: 12), .tooManyBytes),
+        ("Ana\tB", .unprintable), ("A\u{0}", .unprintable), ("A\u{85}B", .unprintable),
+        ("A\u{2028}B", .unprintable), ("\u{202E}anA", .unprintable), ("A\u{2066}B", .unprintable),
+    ] as [(String, PlayerNameProblem)])
+    func invalid(text: String, problem: PlayerNameProblem) {
+        #expect(throws: problem) { try PlayerName.validated(text) }
+    }
+}
+
+@Suite("Passcodes, match ids, opponents, colour")
+struct OtherValueTests {
+    @Test("passcodes", arguments: [
+        ("ab12", nil), ("AB-12-cd", nil), (String(repeating: "a", count: 32), nil),
+        ("abc", PasscodeProblem.tooShort), ("", .tooShort), (String(repeating: "a", count: 33), .tooLong),
+        ("ab 12", .badCharacter), ("äb12", .badCharacter), ("ab_12", .badCharacter),
+    ] as [(String, PasscodeProblem?)])
+    func passcode(text: String, problem: PasscodeProblem?) {
+        if let problem {
+            #expect(throws: problem) { try Passcode.validated(text) }
+        } else {
+            #expect(throws: Never.self) { try Passcode.validated(text) }
+        }
+    }
+
+    @Test("match ids", arguments: [
+        ("a1", true), ("2026-11-29_x", true), (String(repeating: "a", count: 64), true),
+        ("", false), ("a b", false), ("a/b", false), ("../x", false), (String(repeating: "a", count: 65), false),
+    ])
+    func matchID(text: String, valid: Bool) {
+        #expect(MatchID.isValid(text) == valid)
+    }
+
+    @Test("--vs spellings", arguments: [
+        ("bot", Opponent.bot(.medium)), ("bot:easy", .bot(.easy)), ("BOT:Hard", .bot(.hard)), ("human", .human),
+        ("bot:", nil), ("bots", nil), ("bot:expert", nil), ("", nil),
+    ] as [(String, Opponent?)])
+    func opponent(text: String, expected: Opponent?) {
+        #expect(Opponent(parsing: text) == expected)
+    }
+
+    @Test("colour is off with --no-color or a non-empty NO_COLOR")
+    func color() {
+        #expect(DisplayOptions().colorAllowed(environment: [:]))
+        #expect(DisplayOptions().colorAllowed(environment: ["NO_COLOR": ""]))
+        #expect(!DisplayOptions().colorAllowed(environment: ["NO_COLOR": "1"]))
+        #expect(!DisplayOptions(noColor: true).colorAllowed(environment: [:]))
+    }
+
+    @Test("exit codes have the documented values")
+    func exitCodes() {
+        let values: [ExitCode: Int32] = [
+            .success: 0, .failure: 1, .usage: 64, .dataError: 65, .serviceUnavailable: 69,
+            .internalError: 70, .ioError: 74, .temporaryFailure: 75, .interrupted: 130,
+        ]
+        #expect(ExitCode.allCases.count == values.count)
+        for (code, value) in values { #expect(code.rawValue == value) }
+    }
+}
