@@ -115,7 +115,7 @@ struct OtherValueTests {
         ("", false), ("a b", false), ("a/b", false), ("../x", false), (String(repeating: "a", count: 65), false),
     ])
     func matchID(text: String, valid: Bool) {
-        #expect(MatchID.isValid(text) == valid)
+        #expect(MatchIDText.isValid(text) == valid)
     }
 
     @Test("--vs spellings", arguments: [

@@ -1,12 +1,26 @@
-// The lead replaces this file with the real handler; the parser calls only
-// the function below, so nothing else needs to change.
+import Foundation
+import Store
 
-/// Runs `parlor forget` with validated options and says how the process should end.
-///
-/// Called by `ForgetOptions.run()` after parsing and `validate()`. Throw a
-/// `UserFacingError` for failures a person should read, or a `UsageError`
-/// for a bad command line noticed only now (rendered with the usage line).
+/// Runs `parlor forget ID`: deletes a saved match, asking first on a TTY.
 func runForget(_ options: ForgetOptions) async throws -> ExitCode {
-    Console.writeError("parlor forget: not implemented yet\n")
-    return .internalError
+    let store = Stores.default
+    let records = try Stores.findOne(options.id, in: store)
+    guard let first = records.first else { return .failure }
+    if !options.yes {
+        guard isatty(STDIN_FILENO) == 1 else {
+            throw CommandFailure("not deleting without asking: stdin is not a terminal. Add --yes to delete anyway.", exitCode: .usage)
+        }
+        Console.write("Forget match \(first.state.matchID.short) (\(first.state.gameID) against "
+            + "\(first.opponentNames.joined(separator: ", "))\(first.state.isEnded ? "" : ", not finished"))? [y/N] ")
+        let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        guard answer == "y" || answer == "yes" else {
+            Console.write("Kept.\n")
+            return .success
+        }
+    }
+    for record in records {
+        do { try store.remove(record) } catch { throw StoreFailure(error: error) }
+    }
+    Console.write("Forgot match \(first.state.matchID.short).\n")
+    return .success
 }

@@ -1,12 +1,53 @@
-// The lead replaces this file with the real handler; the parser calls only
-// the function below, so nothing else needs to change.
+import Foundation
+import Games
+import Match
+import Store
 
-/// Runs `parlor replay` with validated options and says how the process should end.
-///
-/// Called by `ReplayOptions.run()` after parsing and `validate()`. Throw a
-/// `UserFacingError` for failures a person should read, or a `UsageError`
-/// for a bad command line noticed only now (rendered with the usage line).
+/// Runs `parlor replay ID`: the move list (plain, JSON) of a saved match.
 func runReplay(_ options: ReplayOptions) async throws -> ExitCode {
-    Console.writeError("parlor replay: not implemented yet\n")
-    return .internalError
+    let records = try Stores.findOne(options.id, in: Stores.default)
+    guard let record = records.first else { return .failure }
+    let state = record.state
+    let texts = notations(of: state)
+    if options.display.output == .json {
+        for (index, played) in state.moves.enumerated() {
+            Console.write(JSONLines.line(ReplayMove(event: "move", index: index, seat: played.seat,
+                                                    name: state.seats[played.seat].name,
+                                                    move: played.move.rawValue, notation: texts[index])))
+        }
+        Console.write(JSONLines.line(ReplayEnd(state)))
+        return .success
+    }
+    Console.write("Match \(state.matchID.short): \(state.gameID), "
+        + state.seats.enumerated().map { "\($1.name) (seat \($0 + 1))" }.joined(separator: " vs ") + "\n")
+    for (index, played) in state.moves.enumerated() {
+        Console.write("\(index + 1). \(state.seats[played.seat].name): \(texts[index])\n")
+    }
+    let outcomes = state.seats.map { "\($0.name) \($0.outcome == .none ? "still playing" : $0.outcome.description)" }
+    Console.write("Result: " + outcomes.joined(separator: ", ") + ".\n")
+    return .success
+}
+
+struct ReplayMove: Encodable {
+    var event: String
+    var index: Int
+    var seat: Int
+    var name: String
+    var move: Int
+    var notation: String
+}
+
+struct ReplayEnd: Encodable {
+    struct SeatOutcome: Encodable { var seat: Int; var name: String; var outcome: String }
+    var event = "end"
+    var outcomes: [SeatOutcome]
+    var moves: Int
+    var sequence: UInt32
+    var hash: String
+    init(_ state: MatchState) {
+        outcomes = state.seats.enumerated().map { SeatOutcome(seat: $0, name: $1.name, outcome: $1.outcome.description) }
+        moves = state.moves.count
+        sequence = state.sequence
+        hash = hex16(state.stateHash)
+    }
 }

@@ -86,7 +86,7 @@ enum ValueParser {
 
     /// A match id.
     static func matchID(_ text: String, _ source: ValueSource) throws(UsageError) -> String {
-        guard MatchID.isValid(text) else { throw .invalidValue(source, value: text, expected: .matchID) }
+        guard MatchIDText.isValid(text) else { throw .invalidValue(source, value: text, expected: .matchID) }
         return text
     }
 
@@ -95,7 +95,7 @@ enum ValueParser {
         if case .address(let host, let port) = try? JoinTarget(parsing: text) {
             return .address(host: host, port: port)
         }
-        if MatchID.isValid(text) { return .match(id: text) }
+        if MatchIDText.isValid(text) { return .match(id: text) }
         // Not an id: if it was meant as an address, say what is wrong with it.
         if text.contains(":") || text.hasPrefix("[") { _ = try joinTarget(text, source) }
         throw .invalidValue(source, value: text, expected: .matchID)

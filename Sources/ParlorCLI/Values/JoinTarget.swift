@@ -160,7 +160,7 @@ public enum ResumeTarget: Sendable, Hashable {
 }
 
 /// Saved match ids as typed on the command line.
-public enum MatchID {
+public enum MatchIDText {
     /// The longest id accepted.
     public static let maximumLength = 64
 

@@ -1,0 +1,95 @@
+import Foundation
+import Games
+import Match
+import Store
+
+/// The store this process uses, from the environment.
+enum Stores {
+    static var `default`: MatchStore {
+        MatchStore(directory: MatchStore.defaultDirectory(environment: ProcessInfo.processInfo.environment))
+    }
+
+    /// Tells the user about files that could not be read; they are skipped, never fatal.
+    static func reportProblems(_ problems: [StoreProblem]) {
+        for problem in problems { Console.writeError("parlor: skipped a damaged match file: \(problem)\n") }
+    }
+
+    /// The phase to show: a "playing" record whose writer is gone was interrupted by a crash.
+    static func shownPhase(of record: StoredMatch) -> StoredMatch.Phase {
+        guard record.phase == .playing else { return record.phase }
+        if record.writerPID > 0, record.writerPID != getpid(), kill(record.writerPID, 0) == 0 || errno == EPERM {
+            return .playing
+        }
+        return record.writerPID == getpid() ? .playing : .interrupted
+    }
+
+    /// "yours", the opponent's name, or "-" when the match is over.
+    static func whoseTurn(_ record: StoredMatch) -> String {
+        guard let seat = record.state.activeSeat else { return "-" }
+        return seat == record.localSeat ? "yours" : record.state.seats[seat].name
+    }
+
+    /// The local seat's outcome, or "-" while the match goes on.
+    static func outcome(_ record: StoredMatch) -> String {
+        let outcome = record.state.seats[record.localSeat].outcome
+        return outcome == .none ? "-" : outcome.description
+    }
+
+    /// Local time as `YYYY-MM-DD HH:MM`.
+    static func timestamp(_ milliseconds: Int64) -> String {
+        var seconds = time_t(milliseconds / 1000)
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        return String(format: "%04d-%02d-%02d %02d:%02d", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
+                      parts.tm_hour, parts.tm_min)
+    }
+
+    /// Finds exactly one saved match by id prefix, as a user-facing error otherwise.
+    static func findOne(_ id: String, in store: MatchStore) throws -> [StoredMatch] {
+        do { return try store.find(id) } catch { throw StoreFailure(error: error) }
+    }
+}
+
+/// A store error as the user reads it.
+struct StoreFailure: UserFacingError {
+    var error: StoreError
+    var exitCode: ExitCode {
+        switch error {
+        case .notFound, .ambiguous: .failure
+        case .unreadable: .dataError
+        case .system: .ioError
+        }
+    }
+    var message: String { error.description }
+}
+
+/// JSON text for scripts, keys sorted, one object per line.
+enum JSONLines {
+    static func line<T: Encodable>(_ value: T) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value), let text = String(data: data, encoding: .utf8) else { return "{}\n" }
+        return text + "\n"
+    }
+}
+
+/// Every move of a match in the game's notation, replayed from the start.
+func notations(of state: MatchState) -> [String] {
+    guard var game = GameCatalog.newGame(id: state.gameID, seats: state.seats.count) else { return [] }
+    var texts: [String] = []
+    for played in state.moves {
+        texts.append(game.notation(for: played.move))
+        try? game.apply(played.move)
+    }
+    return texts
+}
+
+/// A failure at run time, said in a sentence a person can act on.
+struct CommandFailure: UserFacingError {
+    var message: String
+    var exitCode: ExitCode
+    init(_ message: String, exitCode: ExitCode = .failure) {
+        self.message = message
+        self.exitCode = exitCode
+    }
+}
