@@ -16,6 +16,7 @@ struct NetConnectionTests {
             defer { client.close() }
             #expect(client.remoteAddress == "127.0.0.1:\(listener.port)")
             #expect(client.localAddress.hasPrefix("127.0.0.1:"))
+            #expect(client.hasNoDelay, "small turns must not wait for Nagle")
             #expect(client.send(Array("hello, parlor".utf8)))
             return await receive(from: client, count: 13)
         }
@@ -35,6 +36,30 @@ struct NetConnectionTests {
             return await receive(from: client, count: 1000)
         }
         #expect(received.bytes == pattern(1000))
+    }
+
+    @Test("a host name is resolved off the loop and connected to (localhost, from /etc/hosts)")
+    func connectByName() async throws {
+        let listener = try TCPListener.listen(port: 0)
+        defer { listener.close() }
+        startEchoServer(listener)
+        let received = try await withDeadline {
+            let client = try await TCPConnection.connect(host: "localhost", port: listener.port)
+            defer { client.close() }
+            #expect(client.remote?.isLoopback == true)
+            client.send([1, 2, 3])
+            return await receive(from: client, count: 3)
+        }
+        #expect(received.bytes == [1, 2, 3])
+    }
+
+    @Test("an IPv6 address with a %interface scope connects", .enabled(if: ipv6LoopbackAvailable))
+    func scopedIPv6() async throws {
+        let listener = try TCPListener.listen(port: 0, on: .specific(loopbackV6))
+        defer { listener.close() }
+        let client = try await withDeadline { try await TCPConnection.connect(host: "::1%lo", port: listener.port) }
+        defer { client.close() }
+        #expect(client.isOpen)
     }
 
     @Test("one all-interfaces listener serves IPv4 and IPv6 clients and shows IPv4 peers as IPv4")

@@ -73,6 +73,28 @@ struct NetListenAndConnectTests {
         #expect(failure?.description.contains("timed out") == true)
     }
 
+    @Test("cancelling the task that takes connections closes the listener")
+    func cancellingAcceptClosesListener() async throws {
+        let listener = try TCPListener.listen(port: 0, on: .specific(loopbackV4))
+        let port = listener.port
+        let taker = Task { for await connection in listener.connections { connection.close() } }
+        try await Task.sleep(for: .milliseconds(50))
+        taker.cancel()
+        _ = await taker.value
+        let error = await #expect(throws: NetError.self) {
+            try await withDeadline { try await TCPConnection.connect(host: "127.0.0.1", port: port) }
+        }
+        #expect(error?.connectFailure == .refused)
+    }
+
+    @Test("the descriptor limit can be read and is never lowered by raise")
+    func descriptorLimit() throws {
+        let before = try DescriptorLimit.current()
+        let raised = try DescriptorLimit.raise(upTo: before.soft)
+        #expect(raised == before.soft)
+        #expect(try DescriptorLimit.current().soft == before.soft)
+    }
+
     @Test("every address is tried in turn until one answers")
     func triesEachAddress() async throws {
         let probe = try TCPListener.listen(port: 0, on: .specific(loopbackV4))

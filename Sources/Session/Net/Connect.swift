@@ -246,25 +246,37 @@ private final class ConnectOperation: EventLoopHandler, @unchecked Sendable {
     }
 
     func handle(events: UInt32) {
+        // Everything under the lock: once the timer has closed the socket,
+        // its number may belong to someone else and must not be touched.
         lock.lock()
         let socketFD = fd
-        lock.unlock()
-        guard socketFD >= 0 else { return }
+        guard socketFD >= 0, !finished else { lock.unlock(); return }
+        let outcome: ConnectOutcome
         let code = pendingSocketError(socketFD)
         if code != 0 {
-            complete(.failed(ConnectFailure.classify(errno: code, call: "connect")))
+            outcome = .failed(ConnectFailure.classify(errno: code, call: "connect"))
         } else if SocketAddress.of(socketFD, peer: true) == nil {
             // Writable without an error but not connected: treat as a refusal.
-            complete(.failed(.refused))
+            outcome = .failed(.refused)
         } else {
-            complete(.connected(socketFD))
+            outcome = .connected(socketFD)
         }
+        let resume = finishLocked(outcome)
+        lock.unlock()
+        resume?()
     }
 
     /// Resumes the waiter exactly once; on anything but success the socket is closed.
     private func complete(_ outcome: ConnectOutcome) {
         lock.lock()
-        guard !finished, let waiting = continuation else { lock.unlock(); return }
+        let resume = finishLocked(outcome)
+        lock.unlock()
+        resume?()
+    }
+
+    /// Settles the attempt; returns the wake-up to run once the lock is released.
+    private func finishLocked(_ outcome: ConnectOutcome) -> (() -> Void)? {
+        guard !finished, let waiting = continuation else { return nil }
         finished = true
         continuation = nil
         if registered { loop.deregister(fd: fd, id: registration, inEpoll: true) }
@@ -276,7 +288,6 @@ private final class ConnectOperation: EventLoopHandler, @unchecked Sendable {
         // A kernel ETIMEDOUT carries no duration; report the one we allowed.
         if case .failed(.timedOut(.zero)) = outcome { result = .failed(.timedOut(timeout)) }
         fd = -1
-        lock.unlock()
-        waiting.resume(returning: result)
+        return { waiting.resume(returning: result) }
     }
 }

@@ -248,6 +248,16 @@ public final class TCPConnection: @unchecked Sendable {
     /// True once the socket is closed (after a graceful close has finished).
     public var isReleased: Bool { locked { phase == .released } }
 
+    /// True when TCP_NODELAY is on (it is set on every connection).
+    public var hasNoDelay: Bool {
+        locked {
+            guard fd >= 0 else { return false }
+            var value: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            return getsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &value, &length) == 0 && value != 0
+        }
+    }
+
     /// Bytes accepted by `send` but not yet taken by the kernel.
     public var queuedByteCount: Int { locked { queuedBytes } }
 

@@ -29,8 +29,9 @@ public final class TCPListener: @unchecked Sendable {
     public let servesIPv6: Bool
     /// True when IPv4 clients can connect.
     public let servesIPv4: Bool
-    /// Accepted connections, in order. Ending the iteration (or dropping the
-    /// stream) does not close the listener; call `close()`.
+    /// Accepted connections, in order. Cancelling the task that iterates it
+    /// closes the listener (nothing could receive further connections);
+    /// otherwise call `close()`, which also ends this stream.
     public let connections: AsyncStream<TCPConnection>
     /// The loop serving this listener and its accepted connections.
     public let loop: EventLoop
@@ -106,17 +107,20 @@ public final class TCPListener: @unchecked Sendable {
         }
         localAddress = bound
         (connections, continuation) = AsyncStream.makeStream(of: TCPConnection.self)
+        // Locked so the loop cannot accept before `registration` is stored.
         lock.lock()
-        defer { lock.unlock() }
         do {
             registration = try loop.register(fd: fd, interest: Readiness.readable, handler: self)
             inEpoll = true
+            lock.unlock()
         } catch {
             closeDescriptor(fd)
             self.fd = -1
+            lock.unlock()
             continuation.finish()
             throw NetError.systemCall(error)
         }
+        continuation.onTermination = { [weak self] _ in self?.close() }
     }
 
     deinit {
