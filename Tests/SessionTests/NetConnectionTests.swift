@@ -224,6 +224,29 @@ struct NetConnectionTests {
         #expect(received.closed == .sendQueueOverflow(limit: limit))
     }
 
+    @Test("a graceful close to a peer that never reads gives up after the close timeout")
+    func closeHardLimit() async throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        #expect(loopbackV4.withSockAddr { bind(fd, $0, $1) } == 0)
+        #expect(listen(fd, 4) == 0)
+        guard let bound = SocketAddress.of(fd, peer: false) else { Issue.record("no address"); return }
+        let clock = ContinuousClock()
+        let (queuedAtClose, elapsed) = try await withDeadline {
+            let client = try await TCPConnection.connect(
+                addresses: [bound], options: .init(sendQueueLimit: 64 << 20, closeTimeout: .milliseconds(300)))
+            client.send(pattern(32 << 20))
+            let queued = client.queuedByteCount
+            let start = clock.now
+            client.close()
+            while !client.isReleased { try await Task.sleep(for: .milliseconds(10)) }
+            return (queued, clock.now - start)
+        }
+        #expect(queuedAtClose > 0)
+        #expect(elapsed >= .milliseconds(250) && elapsed < .seconds(3))
+    }
+
     @Test("a consumer that falls behind pauses reading and still gets every byte")
     func backPressure() async throws {
         let options = TCPConnection.Options(inboundBufferLimit: 64 * 1024)
