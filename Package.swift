@@ -23,6 +23,8 @@ let package = Package(
             pkgConfig: "avahi-compat-libdns_sd",
             providers: [.apt(["libavahi-compat-libdnssd-dev"])]
         ),
+        // Linux calls that Glibc's module leaves out (epoll, eventfd, accept4); header only.
+        .systemLibrary(name: "CLinux"),
         // Pure rules: no I/O.
         .target(name: "Games"),
         // Computer opponents, searching the pure rules.
@@ -32,7 +34,7 @@ let package = Package(
         // Matches kept on disk: atomic writes, damaged files reported and skipped.
         .target(name: "Store", dependencies: ["Match"]),
         // The wire protocol, the authoritative turn holder and the TCP shell.
-        .target(name: "Session", dependencies: ["Match", "Games"]),
+        .target(name: "Session", dependencies: ["Match", "Games", "CLinux"]),
         // DNS-SD advertise and browse; the only importer of CDNSSD.
         .target(name: "Discovery", dependencies: ["CDNSSD"]),
         // Rendering and input; the only module that touches termios.
