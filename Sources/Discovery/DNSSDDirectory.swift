@@ -16,7 +16,8 @@ import Foundation
 /// Without a reachable avahi-daemon, `advertise` throws and `browse`
 /// yields `.failed(.daemonUnavailable)`.
 public final class DNSSDDirectory: ServiceDirectory {
-    private let loop = DNSSDEventLoop()
+    /// The loop, or why there can be none (the library is missing).
+    private let loop: Result<DNSSDEventLoop, DiscoveryError>
 
     /// How long `advertise` waits for the daemon to confirm a name.
     public let registrationTimeout: Double
@@ -25,7 +26,7 @@ public final class DNSSDDirectory: ServiceDirectory {
 
     /// A directory talking to the avahi-daemon on the system D-Bus (or `DBUS_SYSTEM_BUS_ADDRESS`).
     public init(registrationTimeout: Double = 15, addressSettleTime: Double = 0.5) {
-        _ = DNSSDLibrary.prepared
+        loop = DNSSDLibrary.shared.map { DNSSDEventLoop(library: $0) }
         self.registrationTimeout = registrationTimeout
         self.addressSettleTime = addressSettleTime
     }
@@ -33,6 +34,7 @@ public final class DNSSDDirectory: ServiceDirectory {
     /// Registers the service; see `ServiceDirectory.advertise`.
     public func advertise(_ registration: ServiceRegistration) async throws(DiscoveryError) -> any ServiceAdvertisement {
         try registration.validate()
+        let loop = try self.loop.get()
         let advertisement = DNSSDAdvertisement(loop: loop, registration: registration, timeout: registrationTimeout)
         try await advertisement.start()
         return advertisement
@@ -41,9 +43,18 @@ public final class DNSSDDirectory: ServiceDirectory {
     /// Browses for `type`; see `ServiceDirectory.browse`.
     public func browse(type: String) -> AsyncStream<BrowseEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: BrowseEvent.self, bufferingPolicy: .unbounded)
+        let loop: DNSSDEventLoop
+        switch self.loop {
+        case .success(let running):
+            loop = running
+        case .failure(let error):
+            continuation.yield(.failed(error))
+            continuation.finish()
+            return stream
+        }
         let session = BrowseSession(
             loop: loop, type: type, continuation: continuation, settleTime: addressSettleTime)
-        continuation.onTermination = { [loop] _ in
+        continuation.onTermination = { _ in
             loop.perform { session.cancel() }
         }
         loop.perform { session.start() }
@@ -158,7 +169,7 @@ final class RegistrationState: @unchecked Sendable {
             var newRef: DNSServiceRef?
             let context = Unmanaged.passUnretained(self).toOpaque()
             let code = txt.withUnsafeBytes { txtBytes in
-                DNSServiceRegister(
+                loop.library.register(
                     &newRef, 0, 0, name, registration.type, nil, nil, registration.port.bigEndian,
                     UInt16(txtBytes.count), txtBytes.baseAddress,
                     { _, _, errorCode, name, _, _, context in
@@ -178,7 +189,7 @@ final class RegistrationState: @unchecked Sendable {
                 withdraw()
                 return
             }
-            let serviceRef = ServiceRef(newRef, operation: "DNSServiceRegister")
+            let serviceRef = ServiceRef(newRef, operation: "DNSServiceRegister", library: loop.library)
             serviceRef.onFailure = { [self] code in
                 finish(.failure(DNSSDLibrary.error(code, operation: "DNSServiceRegister")))
             }
@@ -226,7 +237,7 @@ final class RegistrationState: @unchecked Sendable {
         registration.txt = txt
         let bytes = txt.encoded()
         let code = bytes.withUnsafeBytes { raw in
-            DNSServiceUpdateRecord(ref, nil, 0, UInt16(raw.count), raw.baseAddress, 0)
+            loop.library.updateRecord(ref, nil, 0, UInt16(raw.count), raw.baseAddress, 0)
         }
         return code == 0 ? .success(()) : .failure(DNSSDLibrary.error(code, operation: "DNSServiceUpdateRecord"))
     }
@@ -271,7 +282,7 @@ final class BrowseSession: @unchecked Sendable {
         var newRef: DNSServiceRef?
         let context = Unmanaged.passUnretained(self).toOpaque()
         // avahi's DNSServiceBrowse asserts on a NULL domain: pass "local.".
-        let code = DNSServiceBrowse(
+        let code = loop.library.browse(
             &newRef, 0, 0, type, "local.",
             { _, flags, interfaceIndex, errorCode, name, type, domain, context in
                 guard let context else { return }
@@ -285,7 +296,7 @@ final class BrowseSession: @unchecked Sendable {
             fail(DNSSDLibrary.error(code, operation: "DNSServiceBrowse"))
             return
         }
-        let serviceRef = ServiceRef(newRef, operation: "DNSServiceBrowse")
+        let serviceRef = ServiceRef(newRef, operation: "DNSServiceBrowse", library: loop.library)
         serviceRef.onFailure = { [self] code in fail(DNSSDLibrary.error(code, operation: "DNSServiceBrowse")) }
         browseRef = serviceRef
         loop.add(serviceRef)
@@ -351,7 +362,7 @@ final class BrowseSession: @unchecked Sendable {
         var newRef: DNSServiceRef?
         let context = Unmanaged.passUnretained(service).toOpaque()
         let instance = service.instance
-        let code = DNSServiceResolve(
+        let code = loop.library.resolve(
             &newRef, 0, service.interfaceIndex, instance.name, instance.type, instance.domain,
             { _, _, interfaceIndex, errorCode, _, hostTarget, port, txtLength, txt, context in
                 guard let context else { return }
@@ -367,7 +378,7 @@ final class BrowseSession: @unchecked Sendable {
             if Int(code) == kDNSServiceErr_Unknown { fail(.daemonDisconnected(operation: "resolving \(instance.name)")) }
             return
         }
-        let serviceRef = ServiceRef(newRef, operation: "DNSServiceResolve")
+        let serviceRef = ServiceRef(newRef, operation: "DNSServiceResolve", library: loop.library)
         service.resolveRef = serviceRef
         loop.add(serviceRef)
     }
@@ -398,7 +409,7 @@ final class BrowseSession: @unchecked Sendable {
     private func query(_ service: TrackedService, host: String, recordType: UInt16) -> ServiceRef? {
         var newRef: DNSServiceRef?
         let context = Unmanaged.passUnretained(service).toOpaque()
-        let code = DNSServiceQueryRecord(
+        let code = loop.library.queryRecord(
             &newRef, 0, service.interfaceIndex, host, recordType, UInt16(kDNSServiceClass_IN),
             { _, flags, interfaceIndex, errorCode, _, recordType, _, length, data, _, context in
                 guard let context else { return }
@@ -409,7 +420,7 @@ final class BrowseSession: @unchecked Sendable {
                     interfaceIndex: interfaceIndex, errorCode: errorCode, recordType: recordType, bytes: bytes)
             }, context)
         guard code == 0, let newRef else { return nil }
-        let serviceRef = ServiceRef(newRef, operation: "DNSServiceQueryRecord")
+        let serviceRef = ServiceRef(newRef, operation: "DNSServiceQueryRecord", library: loop.library)
         loop.add(serviceRef)
         return serviceRef
     }

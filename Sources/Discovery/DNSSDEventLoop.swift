@@ -14,6 +14,7 @@ import Foundation
 /// Confined to the event loop thread, like every object holding one.
 final class ServiceRef {
     private(set) var ref: DNSServiceRef?
+    private let library: DNSSDFunctions
     /// The dns_sd call that made it, for error messages.
     let operation: String
     /// The socket to poll; valid while `ref` is non-nil.
@@ -21,10 +22,11 @@ final class ServiceRef {
     /// Called on the loop thread when DNSServiceProcessResult fails; the ref is then deallocated.
     var onFailure: ((DNSServiceErrorType) -> Void)?
 
-    init(_ ref: DNSServiceRef, operation: String) {
+    init(_ ref: DNSServiceRef, operation: String, library: DNSSDFunctions) {
         self.ref = ref
+        self.library = library
         self.operation = operation
-        socket = DNSServiceRefSockFD(ref)
+        socket = library.refSockFD(ref)
     }
 
     var isOpen: Bool { ref != nil }
@@ -33,7 +35,7 @@ final class ServiceRef {
     func deallocate() {
         if let ref {
             self.ref = nil
-            DNSServiceRefDeallocate(ref)
+            library.refDeallocate(ref)
         }
     }
 
@@ -48,6 +50,8 @@ final class ServiceRef {
 /// everything else is touched only on the loop thread. The thread exits
 /// when it has no refs, timers or jobs, and is started again by the next job.
 final class DNSSDEventLoop: @unchecked Sendable {
+    /// The library's functions; immutable, usable from the loop thread.
+    let library: DNSSDFunctions
     private let lock = NSLock()
     private var jobs: [() -> Void] = []
     private var threadRunning = false
@@ -59,7 +63,8 @@ final class DNSSDEventLoop: @unchecked Sendable {
     private var timers: [(id: Int, deadline: Double, job: () -> Void)] = []
     private var nextTimerID = 1
 
-    init() {
+    init(library: DNSSDFunctions) {
+        self.library = library
         var ends: [Int32] = [-1, -1]
         if pipe(&ends) == 0 {
             for end in ends {
@@ -173,7 +178,7 @@ final class DNSSDEventLoop: @unchecked Sendable {
             for (offset, serviceRef) in watched.enumerated() where descriptors[offset + 1].revents != 0 {
                 // An earlier callback in this round may have closed it.
                 guard let ref = serviceRef.ref else { continue }
-                let result = DNSServiceProcessResult(ref)
+                let result = library.processResult(ref)
                 if result != 0 {
                     serviceRef.deallocate()
                     serviceRef.onFailure?(result)
@@ -208,29 +213,5 @@ final class DNSSDEventLoop: @unchecked Sendable {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
-}
-
-/// Process-wide setup before the first dns_sd call.
-enum DNSSDLibrary {
-    /// Silences avahi's three-line "this is a compatibility layer" warning.
-    /// Evaluated once (Swift runs static initialisers exactly once).
-    static let prepared: Bool = {
-        setenv("AVAHI_COMPAT_NOWARN", "1", 1)
-        return true
-    }()
-
-    /// Maps a dns_sd error code to DiscoveryError.
-    static func error(_ code: DNSServiceErrorType, operation: String) -> DiscoveryError {
-        switch Int(code) {
-        case kDNSServiceErr_Unknown:
-            // What avahi's compat layer returns when it cannot create its
-            // client: no daemon, or no D-Bus system bus.
-            return .daemonUnavailable(operation: operation, code: code)
-        case kDNSServiceErr_BadParam:
-            return .invalidRegistration("the daemon rejected a parameter of \(operation)")
-        default:
-            return .serviceError(operation: operation, code: code)
-        }
     }
 }

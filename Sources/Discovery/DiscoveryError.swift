@@ -4,6 +4,8 @@
 
 /// What went wrong advertising or browsing.
 public enum DiscoveryError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// avahi's dns_sd library (`name`) could not be loaded.
+    case libraryMissing(name: String, reason: String)
     /// No avahi-daemon answered (not running, or D-Bus unreachable). `operation` is the dns_sd call.
     case daemonUnavailable(operation: String, code: Int32)
     /// The daemon went away while a registration or browse was running.
@@ -26,6 +28,12 @@ public enum DiscoveryError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What to tell a person, including how to get going again.
     public var description: String {
         switch self {
+        case .libraryMissing(let name, let reason):
+            return """
+                DNS-SD is not available: the library \(name) could not be loaded (\(reason)).
+                Install it with 'sudo apt-get install libavahi-compat-libdnssd1 avahi-daemon', \
+                or skip discovery: 'parlor join HOST:PORT' works without it.
+                """
         case .daemonUnavailable(let operation, let code):
             return """
                 DNS-SD is not available: no avahi-daemon is running or D-Bus is unreachable \

@@ -180,3 +180,16 @@ import Testing
         #expect(!ServiceRegistration.isValidServiceType("_parlor"))
     }
 }
+
+@Suite struct DNSSDLibraryTests {
+    @Test func aMissingLibrarySaysWhatToInstallAndTheWayAround() {
+        let result = DNSSDLibrary.load(named: "libparlor-no-such-dns_sd.so.1")
+        guard case .failure(let error) = result, case .libraryMissing(let name, _) = error else {
+            Issue.record("expected libraryMissing, got \(result)")
+            return
+        }
+        #expect(name == "libparlor-no-such-dns_sd.so.1")
+        #expect(error.description.contains("apt-get install libavahi-compat-libdnssd1"))
+        #expect(error.description.contains("parlor join HOST:PORT"))
+    }
+}
