@@ -1,1 +1,0 @@
-// Discovery: placeholder until its first file lands.

@@ -1,1 +1,0 @@
-// DiscoveryTests: placeholder until its first test lands.

@@ -1,1 +1,0 @@
-// LabTests: placeholder until its first test lands.
