@@ -18,9 +18,11 @@ let package = Package(
     ],
     targets: [
         // C library: avahi's Bonjour compatibility layer (Debian libavahi-compat-libdnssd-dev).
+        // Header only at build time: Discovery loads libdns_sd with dlopen, so a
+        // machine without it still runs parlor (hosting by address works) and
+        // gets a clear error from browse and join-by-name.
         .systemLibrary(
             name: "CDNSSD",
-            pkgConfig: "avahi-compat-libdns_sd",
             providers: [.apt(["libavahi-compat-libdnssd-dev"])]
         ),
         // Linux calls that Glibc's module leaves out (epoll, eventfd, accept4); header only.
