@@ -9,7 +9,7 @@ import Testing
     static let token = SeatToken(hex: "0f0e0d0c0b0a09080706050403020100")!
 
     static func sampleHello() -> Hello {
-        Hello(appVersion: "0.1.0", playerID: player, playerName: "Ada", gameID: "connect4", rulesVersion: 1)
+        Hello(appVersion: "0.1.0", playerID: player, playerName: "Ada", games: [GameVersion(id: "connect4", rulesVersion: 1)])
     }
 
     static func sampleBlob() -> [UInt8] {
@@ -22,7 +22,7 @@ import Testing
     static let samples: [Message] = [
         .hello(sampleHello()),
         .hello(Hello(protocolVersions: [1, 2, 9], appVersion: "9.9.9-beta", playerID: player, playerName: "Zoë 🎲",
-                     gameID: "tictactoe", rulesVersion: 3, matchID: MatchID(hex: String(repeating: "ab", count: 16)),
+                     games: [GameVersion(id: "tictactoe", rulesVersion: 3), GameVersion(id: "cube4", rulesVersion: 1)], matchID: MatchID(hex: String(repeating: "ab", count: 16)),
                      seatToken: token, passcodeProof: Array(0..<32))),
         .welcome(Welcome(protocolVersion: 1, seat: 1, seatToken: token,
                          settings: SessionSettings(turnTimeoutSeconds: 60, heartbeatIntervalMilliseconds: 3000,
@@ -78,8 +78,8 @@ import Testing
         expected += [5] + Array("0.1.0".utf8)              // app version
         expected += Self.player.bytes                      // player id
         expected += [3] + Array("Ada".utf8)                // name
-        expected += [8] + Array("connect4".utf8)           // game id
-        expected += [0, 1]                                 // rules version
+        expected += [1, 8] + Array("connect4".utf8)        // one game: connect4
+        expected += [0, 1]                                 // its rules version
         expected += Array(repeating: 0, count: 32)         // no match id, no seat token
         expected += [0]                                    // no passcode proof
         #expect(payload == expected)
@@ -118,7 +118,7 @@ import Testing
         noVersions[0] = 0
         #expect(throws: MessageError.self) { try Message.decode(Frame(type: .hello, payload: noVersions)) }
         var hello = Self.sampleHello()
-        hello.gameID = "Connect4"
+        hello.games = [GameVersion(id: "Connect4", rulesVersion: 1)]
         #expect(throws: MessageError.invalidField(.hello, field: "game id")) {
             try Message.decode(Message.hello(hello).frame)
         }

@@ -38,10 +38,10 @@ public struct Hello: Hashable, Sendable {
     public var playerID: PlayerID
     /// The name shown to the host, 1-64 UTF-8 bytes without control characters.
     public var playerName: String
-    /// The game the guest wants, e.g. `connect4`.
-    public var gameID: String
-    /// The guest's rules version of that game.
-    public var rulesVersion: UInt16
+    /// The games the guest can play, with its rules version of each: one
+    /// entry when the player named a game, the whole catalog for
+    /// `parlor join HOST:PORT`. 1 to 32 entries.
+    public var games: [GameVersion]
     /// The match to resume, nil for a new match (sent as 16 zero bytes).
     public var matchID: MatchID?
     /// The seat token from an earlier WELCOME of that match, nil if none (16 zero bytes).
@@ -49,19 +49,43 @@ public struct Hello: Hashable, Sendable {
     /// Proof of the passcode (issue 7); empty when the guest has none. At most 64 bytes.
     public var passcodeProof: [UInt8]
 
-    /// A HELLO; `protocolVersions` defaults to every version this parlor speaks.
+    /// A HELLO; `protocolVersions` defaults to every version this parlor
+    /// speaks and `games` to every game it knows.
     public init(protocolVersions: [UInt8] = FrameFormat.supportedVersions, appVersion: String, playerID: PlayerID,
-                playerName: String, gameID: String, rulesVersion: UInt16, matchID: MatchID? = nil,
+                playerName: String, games: [GameVersion] = GameVersion.catalog, matchID: MatchID? = nil,
                 seatToken: SeatToken? = nil, passcodeProof: [UInt8] = []) {
         self.protocolVersions = protocolVersions
         self.appVersion = appVersion
         self.playerID = playerID
         self.playerName = playerName
-        self.gameID = gameID
-        self.rulesVersion = rulesVersion
+        self.games = games
         self.matchID = matchID
         self.seatToken = seatToken
         self.passcodeProof = passcodeProof
+    }
+}
+
+/// A game id with a rules version, as HELLO lists them.
+public struct GameVersion: Hashable, Sendable {
+    /// The game id, e.g. `connect4`: 1-32 bytes of a-z, 0-9, '-' and '_'.
+    public var id: String
+    /// The rules version of that game.
+    public var rulesVersion: UInt16
+
+    /// A game id and rules version.
+    public init(id: String, rulesVersion: UInt16) {
+        self.id = id
+        self.rulesVersion = rulesVersion
+    }
+
+    /// This parlor's version of the game `id`, nil if it does not know it.
+    public static func local(_ id: String) -> GameVersion? {
+        GameCatalog.game(id: id).map { GameVersion(id: $0.id, rulesVersion: UInt16(clamping: $0.rulesVersion)) }
+    }
+
+    /// Every game this parlor knows.
+    public static var catalog: [GameVersion] {
+        GameCatalog.all.map { GameVersion(id: $0.id, rulesVersion: UInt16(clamping: $0.rulesVersion)) }
     }
 }
 
@@ -169,6 +193,8 @@ public enum MessageLimits {
     public static let appVersionBytes = 1...32
     /// Longest player name field accepted on the wire (the host then applies `Seat.isValidName`).
     public static let maximumNameBytes = Seat.maximumNameBytes
+    /// Most games a HELLO may list.
+    public static let maximumGames = 32
     /// Game ids: 1-32 bytes of a-z, 0-9, '-' and '_'.
     public static let gameIDBytes = 1...MatchBlob.maximumGameIDBytes
     /// Longest passcode proof.
@@ -200,8 +226,12 @@ extension Message {
             writer.writeString8(hello.appVersion, limit: MessageLimits.appVersionBytes.upperBound)
             writer.write(bytes: hello.playerID.bytes)
             writer.writeString8(hello.playerName, limit: MessageLimits.maximumNameBytes)
-            writer.writeString8(hello.gameID, limit: MessageLimits.gameIDBytes.upperBound)
-            writer.write(hello.rulesVersion)
+            let games = Array(hello.games.prefix(MessageLimits.maximumGames))
+            writer.write(UInt8(games.count))
+            for game in games {
+                writer.writeString8(game.id, limit: MessageLimits.gameIDBytes.upperBound)
+                writer.write(game.rulesVersion)
+            }
             writer.write(bytes: hello.matchID?.bytes ?? Array(repeating: 0, count: 16))
             writer.write(bytes: hello.seatToken?.bytes ?? Array(repeating: 0, count: 16))
             let proof = Array(hello.passcodeProof.prefix(MessageLimits.maximumProofBytes))
@@ -331,19 +361,25 @@ private struct MessageReader {
             }
             guard let player = try identifier("player id", zeroMeansNone: true) else { throw invalid("player id") }
             let name = try string8("player name", limit: MessageLimits.maximumNameBytes)
-            let game = try string8("game id", limit: MessageLimits.gameIDBytes.upperBound)
-            guard MessageLimits.gameIDBytes.contains(game.utf8.count),
-                  game.utf8.allSatisfy({ (0x61...0x7a).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2d || $0 == 0x5f }) else {
-                throw invalid("game id")
+            let gameCount = Int(try u8())
+            guard (1...MessageLimits.maximumGames).contains(gameCount) else { throw invalid("game list") }
+            var games: [GameVersion] = []
+            for _ in 0..<gameCount {
+                let game = try string8("game id", limit: MessageLimits.gameIDBytes.upperBound)
+                guard MessageLimits.gameIDBytes.contains(game.utf8.count),
+                      game.utf8.allSatisfy({ (0x61...0x7a).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2d || $0 == 0x5f }) else {
+                    throw invalid("game id")
+                }
+                games.append(GameVersion(id: game, rulesVersion: try u16()))
             }
-            let rules = try u16()
+            guard Set(games.map(\.id)).count == games.count else { throw invalid("game list") }
             let match = try identifier("match id", zeroMeansNone: true)
             let token = try identifier("seat token", zeroMeansNone: true)
             let proofCount = Int(try u8())
             guard proofCount <= MessageLimits.maximumProofBytes else { throw invalid("passcode proof") }
             let proof = try bytes(proofCount)
             return .hello(Hello(protocolVersions: versions, appVersion: app, playerID: player, playerName: name,
-                                gameID: game, rulesVersion: rules, matchID: match, seatToken: token, passcodeProof: proof))
+                                games: games, matchID: match, seatToken: token, passcodeProof: proof))
         case .welcome:
             let version = try u8()
             guard version != 0 else { throw invalid("protocol version") }
