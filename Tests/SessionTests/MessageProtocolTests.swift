@@ -96,7 +96,10 @@ import Testing
         }
     }
 
-    @Test func invalidUTF8NameIsRefused() {
+    @Test func invalidUTF8NameIsRefusedButControlCharactersAreLeftToTheHost() throws {
+        var hello = Self.sampleHello()
+        hello.playerName = "bell\u{7}"
+        #expect(try Message.decode(Message.hello(hello).frame) == .hello(hello))
         var payload = Message.hello(Self.sampleHello()).payload
         // The name "Ada" starts after versions (2), app version (6) and player id (16).
         payload[25] = 0xFF

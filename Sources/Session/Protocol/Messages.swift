@@ -191,8 +191,6 @@ public enum MessageLimits {
     public static let maximumVersions = 16
     /// App version strings: 1-32 printable ASCII bytes.
     public static let appVersionBytes = 1...32
-    /// Longest player name field accepted on the wire (the host then applies `Seat.isValidName`).
-    public static let maximumNameBytes = Seat.maximumNameBytes
     /// Most games a HELLO may list.
     public static let maximumGames = 32
     /// Game ids: 1-32 bytes of a-z, 0-9, '-' and '_'.
@@ -225,7 +223,7 @@ extension Message {
             writer.write(bytes: versions)
             writer.writeString8(hello.appVersion, limit: MessageLimits.appVersionBytes.upperBound)
             writer.write(bytes: hello.playerID.bytes)
-            writer.writeString8(hello.playerName, limit: MessageLimits.maximumNameBytes)
+            writer.writeString8(hello.playerName, limit: 255)
             let games = Array(hello.games.prefix(MessageLimits.maximumGames))
             writer.write(UInt8(games.count))
             for game in games {
@@ -325,6 +323,14 @@ private struct MessageReader {
         guard count <= limit else { throw invalid(field) }
         return try text(try bytes(count), field)
     }
+    /// A u8-length UTF-8 string checked for encoding only: the player name,
+    /// whose rules (`Seat.isValidName`) the host applies so that it can
+    /// answer REJECT nameInvalid rather than a protocol error.
+    mutating func utf8String8(_ field: String) throws(MessageError) -> String {
+        let raw = try bytes(Int(try u8()))
+        guard let string = String(validating: raw, as: UTF8.self) else { throw invalid(field) }
+        return string
+    }
     /// A u16-length UTF-8 sentence of at most `MessageLimits.maximumSentenceBytes`.
     mutating func sentence() throws(MessageError) -> String {
         let count = Int(try u16())
@@ -360,7 +366,7 @@ private struct MessageReader {
                 throw invalid("app version")
             }
             guard let player = try identifier("player id", zeroMeansNone: true) else { throw invalid("player id") }
-            let name = try string8("player name", limit: MessageLimits.maximumNameBytes)
+            let name = try utf8String8("player name")
             let gameCount = Int(try u8())
             guard (1...MessageLimits.maximumGames).contains(gameCount) else { throw invalid("game list") }
             var games: [GameVersion] = []
