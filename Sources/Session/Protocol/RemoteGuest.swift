@@ -242,8 +242,9 @@ public final class RemoteGuest: Participant {
             case .peerBack:
                 await controller.report("\(name) is back")
             case .graceExpired:
-                connection.close()
+                // Quit first: if the guest can still hear us (half-open link), it learns the outcome.
                 await quitGuestSeat(controller)
+                connection.close()
             }
         }
     }
