@@ -27,10 +27,20 @@ public final class LocalParticipant: Participant {
     }
 
     /// Quits the match for this seat, in turn or out of turn.
+    ///
+    /// A quit is valid in any state, so when the authority's change overtakes
+    /// it (rolled back as `.superseded`, e.g. the host's move crossed it on the
+    /// wire) it is proposed again on the new state instead of being lost.
     public func quit() async -> SubmitResult {
         guard let controller = controllerBox.withLock({ $0 }) else { return .rejected(.matchOver) }
         guard let seat = await controller.state.seat(of: playerID) else { return .rejected(.notAParticipant) }
-        return await controller.submit(.quit(seat), from: self)
+        var result = await controller.submit(.quit(seat), from: self)
+        var retries = 0
+        while case .rolledBack(.superseded) = result, retries < 3 {
+            retries += 1
+            result = await controller.submit(.quit(seat), from: self)
+        }
+        return result
     }
 }
 
