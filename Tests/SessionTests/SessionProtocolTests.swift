@@ -20,4 +20,43 @@ import Testing
         #expect(await match.hostController.stopFailure == nil)
         #expect(await match.guestController.stopFailure == nil)
     }
+
+    @Test func aTransportAdaptedWithClosuresCarriesAWholeMatch() async throws {
+        // The shape the TCP shell uses: its own events mapped, its send and close passed in.
+        func adapt(_ inner: InMemoryByteStream) -> AdaptedByteStream {
+            let (events, sink) = AsyncStream<ByteStreamEvent>.makeStream()
+            Task {
+                for await event in inner.events { sink.yield(event) }
+                sink.finish()
+            }
+            return AdaptedByteStream(peerDescription: inner.peerDescription, events: events,
+                                     send: { inner.send($0) }, close: { inner.close() })
+        }
+        let host = try MatchHost(configuration: HostConfiguration(gameID: "tictactoe", hostName: "Hostess",
+                                                                  hostPlayerID: .random(), appVersion: "test"))
+        let (guestEnd, hostEnd) = InMemoryByteStream.pair()
+        await host.accept(adapt(hostEnd))
+        let joined = try await Guest.join(over: adapt(guestEnd), hello: Hello(appVersion: "test", playerID: .random(), playerName: "Guest"))
+        let hosted = try await host.waitForGuest()
+        let (hostController, _) = hosted.makeController { BotParticipant(playerID: $0, strategy: TestStrategies.seeded(8)) }
+        let (guestController, _) = joined.makeController { BotParticipant(playerID: $0, strategy: TestStrategies.seeded(9)) }
+        try await hostController.start()
+        try await guestController.start()
+        let hostFinal = try #require(await finished(hostController))
+        let guestFinal = try #require(await finished(guestController))
+        #expect(hostFinal.isEnded && hostFinal.stateHash == guestFinal.stateHash)
+    }
+
+    @Test func aGuestWithTheHostsOwnPlayerIDIsAdmittedUnderAFreshHostID() async throws {
+        let shared = PlayerID.random()
+        let host = try MatchHost(configuration: HostConfiguration(gameID: "connect4", hostName: "Hostess",
+                                                                  hostPlayerID: shared, appVersion: "test"))
+        let (guestEnd, hostEnd) = InMemoryByteStream.pair()
+        await host.accept(hostEnd)
+        let joined = try await Guest.join(over: guestEnd, hello: Hello(appVersion: "test", playerID: shared, playerName: "Me too"))
+        let hosted = try await host.waitForGuest()
+        #expect(joined.playerID == shared)
+        #expect(hosted.hostPlayerID != shared)
+        #expect(hosted.initialState.seats[hosted.hostSeat].playerID == hosted.hostPlayerID)
+    }
 }

@@ -30,6 +30,28 @@ public protocol ByteStream: Sendable {
     var peerDescription: String { get }
 }
 
+/// A `ByteStream` made of closures, to adapt a transport without a new type
+/// (e.g. the TCP shell's connection: map its events into `events`, pass its
+/// send and close).
+public struct AdaptedByteStream: ByteStream {
+    public let events: AsyncStream<ByteStreamEvent>
+    public let peerDescription: String
+    private let sendBytes: @Sendable ([UInt8]) -> Void
+    private let closeStream: @Sendable () -> Void
+
+    /// A stream whose `send` and `close` call the given closures; they must not block.
+    public init(peerDescription: String, events: AsyncStream<ByteStreamEvent>,
+                send: @escaping @Sendable ([UInt8]) -> Void, close: @escaping @Sendable () -> Void) {
+        self.peerDescription = peerDescription
+        self.events = events
+        self.sendBytes = send
+        self.closeStream = close
+    }
+
+    public func send(_ bytes: [UInt8]) { sendBytes(bytes) }
+    public func close() { closeStream() }
+}
+
 /// Two connected in-memory streams, for tests and benchmarks: what one sends
 /// the other receives, in order, optionally late, tampered with or lost.
 public final class InMemoryByteStream: ByteStream {

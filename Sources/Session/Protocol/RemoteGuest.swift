@@ -70,6 +70,7 @@ public final class RemoteGuest: Participant {
     // MARK: Participant
 
     public func attach(to controller: MatchController) {
+        connection.markHeard()
         state.withLock { state in
             state.controller = controller
             state.liveness = Liveness(settings: settings, now: .now)

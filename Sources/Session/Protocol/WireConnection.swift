@@ -44,6 +44,13 @@ final class WireConnection: Sendable {
     /// When bytes last arrived (any bytes count as a sign of life).
     var lastHeard: ContinuousClock.Instant { state.withLock { $0.lastHeard } }
 
+    /// Counts the peer as heard now: the session's silence clock starts when
+    /// the controller attaches, not at the handshake (the peer had nothing to say
+    /// while its side was being set up).
+    func markHeard() {
+        state.withLock { $0.lastHeard = .now }
+    }
+
     /// Whether the stream is still open.
     var isOpen: Bool { state.withLock { $0.open } }
 
