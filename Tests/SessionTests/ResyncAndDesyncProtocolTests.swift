@@ -71,6 +71,33 @@ import Testing
         #expect(await hostController.state.stateHash == guestController.state.stateHash)
     }
 
+    @Test(arguments: [11, 12, 13] as [UInt64])
+    func botsConvergeWhileConfirmationsKeepArrivingLate(seed: UInt64) async throws {
+        let pair = try await JoinedPair.make(seat: .first, timeouts: Self.shortConfirmation)
+        let match = try await BotMatch.start(pair, host: TestStrategies.seeded(seed), guest: TestStrategies.seeded(seed + 100))
+        // Every 150 ms the host's frames switch between arriving at once and 450 ms late,
+        // so some guest moves time out and resync while others commit normally.
+        let flapper = Task {
+            var late = false
+            while !Task.isCancelled {
+                late.toggle()
+                pair.hostEnd.setFaults(.init(delay: late ? .milliseconds(450) : .zero))
+                try? await Task.sleep(for: .milliseconds(150))
+            }
+        }
+        let hostFinal = try #require(await finished(match.hostController, within: .seconds(30)))
+        let guestFinal = try #require(await finished(match.guestController, within: .seconds(30)))
+        flapper.cancel()
+        #expect(await match.hostController.stopFailure == nil)
+        #expect(await match.guestController.stopFailure == nil)
+        #expect(hostFinal.stateHash == guestFinal.stateHash)
+        #expect(hostFinal.moves == guestFinal.moves)
+        let rollbacks = await match.guestEvents.events.filter {
+            if case .rolledBack(_, .confirmationTimeout, _) = $0 { true } else { false }
+        }
+        #expect(!rollbacks.isEmpty)  // the faults really did provoke resyncs
+    }
+
     /// Plays a bot match whose host-to-guest frames of `type` are rewritten by `tamper`.
     static func tamperedMatch(_ type: MessageType, _ tamper: @escaping @Sendable (Message) -> Message) async throws
         -> (host: MatchFailure?, guest: MatchFailure?) {
