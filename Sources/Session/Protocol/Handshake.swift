@@ -81,11 +81,8 @@ public struct HostHandshake: Hashable, Sendable {
 
     /// Feeds one event.
     public mutating func event(_ event: Event) -> Action {
-        guard state == .awaitingHello else {
-            // Anything after the decision belongs to the session, or to nobody.
-            if state == .deciding, case .timedOut = event { return .none }
-            return .none
-        }
+        // Anything after the decision belongs to the session, or to nobody.
+        guard state == .awaitingHello else { return .none }
         switch event {
         case .message(.hello(let hello)):
             state = .deciding

@@ -10,8 +10,11 @@
 public struct Liveness: Sendable {
     /// The timing of one session.
     public struct Settings: Hashable, Sendable {
+        /// Time between heartbeats sent.
         public var interval: Duration
+        /// Silence after which the peer counts as silent.
         public var timeout: Duration
+        /// Time a silent or disconnected peer has to come back.
         public var grace: Duration
         /// Settings; `timeout` should be a few intervals.
         public init(interval: Duration, timeout: Duration, grace: Duration) {
@@ -41,6 +44,7 @@ public struct Liveness: Sendable {
         case expired
     }
 
+    /// The timing this machine runs with.
     public let settings: Settings
     private var phase: Phase = .connected
     private var lastSent: ContinuousClock.Instant

@@ -21,10 +21,13 @@ public struct SessionSettings: Hashable, Sendable {
         self.confirmationTimeoutMilliseconds = confirmationTimeoutMilliseconds
     }
 
-    /// Allowed ranges; a WELCOME outside them is a protocol error.
+    /// Allowed heartbeat intervals, ms; a WELCOME outside these ranges is a protocol error.
     public static let heartbeatIntervalRange: ClosedRange<UInt32> = 10...60_000
+    /// Allowed heartbeat timeouts, ms (and greater than the interval).
     public static let heartbeatTimeoutRange: ClosedRange<UInt32> = 20...600_000
+    /// Allowed confirmation timeouts, ms.
     public static let confirmationTimeoutRange: ClosedRange<UInt32> = 10...600_000
+    /// Longest turn timeout, seconds (a week, as in the match blob).
     public static let maximumTurnTimeout: UInt32 = 7 * 24 * 3600
 }
 

@@ -6,7 +6,9 @@
 /// decodes; such a code has no `name` and is shown by number with the
 /// sentence that came with it.
 public struct ReasonCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The number on the wire.
     public var rawValue: UInt16
+    /// The code with this number, known or not.
     public init(rawValue: UInt16) { self.rawValue = rawValue }
 
     // MARK: Handshake (REJECT), 100-199

@@ -24,7 +24,9 @@ public enum ChangeMessageKind: Hashable, Sendable {
 
 /// A refused turn: the TURN_REJECTED reason and sentence.
 public struct TurnRejection: Error, Hashable, Sendable {
+    /// The reason code sent in TURN_REJECTED.
     public var reason: ReasonCode
+    /// The sentence sent with it.
     public var sentence: String
     /// A rejection; `sentence` is shown to the guest's player.
     public init(_ reason: ReasonCode, _ sentence: String) {
