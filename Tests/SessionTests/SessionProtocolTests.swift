@@ -38,8 +38,11 @@ import Testing
         await host.accept(adapt(hostEnd))
         let joined = try await Guest.join(over: adapt(guestEnd), hello: Hello(appVersion: "test", playerID: .random(), playerName: "Guest"))
         let hosted = try await host.waitForGuest()
-        let (hostController, _) = hosted.makeController { BotParticipant(playerID: $0, strategy: TestStrategies.seeded(8)) }
-        let (guestController, _) = joined.makeController { BotParticipant(playerID: $0, strategy: TestStrategies.seeded(9)) }
+        // Participants chosen at run time, as the CLI does for --bot.
+        let hostSeat: any Participant = BotParticipant(playerID: hosted.hostPlayerID, strategy: TestStrategies.seeded(8))
+        let guestSeat: any Participant = BotParticipant(playerID: joined.playerID, strategy: TestStrategies.seeded(9))
+        let hostController = hosted.makeController(with: hostSeat)
+        let guestController = joined.makeController(with: guestSeat)
         try await hostController.start()
         try await guestController.start()
         let hostFinal = try #require(await finished(hostController))

@@ -32,6 +32,13 @@ public struct JoinedMatch: Sendable {
         let controller = MatchController(state: initialState, participants: [local, remote], configuration: controllerConfiguration)
         return (controller, local)
     }
+
+    /// A controller for this match with `local` at our seat, for a participant
+    /// chosen at run time. `local.playerID` must be `playerID` (otherwise
+    /// `start()` throws `SubmitRejection.notAParticipant`).
+    public func makeController(with local: any Participant) -> MatchController {
+        MatchController(state: initialState, participants: [local, remote], configuration: controllerConfiguration)
+    }
 }
 
 /// Joining a host (`parlor join HOST:PORT`).

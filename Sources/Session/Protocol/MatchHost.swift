@@ -58,6 +58,13 @@ public struct HostedMatch: Sendable {
         let controller = MatchController(state: initialState, participants: [local, remote], configuration: controllerConfiguration)
         return (controller, local)
     }
+
+    /// A controller for this match with `local` at the host's seat, for a
+    /// participant chosen at run time. `local.playerID` must be `hostPlayerID`
+    /// (otherwise `start()` throws `SubmitRejection.notAParticipant`).
+    public func makeController(with local: any Participant) -> MatchController {
+        MatchController(state: initialState, participants: [local, remote], configuration: controllerConfiguration)
+    }
 }
 
 /// The host of one LAN match (`parlor host`): runs the handshake on every
