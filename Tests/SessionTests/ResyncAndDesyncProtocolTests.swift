@@ -88,8 +88,21 @@ import Testing
         let hostFinal = try #require(await finished(match.hostController, within: .seconds(30)))
         let guestFinal = try #require(await finished(match.guestController, within: .seconds(30)))
         flapper.cancel()
-        #expect(await match.hostController.stopFailure == nil)
-        #expect(await match.guestController.stopFailure == nil)
+        let hostFailure = await match.hostController.stopFailure, guestFailure = await match.guestController.stopFailure
+        #expect(hostFailure == nil, "host: \(String(describing: hostFailure))")
+        #expect(guestFailure == nil, "guest: \(String(describing: guestFailure))")
+        if guestFailure != nil {
+            for event in await match.guestEvents.events {
+                switch event {
+                case .committed(let change, let state): print("G committed \(change) -> \(state.sequence)")
+                case .rolledBack(let change, let reason, let state): print("G rolledBack \(change) \(reason) -> \(state.sequence)")
+                case .adopted(let state): print("G adopted \(state.sequence)")
+                case .awaitingConfirmation(let change, let state): print("G awaiting \(change) \(state.sequence)")
+                case .failed(let failure, _): print("G failed \(failure)")
+                default: break
+                }
+            }
+        }
         #expect(hostFinal.stateHash == guestFinal.stateHash)
         #expect(hostFinal.moves == guestFinal.moves)
         let rollbacks = await match.guestEvents.events.filter {

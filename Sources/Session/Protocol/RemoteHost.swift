@@ -34,6 +34,9 @@ public final class RemoteHost: Participant {
         var sequence: UInt32
         var stateHash: UInt64
         var continuation: CheckedContinuation<Void, any Error>
+        /// Whether the TURN or QUIT went out; a change held back during a
+        /// resync must never be taken as confirmed by an older CONFIRM.
+        var sent: Bool
     }
 
     private struct State {
@@ -112,10 +115,10 @@ public final class RemoteHost: Participant {
                     if state.ended { return DeliveryError.transportFailed("the match has stopped") }
                     if Task.isCancelled { return CancellationError() }
                     if !connection.isOpen { return DeliveryError.transportFailed("the connection to \(name) is closed") }
-                    state.awaiting = Awaiting(token: token, sequence: resulting.sequence, stateHash: resulting.stateHash,
-                                              continuation: continuation)
                     // While a resync is outstanding nothing is sent: the adopted
                     // state supersedes this change, and the player moves again on it.
+                    state.awaiting = Awaiting(token: token, sequence: resulting.sequence, stateHash: resulting.stateHash,
+                                              continuation: continuation, sent: !state.resyncing)
                     if !state.resyncing { connection.send(message) }
                     return nil
                 }
@@ -189,7 +192,7 @@ public final class RemoteHost: Participant {
             await handleConfirm(sequence: sequence, hash: hash, controller: controller)
         case .message(.turnRejected(let sequence, let reason, let sentence)):
             let (waiting, mark) = state.withLock { state -> (Awaiting?, UInt64) in
-                guard let awaiting = state.awaiting, awaiting.sequence == sequence else { return (nil, 0) }
+                guard let awaiting = state.awaiting, awaiting.sent, awaiting.sequence == sequence else { return (nil, 0) }
                 state.awaiting = nil
                 return (awaiting, settled.count)
             }
@@ -228,8 +231,16 @@ public final class RemoteHost: Participant {
     private func handleConfirm(sequence: UInt32, hash: UInt64, controller: MatchController) async {
         enum Verdict { case late, confirmed(Awaiting, UInt64), differs(Awaiting) }
         let verdict = state.withLock { state -> Verdict in
-            guard let awaiting = state.awaiting, awaiting.sequence == sequence else {
+            guard let awaiting = state.awaiting, awaiting.sent, awaiting.sequence == sequence else {
                 state.lateConfirmations += 1
+                // The host committed a change we rolled back (or are rolling
+                // back: the controller cancels the delivery just before it
+                // reports the rollback). Pushes that follow build on it, so
+                // they must wait for the host's state.
+                if sequence == state.known.sequence &+ 1, !state.resyncing, !state.ended {
+                    state.resyncing = true
+                    connection.send(.stateRequest(knownSequence: state.known.sequence))
+                }
                 return .late
             }
             state.awaiting = nil
