@@ -27,10 +27,26 @@ public final class LocalParticipant: Participant {
     }
 
     /// Quits the match for this seat, in turn or out of turn.
+    ///
+    /// A quit is valid in any state, so it is not lost to timing: when the
+    /// authority's change overtakes it (rolled back as `.superseded`, e.g. the
+    /// host's move crossed it on the wire) or another change is still being
+    /// confirmed, it is proposed again on the new state, for at most one
+    /// confirmation timeout.
     public func quit() async -> SubmitResult {
         guard let controller = controllerBox.withLock({ $0 }) else { return .rejected(.matchOver) }
         guard let seat = await controller.state.seat(of: playerID) else { return .rejected(.notAParticipant) }
-        return await controller.submit(.quit(seat), from: self)
+        let giveUp = ContinuousClock.now + controller.configuration.confirmationTimeout
+        while true {
+            let result = await controller.submit(.quit(seat), from: self)
+            switch result {
+            case .rolledBack(.superseded), .rejected(.awaitingConfirmation):
+                guard ContinuousClock.now < giveUp else { return result }
+                try? await Task.sleep(for: .milliseconds(5))
+            default:
+                return result
+            }
+        }
     }
 }
 

@@ -1,0 +1,112 @@
+import Match
+
+/// The timers of a LAN session (docs/PROTOCOL.md, "Timeouts").
+public struct SessionTimeouts: Hashable, Sendable {
+    /// How long a new connection has to complete HELLO (host) or to get an
+    /// answer to it (guest). Counted from accept, not reset by incoming bytes,
+    /// so a connection trickling one byte a minute is dropped. Default 10 s.
+    public var handshake: Duration
+    /// How often each side sends HEARTBEAT. Default 3 s.
+    public var heartbeatInterval: Duration
+    /// Silence after which the peer counts as disconnected. Default 15 s.
+    public var heartbeatTimeout: Duration
+    /// How long the guest waits for CONFIRM before rolling back and asking
+    /// for the host's state. Default 10 s.
+    public var confirmation: Duration
+    /// How long a disconnected peer may stay away before its seat quits
+    /// (host) or the match is given up as lost (guest). Default 120 s.
+    public var grace: Duration
+
+    /// Timeouts; every default is the documented one.
+    public init(handshake: Duration = .seconds(10), heartbeatInterval: Duration = .seconds(3),
+                heartbeatTimeout: Duration = .seconds(15), confirmation: Duration = .seconds(10),
+                grace: Duration = .seconds(120)) {
+        self.handshake = handshake
+        self.heartbeatInterval = heartbeatInterval
+        self.heartbeatTimeout = heartbeatTimeout
+        self.confirmation = confirmation
+        self.grace = grace
+    }
+}
+
+/// Everything `parlor host` decides before the first guest arrives.
+public struct HostConfiguration: Sendable {
+    /// Which seat the host takes.
+    public enum SeatPreference: Hashable, Sendable {
+        /// The host moves first (seat 1).
+        case first
+        /// The guest moves first.
+        case second
+        /// A coin flip; a seed makes it reproducible.
+        case random(seed: UInt64?)
+    }
+
+    /// The game hosted, e.g. `connect4` (must be in the catalog).
+    public var gameID: String
+    /// The host player's name (1-64 UTF-8 bytes, no control characters).
+    public var hostName: String
+    /// The host player's stable id. If a guest arrives with the same id (two
+    /// processes of one installation), the host plays this match under a
+    /// fresh random id instead: see `HostedMatch.hostPlayerID`.
+    public var hostPlayerID: PlayerID
+    /// Which seat the host takes. Default `.first`.
+    public var seatPreference: SeatPreference
+    /// Seconds per turn, 0 for no limit (`--turn-timeout`). Enforced by the host.
+    public var turnTimeoutSeconds: UInt32
+    /// The session timers.
+    public var timeouts: SessionTimeouts
+    /// This parlor's version, sent in WELCOME.
+    public var appVersion: String
+    /// Connections allowed in their handshake at once; more get REJECT busy. Default 32.
+    public var maximumPendingHandshakes: Int
+    /// Wall clock in ms since 1970 (injected in tests).
+    public var clock: @Sendable () -> Int64
+
+    /// A configuration; see each field for its default.
+    public init(gameID: String, hostName: String, hostPlayerID: PlayerID, seatPreference: SeatPreference = .first,
+                turnTimeoutSeconds: UInt32 = 0, timeouts: SessionTimeouts = SessionTimeouts(), appVersion: String,
+                maximumPendingHandshakes: Int = 32, clock: @escaping @Sendable () -> Int64 = wallClockMilliseconds) {
+        self.gameID = gameID
+        self.hostName = hostName
+        self.hostPlayerID = hostPlayerID
+        self.seatPreference = seatPreference
+        self.turnTimeoutSeconds = turnTimeoutSeconds
+        self.timeouts = timeouts
+        self.appVersion = appVersion
+        self.maximumPendingHandshakes = maximumPendingHandshakes
+        self.clock = clock
+    }
+}
+
+/// What `parlor join` decides; the other timers come from the host's WELCOME.
+public struct GuestOptions: Sendable {
+    /// How long to wait for WELCOME or REJECT. Default 10 s.
+    public var handshakeTimeout: Duration
+    /// How long a silent host may stay silent before the match is given up. Default 120 s.
+    public var grace: Duration
+    /// Wall clock in ms since 1970 (injected in tests).
+    public var clock: @Sendable () -> Int64
+
+    /// Options; see each field for its default.
+    public init(handshakeTimeout: Duration = .seconds(10), grace: Duration = .seconds(120),
+                clock: @escaping @Sendable () -> Int64 = wallClockMilliseconds) {
+        self.handshakeTimeout = handshakeTimeout
+        self.grace = grace
+        self.clock = clock
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds, clamped to the u32 range of the wire.
+    var wireMilliseconds: UInt32 {
+        let (seconds, attoseconds) = components
+        let total = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        return UInt32(clamping: max(0, total))
+    }
+
+    /// Whole seconds rounded up, for "waiting N s".
+    var roundedUpSeconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds + (attoseconds > 0 ? 1 : 0)
+    }
+}

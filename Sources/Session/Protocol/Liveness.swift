@@ -1,0 +1,109 @@
+/// Heartbeats, silence and the grace period of one session, as a pure state
+/// machine driven by a periodic tick (the shell supplies the clock).
+///
+/// - A HEARTBEAT goes out every `interval`.
+/// - A peer not heard from for `timeout` is *silent*: the player is told,
+///   and the grace period starts. Hearing it again within grace ends that.
+/// - A closed connection is *gone*: the player is told, and the grace period
+///   starts (a later protocol version lets the peer reconnect within it).
+/// - When the grace period runs out, `graceExpired` is returned once.
+public struct Liveness: Sendable {
+    /// The timing of one session.
+    public struct Settings: Hashable, Sendable {
+        /// Time between heartbeats sent.
+        public var interval: Duration
+        /// Silence after which the peer counts as silent.
+        public var timeout: Duration
+        /// Time a silent or disconnected peer has to come back.
+        public var grace: Duration
+        /// Settings; `timeout` should be a few intervals.
+        public init(interval: Duration, timeout: Duration, grace: Duration) {
+            self.interval = interval
+            self.timeout = timeout
+            self.grace = grace
+        }
+    }
+
+    /// What the shell must do after a tick.
+    public enum Action: Hashable, Sendable {
+        case sendHeartbeat
+        /// The peer went quiet; the grace period (`wait`) started.
+        case peerSilent(wait: Duration)
+        /// The connection closed; the grace period (`wait`) started.
+        case peerDisconnected(wait: Duration)
+        /// The peer is heard again after being silent.
+        case peerBack
+        /// The grace period ran out; the peer counts as gone for good.
+        case graceExpired
+    }
+
+    private enum Phase: Hashable, Sendable {
+        case connected
+        case silent(since: ContinuousClock.Instant)
+        case disconnected(since: ContinuousClock.Instant)
+        case expired
+    }
+
+    /// The timing this machine runs with.
+    public let settings: Settings
+    private var phase: Phase = .connected
+    private var lastSent: ContinuousClock.Instant
+
+    /// A session that starts now: the peer counts as just heard.
+    public init(settings: Settings, now: ContinuousClock.Instant) {
+        self.settings = settings
+        self.lastSent = now
+    }
+
+    /// How often the shell should tick: often enough for every timer to fire
+    /// within a quarter of its length.
+    public var tickInterval: Duration {
+        min(settings.interval, settings.timeout / 4, settings.grace / 4, .seconds(1))
+    }
+
+    /// Whether the peer is currently counted as present.
+    public var isPeerPresent: Bool { phase == .connected }
+
+    /// Advances to `now`; `lastHeard` is when bytes last arrived, `open`
+    /// whether the connection is still open.
+    public mutating func tick(now: ContinuousClock.Instant, lastHeard: ContinuousClock.Instant, open: Bool) -> [Action] {
+        var actions: [Action] = []
+        switch phase {
+        case .expired:
+            return []
+        case .connected:
+            if !open {
+                phase = .disconnected(since: now)
+                actions.append(.peerDisconnected(wait: settings.grace))
+            } else if now - lastHeard >= settings.timeout {
+                phase = .silent(since: now)
+                actions.append(.peerSilent(wait: settings.grace))
+            }
+        case .silent(let since):
+            if !open {
+                phase = .disconnected(since: since)
+                actions.append(.peerDisconnected(wait: settings.grace - (now - since)))
+            } else if now - lastHeard < settings.timeout {
+                phase = .connected
+                actions.append(.peerBack)
+            }
+        case .disconnected:
+            break
+        }
+        switch phase {
+        case .silent(let since), .disconnected(let since):
+            if now - since >= settings.grace {
+                phase = .expired
+                actions.append(.graceExpired)
+                return actions
+            }
+        case .connected, .expired:
+            break
+        }
+        if open, now - lastSent >= settings.interval {
+            lastSent = now
+            actions.append(.sendHeartbeat)
+        }
+        return actions
+    }
+}

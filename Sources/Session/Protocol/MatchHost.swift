@@ -1,0 +1,283 @@
+import Games
+import Match
+
+/// One connection's handshake result, for the host's log and `--json` events.
+public struct ConnectionReport: Hashable, Sendable, CustomStringConvertible {
+    /// Where the connection came from.
+    public var peer: String
+    /// What became of it.
+    public var outcome: HandshakeOutcome
+
+    public var description: String { "\(peer): \(outcome)" }
+}
+
+/// Why hosting failed before a match began.
+public enum HostError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The configured game is not in the catalog.
+    case unknownGame(String)
+    /// The configured host name is not a valid player name.
+    case invalidName(String)
+    /// `shutdown()` was called before a guest was admitted.
+    case shutDown
+
+    public var description: String {
+        switch self {
+        case .unknownGame(let id): "there is no game called '\(id)'"
+        case .invalidName(let name): "'\(name)' cannot be a player name (1 to \(Seat.maximumNameBytes) bytes, no control characters)"
+        case .shutDown: "the host was shut down before anyone joined"
+        }
+    }
+}
+
+/// The match a guest was admitted to, ready for a controller.
+public struct HostedMatch: Sendable {
+    /// The match as it starts (both seats, nobody has moved).
+    public let initialState: MatchState
+    /// The host's seat.
+    public let hostSeat: SeatIndex
+    /// The guest's seat.
+    public let guestSeat: SeatIndex
+    /// The player id of the host's seat in this match: the configured one,
+    /// or a fresh one if the guest arrived with the same id.
+    public let hostPlayerID: PlayerID
+    /// The guest's secret for its seat (for resume, issue 5).
+    public let seatToken: SeatToken
+    /// The guest's seat as a participant; pass it to the controller.
+    public let remote: RemoteGuest
+    /// Controller settings that match the session (confirmation timeout, clock).
+    public let controllerConfiguration: MatchController.Configuration
+
+    /// The guest's name.
+    public var guestName: String { remote.name }
+
+    /// A controller for this match with `makeLocal(hostPlayerID)` at the
+    /// host's seat (a `LocalParticipant` or a `BotParticipant`) and the
+    /// remote guest at the other. Start it with `start()`.
+    public func makeController<Local: Participant>(_ makeLocal: (PlayerID) -> Local) -> (MatchController, Local) {
+        let local = makeLocal(hostPlayerID)
+        let controller = MatchController(state: initialState, participants: [local, remote], configuration: controllerConfiguration)
+        return (controller, local)
+    }
+
+    /// A controller for this match with `local` at the host's seat, for a
+    /// participant chosen at run time. `local.playerID` must be `hostPlayerID`
+    /// (otherwise `start()` throws `SubmitRejection.notAParticipant`).
+    public func makeController(with local: any Participant) -> MatchController {
+        MatchController(state: initialState, participants: [local, remote], configuration: controllerConfiguration)
+    }
+}
+
+/// The host of one LAN match (`parlor host`): runs the handshake on every
+/// connection it is given, admits the first fitting guest, and refuses
+/// everyone after that (REJECT matchFull) while the match goes on.
+///
+/// The TCP shell calls `accept(_:)` for every accepted connection; the CLI
+/// awaits `waitForGuest()` and builds a controller from the `HostedMatch`.
+/// Each handshake is a `HostHandshake` state machine; this actor performs
+/// its actions. No connection can block another: handshakes have a timeout
+/// counted from accept, and at most `maximumPendingHandshakes` run at once.
+public actor MatchHost {
+    private struct Pending {
+        var machine: HostHandshake
+        var connection: WireConnection
+        var timer: Task<Void, Never>?
+    }
+
+    /// The configuration this host runs with.
+    public let configuration: HostConfiguration
+    /// One report per connection whose handshake ended (admitted, rejected, dropped).
+    public nonisolated let reports: AsyncStream<ConnectionReport>
+    private let reportSink: AsyncStream<ConnectionReport>.Continuation
+    private let gameType: any Game.Type
+    private var pending: [UInt64: Pending] = [:]
+    private var nextID: UInt64 = 0
+    private var hosted: HostedMatch?
+    private var waiters: [CheckedContinuation<HostedMatch?, Never>] = []
+    private var isShutDown = false
+    private var random: SplitMix64
+
+    /// A host for `configuration`; throws if its game or name is invalid.
+    public init(configuration: HostConfiguration) throws(HostError) {
+        guard let type = GameCatalog.game(id: configuration.gameID), type.seatRange.contains(2) else {
+            throw .unknownGame(configuration.gameID)
+        }
+        guard Seat.isValidName(configuration.hostName) else { throw .invalidName(configuration.hostName) }
+        self.configuration = configuration
+        self.gameType = type
+        let seed: UInt64
+        if case .random(let given?) = configuration.seatPreference { seed = given } else { seed = UInt64.random(in: .min ... .max) }
+        self.random = SplitMix64(seed: seed)
+        (reports, reportSink) = AsyncStream<ConnectionReport>.makeStream(bufferingPolicy: .bufferingNewest(1024))
+    }
+
+    /// Number of connections currently in their handshake.
+    public var pendingHandshakeCount: Int { pending.count }
+
+    /// Whether a guest has been admitted.
+    public var hasGuest: Bool { hosted != nil }
+
+    /// Runs the handshake on a newly accepted connection. Returns at once.
+    public func accept(_ stream: any ByteStream) {
+        let connection = WireConnection(stream: stream)
+        guard !isShutDown else {
+            stream.close()
+            return
+        }
+        guard pending.count < configuration.maximumPendingHandshakes else {
+            let sentence = "This host has too many connections starting; try again in a moment."
+            connection.send(.reject(.busy, sentence: sentence))
+            connection.close()
+            report(stream.peerDescription, .rejected(.busy, sentence: sentence))
+            return
+        }
+        nextID += 1
+        let id = nextID
+        pending[id] = Pending(machine: HostHandshake(), connection: connection)
+        connection.start { [weak self] inbound in await self?.handshake(id, inbound) }
+        let timeout = configuration.timeouts.handshake
+        pending[id]?.timer = Task { [weak self] in
+            do { try await Task.sleep(for: timeout) } catch { return }
+            await self?.handshake(id, event: .timedOut)
+        }
+    }
+
+    /// Waits until a guest is admitted and returns its match.
+    public func waitForGuest() async throws(HostError) -> HostedMatch {
+        if let hosted { return hosted }
+        if isShutDown { throw .shutDown }
+        let match = await withCheckedContinuation { waiters.append($0) }
+        guard let match else { throw .shutDown }
+        return match
+    }
+
+    /// Stops admitting: pending handshakes are closed and `waitForGuest` throws.
+    /// An admitted match is not affected (its controller ends it).
+    public func shutdown() {
+        isShutDown = true
+        for (_, entry) in pending {
+            entry.timer?.cancel()
+            entry.connection.close()
+        }
+        pending = [:]
+        for waiter in waiters { waiter.resume(returning: hosted) }
+        waiters = []
+        reportSink.finish()
+    }
+
+    // MARK: Handshake shell
+
+    private func handshake(_ id: UInt64, _ inbound: Inbound) {
+        switch inbound {
+        case .message(let message): handshake(id, event: .message(message))
+        case .frameError(let error): handshake(id, event: .frameError(error))
+        case .messageError(let error): handshake(id, event: .messageError(error))
+        case .closed(let why, let midFrame):
+            handshake(id, event: .peerClosed(midFrame ? "in the middle of a frame" + (why.map { ", \($0)" } ?? "") : why))
+        }
+    }
+
+    private func handshake(_ id: UInt64, event: HostHandshake.Event) {
+        guard var entry = pending[id] else { return }
+        var action = entry.machine.event(event)
+        if case .evaluate(let hello) = action {
+            action = entry.machine.decided(admission(for: hello, peer: entry.connection.peerDescription))
+        }
+        pending[id] = entry
+        perform(action, id: id)
+    }
+
+    private func perform(_ action: HostHandshake.Action, id: UInt64) {
+        guard let entry = pending[id] else { return }
+        let connection = entry.connection
+        let peer = connection.peerDescription
+        switch action {
+        case .none, .evaluate:
+            return
+        case .welcome(let welcome):
+            finish(id)
+            admit(welcome: welcome, connection: connection)
+        case .rejectAndClose(let message, let outcome):
+            finish(id)
+            connection.send(message)
+            connection.close()
+            report(peer, outcome)
+        case .answerHTTPAndClose(let outcome):
+            finish(id)
+            connection.sendRaw(Self.httpAnswer)
+            connection.close()
+            report(peer, outcome)
+        case .close(let outcome):
+            finish(id)
+            connection.close()
+            report(peer, outcome)
+        }
+    }
+
+    private func finish(_ id: UInt64) {
+        pending[id]?.timer?.cancel()
+        pending[id] = nil
+    }
+
+    /// The words a browser gets when someone opens the port in it.
+    static let httpAnswer: [UInt8] = Array("""
+        HTTP/1.0 400 Bad Request\r
+        Content-Type: text/plain; charset=utf-8\r
+        Connection: close\r
+        \r
+        This is a parlor game host, not a web server. Join it with: parlor join HOST:PORT\r
+
+        """.utf8)
+
+    // MARK: Admission
+
+    /// The admission decision, and when admitting, the match and WELCOME.
+    private func admission(for hello: Hello, peer: String) -> Admission {
+        let policy = HostAdmissionPolicy(gameID: gameType.id, rulesVersion: gameType.rulesVersion,
+                                         seatAvailable: hosted == nil && !isShutDown,
+                                         currentMatch: hosted.map { ($0.initialState.matchID, $0.seatToken) })
+        if let (reason, sentence) = policy.refusal(of: hello) { return .reject(reason, sentence) }
+        let hostSeat: SeatIndex
+        switch configuration.seatPreference {
+        case .first: hostSeat = 0
+        case .second: hostSeat = 1
+        case .random: hostSeat = Int(random.next() & 1)
+        }
+        let guestSeat = 1 - hostSeat
+        let hostID = hello.playerID == configuration.hostPlayerID ? PlayerID.random() : configuration.hostPlayerID
+        var seats = [Seat(playerID: hostID, name: configuration.hostName), Seat(playerID: hello.playerID, name: hello.playerName)]
+        if hostSeat == 1 { seats.reverse() }
+        let state = MatchState(matchID: MatchID.random(), game: gameType.init(seats: 2), seats: seats,
+                               turnTimeout: configuration.turnTimeoutSeconds, now: configuration.clock())
+        let timeouts = configuration.timeouts
+        let settings = SessionSettings(
+            turnTimeoutSeconds: configuration.turnTimeoutSeconds,
+            heartbeatIntervalMilliseconds: timeouts.heartbeatInterval.wireMilliseconds,
+            heartbeatTimeoutMilliseconds: timeouts.heartbeatTimeout.wireMilliseconds,
+            confirmationTimeoutMilliseconds: timeouts.confirmation.wireMilliseconds)
+        let version = FrameFormat.supportedVersions.first { hello.protocolVersions.contains($0) } ?? FrameFormat.version
+        return .welcome(Welcome(protocolVersion: version, seat: guestSeat, seatToken: SeatToken.random(), settings: settings,
+                                hostAppVersion: configuration.appVersion, matchBlob: MatchBlob.encode(state)))
+    }
+
+    /// Sends WELCOME and hands the connection to the guest's `RemoteGuest`.
+    private func admit(welcome: Welcome, connection: WireConnection) {
+        guard let state = try? MatchBlob.decode(welcome.matchBlob) else { return }  // encoded just above
+        let remote = RemoteGuest(connection: connection, seat: welcome.seat, initial: state,
+                                 timeouts: configuration.timeouts, clock: configuration.clock)
+        remote.takeOver()
+        connection.send(.welcome(welcome))
+        let match = HostedMatch(
+            initialState: state, hostSeat: 1 - welcome.seat, guestSeat: welcome.seat,
+            hostPlayerID: state.seats[1 - welcome.seat].playerID, seatToken: welcome.seatToken, remote: remote,
+            controllerConfiguration: MatchController.Configuration(confirmationTimeout: configuration.timeouts.confirmation,
+                                                                   clock: configuration.clock))
+        hosted = match
+        report(connection.peerDescription, .admitted(name: remote.name, seat: welcome.seat))
+        for waiter in waiters { waiter.resume(returning: match) }
+        waiters = []
+    }
+
+    private func report(_ peer: String, _ outcome: HandshakeOutcome) {
+        reportSink.yield(ConnectionReport(peer: peer, outcome: outcome))
+    }
+}

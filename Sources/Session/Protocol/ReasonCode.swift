@@ -1,0 +1,140 @@
+/// Why a peer was refused, a turn rejected, or a session ended: the u16
+/// reason code of REJECT, TURN_REJECTED and GOODBYE (docs/PROTOCOL.md,
+/// "Reason codes").
+///
+/// A struct rather than an enum so that a code from a newer parlor still
+/// decodes; such a code has no `name` and is shown by number with the
+/// sentence that came with it.
+public struct ReasonCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The number on the wire.
+    public var rawValue: UInt16
+    /// The code with this number, known or not.
+    public init(rawValue: UInt16) { self.rawValue = rawValue }
+
+    // MARK: Handshake (REJECT), 100-199
+
+    /// None of the guest's protocol versions is spoken by the host.
+    public static let versionUnsupported = ReasonCode(rawValue: 100)
+    /// The host does not host this game (or does not know it).
+    public static let gameUnknown = ReasonCode(rawValue: 101)
+    /// Same game, different rules version: the two parlors would disagree.
+    public static let rulesVersionMismatch = ReasonCode(rawValue: 102)
+    /// Every seat of the match is taken.
+    public static let matchFull = ReasonCode(rawValue: 103)
+    /// The guest asked to resume a match this host does not have.
+    public static let matchNotFound = ReasonCode(rawValue: 104)
+    /// The seat token does not belong to the seat being resumed.
+    public static let badSeatToken = ReasonCode(rawValue: 105)
+    /// The host requires a passcode and the guest sent no proof.
+    public static let passcodeRequired = ReasonCode(rawValue: 106)
+    /// The passcode proof is wrong.
+    public static let passcodeWrong = ReasonCode(rawValue: 107)
+    /// The player name is empty, too long or contains control characters.
+    public static let nameInvalid = ReasonCode(rawValue: 108)
+    /// Too many connections are in their handshake; try again later.
+    public static let busy = ReasonCode(rawValue: 109)
+    /// The HELLO did not arrive within the handshake timeout.
+    public static let handshakeTimeout = ReasonCode(rawValue: 110)
+    /// A malformed frame or message, or a message out of place.
+    public static let protocolError = ReasonCode(rawValue: 111)
+    /// The guest uses the host's own player id (both processes share one
+    /// installation); the guest must use another id.
+    public static let playerIDInUse = ReasonCode(rawValue: 112)
+    /// Resuming a match is not supported by this host (protocol version 1).
+    public static let resumeUnsupported = ReasonCode(rawValue: 113)
+
+    // MARK: Turns (TURN_REJECTED), 200-299
+
+    /// The sequence number is neither the next one nor a committed one.
+    public static let outOfSequence = ReasonCode(rawValue: 200)
+    /// The exact state was already committed under that sequence number.
+    public static let replayed = ReasonCode(rawValue: 201)
+    /// It is not the sender's turn in the host's state.
+    public static let notYourTurn = ReasonCode(rawValue: 202)
+    /// The change is for a seat that is not the sender's.
+    public static let notYourSeat = ReasonCode(rawValue: 203)
+    /// The new move breaks the rules.
+    public static let illegalMove = ReasonCode(rawValue: 204)
+    /// The blob does not decode (truncated, bad field, unknown format).
+    public static let badBlob = ReasonCode(rawValue: 205)
+    /// The blob belongs to another match.
+    public static let otherMatch = ReasonCode(rawValue: 206)
+    /// The blob is of another game or rules version.
+    public static let otherGame = ReasonCode(rawValue: 207)
+    /// The blob changes moves that were already committed.
+    public static let historyRewritten = ReasonCode(rawValue: 208)
+    /// The blob's state hash does not match its content.
+    public static let hashMismatch = ReasonCode(rawValue: 209)
+    /// The outcomes in the blob are not what the rules say.
+    public static let outcomesDisagree = ReasonCode(rawValue: 210)
+    /// The match has ended; no more changes.
+    public static let matchOver = ReasonCode(rawValue: 211)
+    /// The blob differs from the committed state by more or less than one change,
+    /// or changes the seats or settings.
+    public static let notOneChange = ReasonCode(rawValue: 212)
+
+    // MARK: Session end (GOODBYE), 300-399
+
+    /// The match is over; the GOODBYE carries the final state.
+    public static let goodbyeMatchOver = ReasonCode(rawValue: 300)
+    /// The sender leaves but may come back to resume (issue 5).
+    public static let goodbyeLeaving = ReasonCode(rawValue: 301)
+    /// The sender found the two copies of the match disagree; the match is void on both sides.
+    public static let goodbyeDesync = ReasonCode(rawValue: 302)
+    /// The sender received something it cannot parse or that breaks the protocol.
+    public static let goodbyeProtocolError = ReasonCode(rawValue: 303)
+    /// The sender stopped hearing from the peer (no heartbeat within the timeout).
+    public static let goodbyeSilence = ReasonCode(rawValue: 304)
+
+    /// Every code this version defines, in numeric order.
+    public static let known: [ReasonCode] = [
+        .versionUnsupported, .gameUnknown, .rulesVersionMismatch, .matchFull, .matchNotFound, .badSeatToken,
+        .passcodeRequired, .passcodeWrong, .nameInvalid, .busy, .handshakeTimeout, .protocolError,
+        .playerIDInUse, .resumeUnsupported,
+        .outOfSequence, .replayed, .notYourTurn, .notYourSeat, .illegalMove, .badBlob, .otherMatch, .otherGame,
+        .historyRewritten, .hashMismatch, .outcomesDisagree, .matchOver, .notOneChange,
+        .goodbyeMatchOver, .goodbyeLeaving, .goodbyeDesync, .goodbyeProtocolError, .goodbyeSilence,
+    ]
+
+    /// The camel-case name used in docs/PROTOCOL.md and JSON, nil for a code from a newer parlor.
+    public var name: String? {
+        switch rawValue {
+        case 100: "versionUnsupported"
+        case 101: "gameUnknown"
+        case 102: "rulesVersionMismatch"
+        case 103: "matchFull"
+        case 104: "matchNotFound"
+        case 105: "badSeatToken"
+        case 106: "passcodeRequired"
+        case 107: "passcodeWrong"
+        case 108: "nameInvalid"
+        case 109: "busy"
+        case 110: "handshakeTimeout"
+        case 111: "protocolError"
+        case 112: "playerIDInUse"
+        case 113: "resumeUnsupported"
+        case 200: "outOfSequence"
+        case 201: "replayed"
+        case 202: "notYourTurn"
+        case 203: "notYourSeat"
+        case 204: "illegalMove"
+        case 205: "badBlob"
+        case 206: "otherMatch"
+        case 207: "otherGame"
+        case 208: "historyRewritten"
+        case 209: "hashMismatch"
+        case 210: "outcomesDisagree"
+        case 211: "matchOver"
+        case 212: "notOneChange"
+        case 300: "matchOver"
+        case 301: "leaving"
+        case 302: "desync"
+        case 303: "protocolError"
+        case 304: "silence"
+        default: nil
+        }
+    }
+
+    /// The name, or "reason N" for a code this version does not know.
+    public var description: String { name ?? "reason \(rawValue)" }
+}

@@ -1,0 +1,133 @@
+import Match
+import Synchronization
+
+/// What the reader of a connection hands on, in arrival order.
+enum Inbound: Sendable {
+    case message(Message)
+    case frameError(FrameError)
+    case messageError(MessageError)
+    /// The stream ended; `midFrame` when a partial frame was left over.
+    case closed(String?, midFrame: Bool)
+}
+
+/// The thin shell around one `ByteStream`: a reader task that feeds the
+/// pure `FrameDecoder` and passes each message to the current handler, and
+/// a `send` that encodes frames.
+///
+/// One handler call at a time, in order: the handshake's handler hands the
+/// connection to the session by swapping the handler before it returns, so
+/// no message can slip between the two. After a framing error the reader
+/// stops (the stream has no frame boundary any more).
+///
+/// A final class with a mutex rather than an actor: `send` and `lastHeard`
+/// are called synchronously from participants' callbacks, which must not wait.
+final class WireConnection: Sendable {
+    typealias Handler = @Sendable (Inbound) async -> Void
+
+    private struct State {
+        var handler: Handler?
+        var lastHeard: ContinuousClock.Instant = .now
+        var open = true
+        var reader: Task<Void, Never>?
+    }
+
+    let stream: any ByteStream
+    private let state = Mutex(State())
+
+    init(stream: any ByteStream) {
+        self.stream = stream
+    }
+
+    /// Who is at the other end, for logs.
+    var peerDescription: String { stream.peerDescription }
+
+    /// When bytes last arrived (any bytes count as a sign of life).
+    var lastHeard: ContinuousClock.Instant { state.withLock { $0.lastHeard } }
+
+    /// Counts the peer as heard now: the session's silence clock starts when
+    /// the controller attaches, not at the handshake (the peer had nothing to say
+    /// while its side was being set up).
+    func markHeard() {
+        state.withLock { $0.lastHeard = .now }
+    }
+
+    /// Whether the stream is still open.
+    var isOpen: Bool { state.withLock { $0.open } }
+
+    /// Replaces the handler that receives what arrives next.
+    func setHandler(_ handler: @escaping Handler) {
+        state.withLock { $0.handler = handler }
+    }
+
+    /// Starts reading; `handler` receives everything until it is replaced.
+    func start(handler: @escaping Handler) {
+        setHandler(handler)
+        let task = Task { [self] in await readLoop() }
+        state.withLock { $0.reader = task }
+    }
+
+    private func dispatch(_ inbound: Inbound) async {
+        guard let handler = state.withLock({ $0.handler }) else { return }
+        await handler(inbound)
+    }
+
+    private func readLoop() async {
+        var decoder = FrameDecoder()
+        for await event in stream.events {
+            switch event {
+            case .data(let bytes):
+                state.withLock { $0.lastHeard = .now }
+                decoder.append(bytes)
+                while true {
+                    let frame: Frame?
+                    do { frame = try decoder.next() } catch {
+                        await dispatch(.frameError(error))
+                        markClosed()
+                        stream.close()
+                        return
+                    }
+                    guard let frame else { break }
+                    let message: Message
+                    do { message = try Message.decode(frame) } catch {
+                        await dispatch(.messageError(error))
+                        markClosed()
+                        stream.close()
+                        return
+                    }
+                    await dispatch(.message(message))
+                }
+            case .closed(let why):
+                markClosed()
+                await dispatch(.closed(why, midFrame: decoder.bufferedByteCount > 0))
+                // Break the connection → handler → participant → connection cycle.
+                state.withLock { $0.handler = nil }
+                return
+            }
+        }
+        // The stream ended without a `.closed` event.
+        markClosed()
+        await dispatch(.closed(nil, midFrame: decoder.bufferedByteCount > 0))
+    }
+
+    private func markClosed() {
+        state.withLock { $0.open = false }
+    }
+
+    /// Sends one message; ignored once closed.
+    func send(_ message: Message) {
+        guard isOpen else { return }
+        stream.send(message.encoded)
+    }
+
+    /// Sends raw bytes (the plain-HTTP answer); ignored once closed.
+    func sendRaw(_ bytes: [UInt8]) {
+        guard isOpen else { return }
+        stream.send(bytes)
+    }
+
+    /// Flushes and closes the stream; the reader then sees the end.
+    func close() {
+        markClosed()
+        stream.close()
+    }
+}

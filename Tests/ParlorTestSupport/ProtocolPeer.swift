@@ -1,0 +1,199 @@
+import Games
+import Match
+import Session
+
+/// What a `RawPeer` saw arrive.
+public enum RawPeerEvent: Sendable, Equatable {
+    case message(Message)
+    /// Bytes that are not a parlor frame stream (e.g. the host's plain-HTTP answer).
+    case notFrames([UInt8])
+    case closed
+}
+
+/// A hand-driven protocol client for tests: it speaks frames and messages
+/// directly over one end of an in-memory stream, so a test can send exactly
+/// the bytes a malicious or broken peer would.
+public actor RawPeer {
+    public let stream: InMemoryByteStream
+    private var events: [RawPeerEvent] = []
+    private var rawBytes: [UInt8] = []
+    private var reader: Task<Void, Never>?
+
+    /// A peer on `stream`; starts reading at once.
+    public init(stream: InMemoryByteStream) {
+        self.stream = stream
+        Task { await self.startReading() }
+    }
+
+    private func startReading() {
+        let stream = self.stream
+        reader = Task { [weak self] in
+            var decoder = FrameDecoder()
+            var failed = false
+            for await event in stream.events {
+                switch event {
+                case .data(let bytes):
+                    await self?.appendRaw(bytes)
+                    guard !failed else { continue }
+                    decoder.append(bytes)
+                    do {
+                        while let frame = try decoder.next() {
+                            if let message = try? Message.decode(frame) { await self?.append(.message(message)) }
+                        }
+                    } catch {
+                        failed = true
+                    }
+                case .closed:
+                    if failed, let raw = await self?.rawBytes { await self?.append(.notFrames(raw)) }
+                    await self?.append(.closed)
+                    return
+                }
+            }
+        }
+    }
+
+    private func append(_ event: RawPeerEvent) { events.append(event) }
+    private func appendRaw(_ bytes: [UInt8]) { rawBytes += bytes }
+
+    /// Everything received so far, as raw bytes.
+    public var received: [UInt8] { rawBytes }
+
+    /// Sends raw bytes.
+    public func send(bytes: [UInt8]) { stream.send(bytes) }
+
+    /// Sends one message.
+    public func send(_ message: Message) { stream.send(message.encoded) }
+
+    /// Closes our end.
+    public func close() { stream.close() }
+
+    /// Waits for the next event (removing it), or nil after `timeout`.
+    public func next(timeout: Duration = .seconds(5)) async -> RawPeerEvent? {
+        let deadline = ContinuousClock.now + timeout
+        while events.isEmpty {
+            guard ContinuousClock.now < deadline else { return nil }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return events.removeFirst()
+    }
+
+    /// Waits for the next message, skipping heartbeats; nil on close or timeout.
+    public func nextMessage(timeout: Duration = .seconds(5)) async -> Message? {
+        while let event = await next(timeout: timeout) {
+            switch event {
+            case .message(.heartbeat): continue
+            case .message(let message): return message
+            case .notFrames, .closed: return nil
+            }
+        }
+        return nil
+    }
+
+    /// Waits until the stream closes; false after `timeout`.
+    public func waitForClose(timeout: Duration = .seconds(5)) async -> Bool {
+        while let event = await next(timeout: timeout) {
+            if event == .closed { return true }
+        }
+        return false
+    }
+
+    /// Performs a HELLO and returns the WELCOME's decoded match, or the first other message.
+    public func handshake(_ hello: Hello) async -> (Welcome, MatchState)? {
+        send(.hello(hello))
+        guard case .welcome(let welcome)? = await nextMessage(), let state = try? MatchBlob.decode(welcome.matchBlob) else {
+            return nil
+        }
+        return (welcome, state)
+    }
+}
+
+/// Byte surgery on match blobs, for forging states a real peer would never
+/// send (the encoder only writes valid ones).
+public enum BlobForge {
+    /// Offset of the deadline field (i64) in a well-formed blob.
+    public static func deadlineOffset(in blob: [UInt8]) -> Int? {
+        var offset = 4 + 2 + 16
+        guard blob.count > offset else { return nil }
+        offset += 1 + Int(blob[offset])                          // game id
+        offset += 2                                              // rules version
+        guard blob.count > offset else { return nil }
+        let seats = Int(blob[offset]); offset += 1
+        for _ in 0..<seats {
+            offset += 16
+            guard blob.count > offset else { return nil }
+            offset += 1 + Int(blob[offset]) + 2
+        }
+        offset += 4 + 4                                          // sequence, turn timeout
+        return offset + 8 <= blob.count ? offset : nil
+    }
+
+    /// Recomputes the trailing state hash so the blob passes the hash check.
+    public static func rehash(_ blob: [UInt8]) -> [UInt8] {
+        guard blob.count > 8, let deadline = deadlineOffset(in: blob) else { return blob }
+        var body = Array(blob.dropLast(8))
+        for index in deadline..<(deadline + 8) { body[index] = 0 }
+        var writer = ByteWriter()
+        writer.write(fnv1a64(body))
+        return Array(blob.dropLast(8)) + writer.bytes
+    }
+
+    /// Applies `edit` to the bytes and fixes the hash.
+    public static func forge(_ blob: [UInt8], _ edit: (inout [UInt8]) -> Void) -> [UInt8] {
+        var copy = blob
+        edit(&copy)
+        return rehash(copy)
+    }
+
+    /// Offset of the last move's seat byte (its u16 move follows).
+    public static func lastMoveOffset(in blob: [UInt8]) -> Int { blob.count - 8 - 3 }
+}
+
+/// Bot strategies for tests: deterministic, instant.
+public enum TestStrategies {
+    /// Always the lowest legal move.
+    public static let firstLegal: BotParticipant.Strategy = { game, _ in game.legalMoves.first }
+
+    /// A legal move chosen by a generator seeded with `seed` and the position's move count,
+    /// so both runs of a match choose alike.
+    public static func seeded(_ seed: UInt64) -> BotParticipant.Strategy {
+        { game, _ in
+            let moves = game.legalMoves
+            guard !moves.isEmpty else { return nil }
+            var generator = SplitMix64(seed: seed &+ UInt64(game.moveCount) &* 0x9E37)
+            return moves[Int(generator.next() % UInt64(moves.count))]
+        }
+    }
+}
+
+/// Records a controller's events for assertions.
+public actor EventRecorder {
+    public private(set) var events: [MatchEvent] = []
+    private var task: Task<Void, Never>?
+
+    public init() {}
+
+    /// Starts recording `controller`'s events (call before `start()`).
+    public func record(_ controller: MatchController) async {
+        let stream = await controller.events()
+        task = Task { [weak self] in
+            for await event in stream { await self?.append(event) }
+        }
+    }
+
+    private func append(_ event: MatchEvent) { events.append(event) }
+
+    /// The texts of every notice so far.
+    public var notices: [String] {
+        events.compactMap { if case .notice(let text) = $0 { text } else { nil } }
+    }
+
+    /// Waits until `predicate` holds for the events, or `timeout` passes.
+    public func waitUntil(timeout: Duration = .seconds(5), _ predicate: @Sendable ([MatchEvent]) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while !predicate(events) {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return true
+    }
+}

@@ -1,0 +1,238 @@
+import Foundation
+import Games
+import Match
+import Testing
+@testable import Session
+
+/// The worked examples of docs/PROTOCOL.md, generated from the real encoders.
+///
+/// Each example is a list of (bytes, field) segments; the document shows them
+/// one field a line. `PRINT_PROTOCOL_EXAMPLES=1 swift test --filter ProtocolDocTests`
+/// prints the blocks to paste after a format change.
+enum ProtocolExamples {
+    typealias Segment = (bytes: [UInt8], field: String)
+
+    static let matchID = MatchID(hex: "00112233445566778899aabbccddeeff")!
+    static let ada = PlayerID(hex: String(repeating: "11", count: 16))!
+    static let bo = PlayerID(hex: String(repeating: "22", count: 16))!
+    static let token = SeatToken(hex: "5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e")!
+    /// 2023-11-14T22:13:20Z in ms, so the deadline after the move is a round number.
+    static let now: Int64 = 1_700_000_000_000
+
+    static var initial: MatchState {
+        MatchState(matchID: matchID, game: Connect4(), seats: [Seat(playerID: ada, name: "Ada"), Seat(playerID: bo, name: "Bo")],
+                   turnTimeout: 60, now: now)
+    }
+
+    static var afterOneMove: MatchState {
+        // Ada (seat 1, index 0) drops a piece into column 4 (raw value 3).
+        (try? initial.applying(.move(Move(3), by: 0), now: now + 5_000)) ?? initial
+    }
+
+    static var hello: Hello {
+        Hello(protocolVersions: [1], appVersion: "0.1.0", playerID: bo, playerName: "Bo",
+              games: [GameVersion(id: "connect4", rulesVersion: 1)])
+    }
+
+    static var welcome: Welcome {
+        Welcome(protocolVersion: 1, seat: 1, seatToken: token,
+                settings: SessionSettings(turnTimeoutSeconds: 60, heartbeatIntervalMilliseconds: 3000,
+                                          heartbeatTimeoutMilliseconds: 15000, confirmationTimeoutMilliseconds: 10000),
+                hostAppVersion: "0.1.0", matchBlob: MatchBlob.encode(initial))
+    }
+
+    /// Every example by name, in document order.
+    static var all: [(name: String, segments: [Segment])] {
+        let blob = MatchBlob.encode(afterOneMove)
+        return [
+            ("blob", blobSegments(blob)),
+            ("hello", frame(.hello(hello))),
+            ("welcome", frame(.welcome(welcome))),
+            ("turn", frame(.turn(sequence: 1, blob: blob))),
+            ("confirm", frame(.confirm(sequence: 1, stateHash: afterOneMove.stateHash, deadline: afterOneMove.deadline))),
+            ("turn-rejected", frame(.turnRejected(sequence: 1, reason: .replayed, sentence: "Change 1 was already committed."))),
+            ("reject", frame(.reject(.matchFull, sentence: "The match is full."))),
+            ("state-request", frame(.stateRequest(knownSequence: 0))),
+            ("heartbeat", frame(.heartbeat(senderTime: UInt64(now)))),
+            ("goodbye", frame(.goodbye(.goodbyeDesync, sentence: "hash differs", finalBlob: []))),
+        ]
+    }
+
+    static func u16(_ value: UInt16) -> [UInt8] { var w = ByteWriter(); w.write(value); return w.bytes }
+    static func u32(_ value: UInt32) -> [UInt8] { var w = ByteWriter(); w.write(value); return w.bytes }
+    static func u64(_ value: UInt64) -> [UInt8] { var w = ByteWriter(); w.write(value); return w.bytes }
+
+    static func blobSegments(_ blob: [UInt8]) -> [Segment] {
+        var segments: [Segment] = []
+        var offset = 0
+        func take(_ count: Int, _ field: String) {
+            segments.append((Array(blob[offset..<offset + count]), field))
+            offset += count
+        }
+        take(4, "magic \"PMB\\0\"")
+        take(2, "format 1")
+        take(16, "match id")
+        let gameLength = Int(blob[offset])
+        take(1 + gameLength, "game id, u8 length + \"connect4\"")
+        take(2, "rules version 1")
+        let seats = Int(blob[offset])
+        take(1, "seat count 2")
+        for index in 0..<seats {
+            take(16, "seat \(index): player id")
+            let nameLength = Int(blob[offset])
+            take(1 + nameLength, "seat \(index): name, u8 length + UTF-8")
+            take(1, "seat \(index): status \(blob[offset]) \(SeatStatus(rawValue: blob[offset]).map { "\($0)" } ?? "?")")
+            take(1, "seat \(index): outcome \(blob[offset]) \(Outcome(rawValue: blob[offset]).map { "\($0)" } ?? "?")")
+        }
+        let sequence = blob[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+        take(4, "sequence \(sequence)")
+        take(4, "turn timeout 60 s")
+        let deadline = blob[offset..<offset + 8].reduce(0) { $0 << 8 | Int64($1) }
+        take(8, "deadline \(deadline) ms since 1970")
+        let moves = Int(blob[offset]) << 8 | Int(blob[offset + 1])
+        take(2, "move count \(moves)")
+        for index in 0..<moves { take(3, "move \(index): seat u8, move u16") }
+        take(8, "state hash, FNV-1a 64")
+        return segments
+    }
+
+    static func frame(_ message: Message) -> [Segment] {
+        let payload = message.payload
+        var segments: [Segment] = [
+            (FrameFormat.magic, "magic \"PL\""),
+            ([FrameFormat.version], "protocol version 1"),
+            ([message.type.rawValue], "type \(message.type.rawValue) \(message.type)"),
+            (u32(UInt32(payload.count)), "payload length \(payload.count)"),
+        ]
+        switch message {
+        case .hello(let hello):
+            segments += [
+                ([1, 1], "1 protocol version: 1"),
+                ([UInt8(hello.appVersion.utf8.count)] + Array(hello.appVersion.utf8), "app version \"\(hello.appVersion)\""),
+                (hello.playerID.bytes, "player id"),
+                ([UInt8(hello.playerName.utf8.count)] + Array(hello.playerName.utf8), "player name \"\(hello.playerName)\""),
+                ([1], "1 game"),
+                ([8] + Array("connect4".utf8), "game id \"connect4\""),
+                (u16(1), "rules version 1"),
+                (Array(repeating: 0, count: 16), "match id: none (new match)"),
+                (Array(repeating: 0, count: 16), "seat token: none"),
+                ([0], "passcode proof: 0 bytes"),
+            ]
+        case .welcome(let welcome):
+            segments += [
+                ([1], "protocol version 1"),
+                ([UInt8(welcome.seat)], "your seat: index 1 (the second seat)"),
+                (welcome.seatToken.bytes, "seat token"),
+                (u32(60), "turn timeout 60 s"),
+                (u32(3000), "heartbeat interval 3000 ms"),
+                (u32(15000), "heartbeat timeout 15000 ms"),
+                (u32(10000), "confirmation timeout 10000 ms"),
+                ([5] + Array("0.1.0".utf8), "host app version \"0.1.0\""),
+                (u32(UInt32(welcome.matchBlob.count)), "blob length \(welcome.matchBlob.count)"),
+            ]
+            segments += blobSegments(welcome.matchBlob).map { ($0.bytes, "blob: " + $0.field) }
+        case .turn(let sequence, let blob):
+            segments += [(u32(sequence), "sequence \(sequence)"), (u32(UInt32(blob.count)), "blob length \(blob.count)")]
+            segments += blobSegments(blob).map { ($0.bytes, "blob: " + $0.field) }
+        case .confirm(let sequence, let hash, let deadline):
+            segments += [(u32(sequence), "sequence \(sequence)"), (u64(hash), "state hash"),
+                         (u64(UInt64(bitPattern: deadline)), "deadline, ms since 1970")]
+        case .turnRejected(let sequence, let reason, let sentence):
+            segments += [(u32(sequence), "sequence \(sequence)"), (u16(reason.rawValue), "reason \(reason.rawValue) \(reason)"),
+                         (u16(UInt16(sentence.utf8.count)) + Array(sentence.utf8), "sentence, u16 length + UTF-8")]
+        case .reject(let reason, let sentence):
+            segments += [(u16(reason.rawValue), "reason \(reason.rawValue) \(reason)"),
+                         (u16(UInt16(sentence.utf8.count)) + Array(sentence.utf8), "sentence, u16 length + UTF-8")]
+        case .stateRequest(let known):
+            segments += [(u32(known), "known sequence \(known)")]
+        case .heartbeat(let time):
+            segments += [(u64(time), "sender time, ms since 1970")]
+        case .goodbye(let reason, let sentence, let blob):
+            segments += [(u16(reason.rawValue), "reason \(reason.rawValue) \(reason)"),
+                         (u16(UInt16(sentence.utf8.count)) + Array(sentence.utf8), "sentence, u16 length + UTF-8"),
+                         (u32(UInt32(blob.count)), "final blob length 0 (none)")]
+        default:
+            segments += [(payload, "payload")]
+        }
+        return segments
+    }
+
+    /// The markdown block for one example, as it appears in the document.
+    static func block(_ name: String, _ segments: [Segment]) -> String {
+        var lines = ["```hex example=\(name)"]
+        for segment in segments {
+            var chunks: [[UInt8]] = []
+            var rest = segment.bytes[...]
+            while !rest.isEmpty { chunks.append(Array(rest.prefix(16))); rest = rest.dropFirst(16) }
+            for (index, chunk) in chunks.enumerated() {
+                let hex = chunk.map { String(format: "%02x", $0) }.joined(separator: " ")
+                let padded = hex.padding(toLength: 47, withPad: " ", startingAt: 0)
+                lines.append(index == 0 ? "\(padded)  # \(segment.field)" : hex)
+            }
+        }
+        lines.append("```")
+        return lines.joined(separator: "\n")
+    }
+}
+
+@Suite struct ProtocolDocTests {
+    static var documentURL: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("docs/PROTOCOL.md")
+    }
+
+    /// The hex examples of the document by name: bytes with comments stripped.
+    static func documentExamples() throws -> [String: [UInt8]] {
+        let text = try String(contentsOf: documentURL, encoding: .utf8)
+        var examples: [String: [UInt8]] = [:]
+        var current: String?
+        var hex = ""
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("```hex example=") {
+                current = String(line.dropFirst("```hex example=".count))
+                hex = ""
+            } else if line.hasPrefix("```"), let name = current {
+                examples[name] = [UInt8](hexString: hex)
+                current = nil
+            } else if current != nil {
+                hex += line.split(separator: "#", maxSplits: 1).first.map { $0.filter { !$0.isWhitespace } } ?? ""
+            }
+        }
+        return examples
+    }
+
+    @Test func printExamplesWhenAsked() {
+        guard ProcessInfo.processInfo.environment["PRINT_PROTOCOL_EXAMPLES"] != nil else { return }
+        for example in ProtocolExamples.all { print(ProtocolExamples.block(example.name, example.segments) + "\n") }
+    }
+
+    @Test func everyDocumentedExampleIsWhatTheEncoderWrites() throws {
+        let documented = try Self.documentExamples()
+        for example in ProtocolExamples.all {
+            let bytes = example.segments.flatMap(\.bytes)
+            #expect(documented[example.name] == bytes, "example '\(example.name)' in docs/PROTOCOL.md is out of date")
+        }
+    }
+
+    @Test func everyDocumentedExampleDecodes() throws {
+        let documented = try Self.documentExamples()
+        let blob = try #require(documented["blob"])
+        let state = try MatchBlob.decode(blob)
+        #expect(state.moves == [PlayedMove(seat: 0, move: Move(3))])
+        #expect(state.seats.map(\.name) == ["Ada", "Bo"])
+        for (name, bytes) in documented where name != "blob" {
+            var decoder = FrameDecoder()
+            decoder.append(bytes)
+            let frame = try #require(try decoder.next(), "example \(name)")
+            #expect(decoder.bufferedByteCount == 0, "example \(name) has extra bytes")
+            _ = try Message.decode(frame)
+        }
+    }
+
+    @Test func everyReasonCodeIsDocumented() throws {
+        let text = try String(contentsOf: Self.documentURL, encoding: .utf8)
+        for code in ReasonCode.known {
+            #expect(text.contains("| \(code.rawValue) | `\(code.name ?? "")`"), "reason \(code.rawValue) is not in the table")
+        }
+    }
+}
