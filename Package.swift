@@ -25,8 +25,10 @@ let package = Package(
         ),
         // Pure rules: no I/O.
         .target(name: "Games"),
-        // Computer opponents, searching the pure rules.
-        .target(name: "Bots", dependencies: ["Games"]),
+        // Computer opponents, searching the pure rules. Always optimised: an
+        // unoptimised search is some 50x slower, which would make `hard` think
+        // for seconds in a debug build and the bot tests run for many minutes.
+        .target(name: "Bots", dependencies: ["Games"], swiftSettings: [.unsafeFlags(["-O"])]),
         // The match blob, the match controller and the participant strategy.
         .target(name: "Match", dependencies: ["Games"]),
         // The wire protocol, the authoritative turn holder and the TCP shell.

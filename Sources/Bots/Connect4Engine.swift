@@ -53,23 +53,33 @@ struct Connect4Bits {
     @inline(__always)
     static func winningCells(_ stones: UInt64, _ mask: UInt64) -> UInt64 {
         let p = stones
-        var r = (p &<< 1) & (p &<< 2) & (p &<< 3)
-        for shift: UInt64 in [7, 6, 8] {
-            var pair = (p &<< shift) & (p &<< (2 * shift))
-            r |= pair & (p &<< (3 * shift))
-            r |= pair & (p &>> shift)
-            pair = (p &>> shift) & (p &>> (2 * shift))
-            r |= pair & (p &<< shift)
-            r |= pair & (p &>> (3 * shift))
-        }
+        let r = (p &<< 1) & (p &<< 2) & (p &<< 3)
+            | lines(p, shift: 7) | lines(p, shift: 6) | lines(p, shift: 8)
         return r & (boardMask ^ mask)
+    }
+
+    /// Cells completing three of `p` along one direction, from either end or a gap.
+    @inline(__always)
+    private static func lines(_ p: UInt64, shift: UInt64) -> UInt64 {
+        var pair = (p &<< shift) & (p &<< (2 * shift))
+        var r = pair & (p &<< (3 * shift))
+        r |= pair & (p &>> shift)
+        pair = (p &>> shift) & (p &>> (2 * shift))
+        r |= pair & (p &<< shift)
+        r |= pair & (p &>> (3 * shift))
+        return r
     }
 
     /// Playable cells that do not hand the opponent an immediate win; zero
     /// when every move loses. Assumes the side to move cannot win at once.
     @inline(__always)
     func nonLosingMoves(_ possible: UInt64) -> UInt64 {
-        let threats = Self.winningCells(current ^ mask, mask)
+        nonLosingMoves(possible, threats: Self.winningCells(current ^ mask, mask))
+    }
+
+    /// `nonLosingMoves(_:)` given the opponent's winning cells, `threats`.
+    @inline(__always)
+    func nonLosingMoves(_ possible: UInt64, threats: UInt64) -> UInt64 {
         var moves = possible
         let forced = possible & threats
         if forced != 0 {
@@ -98,6 +108,7 @@ struct Connect4Search {
     static let infinity = 1_000_000
     /// Scores at least this large in size are proven wins or losses.
     static let provenWin = win - 64
+    static let minimumTableDepth = 2
 
     let judgement: Judgement
     /// How much the side to move at the root dislikes a draw (`hard` plays to win).
@@ -137,13 +148,13 @@ struct Connect4Search {
         if aborted { return 0 }
 
         let possible = board.possible
-        if Connect4Bits.winningCells(board.current, board.mask) & possible != 0 {
-            return Self.win - (board.moves + 1)
-        }
-        let next = board.nonLosingMoves(possible)
+        let myThreats = Connect4Bits.winningCells(board.current, board.mask)
+        if myThreats & possible != 0 { return Self.win - (board.moves + 1) }
+        let theirThreats = Connect4Bits.winningCells(board.current ^ board.mask, board.mask)
+        let next = board.nonLosingMoves(possible, threats: theirThreats)
         if next == 0 { return -(Self.win - (board.moves + 2)) }
         if board.moves >= 40 { return drawScore(board) }
-        if depth <= 0 { return evaluate(board) }
+        if depth <= 0 { return evaluate(board, myThreats: myThreats, theirThreats: theirThreats) }
 
         var alpha = alpha, beta = beta
         // No win is possible before move moves + 3, and no loss before moves + 4.
@@ -154,7 +165,9 @@ struct Connect4Search {
 
         let key = board.key
         var tableMove = -1
-        if let entry = table?.probe(key) {
+        // Near the leaves a probe's cache miss costs more than the nodes it saves.
+        let useTable = depth >= Self.minimumTableDepth
+        if useTable, let entry = table?.probe(key) {
             tableMove = entry.move
             if entry.depth >= depth {
                 switch entry.bound {
@@ -179,7 +192,7 @@ struct Connect4Search {
             if alpha >= beta { break }
         }
         let bound: ScoreBound = bestScore <= alphaBefore ? .upper : (bestScore >= beta ? .lower : .exact)
-        table?.store(key, depth: depth, score: bestScore, bound: bound, move: bestColumn)
+        if useTable { table?.store(key, depth: depth, score: bestScore, bound: bound, move: bestColumn) }
         return bestScore
     }
 
@@ -217,11 +230,11 @@ struct Connect4Search {
     }
 
     /// How good the position looks for the side to move, well inside ±`provenWin`.
-    func evaluate(_ board: Connect4Bits) -> Int {
+    func evaluate(_ board: Connect4Bits, myThreats: UInt64, theirThreats: UInt64) -> Int {
         let mine = board.current, theirs = board.current ^ board.mask
         var score = Self.lineScore(mine, against: theirs) - Self.lineScore(theirs, against: mine)
         if judgement == .linesAndThreats {
-            score += threatScore(board)
+            score += threatScore(board, myThreats: myThreats, theirThreats: theirThreats)
         }
         return score
     }
@@ -231,10 +244,7 @@ struct Connect4Search {
     /// counts fully, and it counts most on the row parity that favours its
     /// owner (odd rows for the first player, even rows for the second).
     @inline(__always)
-    func threatScore(_ board: Connect4Bits) -> Int {
-        let mine = board.current, theirs = board.current ^ board.mask
-        let myThreats = Connect4Bits.winningCells(mine, board.mask)
-        let theirThreats = Connect4Bits.winningCells(theirs, board.mask)
+    func threatScore(_ board: Connect4Bits, myThreats: UInt64, theirThreats: UInt64) -> Int {
         let covered = Self.above(myThreats | theirThreats)
         // The side to move is the first player when an even number of stones is down.
         let myRows = board.moves % 2 == 0 ? Connect4Bits.oddRows : Connect4Bits.evenRows
@@ -257,27 +267,28 @@ struct Connect4Search {
         return result
     }
 
-    /// Windows of four cells for each direction that lie on the board (by first cell).
-    static let windows: [(shift: UInt64, starts: UInt64)] = [
-        (1, 0x1C38_70E1_C387), (7, 0x7EF_DFBF), (6, 0x70E_1C38), (8, 0xE1_C387),
-    ]
-
-    /// Open windows holding one, two or three of `stones` and none of `other`, weighted.
+    /// Open windows of four holding one, two or three of `stones` and none
+    /// of `other`, weighted, in all four directions.
     @inline(__always)
     static func lineScore(_ stones: UInt64, against other: UInt64) -> Int {
-        var score = 0
-        for (shift, starts) in windows {
-            let open = starts & ~(other | other &>> shift | other &>> (2 * shift) | other &>> (3 * shift))
-            let a = stones, b = stones &>> shift, c = stones &>> (2 * shift), d = stones &>> (3 * shift)
-            // Bit-sliced count of a + b + c + d (the fourth stone would be a win, never seen here).
-            let low1 = a ^ b, carry1 = a & b, low2 = c ^ d, carry2 = c & d
-            let bit0 = low1 ^ low2
-            let bit1 = carry1 ^ carry2 ^ (low1 & low2)
-            score += (open & bit0 & ~bit1).nonzeroBitCount
-            score += 4 * (open & ~bit0 & bit1).nonzeroBitCount
-            score += 16 * (open & bit0 & bit1).nonzeroBitCount
-        }
-        return score
+        // Each direction's shift, with the first cells of its windows that lie on the board.
+        lineScore(stones, other, shift: 1, starts: 0x1C38_70E1_C387)
+            + lineScore(stones, other, shift: 7, starts: 0x7EF_DFBF)
+            + lineScore(stones, other, shift: 6, starts: 0x70E_1C38)
+            + lineScore(stones, other, shift: 8, starts: 0xE1_C387)
+    }
+
+    @inline(__always)
+    static func lineScore(_ stones: UInt64, _ other: UInt64, shift: UInt64, starts: UInt64) -> Int {
+        let open = starts & ~(other | other &>> shift | other &>> (2 * shift) | other &>> (3 * shift))
+        let a = stones, b = stones &>> shift, c = stones &>> (2 * shift), d = stones &>> (3 * shift)
+        // Bit-sliced count of a + b + c + d (the fourth stone would be a win, never seen here).
+        let low1 = a ^ b, carry1 = a & b, low2 = c ^ d, carry2 = c & d
+        let bit0 = low1 ^ low2
+        let bit1 = carry1 ^ carry2 ^ (low1 & low2)
+        return (open & bit0 & ~bit1).nonzeroBitCount
+            + 4 * (open & ~bit0 & bit1).nonzeroBitCount
+            + 16 * (open & bit0 & bit1).nonzeroBitCount
     }
 }
 
@@ -287,9 +298,11 @@ enum Connect4Player {
     static let mediumDepth = 4
     /// `hard`: nodes searched per move (iterative deepening stops at the first
     /// depth that would pass it); a few tenths of a second in a release build.
-    static let hardNodeBudget = 1_500_000
+    static let hardNodeBudget = 3_000_000
     /// How much `hard` prefers an unclear position to a certain draw.
     static let hardContempt = 25
+    /// `hard`'s transposition table: 1 << 19 entries, 8 MiB.
+    static let hardTableBits = 19
 
     static func chooseMove(
         _ game: Connect4, level: BotLevel, random: inout SplitMix64, shouldStop: () -> Bool
@@ -343,10 +356,11 @@ enum Connect4Player {
 
     /// The `hard` search: the column, the last finished depth and its score; nil when stopped.
     static func hard(
-        _ board: Connect4Bits, candidates: [Int], nodeBudget: Int = hardNodeBudget, shouldStop: @escaping () -> Bool
-    ) -> (column: Int, depth: Int, score: Int)? {
+        _ board: Connect4Bits, candidates: [Int], nodeBudget: Int = hardNodeBudget, tableBits: Int = hardTableBits,
+        shouldStop: @escaping () -> Bool
+    ) -> (column: Int, depth: Int, score: Int, nodes: Int)? {
         var search = Connect4Search(
-            judgement: .linesAndThreats, nodeBudget: nodeBudget, tableBits: 19, shouldStop: shouldStop)
+            judgement: .linesAndThreats, nodeBudget: nodeBudget, tableBits: tableBits, shouldStop: shouldStop)
         search.contempt = hardContempt
         search.rootParity = board.moves % 2
         let next = board.nonLosingMoves(board.possible)
@@ -381,6 +395,6 @@ enum Connect4Player {
             if let index = ordered.firstIndex(of: chosen) { ordered.remove(at: index); ordered.insert(chosen, at: 0) }
             if abs(alpha) >= Connect4Search.provenWin { break }
         }
-        return (chosen, finishedDepth, chosenScore)
+        return (chosen, finishedDepth, chosenScore, search.nodes)
     }
 }
