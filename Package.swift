@@ -29,8 +29,10 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
         // Pure rules: no I/O.
         .target(name: "Games"),
-        // Computer opponents, searching the pure rules.
-        .target(name: "Bots", dependencies: ["Games"]),
+        // Computer opponents, searching the pure rules. Always optimised: an
+        // unoptimised search is some 50x slower, which would make `hard` think
+        // for seconds in a debug build and the bot tests run for many minutes.
+        .target(name: "Bots", dependencies: ["Games"], swiftSettings: [.unsafeFlags(["-O"])]),
         // The match blob, the match controller and the participant strategy.
         .target(name: "Match", dependencies: ["Games"]),
         // Matches kept on disk: atomic writes, damaged files reported and skipped.

@@ -1,1 +1,0 @@
-// Bots: placeholder until its first file lands.

@@ -1,1 +1,0 @@
-// BotsTests: placeholder until its first test lands.

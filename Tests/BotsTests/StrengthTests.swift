@@ -1,0 +1,61 @@
+import Bots
+import Games
+import Testing
+
+@Suite("Levels are ordered as their names promise")
+struct StrengthTests {
+    @Test("hard never loses tic-tac-toe", arguments: [BotLevel.easy, .medium, .hard])
+    func hardNeverLosesTicTacToe(opponent: BotLevel) {
+        let result = BotDuel.play(gameID: "tictactoe", .hard, against: opponent, games: 40, seed: 3)
+        #expect(result.games == 40)
+        #expect(result.winsByB == 0)
+        if opponent == .hard { #expect(result.draws == 40) }
+    }
+
+    @Test("medium beats easy at every game", arguments: ["connect4", "cube4", "tictactoe"])
+    func mediumBeatsEasy(gameID: String) {
+        let result = BotDuel.play(gameID: gameID, .medium, against: .easy, games: 20, seed: 11)
+        #expect(result.winsByA > result.winsByB + result.draws, "\(result.winsByA)-\(result.winsByB)-\(result.draws)")
+        if gameID != "tictactoe" { #expect(result.winsByA >= 17) }
+    }
+
+    @Test("hard beats medium at connect4 (the full 100 games: parlor bench bots)")
+    func hardBeatsMediumAtConnect4() {
+        let result = BotDuel.play(gameID: "connect4", .hard, against: .medium, games: 20, seed: 2024)
+        #expect(result.games == 20)
+        #expect(result.winsByA >= 19, "\(result.winsByA)-\(result.winsByB)-\(result.draws)")
+    }
+
+    @Test("hard beats medium at cube4")
+    func hardBeatsMediumAtCube4() {
+        let result = BotDuel.play(gameID: "cube4", .hard, against: .medium, games: 6, seed: 5)
+        #expect(result.winsByA >= 5, "\(result.winsByA)-\(result.winsByB)-\(result.draws)")
+    }
+}
+
+@Suite("BotDuel bookkeeping")
+struct DuelTests {
+    @Test("Counts add up, progress reports every game, seats alternate")
+    func countsAddUp() {
+        var reported: [Int] = []
+        let result = BotDuel.play(gameID: "tictactoe", .easy, against: .easy, games: 10, seed: 9) { reported.append($0) }
+        #expect(result.games == 10)
+        #expect(result.winsByA + result.winsByB + result.draws == 10)
+        #expect(reported == Array(1...10))
+        #expect(result.movesByA > 0 && result.movesByB > 0)
+        #expect(abs(result.movesByA - result.movesByB) <= 10)
+    }
+
+    @Test("The same seed gives the same tally")
+    func repeatable() {
+        let one = BotDuel.play(gameID: "connect4", .medium, against: .easy, games: 6, seed: 42)
+        let two = BotDuel.play(gameID: "connect4", .medium, against: .easy, games: 6, seed: 42)
+        #expect([one.winsByA, one.winsByB, one.draws, one.movesByA] == [two.winsByA, two.winsByB, two.draws, two.movesByA])
+    }
+
+    @Test("An unknown game plays nothing")
+    func unknownGame() {
+        let result = BotDuel.play(gameID: "chess", .easy, against: .hard, games: 4, seed: 1)
+        #expect(result.games == 0)
+    }
+}
