@@ -106,12 +106,16 @@ public final class Terminal: Sendable {
         return TerminalSize(columns: Int(size.ws_col), rows: Int(size.ws_row))
     }
 
-    /// Writes all of `bytes` (one `write` call unless the kernel takes less).
+    /// Writes all of `bytes` (one `write` call unless the kernel takes less)
+    /// while in full-screen mode; after `restore()` frames are dropped, so a
+    /// late frame can never land on the normal screen.
     /// Returns false, and writes nothing more ever, once the terminal is gone
     /// (EIO, EPIPE, ENXIO: the SSH connection died).
     @discardableResult
     public func write(_ bytes: [UInt8]) -> Bool {
-        guard !isLost else { return false }
+        let (fullScreen, lost) = state.withLock { ($0.fullScreen, $0.lost) }
+        guard !lost else { return false }
+        guard fullScreen else { return true }
         guard writeAll(fd: outputFD, bytes) else {
             state.withLock { $0.lost = true }
             return false
