@@ -175,24 +175,28 @@ struct LineModel {
         }
     }
 
-    /// Uses queued lines while a local seat is to move; prompts when the queue is empty.
+    /// Shows the board and the prompt once per turn, then uses queued lines
+    /// while a local seat is to move; a wrong line gets a message and the prompt again.
     private mutating func pump() -> [LineAction] {
         guard let seat = activeLocalSeat, !submitting, !leaving, !over else { return [] }
         var actions: [LineAction] = []
+        if promptedSequence != state.sequence {
+            promptedSequence = state.sequence
+            actions += board() + prompt(seat)
+        }
         while !queue.isEmpty {
             let line = queue.removeFirst()
             guard !line.isEmpty else { continue }
             guard let move = state.game.move(fromNotation: line) else {
                 actions += json(JSONEvents.rejected(input: line, seat: seat, reason: "not a move"))
                 actions += say("'\(sanitized(line))' is not a move here: type \(MatchText.moveHelp(state)), or q to quit.")
-                promptedSequence = nil
+                actions += prompt(seat)
                 continue
             }
             guard state.game.isLegal(move) else {
                 let why = Self.illegalReason(state.game, move)
                 actions += json(JSONEvents.rejected(input: line, seat: seat, reason: why))
-                actions += say("\(why) Try another move.")
-                promptedSequence = nil
+                actions += say("\(why) Try another move.") + prompt(seat)
                 continue
             }
             submitting = true
@@ -203,12 +207,14 @@ struct LineModel {
             leaving = true
             return actions + say("End of input: \(MatchText.name(state, seat: seat)) leaves the match.") + [.quit(seat: seat)]
         }
-        guard !isJSON, promptedSequence != state.sequence else { return actions }
-        promptedSequence = state.sequence
-        let interactive: Bool
-        if case .text(_, let flag) = format { interactive = flag } else { interactive = false }
+        return actions
+    }
+
+    /// `Your move (a column, 1-7): ` (text mode only); on the same line as the answer when interactive.
+    private func prompt(_ seat: SeatIndex) -> [LineAction] {
+        guard case .text(_, let interactive) = format else { return [] }
         let who = localSeats.count > 1 ? "\(MatchText.label(state, seat: seat, options: options)), your move" : "Your move"
-        return actions + board() + [.output("\(who) (\(MatchText.moveHelp(state))): ", newline: !interactive)]
+        return [.output("\(who) (\(MatchText.moveHelp(state))): ", newline: !interactive)]
     }
 
     /// Why a parsed move cannot be played, in the game's words.
