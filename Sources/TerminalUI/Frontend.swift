@@ -1,0 +1,153 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import Games
+import Match
+
+/// How a frontend's run ended. Every case carries the last committed state so
+/// the caller can print it, save it, or tell a peer.
+public enum FrontendExit: Sendable {
+    /// The match ended (a win, a draw, or a seat quit — including ours via `q`).
+    case ended(MatchState)
+    /// The match stopped on this side because of a failure.
+    case failed(MatchFailure, MatchState)
+    /// The terminal went away (SIGHUP, EIO: an SSH disconnect). Nothing was
+    /// quit; the match is still resumable. Draw nothing more.
+    case terminalLost(MatchState)
+    /// A signal ended the run (SIGINT after quitting our seats, SIGTERM without).
+    case interrupted(signal: Int32, MatchState)
+    /// The player left a match that goes on without them (a spectator of a
+    /// bot match pressed q); the caller decides whether to stop the controller.
+    case left(MatchState)
+
+    /// The last committed state.
+    public var state: MatchState {
+        switch self {
+        case .ended(let state), .failed(_, let state), .terminalLost(let state),
+             .interrupted(_, let state), .left(let state): state
+        }
+    }
+
+    /// The conventional process exit status: 0 ended or left, 1 failed,
+    /// 129 terminal lost (as for SIGHUP), 128 + N for signal N.
+    public var exitStatus: Int32 {
+        switch self {
+        case .ended, .left: 0
+        case .failed: 1
+        case .terminalLost: SignalWatcher.exitStatus(for: SIGHUP)
+        case .interrupted(let signal, _): SignalWatcher.exitStatus(for: signal)
+        }
+    }
+}
+
+/// A frontend subscribed to a controller's events, ready to run.
+///
+/// Obtained from `MatchFrontend.prepare`, which subscribes before the caller
+/// starts the controller so that no event (not even `started`) is missed.
+public struct PreparedMatch: Sendable {
+    private let body: @Sendable () async -> FrontendExit
+
+    init(_ body: @escaping @Sendable () async -> FrontendExit) { self.body = body }
+
+    /// Runs until the match stops or the player leaves; returns how it ended.
+    /// The terminal is restored before this returns, whatever happened.
+    public func run() async -> FrontendExit { await body() }
+}
+
+/// A way to show a match and take the local players' input: full screen, plain text, JSON lines.
+///
+/// Usage, in this order:
+/// ```swift
+/// let prepared = await frontend.prepare(controller: controller, locals: locals)
+/// try await controller.start()
+/// let exit = await prepared.run()
+/// ```
+/// or `try await frontend.play(controller:locals:)` which does the three steps.
+/// Local seats are the seats whose player id matches one of `locals`
+/// (two in hot-seat play, none when bots play each other).
+public protocol MatchFrontend: Sendable {
+    /// Subscribes to `controller`'s events. Call before `controller.start()`.
+    func prepare(controller: MatchController, locals: [LocalParticipant]) async -> PreparedMatch
+}
+
+extension MatchFrontend {
+    /// Prepares, starts the controller, and runs to the end.
+    /// Throws only if the controller refuses to start (a seat without exactly one participant).
+    public func play(controller: MatchController, locals: [LocalParticipant]) async throws(SubmitRejection) -> FrontendExit {
+        let prepared = await prepare(controller: controller, locals: locals)
+        try await controller.start()
+        return await prepared.run()
+    }
+}
+
+/// Everything a frontend's loop reacts to, merged into one stream.
+enum FrontendEvent: Sendable {
+    case match(MatchEvent)
+    /// The controller's event stream finished.
+    case matchStreamEnded
+    case input(InputEvent)
+    case signal(Int32)
+    case resize
+    case tick
+    /// A local submission (`play` or `quit`) came back.
+    case submitted(SubmitResult, quitting: Bool)
+}
+
+/// Which participant plays which seat, from the state's player ids.
+struct LocalSeats: Sendable {
+    let participants: [SeatIndex: LocalParticipant]
+
+    init(state: MatchState, locals: [LocalParticipant]) {
+        var map: [SeatIndex: LocalParticipant] = [:]
+        for local in locals {
+            if let seat = state.seat(of: local.playerID) { map[seat] = local }
+        }
+        participants = map
+    }
+
+    var seats: Set<SeatIndex> { Set(participants.keys) }
+}
+
+/// The shared shell of the three frontends: one merged event stream, the
+/// submissions run as tasks so the loop keeps going while a move awaits confirmation.
+final class EventHub: Sendable {
+    let stream: AsyncStream<FrontendEvent>
+    let continuation: AsyncStream<FrontendEvent>.Continuation
+
+    init() {
+        (stream, continuation) = AsyncStream<FrontendEvent>.makeStream(bufferingPolicy: .unbounded)
+    }
+
+    func send(_ event: FrontendEvent) { continuation.yield(event) }
+
+    /// Forwards the controller's events until its stream ends.
+    func forward(_ events: AsyncStream<MatchEvent>) -> Task<Void, Never> {
+        Task { [continuation] in
+            for await event in events { continuation.yield(.match(event)) }
+            continuation.yield(.matchStreamEnded)
+        }
+    }
+
+    /// Yields `.tick` every `interval` until cancelled.
+    func ticking(every interval: Duration) -> Task<Void, Never> {
+        Task { [continuation] in
+            while !Task.isCancelled {
+                do { try await Task.sleep(for: interval) } catch { return }
+                continuation.yield(.tick)
+            }
+        }
+    }
+
+    /// Plays or quits for `participant` on a task of its own; the result comes back as `.submitted`.
+    func submit(_ participant: LocalParticipant, move: Move?) {
+        Task { [continuation] in
+            if let move {
+                continuation.yield(.submitted(await participant.play(move), quitting: false))
+            } else {
+                continuation.yield(.submitted(await participant.quit(), quitting: true))
+            }
+        }
+    }
+
+    func finish() { continuation.finish() }
+}

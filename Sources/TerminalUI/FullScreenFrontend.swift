@@ -1,0 +1,144 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import Games
+import Match
+
+/// The full-screen terminal UI: alternate screen, raw keys, redraw on resize.
+///
+/// Keys: ←/→ (and ↑/↓ for tictactoe and cube4) move the cursor, digits pick
+/// a column or cell (cube4: a letter a-d and a digit 1-4), Enter or Space
+/// plays, `q` asks "Quit this match? (y/n)", Ctrl-C quits at once. The screen
+/// keeps redrawing and `q` keeps working while another seat thinks.
+///
+/// The terminal is restored on every way out: the run returning, a thrown
+/// error or `exit()` elsewhere (an `atexit` hook), SIGINT, SIGTERM and SIGHUP
+/// (restored from the signal source before anything else). On SIGHUP or a
+/// failed write (the SSH connection died) it stops drawing and returns
+/// `.terminalLost` without quitting, so the match can be resumed.
+///
+/// If the terminal cannot be put in raw mode, it falls back to plain mode.
+public struct FullScreenFrontend: MatchFrontend {
+    public var options: DisplayOptions
+    public var inputFD: Int32
+    public var outputFD: Int32
+
+    /// A full-screen frontend on the terminal at `input`/`output`.
+    public init(options: DisplayOptions, input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO) {
+        self.options = options
+        self.inputFD = input
+        self.outputFD = output
+    }
+
+    /// How long a quit after Ctrl-C may take before the run returns anyway.
+    static let interruptGrace: Duration = .seconds(2)
+
+    public func prepare(controller: MatchController, locals: [LocalParticipant]) async -> PreparedMatch {
+        let events = await controller.events()
+        let initial = await controller.state
+        let frontend = self
+        return PreparedMatch { await frontend.run(events: events, initial: initial, locals: locals) }
+    }
+
+    private func run(events: AsyncStream<MatchEvent>, initial: MatchState, locals: [LocalParticipant]) async -> FrontendExit {
+        let terminal = Terminal(input: inputFD, output: outputFD)
+        do {
+            try terminal.enterFullScreen()
+        } catch {
+            var plain = options
+            plain.colorDepth = .none
+            plain.attributes = false
+            return await LineSession.run(format: .text(plain, interactive: true), events: events, initial: initial,
+                                         locals: locals, inputFD: inputFD, outputFD: outputFD, handlesSignals: true)
+        }
+        let hub = EventHub()
+        // Registered first: whatever else happens, a signal restores the terminal.
+        let signals = SignalWatcher(signals: SignalWatcher.terminating) { number in
+            terminal.restore()
+            hub.send(.signal(number))
+        }
+        let resizes = SignalWatcher(signals: [SIGWINCH]) { _ in hub.send(.resize) }
+        let seats = LocalSeats(state: initial, locals: locals)
+        var model = FullScreenModel(state: initial, localSeats: seats.seats, options: options)
+        let writer = ScreenWriter(terminal: terminal, options: options) { hub.send(.input(.lost)) }
+        let forwarding = hub.forward(events)
+        let ticker = hub.ticking(every: .seconds(1))
+        let reader = InputReader(fd: inputFD, mode: .keys) { hub.send(.input($0)) }
+        reader.start()
+        var interrupted: Int32?
+        defer {
+            reader.stop()
+            ticker.cancel()
+            forwarding.cancel()
+            resizes.cancel()
+            signals.cancel()
+            terminal.restore()
+            hub.finish()
+        }
+
+        let options = self.options
+        func draw(_ view: ScreenView) {
+            var view = view
+            view.now = wallClockMilliseconds()
+            let size = terminal.size() ?? .standard
+            writer.show(Renderer.screen(for: view, options: options, size: size), size: size)
+        }
+        draw(model.view)
+
+        func finish(_ exit: FrontendExit) async -> FrontendExit {
+            await writer.drained()
+            terminal.restore()
+            if case .terminalLost = exit { return exit }
+            if let interrupted { return .interrupted(signal: interrupted, exit.state) }
+            if case .left = exit { return exit }
+            // Leave the result on the normal screen, where it stays after parlor ends.
+            let ascii = DisplayOptions(colorDepth: .none, attributes: false, unicode: options.unicode)
+            let text = MatchText.resultLine(exit.state, options: ascii) + "\n" + MatchText.winnerLine(exit.state, options: ascii) + "\n"
+            _ = writeAll(fd: outputFD, Array(text.utf8))
+            return exit
+        }
+
+        for await event in hub.stream {
+            var actions: [ScreenAction] = []
+            switch event {
+            case .match(let matchEvent): actions = model.handle(matchEvent)
+            case .matchStreamEnded: actions = model.matchStreamEnded()
+            case .input(.key(let key)): actions = model.handle(key)
+            case .input(.lost), .input(.endOfInput), .input(.line):
+                return await finish(.terminalLost(model.state))
+            case .signal(let number):
+                if number == SIGHUP { return await finish(.terminalLost(model.state)) }
+                if number != SIGINT || interrupted != nil || model.localSeats.isEmpty {
+                    interrupted = number
+                    return await finish(.interrupted(signal: number, model.state))
+                }
+                interrupted = number
+                actions = model.handle(.interrupt)
+                Task {
+                    try? await Task.sleep(for: Self.interruptGrace)
+                    hub.send(.signal(number))
+                }
+            case .resize:
+                writer.invalidate()
+                actions = [.redraw]
+            case .tick:
+                if model.state.deadline > 0 && !model.view.isOver { actions = [.redraw] }
+            case .submitted(let result, let quitting):
+                actions = model.submitted(result, quitting: quitting)
+            }
+            for action in actions {
+                switch action {
+                case .redraw:
+                    draw(model.view)
+                case .play(let move, let seat):
+                    if let participant = seats.participants[seat] { hub.submit(participant, move: move) }
+                case .quit(let seat):
+                    if let participant = seats.participants[seat] { hub.submit(participant, move: nil) }
+                case .finish(let exit):
+                    return await finish(exit)
+                }
+            }
+        }
+        return await finish(.ended(model.state))
+    }
+}

@@ -1,0 +1,239 @@
+import Games
+import Match
+
+/// What the full-screen frontend does next.
+enum ScreenAction: Sendable {
+    case redraw
+    case play(Move, seat: SeatIndex)
+    case quit(seat: SeatIndex)
+    case finish(FrontendExit)
+}
+
+/// The state machine behind the full screen; pure, tested by feeding it keys and events.
+///
+/// Keys: arrows move the cursor (up/down for tictactoe and cube4 rows);
+/// digits pick a column or cell, cube4 takes a letter then a digit; Enter or
+/// Space plays; `q` asks "Quit this match? (y/n)"; Ctrl-C quits without asking.
+/// After the end, any key leaves.
+struct FullScreenModel {
+    private(set) var view: ScreenView
+    let localSeats: Set<SeatIndex>
+    /// Decides between `…` and `...` in messages.
+    let options: DisplayOptions
+    private var submitting = false
+    /// The player asked to quit (q then y, or Ctrl-C); finish when the match ends.
+    private(set) var leaving = false
+
+    init(state: MatchState, localSeats: Set<SeatIndex>, options: DisplayOptions) {
+        self.localSeats = localSeats
+        self.options = options
+        let start: BoardCursor
+        switch state.game {
+        case is Connect4: start = BoardCursor(column: 3)
+        case is TicTacToe, is Cube4: start = BoardCursor(column: 1, row: 1)
+        default: start = BoardCursor(column: 0)
+        }
+        view = ScreenView(state: state, cursor: start, localSeats: localSeats)
+        refreshCursorVisibility()
+    }
+
+    var state: MatchState { view.state }
+
+    private var exit: FrontendExit {
+        if let failure = view.failure { return .failed(failure, view.state) }
+        return .ended(view.state)
+    }
+
+    private var activeLocalSeat: SeatIndex? {
+        guard let seat = view.state.activeSeat, localSeats.contains(seat) else { return nil }
+        return seat
+    }
+
+    private mutating func refreshCursorVisibility() {
+        view.showsCursor = activeLocalSeat != nil && !view.awaitingConfirmation && !view.isOver
+    }
+
+    // MARK: match events
+
+    mutating func handle(_ event: MatchEvent) -> [ScreenAction] {
+        switch event {
+        case .started(let state), .adopted(let state):
+            view.state = state
+        case .turnBegan(_, let state):
+            view.state = state
+            view.awaitingConfirmation = false
+        case .awaitingConfirmation(_, let tentative):
+            view.state = tentative
+            view.awaitingConfirmation = true
+        case .committed(_, let state):
+            view.state = state
+            view.awaitingConfirmation = false
+            view.message = nil
+        case .rolledBack(let change, let reason, let state):
+            view.state = state
+            view.awaitingConfirmation = false
+            view.message = "\(MatchText.name(state, seat: change.seat))'s move was undone: \(reason.description)."
+        case .notice(let text):
+            view.notice = text
+        case .ended(let state):
+            view.state = state
+            view.confirmingQuit = false
+            view.awaitingConfirmation = false
+            view.message = nil
+            refreshCursorVisibility()
+            return leaving ? [.finish(exit)] : [.redraw]
+        case .failed(let failure, let state):
+            view.state = state
+            view.failure = failure
+            view.confirmingQuit = false
+            view.awaitingConfirmation = false
+            refreshCursorVisibility()
+            return leaving ? [.finish(exit)] : [.redraw]
+        }
+        refreshCursorVisibility()
+        return [.redraw]
+    }
+
+    /// The controller's stream ended without an end event (it should not).
+    mutating func matchStreamEnded() -> [ScreenAction] { [.finish(exit)] }
+
+    // MARK: keys
+
+    mutating func handle(_ key: Key) -> [ScreenAction] {
+        if view.isOver { return [.finish(exit)] }
+        if key == .interrupt { return quitNow() }
+        if view.confirmingQuit {
+            switch key {
+            case .character("y"), .character("Y"):
+                view.confirmingQuit = false
+                return quitNow() + [.redraw]
+            case .character("n"), .character("N"), .escape:
+                view.confirmingQuit = false
+                return [.redraw]
+            default:
+                return []
+            }
+        }
+        switch key {
+        case .character("q"), .character("Q"):
+            if localSeats.isEmpty { return [.finish(.left(view.state))] }
+            view.confirmingQuit = true
+            return [.redraw]
+        case .enter, .character(" "):
+            return playAtCursor()
+        default:
+            if moveCursor(key) {
+                view.message = nil
+                return [.redraw]
+            }
+            return []
+        }
+    }
+
+    /// Quits the local seat to move (or the first still playing), without asking.
+    private mutating func quitNow() -> [ScreenAction] {
+        let seat = activeLocalSeat ?? localSeats.sorted().first { view.state.seats[$0].status == .playing }
+        guard let seat else { return [.finish(.left(view.state))] }
+        leaving = true
+        return [.quit(seat: seat)]
+    }
+
+    private mutating func playAtCursor() -> [ScreenAction] {
+        if view.awaitingConfirmation || submitting {
+            view.message = "waiting for confirmation\(MatchText.ellipsis(options))"
+            return [.redraw]
+        }
+        guard let seat = activeLocalSeat else {
+            if let active = view.state.activeSeat {
+                view.message = "It's not your turn: \(MatchText.name(view.state, seat: active)) is thinking."
+            }
+            return [.redraw]
+        }
+        let move = moveAtCursor
+        guard view.state.game.isLegal(move) else {
+            view.message = LineModel.illegalReason(view.state.game, move)
+            return [.redraw]
+        }
+        submitting = true
+        view.message = nil
+        return [.play(move, seat: seat)]
+    }
+
+    mutating func submitted(_ result: SubmitResult, quitting: Bool) -> [ScreenAction] {
+        if quitting {
+            if case .rejected(let rejection) = result, !view.isOver {
+                leaving = false
+                view.message = "Could not quit yet: \(rejection.description)."
+                return [.redraw]
+            }
+            return []
+        }
+        submitting = false
+        switch result {
+        case .committed:
+            return []
+        case .rejected(.awaitingConfirmation):
+            view.message = "waiting for confirmation\(MatchText.ellipsis(options))"
+        case .rejected(let rejection):
+            view.message = "Refused: \(rejection.description)."
+        case .rolledBack:
+            break  // the rolledBack event already says why
+        }
+        return [.redraw]
+    }
+
+    // MARK: cursor
+
+    /// The move the cursor points at.
+    var moveAtCursor: Move {
+        let cursor = view.cursor
+        switch view.state.game {
+        case is TicTacToe: return Move(cursor.row * 3 + cursor.column)
+        case is Cube4: return Move(cursor.row * 4 + cursor.column)
+        default: return Move(cursor.column)
+        }
+    }
+
+    /// Moves the cursor for an arrow, digit or letter; false if the key means nothing here.
+    private mutating func moveCursor(_ key: Key) -> Bool {
+        var cursor = view.cursor
+        let game = view.state.game
+        let columns: Int, rows: Int
+        switch game {
+        case is Connect4: (columns, rows) = (Connect4.columns, 1)
+        case is TicTacToe: (columns, rows) = (3, 3)
+        case is Cube4: (columns, rows) = (Cube4.size, Cube4.size)
+        default: (columns, rows) = (max(1, game.legalMoves.count), 1)
+        }
+        // Rows on screen: tictactoe counts down from the top, cube4 shows row 4 at the top.
+        let upIsHigherRow = game is Cube4
+        switch key {
+        case .left: cursor.column = max(0, cursor.column - 1)
+        case .right: cursor.column = min(columns - 1, cursor.column + 1)
+        case .up where rows > 1: cursor.row = upIsHigherRow ? min(rows - 1, cursor.row + 1) : max(0, cursor.row - 1)
+        case .down where rows > 1: cursor.row = upIsHigherRow ? max(0, cursor.row - 1) : min(rows - 1, cursor.row + 1)
+        case .home: cursor.column = 0
+        case .end: cursor.column = columns - 1
+        case .character(let character):
+            let lower = Character(character.lowercased())
+            if let digit = lower.wholeNumberValue {
+                switch game {
+                case is Connect4 where (1...Connect4.columns).contains(digit): cursor.column = digit - 1
+                case is TicTacToe where (1...9).contains(digit):
+                    cursor = BoardCursor(column: (digit - 1) % 3, row: (digit - 1) / 3)
+                case is Cube4 where (1...Cube4.size).contains(digit): cursor.row = digit - 1
+                default: return false
+                }
+            } else if game is Cube4, let ascii = lower.asciiValue, (97...100).contains(ascii) {
+                cursor.column = Int(ascii) - 97
+            } else {
+                return false
+            }
+        default:
+            return false
+        }
+        guard cursor != view.cursor else { return false }
+        view.cursor = cursor
+        return true
+    }
+}

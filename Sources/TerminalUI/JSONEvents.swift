@@ -1,0 +1,195 @@
+import Games
+import Match
+
+/// A JSON value with keys kept in the order written, so event lines read predictably.
+public indirect enum JSONValue: Hashable, Sendable {
+    case string(String)
+    case int(Int64)
+    case bool(Bool)
+    case null
+    case array([JSONValue])
+    case object([(String, JSONValue)])
+
+    /// The value as compact JSON text on one line.
+    public var encoded: String {
+        var out = ""
+        write(to: &out)
+        return out
+    }
+
+    private func write(to out: inout String) {
+        switch self {
+        case .string(let text): out += JSONValue.quoted(text)
+        case .int(let number): out += String(number)
+        case .bool(let flag): out += flag ? "true" : "false"
+        case .null: out += "null"
+        case .array(let items):
+            out += "["
+            for (index, item) in items.enumerated() {
+                if index > 0 { out += "," }
+                item.write(to: &out)
+            }
+            out += "]"
+        case .object(let fields):
+            out += "{"
+            for (index, (key, value)) in fields.enumerated() {
+                if index > 0 { out += "," }
+                out += JSONValue.quoted(key)
+                out += ":"
+                value.write(to: &out)
+            }
+            out += "}"
+        }
+    }
+
+    /// `text` as a JSON string literal: quotes, backslashes and control
+    /// characters escaped; U+2028/U+2029 escaped too so the line is also valid JavaScript.
+    public static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case "\u{08}": out += "\\b"
+            case "\u{0C}": out += "\\f"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F || scalar.value == 0x2028 || scalar.value == 0x2029 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool { lhs.encoded == rhs.encoded }
+    public func hash(into hasher: inout Hasher) { hasher.combine(encoded) }
+}
+
+extension JSONValue {
+    /// A string value.
+    init(_ text: String) { self = .string(text) }
+    /// An integer value.
+    init(_ number: Int) { self = .int(Int64(number)) }
+}
+
+/// The `--json` event lines, one object each; seats are 0-based. Pure, no I/O.
+///
+/// Every event carries `"event"` first. The set of events and fields is
+/// documented in the man page; scripts rely on it, so add fields, never rename.
+public enum JSONEvents {
+    /// A 64-bit state hash as 16 lowercase hex digits.
+    public static func hex16(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    /// `{"event":"started","match":…,"game":…,"rulesVersion":…,"seats":[…],"turnTimeout":…,"sequence":…}`
+    public static func started(_ state: MatchState, localSeats: Set<SeatIndex>) -> JSONValue {
+        .object([
+            ("event", "started"), ("match", JSONValue(state.matchID.hex)), ("game", JSONValue(state.gameID)),
+            ("rulesVersion", JSONValue(state.rulesVersion)),
+            ("seats", .array(state.seats.indices.map { seat in
+                .object([
+                    ("seat", JSONValue(seat)), ("name", JSONValue(state.seats[seat].name)),
+                    ("player", JSONValue(state.seats[seat].playerID.hex)), ("local", .bool(localSeats.contains(seat))),
+                ])
+            })),
+            ("turnTimeout", JSONValue(Int(state.turnTimeout))), ("sequence", JSONValue(Int(state.sequence))),
+            ("moves", JSONValue(state.moves.count)), ("hash", JSONValue(hex16(state.stateHash))),
+        ])
+    }
+
+    /// `{"event":"turn","seat":N,"sequence":S}` plus `"deadline"` (ms since 1970) when the turn has one.
+    public static func turn(seat: SeatIndex, _ state: MatchState) -> JSONValue {
+        var fields: [(String, JSONValue)] = [("event", "turn"), ("seat", JSONValue(seat)), ("sequence", JSONValue(Int(state.sequence)))]
+        if state.deadline > 0 { fields.append(("deadline", .int(state.deadline))) }
+        return .object(fields)
+    }
+
+    /// The committed change: `move`, `quit` or `timeExpired`, with the new sequence and state hash.
+    public static func committed(_ change: MatchChange, _ state: MatchState) -> JSONValue {
+        var fields: [(String, JSONValue)]
+        switch change {
+        case .move(let move, let seat):
+            fields = [("event", "move"), ("seat", JSONValue(seat)), ("move", JSONValue(move.rawValue)),
+                      ("notation", JSONValue(state.game.notation(for: move)))]
+        case .quit(let seat):
+            fields = [("event", "quit"), ("seat", JSONValue(seat))]
+        case .timeExpired(let seat):
+            fields = [("event", "timeExpired"), ("seat", JSONValue(seat))]
+        }
+        fields += [("sequence", JSONValue(Int(state.sequence))), ("hash", JSONValue(hex16(state.stateHash)))]
+        return .object(fields)
+    }
+
+    /// `{"event":"rollback","seat":N,"change":"move","reason":"…","sequence":S}`
+    public static func rolledBack(_ change: MatchChange, reason: RollbackReason, _ state: MatchState) -> JSONValue {
+        let kind: String
+        switch change {
+        case .move: kind = "move"
+        case .quit: kind = "quit"
+        case .timeExpired: kind = "timeExpired"
+        }
+        return .object([("event", "rollback"), ("seat", JSONValue(change.seat)), ("change", JSONValue(kind)),
+                        ("reason", JSONValue(reason.description)), ("sequence", JSONValue(Int(state.sequence)))])
+    }
+
+    /// `{"event":"adopted","sequence":S,"moves":N,"hash":…}`: the authoritative state replaced ours.
+    public static func adopted(_ state: MatchState) -> JSONValue {
+        .object([("event", "adopted"), ("sequence", JSONValue(Int(state.sequence))),
+                 ("moves", JSONValue(state.moves.count)), ("hash", JSONValue(hex16(state.stateHash)))])
+    }
+
+    /// `{"event":"notice","text":…}`
+    public static func notice(_ text: String) -> JSONValue {
+        .object([("event", "notice"), ("text", JSONValue(text))])
+    }
+
+    /// `{"event":"rejected","seat":N,"input":…,"reason":…}`: a local line that was not a playable move.
+    public static func rejected(input: String, seat: SeatIndex?, reason: String) -> JSONValue {
+        .object([("event", "rejected"), ("seat", seat.map { JSONValue($0) } ?? .null),
+                 ("input", JSONValue(input)), ("reason", JSONValue(reason))])
+    }
+
+    /// `{"event":"end","outcomes":[…],"winner":SEAT|null,"hash":…,"moves":N,"sequence":S}`
+    public static func end(_ state: MatchState) -> JSONValue {
+        let winners = state.seats.indices.filter { state.seats[$0].outcome == .won }
+        return .object([
+            ("event", "end"),
+            ("outcomes", .array(state.seats.indices.map { seat in
+                .object([("seat", JSONValue(seat)), ("name", JSONValue(state.seats[seat].name)),
+                         ("outcome", JSONValue(state.seats[seat].outcome.description))])
+            })),
+            ("winner", winners.count == 1 ? JSONValue(winners[0]) : .null),
+            ("hash", JSONValue(hex16(state.stateHash))), ("moves", JSONValue(state.moves.count)),
+            ("sequence", JSONValue(Int(state.sequence))),
+        ])
+    }
+
+    /// `{"event":"error","kind":…,"reason":…,"sequence":S,"hash":…}`: the match stopped on this side.
+    public static func error(_ failure: MatchFailure, _ state: MatchState) -> JSONValue {
+        let kind: String
+        switch failure {
+        case .desync: kind = "desync"
+        case .connectionLost: kind = "connectionLost"
+        }
+        return .object([("event", "error"), ("kind", JSONValue(kind)), ("reason", JSONValue(failure.description)),
+                        ("sequence", JSONValue(Int(state.sequence))), ("hash", JSONValue(hex16(state.stateHash)))])
+    }
+
+    /// `{"event":"error","kind":"input","reason":…}` for a frontend failure that is not the match's (e.g. stdout closed).
+    public static func error(kind: String, reason: String) -> JSONValue {
+        .object([("event", "error"), ("kind", JSONValue(kind)), ("reason", JSONValue(reason))])
+    }
+}
+
+extension JSONValue: ExpressibleByStringLiteral {
+    /// A string literal is a JSON string.
+    public init(stringLiteral value: String) { self = .string(value) }
+}

@@ -1,0 +1,141 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import Games
+import Match
+
+/// Plain mode: the board as text lines, a prompt, one move per line on stdin.
+/// For pipes, `TERM=dumb`, screen readers and `--plain`. Never writes an escape code.
+///
+/// A wrong move gets a message and the prompt again; `q` or `quit` quits (in
+/// turn or out of turn); end of input quits the local seat when it must move
+/// and nothing is left to read. The result is printed as
+/// `Result: Ana (X) won, Bot (O) lost.` followed by `Ana (X) wins.` or `It's a draw.`
+public struct PlainFrontend: MatchFrontend {
+    /// Unicode pieces if allowed; colour and attributes are never used here.
+    public var options: DisplayOptions
+    public var inputFD: Int32
+    public var outputFD: Int32
+    /// Whether SIGINT/SIGTERM/SIGHUP are caught and turned into a `FrontendExit`.
+    public var handlesSignals: Bool
+
+    /// A plain frontend reading `input` and writing `output`.
+    public init(options: DisplayOptions = .plainASCII, input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO,
+                handlesSignals: Bool = true) {
+        self.options = options
+        self.inputFD = input
+        self.outputFD = output
+        self.handlesSignals = handlesSignals
+    }
+
+    public func prepare(controller: MatchController, locals: [LocalParticipant]) async -> PreparedMatch {
+        let interactive = Terminal.isTTY(inputFD) && Terminal.isTTY(outputFD)
+        var textOptions = options
+        textOptions.colorDepth = .none
+        textOptions.attributes = false
+        return await LineSession.prepare(format: .text(textOptions, interactive: interactive), controller: controller,
+                                         locals: locals, inputFD: inputFD, outputFD: outputFD, handlesSignals: handlesSignals)
+    }
+}
+
+/// `--json`: one JSON object per line on stdout and nothing else; local moves
+/// are read from stdin one per line, as in plain mode. Seats are 0-based.
+/// Events: started, turn, move, quit, timeExpired, rollback, adopted, notice,
+/// rejected (a local input line that was not playable), end, error.
+public struct JSONFrontend: MatchFrontend {
+    public var inputFD: Int32
+    public var outputFD: Int32
+    /// Whether SIGINT/SIGTERM/SIGHUP are caught and turned into a `FrontendExit`.
+    public var handlesSignals: Bool
+
+    /// A JSON frontend reading `input` and writing `output`.
+    public init(input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO, handlesSignals: Bool = true) {
+        self.inputFD = input
+        self.outputFD = output
+        self.handlesSignals = handlesSignals
+    }
+
+    public func prepare(controller: MatchController, locals: [LocalParticipant]) async -> PreparedMatch {
+        await LineSession.prepare(format: .json, controller: controller, locals: locals,
+                                  inputFD: inputFD, outputFD: outputFD, handlesSignals: handlesSignals)
+    }
+}
+
+/// The shell around `LineModel`: reads lines on a thread, writes in order, performs the model's actions.
+enum LineSession {
+    /// How long a quit after Ctrl-C may take (a remote confirmation) before the run returns anyway.
+    static let interruptGrace: Duration = .seconds(2)
+
+    static func prepare(format: LineModel.Format, controller: MatchController, locals: [LocalParticipant],
+                        inputFD: Int32, outputFD: Int32, handlesSignals: Bool) async -> PreparedMatch {
+        let events = await controller.events()
+        let initial = await controller.state
+        return PreparedMatch {
+            await run(format: format, events: events, initial: initial, locals: locals,
+                      inputFD: inputFD, outputFD: outputFD, handlesSignals: handlesSignals)
+        }
+    }
+
+    static func run(format: LineModel.Format, events: AsyncStream<MatchEvent>, initial: MatchState,
+                    locals: [LocalParticipant], inputFD: Int32, outputFD: Int32, handlesSignals: Bool) async -> FrontendExit {
+        let hub = EventHub()
+        let seats = LocalSeats(state: initial, locals: locals)
+        var model = LineModel(format: format, state: initial, localSeats: seats.seats)
+        let writer = LineWriter(fd: outputFD) { hub.send(.input(.lost)) }
+        let forwarding = hub.forward(events)
+        let reader = InputReader(fd: inputFD, mode: .lines) { hub.send(.input($0)) }
+        reader.start()
+        let watcher = handlesSignals ? SignalWatcher(signals: SignalWatcher.terminating) { hub.send(.signal($0)) } : nil
+        var interrupted: Int32?
+        defer {
+            reader.stop()
+            watcher?.cancel()
+            forwarding.cancel()
+            hub.finish()
+        }
+
+        for await event in hub.stream {
+            var actions: [LineAction] = []
+            switch event {
+            case .match(let matchEvent): actions = model.handle(matchEvent)
+            case .matchStreamEnded: actions = model.matchStreamEnded()
+            case .input(.line(let line)): actions = model.handle(line: line)
+            case .input(.endOfInput): actions = model.handleEndOfInput()
+            case .input(.lost):
+                return .terminalLost(model.state)
+            case .input(.key), .tick, .resize:
+                break
+            case .signal(let number):
+                if number == SIGHUP { return .terminalLost(model.state) }
+                if number != SIGINT || interrupted != nil || seats.seats.isEmpty {
+                    await writer.drained(timeout: .milliseconds(200))
+                    return .interrupted(signal: number, model.state)
+                }
+                // Ctrl-C: quit our seat like `q`, give it a moment, then return regardless.
+                interrupted = number
+                actions = model.handle(line: "q")
+                Task {
+                    try? await Task.sleep(for: interruptGrace)
+                    hub.send(.signal(number))
+                }
+            case .submitted(let result, let quitting):
+                actions = model.submitted(result, quitting: quitting)
+            }
+            for action in actions {
+                switch action {
+                case .output(let text, let newline):
+                    writer.write(newline ? text + "\n" : text)
+                case .play(let move, let seat):
+                    if let participant = seats.participants[seat] { hub.submit(participant, move: move) }
+                case .quit(let seat):
+                    if let participant = seats.participants[seat] { hub.submit(participant, move: nil) }
+                case .finish(let exit):
+                    await writer.drained()
+                    if let interrupted { return .interrupted(signal: interrupted, exit.state) }
+                    return exit
+                }
+            }
+        }
+        return .ended(model.state)
+    }
+}

@@ -1,0 +1,239 @@
+import Games
+import Match
+
+/// What the line frontends (plain text and JSON) do next.
+enum LineAction: Sendable {
+    /// Write this text; `newline` false for an interactive prompt that waits on the same line.
+    case output(String, newline: Bool)
+    case play(Move, seat: SeatIndex)
+    case quit(seat: SeatIndex)
+    case finish(FrontendExit)
+}
+
+/// The state machine behind plain and JSON mode; pure, tested by feeding it events.
+///
+/// Input lines are queued and each is used when a local seat is to move, so
+/// a whole game can be piped in ahead of time. `q`/`quit` quits at once, in
+/// turn or out of turn. When input has ended and a local seat must move with
+/// nothing left to read, that seat quits: end of input quits cleanly.
+struct LineModel {
+    enum Format: Sendable {
+        /// Human-readable text; `interactive` keeps the prompt on the line being typed.
+        case text(DisplayOptions, interactive: Bool)
+        case json
+    }
+
+    let format: Format
+    private(set) var state: MatchState
+    let localSeats: Set<SeatIndex>
+    private var queue: [String] = []
+    private var inputEnded = false
+    private var submitting = false
+    private var leaving = false
+    private var over = false
+    private var lastInput = ""
+    /// The sequence number of the turn we last prompted for, so a prompt is shown once per turn.
+    private var promptedSequence: UInt32?
+
+    init(format: Format, state: MatchState, localSeats: Set<SeatIndex>) {
+        self.format = format
+        self.state = state
+        self.localSeats = localSeats
+    }
+
+    private var options: DisplayOptions {
+        if case .text(let options, _) = format { return options }
+        return .plainASCII
+    }
+
+    private var isJSON: Bool { if case .json = format { return true } else { return false } }
+
+    private func say(_ text: String) -> [LineAction] { isJSON ? [] : [.output(text, newline: true)] }
+    private func json(_ value: JSONValue) -> [LineAction] { isJSON ? [.output(value.encoded, newline: true)] : [] }
+
+    private func board() -> [LineAction] {
+        guard !isJSON else { return [] }
+        return BoardRenderer.lines(for: state, cursor: nil, options: options).map { .output($0.text, newline: true) }
+    }
+
+    /// The local seat to move now, if any.
+    private var activeLocalSeat: SeatIndex? {
+        guard let seat = state.activeSeat, localSeats.contains(seat) else { return nil }
+        return seat
+    }
+
+    // MARK: events
+
+    mutating func handle(_ event: MatchEvent) -> [LineAction] {
+        switch event {
+        case .started(let new):
+            state = new
+            if isJSON { return json(JSONEvents.started(new, localSeats: localSeats)) }
+            let players = new.seats.indices.map { MatchText.label(new, seat: $0, options: options) }.joined(separator: " vs ")
+            return say("\(new.game.gameDisplayName): \(players)") + board()
+        case .turnBegan(let seat, let new):
+            state = new
+            var actions = json(JSONEvents.turn(seat: seat, new))
+            if localSeats.contains(seat) {
+                actions += pump()
+            } else if !isJSON {
+                actions += say("\(MatchText.name(new, seat: seat)) is thinking\(MatchText.ellipsis(options))")
+            }
+            return actions
+        case .awaitingConfirmation:
+            return []
+        case .committed(let change, let new):
+            state = new
+            var actions = json(JSONEvents.committed(change, new))
+            if !isJSON {
+                switch change {
+                case .move(let move, let seat):
+                    actions += say(MatchText.moveLine(new, move: PlayedMove(seat: seat, move: move), options: options))
+                    if localSeats.isEmpty && !new.isEnded { actions += board() }
+                case .quit(let seat): actions += say("\(MatchText.label(new, seat: seat, options: options)) quit.")
+                case .timeExpired(let seat):
+                    actions += say("\(MatchText.label(new, seat: seat, options: options)) ran out of time.")
+                }
+            }
+            return actions
+        case .rolledBack(let change, let reason, let new):
+            state = new
+            return json(JSONEvents.rolledBack(change, reason: reason, new))
+                + say("\(MatchText.name(new, seat: change.seat))'s move was undone: \(reason.description).")
+        case .adopted(let new):
+            state = new
+            return json(JSONEvents.adopted(new)) + say("Took the host's state of the match (move \(new.moves.count)).")
+        case .notice(let text):
+            return json(JSONEvents.notice(text)) + say("Note: \(sanitized(text))")
+        case .ended(let new):
+            state = new
+            over = true
+            if isJSON { return json(JSONEvents.end(new)) + [.finish(.ended(new))] }
+            return board() + say(MatchText.resultLine(new, options: options))
+                + say(MatchText.winnerLine(new, options: options)) + [.finish(.ended(new))]
+        case .failed(let failure, let new):
+            state = new
+            over = true
+            if isJSON { return json(JSONEvents.error(failure, new)) + [.finish(.failed(failure, new))] }
+            return say("Match stopped: \(failure.description).") + [.finish(.failed(failure, new))]
+        }
+    }
+
+    /// The controller's stream ended without an end event (it should not): stop with what we have.
+    mutating func matchStreamEnded() -> [LineAction] {
+        guard !over else { return [] }
+        over = true
+        return [.finish(.ended(state))]
+    }
+
+    // MARK: input
+
+    mutating func handle(line raw: String) -> [LineAction] {
+        guard !over else { return [] }
+        let line = raw.trimmingCharacters()
+        if ["q", "quit"].contains(line.lowercased()) { return quitNow() }
+        queue.append(line)
+        return pump()
+    }
+
+    mutating func handleEndOfInput() -> [LineAction] {
+        guard !over else { return [] }
+        inputEnded = true
+        return pump()
+    }
+
+    /// A local seat quits: the one to move, else the first still playing.
+    private mutating func quitNow() -> [LineAction] {
+        guard !leaving else { return [] }
+        let seat = activeLocalSeat ?? localSeats.sorted().first { state.seats[$0].status == .playing }
+        guard let seat else { return localSeats.isEmpty ? [.finish(.left(state))] : [] }
+        leaving = true
+        return [.quit(seat: seat)]
+    }
+
+    mutating func submitted(_ result: SubmitResult, quitting: Bool) -> [LineAction] {
+        if quitting {
+            // A refused quit (e.g. while a move awaits confirmation) is tried again
+            // at the next turn event, never in a tight loop.
+            leaving = false
+            if case .rejected(let rejection) = result, !over {
+                return json(JSONEvents.rejected(input: "quit", seat: activeLocalSeat, reason: rejection.description))
+                    + say("Could not quit yet: \(rejection.description).")
+            }
+            return []
+        }
+        submitting = false
+        switch result {
+        case .committed:
+            return pump()
+        case .rejected(let rejection):
+            let text = "Refused: \(rejection.description)."
+            return json(JSONEvents.rejected(input: lastInput, seat: activeLocalSeat, reason: rejection.description))
+                + say(text) + pump()
+        case .rolledBack:
+            return pump()  // the rolledBack event already said why
+        }
+    }
+
+    /// Shows the board and the prompt once per turn, then uses queued lines
+    /// while a local seat is to move; a wrong line gets a message and the prompt again.
+    private mutating func pump() -> [LineAction] {
+        guard let seat = activeLocalSeat, !submitting, !leaving, !over else { return [] }
+        var actions: [LineAction] = []
+        if promptedSequence != state.sequence {
+            promptedSequence = state.sequence
+            actions += board() + prompt(seat)
+        }
+        while !queue.isEmpty {
+            let line = queue.removeFirst()
+            guard !line.isEmpty else { continue }
+            guard let move = state.game.move(fromNotation: line) else {
+                actions += json(JSONEvents.rejected(input: line, seat: seat, reason: "not a move"))
+                actions += say("'\(sanitized(line))' is not a move here: type \(MatchText.moveHelp(state)), or q to quit.")
+                actions += prompt(seat)
+                continue
+            }
+            guard state.game.isLegal(move) else {
+                let why = Self.illegalReason(state.game, move)
+                actions += json(JSONEvents.rejected(input: line, seat: seat, reason: why))
+                actions += say("\(why) Try another move.") + prompt(seat)
+                continue
+            }
+            submitting = true
+            lastInput = line
+            return actions + [.play(move, seat: seat)]
+        }
+        if inputEnded {
+            leaving = true
+            return actions + say("End of input: \(MatchText.name(state, seat: seat)) leaves the match.") + [.quit(seat: seat)]
+        }
+        return actions
+    }
+
+    /// `Your move (a column, 1-7): ` (text mode only); on the same line as the answer when interactive.
+    private func prompt(_ seat: SeatIndex) -> [LineAction] {
+        guard case .text(_, let interactive) = format else { return [] }
+        let who = localSeats.count > 1 ? "\(MatchText.label(state, seat: seat, options: options)), your move" : "Your move"
+        return [.output("\(who) (\(MatchText.moveHelp(state))): ", newline: !interactive)]
+    }
+
+    /// Why a parsed move cannot be played, in the game's words.
+    static func illegalReason(_ game: any Game, _ move: Move) -> String {
+        let name = game.notation(for: move)
+        switch game {
+        case is Connect4: return "Column \(name) is full."
+        case is TicTacToe: return "Cell \(name) is taken."
+        case is Cube4: return "Peg \(name) is full."
+        default: return "\(name) cannot be played now."
+        }
+    }
+}
+
+extension String {
+    /// Without leading and trailing spaces, tabs, carriage returns and newlines.
+    func trimmingCharacters() -> String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
+        guard let start = firstIndex(where: { !isSpace($0) }), let end = lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(self[start...end])
+    }
+}

@@ -1,0 +1,168 @@
+import Games
+import Match
+
+/// Everything the full screen shows, as plain data (the frontend's model fills it in).
+public struct ScreenView: Sendable {
+    /// The state to draw (the tentative one while a move awaits confirmation).
+    public var state: MatchState
+    /// Where the player points; drawn only when `showsCursor`.
+    public var cursor: BoardCursor
+    /// Seats played at this terminal (two in hot-seat play).
+    public var localSeats: Set<SeatIndex>
+    /// Whether a local seat is to move and may pick a move.
+    public var showsCursor: Bool
+    /// A move of ours waits for the other side's confirmation.
+    public var awaitingConfirmation = false
+    /// The "Quit this match? (y/n)" question is showing.
+    public var confirmingQuit = false
+    /// A one-line answer to the last key (a refused move, "not your turn").
+    public var message: String?
+    /// The latest notice from a participant (connection trouble).
+    public var notice: String?
+    /// Why the match stopped on this side, if it failed.
+    public var failure: MatchFailure?
+    /// Milliseconds since 1970, for the turn countdown.
+    public var now: Int64 = 0
+
+    /// A view of `state` with the cursor at `cursor`.
+    public init(state: MatchState, cursor: BoardCursor = BoardCursor(column: 0), localSeats: Set<SeatIndex> = [],
+                showsCursor: Bool = false) {
+        self.state = state
+        self.cursor = cursor
+        self.localSeats = localSeats
+        self.showsCursor = showsCursor
+    }
+
+    /// Whether the match is over (ended or failed) on this side.
+    public var isOver: Bool { state.isEnded || failure != nil }
+}
+
+/// Builds full screens from `ScreenView`s; pure, testable without a terminal.
+public enum Renderer {
+    /// Left margin of every line.
+    static let margin = "  "
+
+    /// The smallest window the view's screen fits in.
+    public static func requiredSize(for view: ScreenView, options: DisplayOptions) -> TerminalSize {
+        let frame = layout(view, options: options)
+        let boardWidth = BoardRenderer.lines(for: view.state, cursor: nil, options: options).map(\.width).max() ?? 0
+        return TerminalSize(columns: max(boardWidth + margin.count, 40), rows: frame.height)
+    }
+
+    /// The screen for `view` in a window of `size`: the board and status, or a
+    /// "Window too small" notice when it does not fit.
+    public static func screen(for view: ScreenView, options: DisplayOptions, size: TerminalSize) -> Frame {
+        let needed = requiredSize(for: view, options: options)
+        guard size.columns >= needed.columns, size.rows >= needed.rows else {
+            return tooSmall(needed: needed, size: size)
+        }
+        return layout(view, options: options)
+    }
+
+    /// The notice shown instead of a board that would not fit.
+    public static func tooSmall(needed: TerminalSize, size: TerminalSize) -> Frame {
+        let lines = [
+            StyledLine("Window too small: need \(needed.columns)x\(needed.rows)", TextStyle(bold: true)),
+            StyledLine("(now \(size.columns)x\(size.rows)). Enlarge it, or q to quit."),
+        ]
+        return Frame(lines: lines)
+    }
+
+    /// Bytes one redraw writes: a full screen when `previous` is nil, else the
+    /// update from `previous` to `view`. For the benchmark (issue 6 keeps the figure).
+    public static func frameBytes(for view: ScreenView, previous: ScreenView? = nil,
+                                  options: DisplayOptions, size: TerminalSize = .standard) -> Int {
+        var encoder = FrameEncoder(options: options)
+        if let previous { _ = encoder.encode(screen(for: previous, options: options, size: size), size: size) }
+        return encoder.encode(screen(for: view, options: options, size: size), size: size).count
+    }
+
+    /// The screen's lines regardless of window size.
+    static func layout(_ view: ScreenView, options: DisplayOptions) -> Frame {
+        let state = view.state
+        var lines: [StyledLine] = []
+        var title = StyledLine(margin)
+        title.append("parlor", TextStyle(bold: true))
+        title.append(" \(options.unicode ? "·" : "-") \(state.game.gameDisplayName)  ")
+        title.append("match \(state.matchID.short)", TextStyle(dim: true))
+        lines.append(title)
+        lines.append(StyledLine())
+        let cursor = view.showsCursor && !view.isOver ? view.cursor : nil
+        for boardLine in BoardRenderer.lines(for: state, cursor: cursor, options: options) {
+            var line = StyledLine(margin)
+            line.spans += boardLine.spans
+            lines.append(line)
+        }
+        lines.append(StyledLine())
+        lines += seatLines(view, options: options)
+        lines.append(statusLine(view, options: options))
+        lines.append(messageLine(view))
+        lines.append(StyledLine(margin + helpText(view, options: options), TextStyle(dim: true)))
+        return Frame(lines: lines)
+    }
+
+    /// One line per seat: piece, name, "(you)", a marker on the seat to move, the outcome at the end.
+    static func seatLines(_ view: ScreenView, options: DisplayOptions) -> [StyledLine] {
+        let state = view.state
+        return state.seats.indices.map { seat in
+            var line = StyledLine(margin)
+            let active = state.activeSeat == seat
+            line.append(active ? (options.unicode ? "▶ " : "> ") : "  ", TextStyle(bold: true))
+            line.append(Pieces.glyph(seat: seat, gameID: state.gameID, options: options), Pieces.style(seat: seat, winning: true))
+            line.append(" ")
+            line.append(MatchText.name(state, seat: seat), TextStyle(bold: active))
+            if view.localSeats.contains(seat) { line.append(" (you)", TextStyle(dim: true)) }
+            let outcome = state.seats[seat].outcome
+            if outcome != .none {
+                line.append(" \(options.unicode ? "—" : "-") \(MatchText.outcomeWords(outcome))",
+                            TextStyle(foreground: outcome == .won ? .green : nil, bold: outcome == .won))
+            }
+            return line
+        }
+    }
+
+    /// Whose turn it is, the question being asked, or the result.
+    static func statusLine(_ view: ScreenView, options: DisplayOptions) -> StyledLine {
+        let state = view.state
+        let dots = MatchText.ellipsis(options)
+        if view.confirmingQuit { return StyledLine(margin + "Quit this match? (y/n)", TextStyle(bold: true)) }
+        if let failure = view.failure {
+            return StyledLine(margin + "Match stopped: \(failure.description)", TextStyle(foreground: .red, bold: true))
+        }
+        if state.isEnded { return StyledLine(margin + MatchText.winnerLine(state, options: options), TextStyle(bold: true)) }
+        if view.awaitingConfirmation { return StyledLine(margin + "waiting for confirmation\(dots)") }
+        guard let active = state.activeSeat else { return StyledLine(margin) }
+        var text: String
+        if view.localSeats.contains(active) {
+            text = view.localSeats.count > 1 ? "\(MatchText.label(state, seat: active, options: options)), your turn." : "Your turn."
+        } else {
+            text = "\(MatchText.name(state, seat: active)) is thinking\(dots)"
+        }
+        if state.deadline > 0, view.now > 0 {
+            let seconds = max(0, (state.deadline - view.now + 999) / 1000)
+            text += " (\(seconds) s left)"
+        }
+        return StyledLine(margin + text, TextStyle(bold: view.localSeats.contains(active)))
+    }
+
+    /// The last refusal or notice, if any.
+    static func messageLine(_ view: ScreenView) -> StyledLine {
+        if let message = view.message { return StyledLine(margin + sanitized(message), TextStyle(foreground: .yellow)) }
+        if let notice = view.notice { return StyledLine(margin + sanitized(notice), TextStyle(foreground: .cyan)) }
+        return StyledLine()
+    }
+
+    /// The keys that work now.
+    static func helpText(_ view: ScreenView, options: DisplayOptions) -> String {
+        if view.isOver { return "Press any key to leave." }
+        if view.confirmingQuit { return "y: quit the match   n or Esc: keep playing" }
+        let arrows = options.unicode ? "←/→" : "left/right"
+        let allArrows = options.unicode ? "←↑↓→" : "arrows"
+        switch view.state.gameID {
+        case Connect4.id: return "\(arrows) or 1-7: choose column   Enter: drop   q: quit"
+        case Cube4.id: return "\(allArrows) or a-d,1-4: choose peg   Enter: drop   q: quit"
+        case TicTacToe.id: return "\(allArrows) or 1-9: choose cell   Enter: play   q: quit"
+        default: return "Enter: play   q: quit"
+        }
+    }
+}

@@ -1,0 +1,55 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import Dispatch
+import Synchronization
+
+/// Watches signals with dispatch sources, so the handler runs on a queue as
+/// ordinary code (not in a raw signal handler, where only async-signal-safe
+/// calls are allowed) and may restore the terminal and tell a frontend.
+///
+/// While watched, a signal's default action is disabled (set to SIG_IGN, as
+/// dispatch sources require); `cancel()` puts the previous action back so a
+/// second Ctrl-C after the frontend returned behaves as usual.
+public final class SignalWatcher: Sendable {
+    /// The signals that end a session: Ctrl-C, `kill`, and the SSH connection dropping.
+    public static let terminating: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+
+    // Dispatch sources are not Sendable; they are only touched under the lock.
+    private struct Sources: @unchecked Sendable {
+        var sources: [DispatchSourceSignal] = []
+        var previous: [(Int32, sighandler_t?)] = []
+    }
+
+    private let sources = Mutex(Sources())
+    private static let queue = DispatchQueue(label: "parlor.signals")
+
+    /// Starts watching `signals`; `handler` runs on a private serial queue, once per delivery.
+    /// Register before relying on it: a signal that arrives earlier gets its old action.
+    public init(signals: [Int32], handler: @escaping @Sendable (Int32) -> Void) {
+        sources.withLock { current in
+            for number in signals {
+                current.previous.append((number, signal(number, SIG_IGN)))
+                let source = DispatchSource.makeSignalSource(signal: number, queue: Self.queue)
+                source.setEventHandler { handler(number) }
+                source.resume()
+                current.sources.append(source)
+            }
+        }
+    }
+
+    /// Stops watching and restores each signal's previous action.
+    public func cancel() {
+        sources.withLock { current in
+            for source in current.sources { source.cancel() }
+            for (number, action) in current.previous { signal(number, action) }
+            current.sources = []
+            current.previous = []
+        }
+    }
+
+    deinit { cancel() }
+
+    /// The status a shell expects from a program ended by `signal`: 128 + its number.
+    public static func exitStatus(for signal: Int32) -> Int32 { 128 + signal }
+}

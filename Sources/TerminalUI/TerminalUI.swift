@@ -1,1 +1,0 @@
-// TerminalUI: placeholder until its first file lands.

@@ -1,1 +1,0 @@
-// TerminalUITests: placeholder until its first test lands.
