@@ -6,7 +6,7 @@ public struct TicTacToe: Game, Hashable {
     public static let rulesVersion = 1
     public static let displayName = "Tic-tac-toe"
     public static let summary = "Take turns marking a 3x3 grid; three in a row wins."
-    public static let moveHelp = "a cell, 1-9 (row by row from the top left, like a phone keypad)"
+    public static let moveHelp = "a cell, 1-9, row by row from the top left"
     public static let seatRange = 2...2
     public static let alternatesStrictly = true
 

@@ -35,14 +35,14 @@ struct GoodCommandLineTests {
         #expect(options == PlayOptions(game: "connect4"))
         #expect(options.opponent == .bot(.medium))
         #expect(options.seat == .first)
-        #expect(options.display == DisplayOptions(output: .automatic, ascii: false, noColor: false))
+        #expect(options.display == DisplayFlags(output: .automatic, ascii: false, noColor: false))
     }
 
     @Test("play: every flag, in both spellings and any order")
     func playEveryFlag() throws {
         let expected = PlayOptions(
             game: "connect4", opponent: .bot(.hard), seat: .second, bot: .easy, turnTimeout: .seconds(30), seed: 1,
-            display: DisplayOptions(output: .json, ascii: true, noColor: true))
+            display: DisplayFlags(output: .json, ascii: true, noColor: true))
         let spaced = ["play", "Connect4", "--vs", "bot:hard", "--seat", "second", "--bot", "easy",
                       "--turn-timeout", "30", "--seed", "1", "--json", "--ascii", "--no-color"]
         let equalsFirst = ["play", "--vs=BOT:HARD", "--seat=second", "--bot=easy", "--turn-timeout=30",
@@ -104,7 +104,7 @@ struct GoodCommandLineTests {
         #expect(try parsed(["join", "--", "-odd name"], as: JoinOptions.self).target == .name("-odd name"))
         #expect(try parsed(["join", "[::1]:7477", "--bot", "medium", "--json"], as: JoinOptions.self)
             == JoinOptions(target: .address(host: "::1", port: 7477), name: "Ana", bot: .medium,
-                           display: DisplayOptions(output: .json)))
+                           display: DisplayFlags(output: .json)))
     }
 
     @Test("browse: 3 seconds by default, --watch, -t with decimals, --game case-insensitive")
@@ -119,7 +119,7 @@ struct GoodCommandLineTests {
     func storeCommands() throws {
         #expect(try parsed(["matches", "--json"], as: MatchesOptions.self).json)
         #expect(try parsed(["replay", "m-01", "--plain"], as: ReplayOptions.self)
-            == ReplayOptions(id: "m-01", display: DisplayOptions(output: .plain)))
+            == ReplayOptions(id: "m-01", display: DisplayFlags(output: .plain)))
         #expect(try parsed(["forget", "m_01", "-y"], as: ForgetOptions.self) == ForgetOptions(id: "m_01", yes: true))
         #expect(try parsed(["forget", "m_01"], as: ForgetOptions.self).yes == false)
         #expect(try parsed(["resume"], as: ResumeOptions.self).target == nil)

@@ -128,10 +128,10 @@ struct OtherValueTests {
 
     @Test("colour is off with --no-color or a non-empty NO_COLOR")
     func color() {
-        #expect(DisplayOptions().colorAllowed(environment: [:]))
-        #expect(DisplayOptions().colorAllowed(environment: ["NO_COLOR": ""]))
-        #expect(!DisplayOptions().colorAllowed(environment: ["NO_COLOR": "1"]))
-        #expect(!DisplayOptions(noColor: true).colorAllowed(environment: [:]))
+        #expect(DisplayFlags().colorAllowed(environment: [:]))
+        #expect(DisplayFlags().colorAllowed(environment: ["NO_COLOR": ""]))
+        #expect(!DisplayFlags().colorAllowed(environment: ["NO_COLOR": "1"]))
+        #expect(!DisplayFlags(noColor: true).colorAllowed(environment: [:]))
     }
 
     @Test("exit codes have the documented values")

@@ -18,9 +18,9 @@ enum CommonOptions {
     static let outputGroup = ["plain", "json"]
 
     /// `--plain`/`--json`/`--ascii`/`--no-color` as given.
-    static func display(_ arguments: ParsedArguments) -> DisplayOptions {
+    static func display(_ arguments: ParsedArguments) -> DisplayFlags {
         let output: OutputMode = arguments.flag("json") ? .json : arguments.flag("plain") ? .plain : .automatic
-        return DisplayOptions(output: output, ascii: arguments.flag("ascii"), noColor: arguments.flag("no-color"))
+        return DisplayFlags(output: output, ascii: arguments.flag("ascii"), noColor: arguments.flag("no-color"))
     }
 
     /// `--bot LEVEL`, when given.

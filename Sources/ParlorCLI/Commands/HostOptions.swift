@@ -20,12 +20,12 @@ public struct HostOptions: ParsableCommand, Hashable {
     /// `--code`: require a passcode; nil for an open game.
     public var passcode: PasscodeRequest?
     /// `--plain`/`--json`/`--ascii`/`--no-color`.
-    public var display: DisplayOptions
+    public var display: DisplayFlags
 
     /// Options as code would set them.
     public init(
         game: String, port: UInt16? = nil, name: String, seat: SeatChoice = .random, turnTimeout: Duration? = nil,
-        bot: BotLevelChoice? = nil, passcode: PasscodeRequest? = nil, display: DisplayOptions = DisplayOptions()
+        bot: BotLevelChoice? = nil, passcode: PasscodeRequest? = nil, display: DisplayFlags = DisplayFlags()
     ) {
         self.game = game
         self.port = port

@@ -9,12 +9,12 @@ public struct JoinOptions: ParsableCommand, Hashable {
     /// `--code CODE`: the passcode the host asked for.
     public var passcode: String?
     /// `--plain`/`--json`/`--ascii`/`--no-color`.
-    public var display: DisplayOptions
+    public var display: DisplayFlags
 
     /// Options as code would set them.
     public init(
         target: JoinTarget?, name: String, bot: BotLevelChoice? = nil, passcode: String? = nil,
-        display: DisplayOptions = DisplayOptions()
+        display: DisplayFlags = DisplayFlags()
     ) {
         self.target = target
         self.name = name

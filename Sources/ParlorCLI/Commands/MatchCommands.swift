@@ -36,10 +36,10 @@ public struct ReplayOptions: ParsableCommand, Hashable {
     /// The match id (or a unique prefix), as `parlor matches` lists it.
     public var id: String
     /// `--plain`/`--json`/`--ascii`/`--no-color`.
-    public var display: DisplayOptions
+    public var display: DisplayFlags
 
     /// Options as code would set them.
-    public init(id: String, display: DisplayOptions = DisplayOptions()) {
+    public init(id: String, display: DisplayFlags = DisplayFlags()) {
         self.id = id
         self.display = display
     }
@@ -110,10 +110,10 @@ public struct ResumeOptions: ParsableCommand, Hashable {
     /// `--bot LEVEL`: a bot plays this side's moves.
     public var bot: BotLevelChoice?
     /// `--plain`/`--json`/`--ascii`/`--no-color`.
-    public var display: DisplayOptions
+    public var display: DisplayFlags
 
     /// Options as code would set them.
-    public init(target: ResumeTarget? = nil, bot: BotLevelChoice? = nil, display: DisplayOptions = DisplayOptions()) {
+    public init(target: ResumeTarget? = nil, bot: BotLevelChoice? = nil, display: DisplayFlags = DisplayFlags()) {
         self.target = target
         self.bot = bot
         self.display = display

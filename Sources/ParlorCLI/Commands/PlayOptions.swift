@@ -13,12 +13,12 @@ public struct PlayOptions: ParsableCommand, Hashable {
     /// `--seed`: makes bots and the random seat reproducible; nil for a random seed.
     public var seed: UInt64?
     /// `--plain`/`--json`/`--ascii`/`--no-color`.
-    public var display: DisplayOptions
+    public var display: DisplayFlags
 
     /// Options as code would set them, e.g. for the bare `parlor` default.
     public init(
         game: String, opponent: Opponent = .bot(.medium), seat: SeatChoice = .first, bot: BotLevelChoice? = nil,
-        turnTimeout: Duration? = nil, seed: UInt64? = nil, display: DisplayOptions = DisplayOptions()
+        turnTimeout: Duration? = nil, seed: UInt64? = nil, display: DisplayFlags = DisplayFlags()
     ) {
         self.game = game
         self.opponent = opponent

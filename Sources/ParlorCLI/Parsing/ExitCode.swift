@@ -20,8 +20,12 @@ public enum ExitCode: Int32, Sendable, CaseIterable, CustomStringConvertible {
     case ioError = 74
     /// `EX_TEMPFAIL`: the peer went away or the network is down; trying again later may work.
     case temporaryFailure = 75
+    /// The terminal went away (SIGHUP, 128 + 1), e.g. an SSH connection died; the match can be resumed.
+    case hangUp = 129
     /// Interrupted by SIGINT (128 + 2), the shell convention.
     case interrupted = 130
+    /// Ended by SIGTERM (128 + 15).
+    case terminated = 143
 
     /// One line for the man page and `--help`, e.g. "usage error".
     public var description: String {
@@ -34,7 +38,9 @@ public enum ExitCode: Int32, Sendable, CaseIterable, CustomStringConvertible {
         case .internalError: "internal error"
         case .ioError: "input/output error"
         case .temporaryFailure: "temporary failure"
+        case .hangUp: "terminal hung up"
         case .interrupted: "interrupted"
+        case .terminated: "terminated"
         }
     }
 }

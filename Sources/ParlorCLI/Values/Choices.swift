@@ -62,7 +62,7 @@ public enum OutputMode: Sendable, Hashable {
 }
 
 /// The display flags shared by every command that shows a board.
-public struct DisplayOptions: Sendable, Hashable {
+public struct DisplayFlags: Sendable, Hashable {
     /// Full screen, plain or JSON.
     public var output: OutputMode
     /// `--ascii`: ASCII pieces and lines even on a UTF-8 terminal.

@@ -1,0 +1,116 @@
+import Bots
+import Foundation
+import Games
+import Match
+import Store
+import Synchronization
+import TerminalUI
+
+/// Everything a command needs to show a match: the frontend for the flags
+/// and the terminal, and how to play a controller to the end with it.
+struct MatchPresentation {
+    let frontend: any MatchFrontend
+    /// Whether a person watches a full-screen board (bots then pause a little between moves).
+    let isFullScreen: Bool
+    let isJSON: Bool
+
+    /// Full screen on a terminal; plain when stdin or stdout is not a TTY, `TERM` is dumb or unset, or `--plain`; JSON with `--json`.
+    init(flags: DisplayFlags, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        let isTTY = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
+        let detected = TerminalUI.DisplayOptions.detect(environment: environment, isTTY: isTTY,
+                                                         noColorFlag: !flags.colorAllowed(environment: environment),
+                                                         asciiFlag: flags.ascii)
+        switch flags.output {
+        case .json:
+            frontend = JSONFrontend()
+            isFullScreen = false
+            isJSON = true
+        case .plain:
+            frontend = PlainFrontend(options: .plainText(unicode: detected.unicode && isTTY))
+            isFullScreen = false
+            isJSON = false
+        case .automatic:
+            if detected.prefersPlainMode {
+                frontend = PlainFrontend(options: .plainText(unicode: detected.unicode && isTTY))
+                isFullScreen = false
+            } else {
+                frontend = FullScreenFrontend(options: detected)
+                isFullScreen = true
+            }
+            isJSON = false
+        }
+    }
+
+    /// How long a bot waits before moving, so a person can follow the board.
+    var botPause: Duration { isFullScreen ? .milliseconds(350) : .zero }
+
+    /// Prepares the frontend and the recorder, starts the controller, and plays to the end.
+    func play(_ controller: MatchController, locals: [LocalParticipant], recorder: MatchRecorder?) async throws -> FrontendExit {
+        let prepared = await frontend.prepare(controller: controller, locals: locals)
+        let recording = await recorder?.follow(controller)
+        do { try await controller.start() } catch { throw CommandFailure("could not start the match: \(error)", exitCode: .internalError) }
+        let exit = await prepared.run()
+        if case .terminalLost = exit { await recorder?.markInterrupted() }
+        if case .interrupted = exit, await !controller.isStopped { await recorder?.markInterrupted() }
+        // The recorder's stream ends when the controller stops: let it write the final state.
+        if await controller.isStopped { await recording?.value } else { recording?.cancel() }
+        if let problems = await recorder?.problems, let last = problems.last {
+            Console.writeError("parlor: the match could not be saved: \(last)\n")
+        }
+        return exit
+    }
+}
+
+extension TerminalUI.DisplayOptions {
+    /// Plain text, Unicode pieces only when allowed.
+    static func plainText(unicode: Bool) -> TerminalUI.DisplayOptions {
+        var options = TerminalUI.DisplayOptions.plainASCII
+        options.unicode = unicode
+        return options
+    }
+}
+
+extension BotLevelChoice {
+    /// The Bots module's level.
+    var level: BotLevel {
+        switch self {
+        case .easy: .easy
+        case .medium: .medium
+        case .hard: .hard
+        }
+    }
+
+    /// "Easy bot", "Medium bot", "Hard bot".
+    var playerName: String { rawValue.prefix(1).uppercased() + rawValue.dropFirst() + " bot" }
+}
+
+/// A bot participant's strategy from the Bots module, seeded for reproducibility.
+func botStrategy(_ level: BotLevelChoice, seed: UInt64) -> BotParticipant.Strategy {
+    let bot = Mutex(Bot(level: level.level, seed: seed))
+    return { game, shouldStop in bot.withLock { $0.chooseMove(in: game, shouldStop: shouldStop) } }
+}
+
+/// Where this user's parlor data lives, and the stable player id kept there.
+enum LocalData {
+    static var matchStore: MatchStore { Stores.default }
+    static var directory: String {
+        let matches = Stores.default.directory
+        return String(matches.dropLast("/matches".count))
+    }
+    static var playerID: PlayerID { PlayerIdentity.load(directory: directory) }
+}
+
+extension FrontendExit {
+    /// The process's exit status for how the match ended.
+    var exitCode: ExitCode {
+        switch self {
+        case .ended, .left: .success
+        case .failed(let failure, _): failure.isResumable ? .temporaryFailure : .failure
+        case .terminalLost: .hangUp
+        case .interrupted(let signal, _): signal == SIGINT ? .interrupted : (signal == SIGHUP ? .hangUp : .terminated)
+        }
+    }
+}
+
+/// A random seed when none was given.
+func freshSeed() -> UInt64 { UInt64.random(in: 0...UInt64.max) }
