@@ -12,6 +12,25 @@ enum CommonOptions {
         "turn-timeout", .required(valueName: "SECONDS"),
         help: "Time allowed for each move, 1-86400 seconds; a player who runs out loses on time (default: no limit).")
 
+    static let heartbeatTimeout = OptionSpec(
+        "heartbeat-timeout", .required(valueName: "SECONDS"),
+        help: "Treat the other side as gone after this many silent seconds, 1-600 (default: 15).")
+    static let grace = OptionSpec(
+        "grace", .required(valueName: "SECONDS"),
+        help: "How long to wait for a player who lost the connection before the match ends for them, 1-86400 seconds (default: 120).")
+
+    /// `--heartbeat-timeout` and `--grace`, when given.
+    static func connectionTimeouts(_ arguments: ParsedArguments) throws(UsageError) -> ConnectionTimeouts {
+        var timeouts = ConnectionTimeouts()
+        if let text = arguments.value("heartbeat-timeout") {
+            timeouts.heartbeatTimeout = try ValueParser.seconds(text, .option("--heartbeat-timeout"), in: 1...600)
+        }
+        if let text = arguments.value("grace") {
+            timeouts.grace = try ValueParser.seconds(text, .option("--grace"), in: 1...86_400)
+        }
+        return timeouts
+    }
+
     /// The options every board-showing command ends with, in help order.
     static let display = [plain, json, ascii, noColor]
     /// `--plain` and `--json` exclude each other.

@@ -21,6 +21,8 @@ public struct HostOptions: ParsableCommand, Hashable {
     public var passcode: PasscodeRequest?
     /// `--plain`/`--json`/`--ascii`/`--no-color`.
     public var display: DisplayFlags
+    /// `--heartbeat-timeout`/`--grace`.
+    public var timeouts: ConnectionTimeouts = ConnectionTimeouts()
 
     /// Options as code would set them.
     public init(
@@ -59,6 +61,8 @@ public struct HostOptions: ParsableCommand, Hashable {
             CommonOptions.bot,
             OptionSpec("code", .optional(valueName: "CODE"),
                        help: "Require a passcode to join: --code alone makes one up and prints it, --code=CODE uses CODE (4-32 letters, digits or '-')."),
+            CommonOptions.heartbeatTimeout,
+            CommonOptions.grace,
         ] + CommonOptions.display,
         exclusiveGroups: [CommonOptions.outputGroup]
     )
@@ -80,6 +84,7 @@ public struct HostOptions: ParsableCommand, Hashable {
         case .value(let text): passcode = .given(try ValueParser.passcode(text, .option("--code")))
         }
         display = CommonOptions.display(arguments)
+        timeouts = try CommonOptions.connectionTimeouts(arguments)
     }
 
     /// The game must be one `GameCatalog` knows.

@@ -10,6 +10,8 @@ public struct JoinOptions: ParsableCommand, Hashable {
     public var passcode: String?
     /// `--plain`/`--json`/`--ascii`/`--no-color`.
     public var display: DisplayFlags
+    /// `--grace` (the heartbeat timeout is the host's, sent in WELCOME).
+    public var timeouts: ConnectionTimeouts = ConnectionTimeouts()
 
     /// Options as code would set them.
     public init(
@@ -39,6 +41,7 @@ public struct JoinOptions: ParsableCommand, Hashable {
             CommonOptions.name,
             CommonOptions.bot,
             OptionSpec("code", .required(valueName: "CODE"), help: "The passcode the host gave you."),
+            CommonOptions.grace,
         ] + CommonOptions.display,
         exclusiveGroups: [CommonOptions.outputGroup]
     )
@@ -52,6 +55,7 @@ public struct JoinOptions: ParsableCommand, Hashable {
         passcode = nil
         if let text = arguments.value("code") { passcode = try ValueParser.passcode(text, .option("--code")) }
         display = CommonOptions.display(arguments)
+        timeouts = try CommonOptions.connectionTimeouts(arguments)
     }
 
     /// Hands over to `runJoin`.

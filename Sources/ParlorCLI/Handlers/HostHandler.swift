@@ -1,12 +1,129 @@
-// The lead replaces this file with the real handler; the parser calls only
-// the function below, so nothing else needs to change.
+import Bots
+import Discovery
+import Foundation
+import Games
+import Match
+import Session
+import Store
+import TerminalUI
 
-/// Runs `parlor host` with validated options and says how the process should end.
-///
-/// Called by `HostOptions.run()` after parsing and `validate()`. Throw a
-/// `UserFacingError` for failures a person should read, or a `UsageError`
-/// for a bad command line noticed only now (rendered with the usage line).
+/// Runs `parlor host GAME`: listens on IPv4 and IPv6, advertises the game with
+/// DNS-SD (when a daemon runs), waits for a guest, and plays as the
+/// authoritative turn holder.
 func runHost(_ options: HostOptions) async throws -> ExitCode {
-    Console.writeError("parlor host: not implemented yet\n")
-    return .internalError
+    guard let gameType = GameCatalog.game(id: options.game) else {
+        throw CommandFailure("unknown game '\(options.game)'", exitCode: .usage)
+    }
+    if options.passcode != nil {
+        throw CommandFailure("passcodes (--code) are not supported by this parlor yet; host without --code", exitCode: .usage)
+    }
+    let presentation = MatchPresentation(flags: options.display)
+    let announcer = Announcer(json: presentation.isJSON)
+    _ = try? DescriptorLimit.raise()
+
+    // Listen first: the port decides the join lines and the advertisement.
+    let listener: TCPListener
+    do {
+        if let port = options.port {
+            listener = try TCPListener.listen(port: port)
+        } else {
+            let (opened, preferred) = try TCPListener.listen(preferredPort: HostOptions.defaultPort)
+            listener = opened
+            if !preferred && !presentation.isJSON {
+                Console.writeError("parlor: port \(HostOptions.defaultPort) is taken; listening on \(opened.port) instead\n")
+            }
+        }
+    } catch {
+        if case .addressInUse(let port) = error {
+            throw CommandFailure("port \(port) is already in use; pick another with --port, or leave --port out to use a free one")
+        }
+        throw CommandFailure("could not listen: \(error)", exitCode: .ioError)
+    }
+    defer { listener.close() }
+    let port = listener.port
+
+    let seatPreference: HostConfiguration.SeatPreference
+    switch options.seat {
+    case .first: seatPreference = .first
+    case .second: seatPreference = .second
+    case .random: seatPreference = .random(seed: freshSeed())
+    }
+    var configuration = HostConfiguration(gameID: gameType.id, hostName: options.name, hostPlayerID: LocalData.playerID,
+                                          seatPreference: seatPreference, appVersion: ParlorVersion.current)
+    configuration.turnTimeoutSeconds = options.turnTimeout.map { UInt32(max(1, $0.components.seconds)) } ?? 0
+    configuration.timeouts = LAN.sessionTimeouts(options.timeouts)
+    let host: MatchHost
+    do { host = try MatchHost(configuration: configuration) } catch { throw CommandFailure("\(error)", exitCode: .usage) }
+
+    let acceptor = Task {
+        for await connection in listener.connections { await host.accept(connection.byteStream()) }
+    }
+    defer { acceptor.cancel() }
+
+    // Advertise on the LAN; without DNS-SD the game is still reachable by address.
+    let serviceName = LAN.serviceName(host: options.name, game: gameType)
+    var advertisement: (any ServiceAdvertisement)?
+    var discoveryProblem: DiscoveryError?
+    do {
+        let txt = try LAN.serviceInfo(game: gameType, host: options.name, seatsTaken: 1, playing: false,
+                                      matchID: "", needsCode: false).txtRecord()
+        advertisement = try await DNSSDDirectory().advertise(ServiceRegistration(name: serviceName, port: port, txt: txt))
+    } catch let error as DiscoveryError {
+        discoveryProblem = error
+    } catch {
+        discoveryProblem = .invalidRegistration("\(error)")
+    }
+    defer { if let advertisement { Task { await advertisement.withdraw() } } }
+
+    let joinLines = LAN.joinLines(port: port)
+    announcer.say("", event: .object([
+        ("event", "listening"), ("port", .int(Int64(port))), ("game", .string(gameType.id)),
+        ("join", .array(joinLines.map { .string($0) } + [.string("parlor join localhost:\(port)")])),
+        ("service", advertisement.map { .string($0.name) } ?? .null),
+        ("discovery", discoveryProblem.map { .string($0.description) } ?? .null),
+    ]))
+    if !presentation.isJSON {
+        if let advertisement {
+            announcer.say("Hosting \(gameType.displayName) as \"\(advertisement.name)\" on port \(port).")
+            if advertisement.name != serviceName {
+                announcer.say("(\"\(serviceName)\" was taken on this network, so the game is listed as \"\(advertisement.name)\".)")
+            }
+        } else {
+            announcer.say("Hosting \(gameType.displayName) on port \(port).")
+            Console.writeError("parlor: not advertised on the LAN: \(discoveryProblem.map(LAN.discoveryAdvice) ?? "unknown error")\n")
+        }
+        announcer.say("Players can join with:")
+        for line in joinLines { announcer.say("  " + line) }
+        announcer.say("  parlor join localhost:\(port)   (on this machine)")
+        announcer.say("Through SSH: " + LAN.sshHint(port: port))
+        announcer.say("Waiting for a player to join… (Ctrl-C to stop)")
+    }
+
+    let hosted: HostedMatch
+    do { hosted = try await host.waitForGuest() } catch { throw CommandFailure("\(error)") }
+    announcer.say("\(hosted.guestName) joined.", event: .object([
+        ("event", "joined"), ("name", .string(hosted.guestName)), ("seat", .int(Int64(hosted.guestSeat))),
+        ("match", .string(hosted.initialState.matchID.hex)),
+    ]))
+    if let advertisement, let txt = try? LAN.serviceInfo(game: gameType, host: options.name, seatsTaken: 2, playing: true,
+                                                         matchID: hosted.initialState.matchID.hex, needsCode: false).txtRecord() {
+        try? await advertisement.update(txt: txt)
+    }
+
+    var locals: [LocalParticipant] = []
+    let me: any Participant
+    if let bot = options.bot {
+        me = BotParticipant(playerID: hosted.hostPlayerID, minimumThinkTime: presentation.botPause,
+                            strategy: botStrategy(bot, seed: freshSeed()))
+    } else {
+        let local = LocalParticipant(playerID: hosted.hostPlayerID)
+        locals.append(local)
+        me = local
+    }
+    let controller = hosted.makeController(with: me)
+    let recorder = MatchRecorder(store: LocalData.matchStore, record: StoredMatch(
+        state: hosted.initialState, role: .host, localSeat: hosted.hostSeat, lastActivity: wallClockMilliseconds()))
+    let exit = try await presentation.play(controller, locals: locals, recorder: recorder)
+    await host.shutdown()
+    return exit.exitCode
 }

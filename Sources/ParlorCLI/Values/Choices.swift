@@ -85,3 +85,16 @@ public struct DisplayFlags: Sendable, Hashable {
         return true
     }
 }
+
+/// `--heartbeat-timeout` and `--grace`: how long a silent or vanished peer is waited for.
+public struct ConnectionTimeouts: Sendable, Hashable {
+    /// nil: the default (15 s).
+    public var heartbeatTimeout: Duration?
+    /// nil: the default (120 s).
+    public var grace: Duration?
+
+    public init(heartbeatTimeout: Duration? = nil, grace: Duration? = nil) {
+        self.heartbeatTimeout = heartbeatTimeout
+        self.grace = grace
+    }
+}

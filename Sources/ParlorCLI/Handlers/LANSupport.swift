@@ -1,0 +1,107 @@
+import Discovery
+import Foundation
+import Games
+import Match
+import Session
+import TerminalUI
+
+/// Lines a command prints before a match, where scripts expect them.
+///
+/// In JSON mode each is a JSON object on stdout; otherwise text on stdout
+/// (before any full-screen drawing starts).
+struct Announcer {
+    let json: Bool
+
+    func say(_ text: String, event: JSONValue? = nil) {
+        if json {
+            if let event { Console.write(event.encoded + "\n") }
+        } else {
+            Console.write(text + "\n")
+        }
+        fflush(nil)  // the frontends write to fd 1 directly: keep the order
+    }
+}
+
+/// Everything about finding and reaching peers that several commands share.
+enum LAN {
+    /// `parlor join ADDRESS:PORT` for every non-loopback address of this machine.
+    static func joinLines(port: UInt16) -> [String] {
+        let addresses = (try? InterfaceAddresses.nonLoopback()) ?? []
+        return addresses.filter(\.isUp).map { "parlor join \($0.endpoint(port: port))" }
+    }
+
+    /// This machine's host name, for the ssh -L hint.
+    static var hostName: String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count) == 0 else { return "THIS-HOST" }
+        return String(decoding: buffer.prefix(while: { $0 != 0 }).map(UInt8.init(bitPattern:)), as: UTF8.self)
+    }
+
+    /// The `ssh -L` line that reaches this host through a jump host.
+    static func sshHint(port: UInt16) -> String {
+        "ssh -L \(port):localhost:\(port) \(hostName)   # then, on your machine: parlor join localhost:\(port)"
+    }
+
+    /// The DNS-SD instance name a person recognises: "Ana's Connect Four".
+    static func serviceName(host: String, game: any Game.Type) -> String {
+        let possessive = host.hasSuffix("s") ? host + "'" : host + "'s"
+        let name = possessive + " " + game.displayName
+        // DNS-SD instance names are at most 63 bytes.
+        var trimmed = ""
+        for character in name where (trimmed + String(character)).utf8.count <= 63 { trimmed.append(character) }
+        return trimmed
+    }
+
+    /// The TXT record of a hosted game.
+    static func serviceInfo(game: any Game.Type, host: String, seatsTaken: Int, playing: Bool,
+                            matchID: String, needsCode: Bool) -> ParlorServiceInfo {
+        ParlorServiceInfo(protocolVersion: Int(FrameFormat.version), gameID: game.id, rulesVersion: game.rulesVersion,
+                          seatsTaken: seatsTaken, seatsTotal: 2, state: playing ? .playing : .open, matchID: matchID,
+                          needsPasscode: needsCode, appVersion: ParlorVersion.current, hostPlayerName: host)
+    }
+
+    /// Whether this parlor can join a service with this TXT record, and why not.
+    static func assess(_ txt: TXTRecord) -> ParlorServiceAssessment {
+        ParlorServiceInfo.assess(txt, supportedProtocolVersion: Int(FrameFormat.version)) { id, rules in
+            GameCatalog.game(id: id)?.rulesVersion == rules
+        }
+    }
+
+    /// What to tell someone whose DNS-SD is not working.
+    static func discoveryAdvice(_ error: DiscoveryError) -> String {
+        "\(error)"
+    }
+
+    /// Session timeouts from `--heartbeat-timeout` and `--grace`.
+    static func sessionTimeouts(_ flags: ConnectionTimeouts) -> SessionTimeouts {
+        var timeouts = SessionTimeouts()
+        if let heartbeat = flags.heartbeatTimeout { timeouts.heartbeatTimeout = heartbeat }
+        if let grace = flags.grace { timeouts.grace = grace }
+        return timeouts
+    }
+}
+
+/// A connection failure as the user reads it.
+struct ConnectFailure: UserFacingError {
+    let target: String
+    let error: any Error
+    var exitCode: ExitCode {
+        if let net = error as? NetError, case .connectFailed = net, net.connectFailure.map({ if case .refused = $0 { true } else { false } }) == true {
+            return .failure
+        }
+        return .temporaryFailure
+    }
+    var message: String { "could not connect to \(target): \(error)" }
+}
+
+/// A refused or failed handshake as the user reads it; a REJECT is final (no retry).
+struct JoinFailure: UserFacingError {
+    let error: JoinError
+    var exitCode: ExitCode {
+        switch error {
+        case .timedOut, .connectionClosed: .temporaryFailure
+        default: .failure
+        }
+    }
+    var message: String { "could not join: \(error)" }
+}
