@@ -83,7 +83,6 @@ final class InputReader: Sendable {
         defer { finish(wakeFD: wakeFD) }
         var decoder = KeyDecoder()
         var pendingLine: [UInt8] = []
-        var lineOverflow = false
         var buffer = [UInt8](repeating: 0, count: 1024)
         while true {
             var entries = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
@@ -122,13 +121,10 @@ final class InputReader: Sendable {
             case .lines:
                 for byte in buffer[0..<count] {
                     if byte == 0x0A {
-                        if !lineOverflow || !pendingLine.isEmpty { deliver(.line(Self.text(of: pendingLine))) }
+                        deliver(.line(Self.text(of: pendingLine)))
                         pendingLine.removeAll(keepingCapacity: true)
-                        lineOverflow = false
                     } else if pendingLine.count < Self.maximumLineBytes {
-                        pendingLine.append(byte)
-                    } else {
-                        lineOverflow = true
+                        pendingLine.append(byte)  // beyond the limit, the rest of the line is dropped
                     }
                 }
             }
