@@ -167,8 +167,10 @@ struct TmuxSession: Sendable {
         return programExited
     }
 
-    /// Ends the session and its tmux server.
+    /// Ends the session and its tmux server, and removes the server's socket file (a killed server leaves it).
     func kill() {
         _ = try? tmux(["kill-server"])
+        let directory = ProcessInfo.processInfo.environment["TMUX_TMPDIR"] ?? "/tmp"
+        try? FileManager.default.removeItem(atPath: "\(directory)/tmux-\(getuid())/\(socket)")
     }
 }
