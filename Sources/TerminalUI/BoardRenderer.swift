@@ -5,7 +5,9 @@ import Match
 /// a cell (tictactoe: column and row from the top left), or a peg (cube4:
 /// column a-d, row 1-4). 0-based.
 public struct BoardCursor: Hashable, Sendable {
+    /// 0-based column (connect4 column, tictactoe column, cube4 letter a-d).
     public var column: Int
+    /// 0-based row (tictactoe from the top, cube4 row number minus one; unused for connect4).
     public var row: Int
     /// A cursor at (column, row).
     public init(column: Int, row: Int = 0) {

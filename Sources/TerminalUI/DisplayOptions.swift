@@ -7,6 +7,7 @@ public enum ColorDepth: Int, Hashable, Sendable, Comparable {
     /// The xterm 256-colour palette (SGR 38;5;N).
     case palette256 = 256
 
+    /// Fewer colours sort first.
     public static func < (lhs: ColorDepth, rhs: ColorDepth) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 

@@ -5,10 +5,15 @@ public enum TextColor: Hashable, Sendable {
 
 /// How a run of text looks. Styles that the terminal cannot show are dropped when encoding.
 public struct TextStyle: Hashable, Sendable {
+    /// Text colour; nil keeps the terminal's default.
     public var foreground: TextColor?
+    /// Bold (also brightens on many terminals).
     public var bold = false
+    /// Faint text, for hints such as empty cells.
     public var dim = false
+    /// Swapped foreground and background, for the cursor.
     public var reverse = false
+    /// Underlined text.
     public var underline = false
 
     /// A style; all attributes off by default.
@@ -27,7 +32,9 @@ public struct TextStyle: Hashable, Sendable {
 
 /// A run of text in one style.
 public struct Span: Hashable, Sendable {
+    /// The characters, without control codes.
     public var text: String
+    /// How they look.
     public var style: TextStyle
     /// A span; `text` must hold no control characters (renderers sanitize names).
     public init(_ text: String, _ style: TextStyle = .plain) {
@@ -38,6 +45,7 @@ public struct Span: Hashable, Sendable {
 
 /// One screen line as styled spans.
 public struct StyledLine: Hashable, Sendable {
+    /// The runs of text, left to right.
     public var spans: [Span] = []
 
     /// An empty line.
@@ -82,6 +90,7 @@ public struct StyledLine: Hashable, Sendable {
 
 /// A whole screen: lines from the top left. Pure data, built by `Renderer`.
 public struct Frame: Hashable, Sendable {
+    /// The lines, top first.
     public var lines: [StyledLine]
 
     /// A frame of these lines.
@@ -97,7 +106,9 @@ public struct Frame: Hashable, Sendable {
 
 /// A terminal's size in character cells.
 public struct TerminalSize: Hashable, Sendable, CustomStringConvertible {
+    /// Width in character cells.
     public var columns: Int
+    /// Height in lines.
     public var rows: Int
     /// A size; negative values are treated as zero.
     public init(columns: Int, rows: Int) {
@@ -106,6 +117,7 @@ public struct TerminalSize: Hashable, Sendable, CustomStringConvertible {
     }
     /// The classic 80x24 terminal.
     public static let standard = TerminalSize(columns: 80, rows: 24)
+    /// `80x24`.
     public var description: String { "\(columns)x\(rows)" }
 }
 

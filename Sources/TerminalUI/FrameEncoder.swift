@@ -7,6 +7,7 @@
 public struct FrameEncoder: Sendable {
     private var previous: [[UInt8]]? = nil
     private var size: TerminalSize?
+    /// What the terminal can show; styles beyond it are dropped.
     public let options: DisplayOptions
 
     /// An encoder for a terminal with these options.

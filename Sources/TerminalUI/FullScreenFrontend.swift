@@ -19,8 +19,11 @@ import Match
 ///
 /// If the terminal cannot be put in raw mode, it falls back to plain mode.
 public struct FullScreenFrontend: MatchFrontend {
+    /// Colours and Unicode, from `DisplayOptions.detect`.
     public var options: DisplayOptions
+    /// The terminal's input (keys), normally 0.
     public var inputFD: Int32
+    /// The terminal's output, normally 1.
     public var outputFD: Int32
 
     /// A full-screen frontend on the terminal at `input`/`output`.
@@ -33,6 +36,7 @@ public struct FullScreenFrontend: MatchFrontend {
     /// How long a quit after Ctrl-C may take before the run returns anyway.
     static let interruptGrace: Duration = .seconds(2)
 
+    /// Subscribes to `controller`'s events; the terminal is set up only when the run starts.
     public func prepare(controller: MatchController, locals: [LocalParticipant]) async -> PreparedMatch {
         let events = await controller.events()
         let initial = await controller.state

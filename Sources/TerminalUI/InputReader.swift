@@ -53,7 +53,7 @@ final class InputReader: Sendable {
     @discardableResult
     func start() -> Bool {
         var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { return false }
+        guard makePipe(&fds) else { return false }
         let wakeFD = fds[0]
         wake.withLock { $0 = Wake(readFD: fds[0], writeFD: fds[1], closed: false) }
         let thread = Thread { [self] in self.loop(wakeFD: wakeFD) }
@@ -83,7 +83,6 @@ final class InputReader: Sendable {
         defer { finish(wakeFD: wakeFD) }
         var decoder = KeyDecoder()
         var pendingLine: [UInt8] = []
-        var lineOverflow = false
         var buffer = [UInt8](repeating: 0, count: 1024)
         while true {
             var entries = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
@@ -122,13 +121,10 @@ final class InputReader: Sendable {
             case .lines:
                 for byte in buffer[0..<count] {
                     if byte == 0x0A {
-                        if !lineOverflow || !pendingLine.isEmpty { deliver(.line(Self.text(of: pendingLine))) }
+                        deliver(.line(Self.text(of: pendingLine)))
                         pendingLine.removeAll(keepingCapacity: true)
-                        lineOverflow = false
                     } else if pendingLine.count < Self.maximumLineBytes {
-                        pendingLine.append(byte)
-                    } else {
-                        lineOverflow = true
+                        pendingLine.append(byte)  // beyond the limit, the rest of the line is dropped
                     }
                 }
             }
@@ -141,4 +137,12 @@ final class InputReader: Sendable {
         if bytes.last == 0x0D { bytes = bytes.dropLast() }
         return String(decoding: bytes, as: UTF8.self)
     }
+}
+
+/// `pipe` with both ends close-on-exec, so programs parlor starts do not inherit them
+/// (a pipe held open by a child never reaches end of file).
+func makePipe(_ fds: inout [Int32]) -> Bool {
+    guard fds.count == 2, pipe(&fds) == 0 else { return false }
+    for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+    return true
 }

@@ -67,7 +67,9 @@ public indirect enum JSONValue: Hashable, Sendable {
         return out + "\""
     }
 
+    /// Equal when the encoded text is equal.
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool { lhs.encoded == rhs.encoded }
+    /// Hashes the encoded text.
     public func hash(into hasher: inout Hasher) { hasher.combine(encoded) }
 }
 

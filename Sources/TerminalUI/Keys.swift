@@ -29,6 +29,7 @@ public struct KeyDecoder: Sendable {
     private var buffer: [UInt8] = []
     private var lastWasCarriageReturn = false
 
+    /// A decoder with nothing pending.
     public init() {}
 
     /// Whether bytes of an unfinished sequence are waiting (the reader then polls with a short timeout).

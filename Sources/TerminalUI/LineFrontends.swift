@@ -14,7 +14,9 @@ import Match
 public struct PlainFrontend: MatchFrontend {
     /// Unicode pieces if allowed; colour and attributes are never used here.
     public var options: DisplayOptions
+    /// Where move lines are read, normally 0.
     public var inputFD: Int32
+    /// Where text is written, normally 1.
     public var outputFD: Int32
     /// Whether SIGINT/SIGTERM/SIGHUP are caught and turned into a `FrontendExit`.
     public var handlesSignals: Bool
@@ -28,6 +30,7 @@ public struct PlainFrontend: MatchFrontend {
         self.handlesSignals = handlesSignals
     }
 
+    /// Subscribes to `controller`'s events; input is read only when the run starts.
     public func prepare(controller: MatchController, locals: [LocalParticipant]) async -> PreparedMatch {
         let interactive = Terminal.isTTY(inputFD) && Terminal.isTTY(outputFD)
         var textOptions = options
@@ -43,7 +46,9 @@ public struct PlainFrontend: MatchFrontend {
 /// Events: started, turn, move, quit, timeExpired, rollback, adopted, notice,
 /// rejected (a local input line that was not playable), end, error.
 public struct JSONFrontend: MatchFrontend {
+    /// Where move lines are read, normally 0.
     public var inputFD: Int32
+    /// Where text is written, normally 1.
     public var outputFD: Int32
     /// Whether SIGINT/SIGTERM/SIGHUP are caught and turned into a `FrontendExit`.
     public var handlesSignals: Bool
@@ -55,6 +60,7 @@ public struct JSONFrontend: MatchFrontend {
         self.handlesSignals = handlesSignals
     }
 
+    /// Subscribes to `controller`'s events; input is read only when the run starts.
     public func prepare(controller: MatchController, locals: [LocalParticipant]) async -> PreparedMatch {
         await LineSession.prepare(format: .json, controller: controller, locals: locals,
                                   inputFD: inputFD, outputFD: outputFD, handlesSignals: handlesSignals)

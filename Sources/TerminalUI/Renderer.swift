@@ -166,3 +166,31 @@ public enum Renderer {
         }
     }
 }
+
+extension Renderer {
+    /// Bytes per redraw for typical screens at 80x24, for the benchmark command
+    /// (issue 6 keeps the figure): a full connect4 and cube4 screen, and the
+    /// update after one move, with 256 colours and Unicode.
+    public static func redrawFigures(options: DisplayOptions = DisplayOptions(colorDepth: .palette256, unicode: true))
+        -> [(label: String, bytes: Int)] {
+        func state(_ game: any Game, _ moves: [Int]) -> MatchState {
+            var state = MatchState(matchID: MatchID(hex: String(repeating: "0", count: 32))!,  // a constant, valid by construction
+                                   game: game,
+                                   seats: [Seat(playerID: PlayerID(hex: String(repeating: "a", count: 32))!, name: "Ana"),
+                                           Seat(playerID: PlayerID(hex: String(repeating: "b", count: 32))!, name: "Bot")])
+            for raw in moves {
+                guard let seat = state.activeSeat, let next = try? state.applying(.move(Move(raw), by: seat), now: 0) else { break }
+                state = next
+            }
+            return state
+        }
+        var figures: [(String, Int)] = []
+        for (name, game, moves) in [("connect4", Connect4() as any Game, [3, 3, 4, 2, 2]), ("cube4", Cube4(), [0, 5, 10, 15, 5])] {
+            let before = ScreenView(state: state(game, moves), localSeats: [0], showsCursor: false)
+            let after = ScreenView(state: state(game, moves + [1]), localSeats: [0], showsCursor: true)
+            figures.append(("\(name) full redraw", frameBytes(for: after, options: options)))
+            figures.append(("\(name) redraw after a move", frameBytes(for: after, previous: before, options: options)))
+        }
+        return figures
+    }
+}

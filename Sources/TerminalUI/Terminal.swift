@@ -10,6 +10,7 @@ public enum TerminalError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A system call failed.
     case systemCall(String, errno: Int32)
 
+    /// What went wrong and what to do.
     public var description: String {
         switch self {
         case .notATerminal(let fd): "file descriptor \(fd) is not a terminal; use --plain"

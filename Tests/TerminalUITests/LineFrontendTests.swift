@@ -13,9 +13,24 @@ struct PipeRun {
     /// or both seats are bots when `localAna` is false.
     static func run(_ game: any Game, input: String, json: Bool = false, localAna: Bool = true) async throws -> PipeRun {
         var inPipe: [Int32] = [-1, -1], outPipe: [Int32] = [-1, -1]
-        #expect(pipe(&inPipe) == 0 && pipe(&outPipe) == 0)
+        // Close-on-exec, so a process another test spawns cannot keep our pipes open.
+        #expect(makePipe(&inPipe) && makePipe(&outPipe))
         _ = writeAll(fd: inPipe[1], Array(input.utf8))
         close(inPipe[1])
+        // Read the output on a thread of its own: a blocking read must not hold a cooperative thread.
+        let output = AsyncStream<[UInt8]>.makeStream()
+        let readFD = outPipe[0]
+        Thread {
+            var bytes: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(readFD, $0.baseAddress, $0.count) }
+                if count <= 0 { break }
+                bytes += buffer[0..<count]
+            }
+            output.continuation.yield(bytes)
+            output.continuation.finish()
+        }.start()
         let firstLegal: BotParticipant.Strategy = { game, _ in game.legalMoves.first }
         let bot = BotParticipant(playerID: Fixtures.bot, strategy: firstLegal)
         let ana = LocalParticipant(playerID: Fixtures.ana)
@@ -27,12 +42,7 @@ struct PipeRun {
         let exit = try await frontend.play(controller: controller, locals: localAna ? [ana] : [])
         close(outPipe[1])
         var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(outPipe[0], $0.baseAddress, $0.count) }
-            if count <= 0 { break }
-            bytes += buffer[0..<count]
-        }
+        for await chunk in output.stream { bytes = chunk }
         close(outPipe[0])
         close(inPipe[0])
         return PipeRun(exit: exit, output: String(decoding: bytes, as: UTF8.self))

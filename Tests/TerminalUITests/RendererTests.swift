@@ -173,4 +173,12 @@ struct RendererTests {
         let third = encoder.encode(changed, size: TerminalSize(columns: 1, rows: 1))
         #expect(String(decoding: third, as: UTF8.self) == "\u{1B}[H\u{1B}[2J\u{1B}[1;1H\u{1B}[0;38;5;196ma\u{1B}[0m")
     }
+
+    @Test("the benchmark's redraw figures: every redraw under 4 KB, a move's update smaller than a full screen")
+    func redrawFigures() {
+        let figures = Renderer.redrawFigures()
+        #expect(figures.count == 4)
+        for figure in figures { #expect(figure.bytes > 0 && figure.bytes < 4096, "\(figure.label): \(figure.bytes)") }
+        #expect(figures[1].bytes < figures[0].bytes && figures[3].bytes < figures[2].bytes)
+    }
 }
