@@ -1,3 +1,4 @@
+import Dispatch
 import Games
 import Synchronization
 
@@ -91,15 +92,24 @@ public final class BotParticipant: Participant {
             let generation = current.generation
             stopFlag.value.store(generation, ordering: .relaxed)
             guard let controller = current.controller else { return }
-            current.task = Task.detached(priority: .userInitiated) { [weak self, stopFlag = self.stopFlag] in
+            let flag = stopFlag
+            // The search runs on a Dispatch worker, not on Swift's cooperative
+            // pool: a long search must never starve the UI or the network
+            // tasks of a process that has only two pool threads.
+            DispatchQueue.global(qos: .userInitiated).async { [weak self] in
                 let started = ContinuousClock.now
-                let move = strategy(game) { stopFlag.value.load(ordering: .relaxed) != generation || Task.isCancelled }
-                guard let self, let move, !Task.isCancelled else { return }
-                let elapsed = ContinuousClock.now - started
-                if elapsed < pause { try? await Task.sleep(for: pause - elapsed) }
-                guard !Task.isCancelled, stopFlag.value.load(ordering: .relaxed) == generation else { return }
-                guard let seat = state.seat(of: self.playerID), await controller.state.sequence == sequence else { return }
-                _ = await controller.submit(.move(move, by: seat), from: self)
+                let move = strategy(game) { flag.value.load(ordering: .relaxed) != generation }
+                guard let self, let move, flag.value.load(ordering: .relaxed) == generation else { return }
+                let task = Task {
+                    let elapsed = ContinuousClock.now - started
+                    if elapsed < pause { try? await Task.sleep(for: pause - elapsed) }
+                    guard !Task.isCancelled, flag.value.load(ordering: .relaxed) == generation else { return }
+                    guard let seat = state.seat(of: self.playerID), await controller.state.sequence == sequence else { return }
+                    _ = await controller.submit(.move(move, by: seat), from: self)
+                }
+                self.thinking.withLock { current in
+                    if current.generation == generation { current.task = task } else { task.cancel() }
+                }
             }
         }
     }

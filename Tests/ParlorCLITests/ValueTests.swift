@@ -138,7 +138,7 @@ struct OtherValueTests {
     func exitCodes() {
         let values: [ExitCode: Int32] = [
             .success: 0, .failure: 1, .usage: 64, .dataError: 65, .serviceUnavailable: 69,
-            .internalError: 70, .ioError: 74, .temporaryFailure: 75, .interrupted: 130,
+            .internalError: 70, .ioError: 74, .temporaryFailure: 75, .hangUp: 129, .interrupted: 130, .terminated: 143,
         ]
         #expect(ExitCode.allCases.count == values.count)
         for (code, value) in values { #expect(code.rawValue == value) }
