@@ -1,34 +1,43 @@
 import Bots
+import Dispatch
 import Games
 import Testing
 
-@Suite("Levels are ordered as their names promise")
+/// Runs a long CPU-bound duel on a Dispatch worker, off Swift's cooperative
+/// pool, so that the rest of the suite (timers, sockets) keeps running.
+func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(returning: work()) }
+    }
+}
+
+@Suite("Levels are ordered as their names promise", .serialized)
 struct StrengthTests {
     @Test("hard never loses tic-tac-toe", arguments: [BotLevel.easy, .medium, .hard])
-    func hardNeverLosesTicTacToe(opponent: BotLevel) {
-        let result = BotDuel.play(gameID: "tictactoe", .hard, against: opponent, games: 40, seed: 3)
+    func hardNeverLosesTicTacToe(opponent: BotLevel) async {
+        let result = await offPool { BotDuel.play(gameID: "tictactoe", .hard, against: opponent, games: 40, seed: 3) }
         #expect(result.games == 40)
         #expect(result.winsByB == 0)
         if opponent == .hard { #expect(result.draws == 40) }
     }
 
     @Test("medium beats easy at every game", arguments: ["connect4", "cube4", "tictactoe"])
-    func mediumBeatsEasy(gameID: String) {
-        let result = BotDuel.play(gameID: gameID, .medium, against: .easy, games: 20, seed: 11)
+    func mediumBeatsEasy(gameID: String) async {
+        let result = await offPool { BotDuel.play(gameID: gameID, .medium, against: .easy, games: 20, seed: 11) }
         #expect(result.winsByA > result.winsByB + result.draws, "\(result.winsByA)-\(result.winsByB)-\(result.draws)")
         if gameID != "tictactoe" { #expect(result.winsByA >= 17) }
     }
 
     @Test("hard beats medium at connect4 (the full 100 games: parlor bench bots)")
-    func hardBeatsMediumAtConnect4() {
-        let result = BotDuel.play(gameID: "connect4", .hard, against: .medium, games: 20, seed: 2024)
+    func hardBeatsMediumAtConnect4() async {
+        let result = await offPool { BotDuel.play(gameID: "connect4", .hard, against: .medium, games: 20, seed: 2024) }
         #expect(result.games == 20)
         #expect(result.winsByA >= 19, "\(result.winsByA)-\(result.winsByB)-\(result.draws)")
     }
 
     @Test("hard beats medium at cube4")
-    func hardBeatsMediumAtCube4() {
-        let result = BotDuel.play(gameID: "cube4", .hard, against: .medium, games: 6, seed: 5)
+    func hardBeatsMediumAtCube4() async {
+        let result = await offPool { BotDuel.play(gameID: "cube4", .hard, against: .medium, games: 6, seed: 5) }
         #expect(result.winsByA >= 5, "\(result.winsByA)-\(result.winsByB)-\(result.draws)")
     }
 }
@@ -36,7 +45,7 @@ struct StrengthTests {
 @Suite("BotDuel bookkeeping")
 struct DuelTests {
     @Test("Counts add up, progress reports every game, seats alternate")
-    func countsAddUp() {
+    func countsAddUp() async {
         var reported: [Int] = []
         let result = BotDuel.play(gameID: "tictactoe", .easy, against: .easy, games: 10, seed: 9) { reported.append($0) }
         #expect(result.games == 10)
@@ -47,15 +56,15 @@ struct DuelTests {
     }
 
     @Test("The same seed gives the same tally")
-    func repeatable() {
-        let one = BotDuel.play(gameID: "connect4", .medium, against: .easy, games: 6, seed: 42)
-        let two = BotDuel.play(gameID: "connect4", .medium, against: .easy, games: 6, seed: 42)
+    func repeatable() async {
+        let one = await offPool { BotDuel.play(gameID: "connect4", .medium, against: .easy, games: 6, seed: 42) }
+        let two = await offPool { BotDuel.play(gameID: "connect4", .medium, against: .easy, games: 6, seed: 42) }
         #expect([one.winsByA, one.winsByB, one.draws, one.movesByA] == [two.winsByA, two.winsByB, two.draws, two.movesByA])
     }
 
     @Test("An unknown game plays nothing")
-    func unknownGame() {
-        let result = BotDuel.play(gameID: "chess", .easy, against: .hard, games: 4, seed: 1)
+    func unknownGame() async {
+        let result = await offPool { BotDuel.play(gameID: "chess", .easy, against: .hard, games: 4, seed: 1) }
         #expect(result.games == 0)
     }
 }
