@@ -1,12 +1,18 @@
-// The lead replaces this file with the real handler; the parser calls only
-// the function below, so nothing else needs to change.
+import TerminalUI
 
-/// Runs `parlor bench render` with validated options and says how the process should end.
-///
-/// Called by `BenchRenderOptions.run()` after parsing and `validate()`. Throw a
-/// `UserFacingError` for failures a person should read, or a `UsageError`
-/// for a bad command line noticed only now (rendered with the usage line).
+/// Runs `parlor bench render`: the bytes one redraw writes (a single write
+/// each), at 80x24, for a full redraw and for the redraw after one move.
 func runBenchRender(_ options: BenchRenderOptions) async throws -> ExitCode {
-    Console.writeError("parlor bench render: not implemented yet\n")
-    return .internalError
+    Console.write("parlor bench render: bytes per redraw at 80x24 (each redraw is one write)\n")
+    let profiles: [(String, DisplayOptions)] = [
+        ("256 colours, Unicode", DisplayOptions(colorDepth: .palette256, unicode: true)),
+        ("no colour, ASCII", DisplayOptions(colorDepth: .none, unicode: false)),
+    ]
+    for (name, display) in profiles {
+        Console.write("  \(name):\n")
+        for figure in Renderer.redrawFigures(options: display) {
+            Console.write("    \(figure.label): \(figure.bytes) bytes\n")
+        }
+    }
+    return .success
 }
