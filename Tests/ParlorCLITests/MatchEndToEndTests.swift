@@ -1,0 +1,144 @@
+@preconcurrency import Glibc
+import Foundation
+import ParlorTestSupport
+import Testing
+
+/// A TCP port that was free a moment ago (bound to port 0, then closed).
+func freePort() -> UInt16 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+    return UInt16(bigEndian: address.sin_port)
+}
+
+/// The JSON objects of a `--json` run, one per line.
+func jsonEvents(_ text: String) -> [[String: Any]] {
+    text.split(separator: "\n").compactMap { line in
+        (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+    }
+}
+
+/// A private data directory so tests never touch the user's saved matches.
+func scratchDataHome() -> [String: String] {
+    ["XDG_DATA_HOME": NSTemporaryDirectory() + "parlor-e2e-" + UUID().uuidString, "NO_COLOR": "1"]
+}
+
+@Suite("Matches played by the real binary", .serialized)
+struct MatchEndToEndTests {
+    @Test("a headless bot match ends with an end event in which hard won")
+    func headlessBotMatch() async throws {
+        let result = try await ParlorProcess.run(
+            ["play", "connect4", "--bot", "hard", "--vs", "bot:easy", "--json", "--seed", "1"],
+            environment: scratchDataHome(), timeout: .seconds(120))
+        #expect(result.status == 0, "\(result.stderr)")
+        let events = jsonEvents(result.stdout)
+        #expect(events.count == result.stdout.split(separator: "\n").count, "stdout has non-JSON lines")
+        let end = try #require(events.last)
+        #expect(end["event"] as? String == "end")
+        let outcomes = try #require(end["outcomes"] as? [[String: Any]])
+        let hard = try #require(outcomes.first { $0["name"] as? String == "Hard bot" })
+        #expect(hard["outcome"] as? String == "won")
+        #expect((end["hash"] as? String)?.count == 16)
+        #expect(!result.stdout.contains("\u{1B}"), "escape codes on a pipe")
+    }
+
+    @Test("a tic-tac-toe game piped into plain mode reports the right winner", arguments: [
+        ("1\n4\n2\n5\n3\n", "Player 1 (X) wins."),
+        ("1\n4\n2\n5\n9\n6\n", "Player 2 (O) wins."),
+        ("1\n2\n3\n5\n4\n6\n8\n7\n9\n", "It's a draw."),
+    ])
+    func pipedTicTacToe(moves: String, verdict: String) async throws {
+        let result = try await ParlorProcess.run(["play", "tictactoe", "--vs", "human"], stdin: moves,
+                                                 environment: scratchDataHome(), timeout: .seconds(30))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains(verdict), "\(result.stdout.suffix(400))")
+        #expect(!result.stdout.contains("\u{1B}"))
+    }
+
+    @Test("a wrong move in plain mode gets a clear message and the prompt again")
+    func wrongMoveInPlainMode() async throws {
+        let result = try await ParlorProcess.run(["play", "connect4", "--vs", "bot:easy", "--plain", "--seed", "3"],
+                                                 stdin: "9\nx\n", environment: scratchDataHome(), timeout: .seconds(30))
+        #expect(result.status == 0)
+        #expect(result.stdout.components(separatedBy: "Your move").count >= 3, "\(result.stdout)")
+        // End of input quits the match cleanly: the local player's outcome is quit.
+        #expect(result.stdout.contains("quit"))
+    }
+
+    @Test("two parlor processes play a match over 127.0.0.1 and agree on the final state", arguments: ["127.0.0.1", "::1"])
+    func hostAndJoin(address: String) async throws {
+        if address == "::1" {
+            let probe = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(probe) }
+            try #require(probe >= 0, "no IPv6 here")
+        }
+        let port = freePort()
+        let hostEnv = scratchDataHome(), guestEnv = scratchDataHome()
+        async let host = ParlorProcess.run(["host", "connect4", "--bot", "medium", "--json", "--port", "\(port)"],
+                                           environment: hostEnv, timeout: .seconds(120))
+        try await Task.sleep(for: .milliseconds(800))
+        let target = address.contains(":") ? "[\(address)]:\(port)" : "\(address):\(port)"
+        let guest = try await ParlorProcess.run(["join", target, "--bot", "medium", "--json"],
+                                                environment: guestEnv, timeout: .seconds(120))
+        let hostResult = try await host
+        #expect(guest.status == 0, "guest: \(guest.stderr)")
+        #expect(hostResult.status == 0, "host: \(hostResult.stderr)")
+        let hostEvents = jsonEvents(hostResult.stdout), guestEvents = jsonEvents(guest.stdout)
+        #expect(hostEvents.first?["event"] as? String == "listening")
+        #expect(hostEvents.first?["port"] as? Int == Int(port))
+        let hostEnd = try #require(hostEvents.last), guestEnd = try #require(guestEvents.last)
+        #expect(hostEnd["event"] as? String == "end" && guestEnd["event"] as? String == "end")
+        #expect(hostEnd["hash"] as? String == guestEnd["hash"] as? String)
+        let outcomes = { (event: [String: Any]) in (event["outcomes"] as? [[String: Any]])?.compactMap { $0["outcome"] as? String } }
+        #expect(outcomes(hostEnd) == outcomes(guestEnd))
+        #expect(hostEnd["moves"] as? Int == guestEnd["moves"] as? Int)
+
+        // Both sides saved the match, ended, with the same moves.
+        let hostSaved = try await ParlorProcess.run(["matches", "--json"], environment: hostEnv)
+        let guestSaved = try await ParlorProcess.run(["matches", "--json"], environment: guestEnv)
+        let hostRecord = try #require(jsonEvents(hostSaved.stdout).first), guestRecord = try #require(jsonEvents(guestSaved.stdout).first)
+        #expect(hostRecord["state"] as? String == "ended" && guestRecord["state"] as? String == "ended")
+        #expect(hostRecord["hash"] as? String == hostEnd["hash"] as? String)
+        #expect(guestRecord["hash"] as? String == guestEnd["hash"] as? String)
+        #expect(hostRecord["role"] as? String == "host" && guestRecord["role"] as? String == "guest")
+    }
+
+    @Test("joining a port where nobody listens fails quickly with a clear error")
+    func joinRefused() async throws {
+        let port = freePort()
+        let result = try await ParlorProcess.run(["join", "127.0.0.1:\(port)", "--plain"], environment: scratchDataHome(),
+                                                 timeout: .seconds(20))
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("could not connect to 127.0.0.1:\(port)"))
+        #expect(result.stderr.lowercased().contains("refused"))
+    }
+
+    @Test("hosting on a port that is taken says so")
+    func hostPortTaken() async throws {
+        let port = freePort()
+        async let first = ParlorProcess.run(["host", "tictactoe", "--port", "\(port)", "--plain"],
+                                            environment: scratchDataHome(), timeout: .seconds(3))
+        try await Task.sleep(for: .milliseconds(800))
+        let second = try await ParlorProcess.run(["host", "tictactoe", "--port", "\(port)", "--plain"],
+                                                 environment: scratchDataHome(), timeout: .seconds(10))
+        _ = try await first
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("port \(port) is already in use"))
+    }
+
+    @Test("bench turns prints p50, p99 and the ratio to raw TCP")
+    func benchTurns() async throws {
+        let result = try await ParlorProcess.run(["bench", "turns", "--count", "30"], environment: scratchDataHome(),
+                                                 timeout: .seconds(120))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("p50"))
+        #expect(result.stdout.contains("p99"))
+        #expect(result.stdout.contains("ratio turn/raw"))
+    }
+}
