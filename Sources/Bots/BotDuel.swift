@@ -81,9 +81,11 @@ public enum BotDuel {
         return result
     }
 
-    /// How many random plies open a duel game of `gameID`.
+    /// How many random plies open a duel game of `gameID`: one each, so
+    /// both sides start with one random stone; tic-tac-toe at most one,
+    /// because a random second stone can already lose the game.
     static func openingPlies(for gameID: String) -> ClosedRange<Int> {
-        gameID == TicTacToe.id ? 0...2 : 2...2
+        gameID == TicTacToe.id ? 0...1 : 2...2
     }
 
     /// A position a few random plies in that is not already over.

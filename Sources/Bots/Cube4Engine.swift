@@ -64,6 +64,8 @@ struct Cube4Search {
     let linesThrough = Cube4Lines.through
     /// Weight of an open line holding 0, 1, 2 or 3 of one side's stones.
     let weights: (Int, Int, Int, Int)
+    /// Whether leaves also judge threats by level parity (`hard`).
+    var judgesParity = false
     let nodeBudget: Int
     let shouldStop: () -> Bool
     var table: TranspositionTable?
@@ -111,9 +113,28 @@ struct Cube4Search {
         }
     }
 
+    /// Winning cells judged the way a filled-up endgame settles them: only
+    /// the lowest in a peg counts fully, most on the level parity that
+    /// favours its owner (levels 1 and 3 for the first player, 2 and 4 for
+    /// the second), as in Connect Four.
+    @inline(__always)
+    static func threatScore(_ board: Cube4Bits, mine: UInt64, theirs: UInt64) -> Int {
+        var covered = (mine | theirs) &<< 16
+        covered |= covered &<< 16
+        covered |= covered &<< 32
+        let oddLevels: UInt64 = 0x0000_FFFF_0000_FFFF
+        let myLevels = board.moves % 2 == 0 ? oddLevels : ~oddLevels
+        func value(_ cells: UInt64, good: UInt64) -> Int {
+            let lowest = cells & ~covered
+            return 40 * (lowest & good).nonzeroBitCount + 12 * (lowest & ~good).nonzeroBitCount
+                + 4 * (cells & covered).nonzeroBitCount
+        }
+        return value(mine, good: myLevels) - value(theirs, good: ~myLevels)
+    }
+
     /// The cells the side to move may play without losing at once, or nil
     /// when it wins at once (`.win`) or loses whatever it does (`.lose`).
-    enum Triage { case win, lose, moves(UInt64, score: Int) }
+    enum Triage { case win, lose, moves(UInt64, score: Int, mine: UInt64, theirs: UInt64) }
 
     @inline(__always)
     func triage(_ board: Cube4Bits) -> Triage {
@@ -128,7 +149,7 @@ struct Cube4Search {
         }
         // Never fill the cell under one of their winning cells.
         next &= ~(theirs &>> 16)
-        return next == 0 ? .lose : .moves(next, score: score)
+        return next == 0 ? .lose : .moves(next, score: score, mine: mine, theirs: theirs)
     }
 
     mutating func negamax(_ board: Cube4Bits, depth: Int, alpha: Int, beta: Int) -> Int {
@@ -139,14 +160,17 @@ struct Cube4Search {
         if aborted { return 0 }
         if board.moves == 64 { return 0 }
 
-        let next: UInt64, judgement: Int
+        let next: UInt64, judgement: Int, mine: UInt64, theirs: UInt64
         switch triage(board) {
         case .win: return Self.win - (board.moves + 1)
         case .lose: return -(Self.win - (board.moves + 2))
-        case .moves(let moves, let score): next = moves; judgement = score
+        case .moves(let moves, let score, let myCells, let theirCells):
+            (next, judgement, mine, theirs) = (moves, score, myCells, theirCells)
         }
         if board.moves >= 62 { return 0 }
-        if depth <= 0 { return judgement }
+        if depth <= 0 {
+            return judgement + (judgesParity ? Self.threatScore(board, mine: mine, theirs: theirs) : 0)
+        }
 
         var alpha = alpha, beta = beta
         let best = Self.win - (board.moves + 3)
@@ -245,7 +269,7 @@ enum Cube4Player {
                 // Lost whatever happens: block a threat if there is one, and hope.
                 let threats = probe.analyse(board).theirs & board.possible
                 return pegs(threats != 0 ? threats : board.possible).first.map(Move.init)
-            case .moves(let moves, _):
+            case .moves(let moves, _, _, _):
                 next = moves
             }
             let candidates = pegs(next)
@@ -254,7 +278,7 @@ enum Cube4Player {
             case .easy, .medium:
                 return medium(board, next, candidates, random: &random, shouldStop: shouldStop)
             case .hard:
-                return hard(board, next, candidates, shouldStop: shouldStop)
+                return hard(board, next, candidates, shouldStop: shouldStop).map { Move($0.peg) }
             }
         }
     }
@@ -281,12 +305,17 @@ enum Cube4Player {
         return bestPegs.randomElement(using: &random).map(Move.init)
     }
 
-    private static func hard(
-        _ board: Cube4Bits, _ next: UInt64, _ candidates: [Int], shouldStop: @escaping () -> Bool
-    ) -> Move? {
-        var search = Cube4Search(weights: hardWeights, nodeBudget: hardNodeBudget, tableBits: 18, shouldStop: shouldStop)
+    /// The `hard` search: the peg, the last finished depth, its score and the
+    /// nodes searched; nil when stopped.
+    static func hard(
+        _ board: Cube4Bits, _ next: UInt64, _ candidates: [Int], nodeBudget: Int = hardNodeBudget,
+        shouldStop: @escaping () -> Bool
+    ) -> (peg: Int, depth: Int, score: Int, nodes: Int)? {
+        var search = Cube4Search(weights: hardWeights, nodeBudget: nodeBudget, tableBits: 18, shouldStop: shouldStop)
+        search.judgesParity = true
         var ordered = candidates
-        var chosen = ordered[0]
+        guard var chosen = ordered.first else { return nil }
+        var finishedDepth = 0, chosenScore = 0
         for depth in 1...(64 - board.moves) {
             var alpha = -Cube4Search.infinity
             var bestPeg = ordered[0]
@@ -301,11 +330,11 @@ enum Cube4Player {
                 if score > alpha { alpha = score; bestPeg = peg }
             }
             if search.outOfBudget { break }
-            chosen = bestPeg
+            chosen = bestPeg; finishedDepth = depth; chosenScore = alpha
             ordered.sort { (scores[$0] ?? 0) > (scores[$1] ?? 0) }
             if let index = ordered.firstIndex(of: chosen) { ordered.remove(at: index); ordered.insert(chosen, at: 0) }
             if abs(alpha) >= Cube4Search.provenWin { break }
         }
-        return Move(chosen)
+        return (chosen, finishedDepth, chosenScore, search.nodes)
     }
 }

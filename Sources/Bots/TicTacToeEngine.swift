@@ -1,14 +1,16 @@
 import Games
 
 /// Tic-tac-toe move choice: `hard` searches the whole (tiny) game tree and
-/// never loses; `medium` plays the schoolyard rules with a little randomness.
+/// never loses; `medium` looks three plies ahead with a little randomness.
 enum TicTacToePlayer {
     static let lines: [UInt16] = TicTacToe.lines.map { $0.reduce(0) { $0 | UInt16(1) << UInt16($1) } }
     static let full: UInt16 = 0x1FF
     static let corners = [0, 2, 6, 8]
     static let centre = 4
-    /// How often `medium` ignores the centre-then-corner rule and plays any safe cell.
+    /// How often `medium` ignores the centre-then-corner rule among equal moves.
     static let mediumWhimPercent: UInt64 = 25
+    /// How far `medium` looks, in plies.
+    static let mediumDepth = 3
 
     static func chooseMove(
         _ game: TicTacToe, level: BotLevel, random: inout SplitMix64, shouldStop: () -> Bool
@@ -22,13 +24,20 @@ enum TicTacToePlayer {
         guard !empty.isEmpty else { return nil }
         switch level {
         case .easy, .medium:
-            if let win = completing(mine, theirs, empty) { return Move(win) }
-            if let block = completing(theirs, mine, empty) { return Move(block) }
-            if random.next() % 100 >= mediumWhimPercent {
-                if empty.contains(centre) { return Move(centre) }
-                if let corner = corners.filter(empty.contains).randomElement(using: &random) { return Move(corner) }
+            // Three plies deep: wins, blocks and makes forks, but does not see
+            // the opponent's forks coming. Among equal moves, usually the
+            // centre, then a corner.
+            var best = Int.min
+            var bestCells: [Int] = []
+            for cell in empty {
+                let score = -value(theirs, mine | 1 << UInt16(cell), alpha: -100, beta: 100, depth: mediumDepth - 1)
+                if score > best { best = score; bestCells = [cell] } else if score == best { bestCells.append(cell) }
             }
-            return empty.randomElement(using: &random).map(Move.init)
+            if random.next() % 100 >= mediumWhimPercent {
+                if bestCells.contains(centre) { return Move(centre) }
+                if let corner = corners.filter(bestCells.contains).randomElement(using: &random) { return Move(corner) }
+            }
+            return bestCells.randomElement(using: &random).map(Move.init)
         case .hard:
             var best = Int.min
             var bestCells: [Int] = []
@@ -41,20 +50,16 @@ enum TicTacToePlayer {
         }
     }
 
-    /// The empty cell that would complete a line for `stones`, if any.
-    static func completing(_ stones: UInt16, _ other: UInt16, _ empty: [Int]) -> Int? {
-        empty.first { cell in lines.contains { $0 & (stones | 1 << UInt16(cell)) == $0 } }
-    }
-
-    /// The exact value for the side to move (`me`), `them` having just moved:
-    /// 10 minus the stones on the board for a win, so quicker wins score higher.
-    static func value(_ me: UInt16, _ them: UInt16, alpha: Int, beta: Int) -> Int {
+    /// The value for the side to move (`me`), `them` having just moved:
+    /// 10 minus the stones on the board for a win, so quicker wins score
+    /// higher; exact unless `depth` plies run out first (then 0).
+    static func value(_ me: UInt16, _ them: UInt16, alpha: Int, beta: Int, depth: Int = 9) -> Int {
         let stones = me | them
         if lines.contains(where: { $0 & them == $0 }) { return -(10 - stones.nonzeroBitCount) }
-        if stones == full { return 0 }
+        if stones == full || depth == 0 { return 0 }
         var alpha = alpha
         for cell in 0..<9 where stones & (1 << UInt16(cell)) == 0 {
-            let score = -value(them, me | 1 << UInt16(cell), alpha: -beta, beta: -alpha)
+            let score = -value(them, me | 1 << UInt16(cell), alpha: -beta, beta: -alpha, depth: depth - 1)
             if score > alpha { alpha = score }
             if alpha >= beta { break }
         }
