@@ -228,7 +228,8 @@ struct Lobby {
 
     private func draw(_ model: LobbyModel, on terminal: Terminal) {
         let size = terminal.size()
-        var lines = model.lines(width: size?.columns ?? 80)
+        // One column spare: writing the last column makes some terminals wrap.
+        var lines = model.lines(width: max(20, (size?.columns ?? 80) - 1))
         if let rows = size?.rows, lines.count > rows { lines = Array(lines.prefix(rows)) }
         // Home, each line followed by clear-to-end-of-line, then clear the rest: no flicker.
         var frame = "\u{1B}[H"
