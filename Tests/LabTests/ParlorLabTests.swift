@@ -289,7 +289,7 @@ extension LabSuite {
                 let hostData = try DataDirectory()
                 let host = try await Self.startHost(on: lab, data: hostData)
                 let guestData = try DataDirectory()
-                let tmux = LabTmux(lab: lab, host: "B")
+                let tmux = LabTmux(lab: lab)
                 try await tmux.start(ParlorCommand.command([], data: guestData))
                 let listed = try await tmux.waitForScreen(timeout: 20) { $0.contains(Self.gameName) }
                 #expect(listed.contains("> 1  \(Self.gameName)"), "screen:\n\(listed)")
@@ -303,6 +303,51 @@ extension LabSuite {
                 await tmux.send(["y"])
                 #expect(await host.wait(timeout: 30) != nil)
                 await tmux.kill()
+            }
+        }
+
+        @Test(.enabled(if: LabAvailability.hasTmux, "tmux is not installed"))
+        func aNameMatchingSeveralGamesOffersAPickerOnATerminal() async throws {
+            try await Lab.with { lab in
+                let hostData = try DataDirectory()
+                let host = try await Self.startHost(on: lab, data: hostData)
+                let other = try lab.start(host: "A", [
+                    "avahi-publish", "-s", "Ana's Other Game", "_parlor._tcp", "40125", "pv=1", "game=tictactoe",
+                    "rv=1", "seats=1/2", "state=open", "match=", "code=0", "app=avahi-publish", "host=Ana",
+                ])
+                let guestData = try DataDirectory()
+                let tmux = LabTmux(lab: lab)
+                try await tmux.start(ParlorCommand.command(["join", "ana", "--bot", "medium"], data: guestData))
+                let offered = try await tmux.waitForScreen(timeout: 20) { $0.contains("Join which game?") }
+                #expect(offered.contains("Games you can join:"), "screen:\n\(offered)")
+                let one = try #require(offered.split(separator: "\n").first { $0.hasPrefix("1 ") }, "screen:\n\(offered)")
+                let two = try #require(offered.split(separator: "\n").first { $0.hasPrefix("2 ") }, "screen:\n\(offered)")
+                #expect(one.contains(Self.gameName))
+                #expect(two.contains("Ana's Other Game"))
+                await tmux.send(["7", "Enter"])
+                _ = try await tmux.waitForScreen(timeout: 10) { $0.contains("'7' is not one of the numbers shown") }
+                await tmux.send(["1", "Enter"])
+                // The guest's bot plays the chosen game to the end.
+                #expect(await host.wait(timeout: 60) == 0, "host stderr: \(host.errors())")
+                #expect(!JSONLines.events("end", in: host.output()).isEmpty)
+                other.send(SIGKILL)
+                await tmux.kill()
+            }
+        }
+
+        @Test func browseWatchIntoAPipePrintsOneLinePerChangeWithoutEscapeCodes() async throws {
+            try await Lab.with { lab in
+                let data = try DataDirectory()
+                let watcher = try lab.start(host: "B", ParlorCommand.command(["browse", "--watch"], data: data))
+                let publisher = try lab.start(host: "A", [
+                    "avahi-publish", "-s", "Watched Game", "_parlor._tcp", "40126", "pv=1", "game=connect4", "rv=1",
+                    "seats=1/2", "state=open", "match=", "code=0", "app=avahi-publish", "host=Ana",
+                ])
+                try await watcher.waitForOutput(containing: "found: Watched Game | Connect Four | Ana | 1/2 | open | 10.77.0.1:40126", timeout: 20)
+                publisher.send(SIGKILL)
+                try await watcher.waitForOutput(containing: "lost: Watched Game", timeout: 20)
+                #expect(!watcher.output().contains("\u{1B}"))
+                watcher.send(SIGKILL)
             }
         }
     }
@@ -368,6 +413,29 @@ extension LabSuite {
             #expect(result.stdout.contains("parlor join ADDRESS:PORT"))
         }
 
+        @Test(.enabled(if: LabAvailability.hasTmux, "tmux is not installed"))
+        func theLobbyWithoutDNSSDSaysWhyAndStillOffersHostingAndOfflinePlay() async throws {
+            let data = try DataDirectory()
+            let tmux = LabTmux(lab: nil)
+            try await tmux.start(
+                [try ParlorCommand.executable()],
+                environment: ["DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent/parlor-lab-no-bus",
+                              "XDG_DATA_HOME=\(data.path)", "USER=lab"])
+            let screen = try await tmux.waitForScreen(timeout: 20) { $0.contains("DNS-SD is not available") }
+            #expect(screen.contains("parlor join HOST:PORT"), "screen:\n\(screen)")
+            #expect(screen.contains("p play a bot offline"))
+            await tmux.send(["p"])
+            let games = try await tmux.waitForScreen(timeout: 10) { $0.contains("play a bot offline. Which game?") }
+            #expect(games.contains("1  Connect Four (connect4)"))
+            await tmux.send(["Escape"])
+            _ = try await tmux.waitForScreen(timeout: 10) { $0.contains("parlor: games on the LAN") }
+            await tmux.send(["q"])
+            // The lobby leaves the terminal as it found it: its text is gone with the alternate screen.
+            let after = try await tmux.waitForScreen(timeout: 10) { !$0.contains("parlor: games on the LAN") }
+            #expect(!after.contains("DNS-SD is not available"))
+            await tmux.kill()
+        }
+
         @Test func hostStillHostsSaysWhyItIsNotAdvertisedAndIsJoinableByAddress() async throws {
             let hostData = try DataDirectory()
             let host = try LabProcess(
@@ -428,33 +496,52 @@ enum ZeroconfBrowser {
     }
 }
 
-/// tmux inside a lab host, for the lobby: a real terminal the test can type into and read.
+/// tmux inside a lab host (or, with no lab, in this namespace), for the lobby and the
+/// join picker: a real terminal the test can type into and read.
 struct LabTmux {
-    let lab: Lab
+    let lab: Lab?
     let host: String
-    let socket = "lab-lobby-\(getpid())"
+    let socket = "lab-tty-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
 
-    /// Starts `command` in a detached 100x30 session; the tmux server stays in the lab host.
-    func start(_ command: [String]) async throws {
-        // The server tmux forks lives on: close every inherited descriptor first, or
+    init(lab: Lab?, host: String = "B") {
+        self.lab = lab
+        self.host = host
+    }
+
+    private func run(_ arguments: [String]) async -> LabResult {
+        if let lab { return await lab.run(host: host, arguments, timeout: 15) }
+        do {
+            let process = try LabProcess(
+                executable: URL(fileURLWithPath: "/usr/bin/env"), arguments: arguments,
+                environment: ProcessInfo.processInfo.environment)
+            let status = await process.wait(timeout: 15)
+            if status == nil { await process.stop() }
+            return LabResult(status: status, standardOutput: process.output(), standardError: process.errors())
+        } catch {
+            return LabResult(status: nil, standardOutput: "", standardError: "\(error)")
+        }
+    }
+
+    /// Starts `command` in a detached 100x30 session.
+    func start(_ command: [String], environment: [String] = []) async throws {
+        // The tmux server lives on: close every inherited descriptor first, or
         // Foundation's Process (which waits for one it passed down) would wait for it.
+        // No signal stays blocked either, or the program under test could not be stopped.
         let closeAndExec = #"for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null; done; exec "$@""#
-        let result = await lab.run(
-            host: host,
-            ["bash", "-c", closeAndExec, "lobby", "tmux", "-L", socket, "-f", "/dev/null", "new-session", "-d", "-s",
-             "lobby", "-x", "100", "-y", "30", "env", "TERM=xterm-256color", "LANG=C.UTF-8"] + command,
-            timeout: 15)
+        let result = await run(
+            ["bash", "-c", closeAndExec, "tty", "tmux", "-L", socket, "-f", "/dev/null", "new-session", "-d", "-s",
+             "tty", "-x", "100", "-y", "30", "env", "TERM=xterm-256color", "LANG=C.UTF-8"] + environment + command)
         guard result.succeeded else {
             throw LabError.scriptFailed(arguments: ["tmux new-session"], result: result)
         }
     }
 
     func screen() async -> String {
-        await lab.run(host: host, ["tmux", "-L", socket, "capture-pane", "-p", "-t", "lobby"], timeout: 10).standardOutput
+        await run(["tmux", "-L", socket, "capture-pane", "-p", "-t", "tty"]).standardOutput
     }
 
     func send(_ keys: [String]) async {
-        _ = await lab.run(host: host, ["tmux", "-L", socket, "send-keys", "-t", "lobby"] + keys, timeout: 10)
+        _ = await run(["tmux", "-L", socket, "send-keys", "-t", "tty"] + keys)
     }
 
     func waitForScreen(timeout: Double, until accept: (String) -> Bool) async throws -> String {
@@ -465,10 +552,10 @@ struct LabTmux {
             if accept(last) { return last }
             try await Task.sleep(for: .milliseconds(200))
         }
-        throw LabError.timedOut(what: "the lobby screen", seconds: timeout, output: last)
+        throw LabError.timedOut(what: "the terminal screen", seconds: timeout, output: last)
     }
 
     func kill() async {
-        _ = await lab.run(host: host, ["tmux", "-L", socket, "kill-server"], timeout: 10)
+        _ = await run(["tmux", "-L", socket, "kill-server"])
     }
 }

@@ -73,6 +73,30 @@ enum GameListing {
         return (line(header, number: numbered ? "#" : ""), lines)
     }
 
+    /// `text` broken into lines of at most `width` characters, at spaces where it can be.
+    static func wrap(_ text: String, to width: Int) -> [String] {
+        var lines: [String] = []
+        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var line = ""
+            for word in paragraph.split(separator: " ", omittingEmptySubsequences: false) {
+                if line.isEmpty {
+                    line = String(word)
+                } else if line.count + 1 + word.count <= width {
+                    line += " " + word
+                } else {
+                    lines.append(line)
+                    line = String(word)
+                }
+                while line.count > width {
+                    lines.append(String(line.prefix(width)))
+                    line = String(line.dropFirst(width))
+                }
+            }
+            lines.append(line)
+        }
+        return lines
+    }
+
     /// `text` cut to `width` characters, with "…" where it was cut.
     static func clip(_ text: String, to width: Int?) -> String {
         guard let width, width > 1, text.count > width else { return text }

@@ -147,8 +147,10 @@ struct LobbyModel {
             lines.append("")
             let games = list.games
             if let discoveryProblem {
-                lines += discoveryProblem.split(separator: "\n").map { String($0) }
-                lines.append("Without discovery, join a host by the address it printed: quit (q), then run 'parlor join HOST:PORT'.")
+                lines += GameListing.wrap(discoveryProblem, to: width)
+                lines += GameListing.wrap(
+                    "Without discovery, join a host by the address it printed: quit (q), then run 'parlor join HOST:PORT'.",
+                    to: width)
             } else if games.isEmpty {
                 lines.append("Looking for games… none yet. Games hosted on this network appear here as they start.")
             } else {
@@ -161,7 +163,7 @@ struct LobbyModel {
                 }
             }
             lines.append("")
-            if let message { lines.append(message) }
+            if let message { lines += GameListing.wrap(message, to: width) }
             lines.append("↑/↓ choose · Enter or 1-9 join · h host a game · p play a bot offline · q quit")
         case .chooseGame(let forHosting):
             lines.append(forHosting ? "parlor: host a game on the LAN. Which game?" : "parlor: play a bot offline. Which game?")
@@ -171,7 +173,7 @@ struct LobbyModel {
                 lines.append("\(marker)\(index + 1)  \(game.name) (\(game.id))")
             }
             lines.append("")
-            if let message { lines.append(message) }
+            if let message { lines += GameListing.wrap(message, to: width) }
             lines.append("↑/↓ choose · Enter or 1-\(catalog.count) start · Esc back")
         }
         return lines.map { GameListing.clip($0, to: width) }
