@@ -250,13 +250,30 @@ final class LabProcess: @unchecked Sendable {
     }
 
     /// Waits (without blocking a thread) for the exit status; nil after `timeout` seconds.
+    ///
+    /// Asks the kernel first (`waitid` with `WNOWAIT`, which leaves the child
+    /// for Foundation to reap): Foundation learns of the exit on a Dispatch
+    /// queue, and with both cores busy (bot tests in the same process, other
+    /// builds) that queue can lag by a minute, failing a step that finished.
     func wait(timeout: Double) async -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning {
+        while true {
+            if let status = exitStatusFromKernel() { return status }
+            if !process.isRunning { return process.terminationStatus }
             if Date() >= deadline { return nil }
             try? await Task.sleep(for: .milliseconds(20))
         }
-        return process.terminationStatus
+    }
+
+    /// The exit status (128 + signal when killed) if the child has exited and is not reaped yet.
+    private func exitStatusFromKernel() -> Int32? {
+        var info = siginfo_t()
+        let pid = process.processIdentifier
+        guard pid > 0, waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 else { return nil }
+        // With WNOHANG, a child that has not exited leaves si_pid 0.
+        guard info._sifields._sigchld.si_pid == pid else { return nil }
+        let status = info._sifields._sigchld.si_status
+        return info.si_code == CLD_EXITED ? status : 128 + status
     }
 
     /// Waits until standard output contains `text`; throws after `timeout` seconds.
