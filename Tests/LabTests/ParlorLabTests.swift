@@ -289,20 +289,20 @@ extension LabSuite {
                 let hostData = try DataDirectory()
                 let host = try await Self.startHost(on: lab, data: hostData)
                 let guestData = try DataDirectory()
-                let tmux = LabTmux(lab: lab)
-                try await tmux.start(ParlorCommand.command([], data: guestData))
-                let listed = try await tmux.waitForScreen(timeout: 20) { $0.contains(Self.gameName) }
-                #expect(listed.contains("> 1  \(Self.gameName)"), "screen:\n\(listed)")
-                #expect(listed.contains("h host a game"))
-                // Enter joins the selected game: the match screen appears and the host sees the guest.
-                await tmux.send(["Enter"])
-                let board = try await tmux.waitForScreen(timeout: 20) { $0.contains("(you)") }
-                #expect(board.contains("Lab (you)"), "screen:\n\(board)")
-                try await host.waitForOutput(containing: "\"event\":\"joined\"", timeout: 10)
-                await tmux.send(["q"])
-                await tmux.send(["y"])
-                #expect(await host.wait(timeout: 30) != nil)
-                await tmux.kill()
+                try await LabTmux.with(lab: lab) { tmux in
+                    try await tmux.start(ParlorCommand.command([], data: guestData))
+                    let listed = try await tmux.waitForScreen(timeout: 20) { $0.contains(Self.gameName) }
+                    #expect(listed.contains("> 1  \(Self.gameName)"), "screen:\n\(listed)")
+                    #expect(listed.contains("h host a game"))
+                    // Enter joins the selected game: the match screen appears and the host sees the guest.
+                    await tmux.send(["Enter"])
+                    let board = try await tmux.waitForScreen(timeout: 20) { $0.contains("(you)") }
+                    #expect(board.contains("Lab (you)"), "screen:\n\(board)")
+                    try await host.waitForOutput(containing: "\"event\":\"joined\"", timeout: 10)
+                    await tmux.send(["q"])
+                    await tmux.send(["y"])
+                    #expect(await host.wait(timeout: 30) != nil)
+                }
             }
         }
 
@@ -316,22 +316,22 @@ extension LabSuite {
                     "rv=1", "seats=1/2", "state=open", "match=", "code=0", "app=avahi-publish", "host=Ana",
                 ])
                 let guestData = try DataDirectory()
-                let tmux = LabTmux(lab: lab)
-                try await tmux.start(ParlorCommand.command(["join", "ana", "--bot", "medium"], data: guestData))
-                let offered = try await tmux.waitForScreen(timeout: 20) { $0.contains("Join which game?") }
-                #expect(offered.contains("Games you can join:"), "screen:\n\(offered)")
-                let one = try #require(offered.split(separator: "\n").first { $0.hasPrefix("1 ") }, "screen:\n\(offered)")
-                let two = try #require(offered.split(separator: "\n").first { $0.hasPrefix("2 ") }, "screen:\n\(offered)")
-                #expect(one.contains(Self.gameName))
-                #expect(two.contains("Ana's Other Game"))
-                await tmux.send(["7", "Enter"])
-                _ = try await tmux.waitForScreen(timeout: 10) { $0.contains("'7' is not one of the numbers shown") }
-                await tmux.send(["1", "Enter"])
-                // The guest's bot plays the chosen game to the end.
-                #expect(await host.wait(timeout: 60) == 0, "host stderr: \(host.errors())")
-                #expect(!JSONLines.events("end", in: host.output()).isEmpty)
+                try await LabTmux.with(lab: lab) { tmux in
+                    try await tmux.start(ParlorCommand.command(["join", "ana", "--bot", "medium"], data: guestData))
+                    let offered = try await tmux.waitForScreen(timeout: 20) { $0.contains("Join which game?") }
+                    #expect(offered.contains("Games you can join:"), "screen:\n\(offered)")
+                    let one = try #require(offered.split(separator: "\n").first { $0.hasPrefix("1 ") }, "screen:\n\(offered)")
+                    let two = try #require(offered.split(separator: "\n").first { $0.hasPrefix("2 ") }, "screen:\n\(offered)")
+                    #expect(one.contains(Self.gameName))
+                    #expect(two.contains("Ana's Other Game"))
+                    await tmux.send(["7", "Enter"])
+                    _ = try await tmux.waitForScreen(timeout: 10) { $0.contains("'7' is not one of the numbers shown") }
+                    await tmux.send(["1", "Enter"])
+                    // The guest's bot plays the chosen game to the end.
+                    #expect(await host.wait(timeout: 60) == 0, "host stderr: \(host.errors())")
+                    #expect(!JSONLines.events("end", in: host.output()).isEmpty)
+                }
                 other.send(SIGKILL)
-                await tmux.kill()
             }
         }
 
@@ -416,24 +416,25 @@ extension LabSuite {
         @Test(.enabled(if: LabAvailability.hasTmux, "tmux is not installed"))
         func theLobbyWithoutDNSSDSaysWhyAndStillOffersHostingAndOfflinePlay() async throws {
             let data = try DataDirectory()
-            let tmux = LabTmux(lab: nil)
-            try await tmux.start(
-                [try ParlorCommand.executable()],
-                environment: ["DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent/parlor-lab-no-bus",
-                              "XDG_DATA_HOME=\(data.path)", "USER=lab"])
-            let screen = try await tmux.waitForScreen(timeout: 20) { $0.contains("DNS-SD is not available") }
-            #expect(screen.contains("parlor join HOST:PORT"), "screen:\n\(screen)")
-            #expect(screen.contains("p play a bot offline"))
-            await tmux.send(["p"])
-            let games = try await tmux.waitForScreen(timeout: 10) { $0.contains("play a bot offline. Which game?") }
-            #expect(games.contains("1  Connect Four (connect4)"))
-            await tmux.send(["Escape"])
-            _ = try await tmux.waitForScreen(timeout: 10) { $0.contains("parlor: games on the LAN") }
-            await tmux.send(["q"])
-            // The lobby leaves the terminal as it found it: its text is gone with the alternate screen.
-            let after = try await tmux.waitForScreen(timeout: 10) { !$0.contains("parlor: games on the LAN") }
-            #expect(!after.contains("DNS-SD is not available"))
-            await tmux.kill()
+            // In this namespace nothing else would stop the tmux server: it is killed on every path.
+            try await LabTmux.with(lab: nil) { tmux in
+                try await tmux.start(
+                    [try ParlorCommand.executable()],
+                    environment: ["DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent/parlor-lab-no-bus",
+                                  "XDG_DATA_HOME=\(data.path)", "USER=lab"])
+                let screen = try await tmux.waitForScreen(timeout: 20) { $0.contains("DNS-SD is not available") }
+                #expect(screen.contains("parlor join HOST:PORT"), "screen:\n\(screen)")
+                #expect(screen.contains("p play a bot offline"))
+                await tmux.send(["p"])
+                let games = try await tmux.waitForScreen(timeout: 10) { $0.contains("play a bot offline. Which game?") }
+                #expect(games.contains("1  Connect Four (connect4)"))
+                await tmux.send(["Escape"])
+                _ = try await tmux.waitForScreen(timeout: 10) { $0.contains("parlor: games on the LAN") }
+                await tmux.send(["q"])
+                // The lobby leaves the terminal as it found it: its text is gone with the alternate screen.
+                let after = try await tmux.waitForScreen(timeout: 10) { !$0.contains("parlor: games on the LAN") }
+                #expect(!after.contains("DNS-SD is not available"))
+            }
         }
 
         @Test func hostStillHostsSaysWhyItIsNotAdvertisedAndIsJoinableByAddress() async throws {
@@ -503,7 +504,7 @@ struct LabTmux {
     let host: String
     let socket = "lab-tty-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
 
-    init(lab: Lab?, host: String = "B") {
+    private init(lab: Lab?, host: String = "B") {
         self.lab = lab
         self.host = host
     }
@@ -557,5 +558,18 @@ struct LabTmux {
 
     func kill() async {
         _ = await run(["tmux", "-L", socket, "kill-server"])
+    }
+
+    /// Runs `body` with a tmux server of its own and kills that server (and the program in it) on every path.
+    static func with<T: Sendable>(lab: Lab?, _ body: (LabTmux) async throws -> T) async throws -> T {
+        let tmux = LabTmux(lab: lab)
+        do {
+            let value = try await body(tmux)
+            await tmux.kill()
+            return value
+        } catch {
+            await tmux.kill()
+            throw error
+        }
     }
 }

@@ -28,7 +28,7 @@ func runDoctor(_ options: DoctorOptions) async throws -> ExitCode {
     let daemon = library.ok ? await DoctorChecks.daemon() : .skipped("daemon", "avahi-daemon", because: "the DNS-SD library is missing")
     report(daemon)
     report(DoctorChecks.interfaces())
-    report(daemon.ok ? await DoctorChecks.roundTrip() : .skipped("roundtrip", "publish and browse", because: "no avahi-daemon answered"))
+    report(daemon.ok ? await DoctorChecks.roundTrip() : .skipped("roundtrip", DoctorChecks.roundTripTitle, because: "no avahi-daemon answered"))
     report(DoctorChecks.ports())
 
     let failed = results.filter { !$0.ok }
@@ -80,6 +80,7 @@ enum DoctorChecks {
     static let roundTripWait: Duration = .seconds(8)
     /// A service type of its own, so the test service never shows up in anyone's `parlor browse`.
     static let doctorServiceType = "_parlor-doctor._tcp"
+    static let roundTripTitle = "publish and browse"
 
     static func library() -> DoctorCheck {
         switch DNSSDDirectory.loadLibrary() {
@@ -132,7 +133,7 @@ enum DoctorChecks {
 
     /// Publishes a service of a type of its own and waits until a browse here sees it with its TXT record.
     static func roundTrip() async -> DoctorCheck {
-        let title = "publish and browse"
+        let title = roundTripTitle
         let token = String(UInt64.random(in: 0...UInt64.max), radix: 16)
         let name = "parlor doctor \(getpid()) \(token.prefix(6))"
         let started = ContinuousClock.now
@@ -155,7 +156,7 @@ enum DoctorChecks {
 
     private static func find(_ registeredName: String, token: String, in directory: DNSSDDirectory,
                              since started: ContinuousClock.Instant) async -> DoctorCheck {
-        let title = "publish and browse"
+        let title = roundTripTitle
         let inputs = InputMerger()
         defer { inputs.close() }
         inputs.forward(directory.browse(type: doctorServiceType))
