@@ -25,10 +25,10 @@ func runJoin(_ options: JoinOptions) async throws -> ExitCode {
         }
         peerAddress = shown
     case .name(let name)?:
-        (connection, peerAddress) = try await ServiceFinder.reach(name: name)
+        (connection, peerAddress) = try await ServiceFinder.reach(name: name, json: presentation.isJSON)
     case nil:
         // A picker on a terminal; a usage error otherwise (ServiceFinder.swift).
-        (connection, peerAddress) = try await ServiceFinder.reach(name: nil)
+        (connection, peerAddress) = try await ServiceFinder.reach(name: nil, json: presentation.isJSON)
     }
 
     let playerName = options.bot.map(\.playerName) ?? options.name

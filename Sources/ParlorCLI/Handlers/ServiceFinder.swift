@@ -13,15 +13,17 @@ enum ServiceFinder {
 
     /// Finds the game `name` names (nil: let the player pick one) and connects to it.
     ///
+    /// With `json`, the picker writes to stderr, keeping stdout for JSON events.
+    ///
     /// - Throws: `UsageError.missingArgument` when `name` is nil and there is
     ///   no terminal to pick on; `CommandFailure` (exit 69) without DNS-SD;
     ///   `CommandFailure` when nothing or several games match, or the game
     ///   cannot be joined; `ConnectFailure` when no address answers.
-    static func reach(name: String?, directory: any ServiceDirectory = DNSSDDirectory(),
+    static func reach(name: String?, json: Bool = false, directory: any ServiceDirectory = DNSSDDirectory(),
                       timeout: Duration = defaultTimeout) async throws -> (connection: TCPConnection, address: String) {
         let canPick = isInteractiveTerminal
         if name == nil && !canPick { throw UsageError.missingArgument("TARGET") }
-        let game = try await find(name: name, directory: directory, timeout: timeout, picker: canPick ? NumberedPicker() : nil)
+        let game = try await find(name: name, directory: directory, timeout: timeout, picker: canPick ? NumberedPicker(toStandardError: json) : nil)
         let connection = try await connect(to: game)
         return (connection, connection.remoteAddress)
     }
@@ -151,28 +153,38 @@ protocol GamePicker: Sendable {
     func pick(from candidates: [ListedGame], all: [ListedGame]) async throws -> PickerChoice
 }
 
-/// The simplest picker: a numbered list on stdout and a line read from stdin.
+/// The simplest picker: a numbered list on stdout (or stderr) and a line read from stdin.
 struct NumberedPicker: GamePicker {
+    /// Prompts go to stderr (for `--json`, whose stdout is for scripts).
+    var toStandardError = false
+
+    private func say(_ text: String) {
+        if toStandardError {
+            Console.writeError(text)
+        } else {
+            Console.write(text)
+            fflush(nil)
+        }
+    }
+
     func pick(from candidates: [ListedGame], all: [ListedGame]) async throws -> PickerChoice {
         if candidates.isEmpty {
             var text = all.isEmpty ? "No games found on the LAN.\n"
                 : "No game on the LAN can be joined now:\n" + GameListing.table(all).joined(separator: "\n") + "\n"
             text += "Press Enter to look again, or q to quit: "
-            Console.write(text)
-            fflush(nil)
+            say(text)
             guard let line = await readLineOffPool() else { return .cancelled }
             return Text.trimmingWhitespace(line).lowercased().hasPrefix("q") ? .cancelled : .lookAgain
         }
-        Console.write("Games you can join:\n" + GameListing.table(candidates, numbered: true).joined(separator: "\n") + "\n")
+        say("Games you can join:\n" + GameListing.table(candidates, numbered: true).joined(separator: "\n") + "\n")
         while true {
-            Console.write("Join which game? [1-\(candidates.count), Enter to look again, q to quit]: ")
-            fflush(nil)
+            say("Join which game? [1-\(candidates.count), Enter to look again, q to quit]: ")
             guard let line = await readLineOffPool() else { return .cancelled }
             let answer = Text.trimmingWhitespace(line).lowercased()
             if answer.isEmpty { return .lookAgain }
             if answer.hasPrefix("q") { return .cancelled }
             if let number = Int(answer), (1...candidates.count).contains(number) { return .chosen(candidates[number - 1]) }
-            Console.write("'\(Text.escapingUnprintable(answer))' is not one of the numbers shown.\n")
+            say("'\(Text.escapingUnprintable(answer))' is not one of the numbers shown.\n")
         }
     }
 }
