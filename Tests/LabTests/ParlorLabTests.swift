@@ -115,6 +115,43 @@ extension LabSuite {
             }
         }
 
+        @Test func joinTriesTheNextAddressWhenOneDoesNotAnswerUpToIPv6LinkLocal() async throws {
+            try await Lab.with { lab in
+                let hostData = try DataDirectory()
+                let host = try await Self.startHost(on: lab, data: hostData)
+                // "Detour Game" resolves to an IPv4 address no one has, then to
+                // A's IPv6 link-local address, where the parlor host listens too.
+                let linkLocal = await lab.run(host: "A", ["sh", "-c", "ip -6 -o addr show dev eth0 scope link"])
+                let a6 = try #require(
+                    linkLocal.standardOutput.split(separator: " ").first { $0.hasPrefix("fe80:") }?
+                        .split(separator: "/").first.map(String.init), "A has no link-local address: \(linkLocal)")
+                let nowhere = try lab.start(host: "A", ["avahi-publish", "-a", "-R", "detour.local", "10.77.0.99"])
+                let there = try lab.start(host: "A", ["avahi-publish", "-a", "-R", "detour.local", a6])
+                let service = try lab.start(host: "A", [
+                    "avahi-publish", "-s", "-H", "detour.local", "Detour Game", "_parlor._tcp", "7477", "pv=1",
+                    "game=connect4", "rv=1", "seats=1/2", "state=open", "match=", "code=0", "app=x", "host=Ana",
+                ])
+                let data = try DataDirectory()
+                _ = try await lab.poll(
+                    host: "B", ParlorCommand.command(["browse", "--json", "--timeout", "2"], data: data), timeout: 20
+                ) {
+                    Self.sightings(of: "Detour Game", in: $0.standardOutput).contains {
+                        ($0["addresses"] as? [String] ?? []).count == 2
+                    }
+                }
+                let join = await lab.run(
+                    host: "B", try ParlorCommand.command(["join", "Detour Game", "--bot", "medium", "--json"], data: data),
+                    timeout: 120)
+                #expect(join.status == 0, "join stderr: \(join.standardError)")
+                let joined = try #require(JSONLines.events("joined", in: join.standardOutput).first)
+                #expect(joined["address"] as? String == "[\(a6)%eth0]:7477")
+                #expect(await host.wait(timeout: 30) == 0)
+                #expect(JSONLines.events("end", in: host.output()).last?["hash"] as? String
+                        == JSONLines.events("end", in: join.standardOutput).last?["hash"] as? String)
+                for publisher in [nowhere, there, service] { publisher.send(SIGKILL) }
+            }
+        }
+
         @Test func theTXTStateGoesFromOpenToPlayingWhenAGuestJoins() async throws {
             try await Lab.with { lab in
                 let hostData = try DataDirectory()
