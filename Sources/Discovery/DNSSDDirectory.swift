@@ -31,6 +31,13 @@ public final class DNSSDDirectory: ServiceDirectory {
         self.addressSettleTime = addressSettleTime
     }
 
+    /// Loads avahi's dns_sd library (once per process) and says which file it is, or why it cannot be loaded.
+    ///
+    /// For `parlor doctor`: advertise and browse report the same error themselves.
+    public static func loadLibrary() -> Result<String, DiscoveryError> {
+        DNSSDLibrary.shared.map { _ in DNSSDLibrary.defaultName }
+    }
+
     /// Registers the service; see `ServiceDirectory.advertise`.
     public func advertise(_ registration: ServiceRegistration) async throws(DiscoveryError) -> any ServiceAdvertisement {
         try registration.validate()

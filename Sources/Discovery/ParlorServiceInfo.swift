@@ -231,7 +231,16 @@ public enum UnjoinableReason: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .protocolVersion(let advertised, let supported):
-            return "speaks protocol version \(advertised); this parlor speaks \(supported) (update the older parlor)"
+            // Say which side to update: a person can act on that.
+            let advice: String
+            if let number = Int(advertised), number > supported {
+                advice = "update this parlor to join it"
+            } else if let number = Int(advertised), number < supported {
+                advice = "the host needs a newer parlor"
+            } else {
+                advice = "the host is not a parlor this one can talk to"
+            }
+            return "speaks protocol version \(advertised); this parlor speaks \(supported) (\(advice))"
         case .unreadableRecord(let error):
             return "not a game this parlor can read: \(error)"
         case .unknownGame(let id, let rulesVersion):

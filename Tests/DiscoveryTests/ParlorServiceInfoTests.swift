@@ -41,7 +41,7 @@ import Testing
         #expect(assessment.reason == .protocolVersion(advertised: "2", supported: 1))
         #expect(
             assessment.reason?.description
-                == "speaks protocol version 2; this parlor speaks 1 (update the older parlor)")
+                == "speaks protocol version 2; this parlor speaks 1 (update this parlor to join it)")
     }
 
     @Test func unknownGameIsReportedWithItsId() throws {

@@ -12,6 +12,7 @@
 // next Lab.up().
 
 import Foundation
+import ParlorTestSupport
 import Testing
 @preconcurrency import Glibc
 
@@ -46,6 +47,9 @@ enum LabAvailability {
 
     /// The skip comment Swift Testing prints.
     static var skipComment: Comment { Comment(rawValue: unavailableReason ?? "lab available") }
+
+    /// tmux, for the lobby test.
+    static let hasTmux: Bool = FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")
 
     /// Debian's python3-zeroconf, for /usr/bin/python3 only.
     static let hasPythonZeroconf: Bool = {
@@ -203,17 +207,22 @@ final class LabProcess: @unchecked Sendable {
     private let outputURL: URL
     private let errorURL: URL
 
-    init(arguments: [String], prefix: String, input: String? = nil) throws {
+    convenience init(arguments: [String], prefix: String, input: String? = nil) throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["PARLOR_LAB_PREFIX"] = prefix
+        try self.init(executable: Lab.script, arguments: arguments, environment: environment, input: input)
+    }
+
+    /// Runs `executable` in this (the root) network namespace, with exactly `environment`.
+    init(executable: URL, arguments: [String], environment: [String: String], input: String? = nil) throws {
         let directory = FileManager.default.temporaryDirectory
         let id = UUID().uuidString
         outputURL = directory.appendingPathComponent("lab-\(id).out")
         errorURL = directory.appendingPathComponent("lab-\(id).err")
         _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
-        process.executableURL = Lab.script
+        process.executableURL = executable
         process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["PARLOR_LAB_PREFIX"] = prefix
         process.environment = environment
         // Files, not pipes: a chatty child can never block on a full pipe.
         process.standardOutput = try FileHandle(forWritingTo: outputURL)
@@ -241,13 +250,30 @@ final class LabProcess: @unchecked Sendable {
     }
 
     /// Waits (without blocking a thread) for the exit status; nil after `timeout` seconds.
+    ///
+    /// Asks the kernel first (`waitid` with `WNOWAIT`, which leaves the child
+    /// for Foundation to reap): Foundation learns of the exit on a Dispatch
+    /// queue, and with both cores busy (bot tests in the same process, other
+    /// builds) that queue can lag by a minute, failing a step that finished.
     func wait(timeout: Double) async -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning {
+        while true {
+            if let status = exitStatusFromKernel() { return status }
+            if !process.isRunning { return process.terminationStatus }
             if Date() >= deadline { return nil }
             try? await Task.sleep(for: .milliseconds(20))
         }
-        return process.terminationStatus
+    }
+
+    /// The exit status (128 + signal when killed) if the child has exited and is not reaped yet.
+    private func exitStatusFromKernel() -> Int32? {
+        var info = siginfo_t()
+        let pid = process.processIdentifier
+        guard pid > 0, waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 else { return nil }
+        // With WNOHANG, a child that has not exited leaves si_pid 0.
+        guard info._sifields._sigchld.si_pid == pid else { return nil }
+        let status = info._sifields._sigchld.si_status
+        return info.si_code == CLD_EXITED ? status : 128 + status
     }
 
     /// Waits until standard output contains `text`; throws after `timeout` seconds.
@@ -292,5 +318,63 @@ final class Counter: @unchecked Sendable {
         defer { lock.unlock() }
         value += 1
         return value
+    }
+}
+
+extension LabProcess {
+    /// Waits until `accept` likes the standard output so far; throws after `timeout` seconds.
+    func waitForOutput(_ what: String, timeout: Double = 10, where accept: (String) -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !accept(output()) {
+            guard Date() < deadline else {
+                throw LabError.timedOut(what: what, seconds: timeout, output: output() + errors())
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
+
+/// A private directory for one parlor process's saved matches (its XDG_DATA_HOME), removed when dropped.
+final class DataDirectory: Sendable {
+    let path: String
+
+    init() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("parlor-lab-data-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        path = url.path
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// The parlor executable under test, and command lines that run it with a data directory of their own.
+enum ParlorCommand {
+    /// The built `parlor`; fails the test with the reason when it was not built.
+    static func executable() throws -> String {
+        let url = ParlorBinary.url
+        guard FileManager.default.isExecutableFile(atPath: url.path) else {
+            throw ParlorProcessError.executableMissing(url.path)
+        }
+        return url.path
+    }
+
+    /// `env XDG_DATA_HOME=DIR parlor ARGS`, for `lab.run` and `lab.start` (the script execs it, and env execs parlor,
+    /// so the process's pid is parlor's own).
+    static func command(_ arguments: [String], data: DataDirectory) throws -> [String] {
+        ["env", "XDG_DATA_HOME=\(data.path)", "USER=lab", try executable()] + arguments
+    }
+}
+
+/// `--json` output, one object per line.
+enum JSONLines {
+    static func objects(_ text: String) -> [[String: Any]] {
+        text.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+        }
+    }
+
+    /// The objects whose "event" is `event`.
+    static func events(_ event: String, in text: String) -> [[String: Any]] {
+        objects(text).filter { $0["event"] as? String == event }
     }
 }

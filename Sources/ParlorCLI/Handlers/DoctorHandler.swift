@@ -1,12 +1,246 @@
-// The lead replaces this file with the real handler; the parser calls only
-// the function below, so nothing else needs to change.
+import Discovery
+import Foundation
+import Session
+import TerminalUI
 
-/// Runs `parlor doctor` with validated options and says how the process should end.
+/// Runs `parlor doctor`: checks, one by one, what LAN play needs here, and
+/// prints each as ok or FAIL with how to fix it.
 ///
-/// Called by `DoctorOptions.run()` after parsing and `validate()`. Throw a
-/// `UserFacingError` for failures a person should read, or a `UsageError`
-/// for a bad command line noticed only now (rendered with the usage line).
+/// The checks: avahi's dns_sd library loads; an avahi-daemon answers (a
+/// browse is accepted); some interface that is up does multicast; a
+/// temporary service published here is seen by a browse here; and which
+/// ports a firewall must let through. Exit 0 when every check passes, 69
+/// (service unavailable) otherwise.
 func runDoctor(_ options: DoctorOptions) async throws -> ExitCode {
-    Console.writeError("parlor doctor: not implemented yet\n")
-    return .internalError
+    var results: [DoctorCheck] = []
+    func report(_ check: DoctorCheck) {
+        results.append(check)
+        if options.json {
+            Console.write(check.json.encoded + "\n")
+        } else {
+            Console.write(check.text)
+        }
+        fflush(nil)
+    }
+
+    let library = DoctorChecks.library()
+    report(library)
+    let daemon = library.ok ? await DoctorChecks.daemon() : .skipped("daemon", "avahi-daemon", because: "the DNS-SD library is missing")
+    report(daemon)
+    report(DoctorChecks.interfaces())
+    report(daemon.ok ? await DoctorChecks.roundTrip() : .skipped("roundtrip", DoctorChecks.roundTripTitle, because: "no avahi-daemon answered"))
+    report(DoctorChecks.ports())
+
+    let failed = results.filter { !$0.ok }
+    if !options.json {
+        if failed.isEmpty {
+            Console.write("\nEverything LAN play needs works here.\n")
+        } else {
+            Console.write("\n\(failed.count) of \(results.count) checks failed. Players can still join by address, "
+                          + "without discovery: the host prints 'parlor join ADDRESS:PORT' lines.\n")
+        }
+    }
+    return failed.isEmpty ? .success : .serviceUnavailable
+}
+
+/// The outcome of one doctor check.
+struct DoctorCheck: Sendable {
+    /// A stable id for scripts ("library", "daemon", "interfaces", "roundtrip", "ports").
+    var id: String
+    /// What is checked, for people.
+    var title: String
+    var ok: Bool
+    /// What was found.
+    var detail: String
+    /// How to fix it; nil when there is nothing to fix.
+    var fix: String?
+
+    static func skipped(_ id: String, _ title: String, because reason: String) -> DoctorCheck {
+        DoctorCheck(id: id, title: title, ok: false, detail: "not checked: \(reason)", fix: "fix the check above first")
+    }
+
+    /// "ok    title   detail" (and an indented "fix:" line).
+    var text: String {
+        var text = (ok ? "ok  " : "FAIL") + "  " + title.padding(toLength: 22, withPad: " ", startingAt: 0) + detail + "\n"
+        if let fix { text += String(repeating: " ", count: 28) + (ok ? "note: " : "fix: ") + fix + "\n" }
+        return text
+    }
+
+    var json: JSONValue {
+        .object([("check", .string(id)), ("title", .string(title)), ("ok", .bool(ok)), ("detail", .string(detail)),
+                 ("fix", fix.map { .string($0) } ?? .null)])
+    }
+}
+
+/// The checks themselves.
+enum DoctorChecks {
+    /// How long a browse may take to be refused before the daemon counts as answering.
+    static let daemonWait: Duration = .seconds(1)
+    /// How long the round trip may take.
+    static let roundTripWait: Duration = .seconds(8)
+    /// A service type of its own, so the test service never shows up in anyone's `parlor browse`.
+    static let doctorServiceType = "_parlor-doctor._tcp"
+    static let roundTripTitle = "publish and browse"
+
+    static func library() -> DoctorCheck {
+        switch DNSSDDirectory.loadLibrary() {
+        case .success(let name):
+            return DoctorCheck(id: "library", title: "DNS-SD library", ok: true, detail: "\(name) loaded", fix: nil)
+        case .failure(let error):
+            return DoctorCheck(id: "library", title: "DNS-SD library", ok: false, detail: detail(error), fix: fix(error))
+        }
+    }
+
+    static func daemon() async -> DoctorCheck {
+        let inputs = InputMerger()
+        defer { inputs.close() }
+        inputs.forward(DNSSDDirectory().browse(type: parlorServiceType))
+        inputs.deadline(after: daemonWait)
+        for await input in inputs.stream {
+            if case .browse(.failed(let error)) = input {
+                return DoctorCheck(id: "daemon", title: "avahi-daemon", ok: false, detail: detail(error), fix: fix(error))
+            }
+            if case .deadline = input { break }
+        }
+        return DoctorCheck(id: "daemon", title: "avahi-daemon", ok: true,
+                           detail: "answers on D-Bus (\(systemBus.address))", fix: nil)
+    }
+
+    static func interfaces() -> DoctorCheck {
+        let all: [InterfaceAddress]
+        do { all = try InterfaceAddresses.all() } catch {
+            return DoctorCheck(id: "interfaces", title: "multicast interfaces", ok: false,
+                               detail: "cannot list the interfaces: \(error)", fix: nil)
+        }
+        let usable = all.filter { $0.isUp && !$0.isLoopback && $0.supportsMulticast }
+        guard !usable.isEmpty else {
+            let others = all.filter { !$0.isLoopback }
+            return DoctorCheck(
+                id: "interfaces", title: "multicast interfaces", ok: false,
+                detail: others.isEmpty ? "no network interface besides loopback"
+                    : "none is up with multicast: " + others.map(\.description).joined(separator: ", "),
+                fix: "connect to a network whose interface does multicast; DNS-SD (mDNS) needs it")
+        }
+        var names: [String] = []
+        var addresses: [String: [String]] = [:]
+        for entry in usable {
+            if addresses[entry.interfaceName] == nil { names.append(entry.interfaceName) }
+            addresses[entry.interfaceName, default: []].append(entry.address.ipAddress)
+        }
+        let detail = names.map { "\($0) (\(addresses[$0, default: []].joined(separator: ", ")))" }.joined(separator: "; ")
+        return DoctorCheck(id: "interfaces", title: "multicast interfaces", ok: true, detail: detail, fix: nil)
+    }
+
+    /// Publishes a service of a type of its own and waits until a browse here sees it with its TXT record.
+    static func roundTrip() async -> DoctorCheck {
+        let title = roundTripTitle
+        let token = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        let name = "parlor doctor \(getpid()) \(token.prefix(6))"
+        let started = ContinuousClock.now
+        let directory = DNSSDDirectory()
+        let advertisement: any ServiceAdvertisement
+        do {
+            var txt = TXTRecord()
+            try txt.set("check", to: token)
+            advertisement = try await directory.advertise(
+                ServiceRegistration(name: name, type: doctorServiceType, port: HostOptions.defaultPort, txt: txt))
+        } catch let error as DiscoveryError {
+            return DoctorCheck(id: "roundtrip", title: title, ok: false, detail: "publishing failed: \(detail(error))", fix: fix(error))
+        } catch {
+            return DoctorCheck(id: "roundtrip", title: title, ok: false, detail: "publishing failed: \(error)", fix: nil)
+        }
+        let check = await find(advertisement.name, token: token, in: directory, since: started)
+        await advertisement.withdraw()
+        return check
+    }
+
+    private static func find(_ registeredName: String, token: String, in directory: DNSSDDirectory,
+                             since started: ContinuousClock.Instant) async -> DoctorCheck {
+        let title = roundTripTitle
+        let inputs = InputMerger()
+        defer { inputs.close() }
+        inputs.forward(directory.browse(type: doctorServiceType))
+        inputs.deadline(after: roundTripWait)
+        for await input in inputs.stream {
+            switch input {
+            case .browse(.found(let service)), .browse(.updated(let service)):
+                guard service.name == registeredName, service.txt["check"] == token else { continue }
+                let elapsed = ContinuousClock.now - started
+                let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+                let addresses = service.addresses.map(\.host).joined(separator: ", ")
+                return DoctorCheck(id: "roundtrip", title: title, ok: true,
+                                   detail: "published \"\(registeredName)\" and found it in \(milliseconds) ms"
+                                       + (addresses.isEmpty ? "" : " at \(addresses)"), fix: nil)
+            case .browse(.failed(let error)):
+                return DoctorCheck(id: "roundtrip", title: title, ok: false, detail: "browsing failed: \(detail(error))", fix: fix(error))
+            case .deadline:
+                return DoctorCheck(
+                    id: "roundtrip", title: title, ok: false,
+                    detail: "published \"\(registeredName)\" but a browse did not see it within \(BrowseText.seconds(roundTripWait))",
+                    fix: "check avahi-daemon's log ('journalctl -u avahi-daemon'); its allow-interfaces or deny-interfaces may exclude every interface")
+            default:
+                continue
+            }
+        }
+        return DoctorCheck(id: "roundtrip", title: title, ok: false, detail: "the browse ended early", fix: nil)
+    }
+
+    static func ports() -> DoctorCheck {
+        let port = HostOptions.defaultPort
+        var detail = "a firewall must allow UDP 5353 (mDNS, to 224.0.0.251 and ff02::fb) and TCP \(port), the game's port"
+        var note = "a game hosted with 'parlor host --port N' needs TCP N instead"
+        do {
+            let listener = try TCPListener.listen(port: port)
+            listener.close()
+            detail += "; TCP \(port) is free here"
+        } catch {
+            if case .addressInUse = error {
+                detail += "; TCP \(port) is in use here"
+                note = "'parlor host' will then listen on a free port and print it; allow that port, or pick one with --port"
+            }
+        }
+        return DoctorCheck(id: "ports", title: "firewall ports", ok: true, detail: detail, fix: note)
+    }
+
+    /// The D-Bus system bus avahi is reached through, and whether its socket exists.
+    static var systemBus: (address: String, socketExists: Bool?) {
+        let address = ProcessInfo.processInfo.environment["DBUS_SYSTEM_BUS_ADDRESS"]
+            ?? "unix:path=/run/dbus/system_bus_socket"
+        guard address.hasPrefix("unix:path=") else { return (address, nil) }
+        let path = String(address.dropFirst("unix:path=".count).prefix { $0 != "," })
+        return (address, FileManager.default.fileExists(atPath: path))
+    }
+
+    static func detail(_ error: DiscoveryError) -> String {
+        switch error {
+        case .libraryMissing(let name, let reason):
+            return "cannot load \(name): \(reason)"
+        case .daemonUnavailable(let operation, _):
+            let bus = systemBus
+            if bus.socketExists == false {
+                return "no D-Bus system bus at \(bus.address), so no avahi-daemon can answer (\(operation) failed)"
+            }
+            return "no avahi-daemon answered on D-Bus (\(operation) failed)"
+        case .daemonDisconnected(let operation):
+            return "avahi-daemon went away during \(operation)"
+        default:
+            return "\(error)"
+        }
+    }
+
+    static func fix(_ error: DiscoveryError) -> String? {
+        switch error {
+        case .libraryMissing:
+            return "sudo apt-get install libavahi-compat-libdnssd1 avahi-daemon"
+        case .daemonUnavailable:
+            if systemBus.socketExists == false { return "sudo systemctl start dbus avahi-daemon (install: sudo apt-get install avahi-daemon)" }
+            return "sudo systemctl start avahi-daemon (install: sudo apt-get install avahi-daemon)"
+        case .daemonDisconnected:
+            return "sudo systemctl restart avahi-daemon"
+        case .timedOut:
+            return "restart it: sudo systemctl restart avahi-daemon"
+        default:
+            return nil
+        }
+    }
 }
