@@ -113,6 +113,8 @@ public struct ResumeOptions: ParsableCommand, Hashable {
     public var display: DisplayFlags
     /// `--grace`: how long to try to reach the other side (and to wait for it if it drops).
     public var timeouts: ConnectionTimeouts = ConnectionTimeouts()
+    /// `--rematch N`: rematches to offer and accept without asking; nil to ask on a terminal.
+    public var rematches: Int?
 
     /// Options as code would set them.
     public init(target: ResumeTarget? = nil, bot: BotLevelChoice? = nil, display: DisplayFlags = DisplayFlags()) {
@@ -135,7 +137,7 @@ public struct ResumeOptions: ParsableCommand, Hashable {
             argument, the most recently interrupted match is resumed.
             """,
         arguments: [ArgumentSpec("ID|HOST:PORT", isOptional: true, help: "A match id from 'parlor matches', or the host's address.")],
-        options: [CommonOptions.bot, CommonOptions.grace] + CommonOptions.display,
+        options: [CommonOptions.bot, CommonOptions.grace, CommonOptions.rematch] + CommonOptions.display,
         exclusiveGroups: [CommonOptions.outputGroup]
     )
 
@@ -146,6 +148,7 @@ public struct ResumeOptions: ParsableCommand, Hashable {
         bot = try CommonOptions.bot(arguments)
         display = CommonOptions.display(arguments)
         timeouts = try CommonOptions.connectionTimeouts(arguments)
+        rematches = try CommonOptions.rematches(arguments)
     }
 
     /// Hands over to `runResume`.

@@ -112,8 +112,8 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
 
     let record = StoredMatch(state: hosted.initialState, role: .host, localSeat: hosted.hostSeat,
                              lastActivity: wallClockMilliseconds(), seatToken: hosted.seatToken.bytes, listenPort: port)
-    let exit = try await SessionRunner.playAsHost(hosted, record: record, bot: options.bot, presentation: presentation,
-                                                  grace: configuration.timeouts.grace)
+    let exit = try await SessionRunner.playAsHost(hosted, host: host, record: record, bot: options.bot, presentation: presentation,
+                                                  grace: configuration.timeouts.grace, rematches: options.rematches)
     await host.shutdown()
     return exit.exitCode
 }

@@ -57,7 +57,8 @@ func runJoin(_ options: JoinOptions) async throws -> ExitCode {
 
     let record = StoredMatch(state: joined.initialState, role: .guest, localSeat: joined.seat, lastActivity: wallClockMilliseconds(),
                              peerAddress: peerAddress, seatToken: joined.seatToken.bytes)
-    let exit = try await SessionRunner.playAsGuest(joined, record: record, bot: options.bot, presentation: presentation)
+    let exit = try await SessionRunner.playAsGuest(joined, record: record, bot: options.bot, presentation: presentation,
+                                                   rematches: options.rematches)
     return exit.exitCode
 }
 

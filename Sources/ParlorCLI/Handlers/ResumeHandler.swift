@@ -152,8 +152,9 @@ enum ResumeAsHost {
         ]))
         var updated = record
         updated.listenPort = port
-        let exit = try await SessionRunner.playAsHost(hosted, record: updated, bot: options.bot, presentation: presentation,
-                                                      grace: configuration.timeouts.grace)
+        let exit = try await SessionRunner.playAsHost(hosted, host: host, record: updated, bot: options.bot,
+                                                      presentation: presentation, grace: configuration.timeouts.grace,
+                                                      rematches: options.rematches)
         await host.shutdown()
         return exit.exitCode
     }
@@ -253,7 +254,8 @@ enum ResumeAsGuest {
         ]))
         var updated = record
         updated.peerAddress = address
-        let exit = try await SessionRunner.playAsGuest(joined, record: updated, bot: options.bot, presentation: presentation)
+        let exit = try await SessionRunner.playAsGuest(joined, record: updated, bot: options.bot, presentation: presentation,
+                                                       rematches: options.rematches)
         return exit.exitCode
     }
 }

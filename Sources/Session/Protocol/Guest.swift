@@ -20,6 +20,10 @@ public struct JoinedMatch: Sendable {
     public let remote: RemoteHost
     /// Controller settings that match the session (the host's confirmation timeout, the clock).
     public let controllerConfiguration: MatchController.Configuration
+    /// The HELLO this side introduced itself with, for a rematch's WELCOME.
+    let hello: Hello
+    /// The options it joined with (reconnecting, timeouts), kept for a rematch.
+    let options: GuestOptions
 
     /// The host player's name.
     public var hostName: String { remote.name }
@@ -120,7 +124,8 @@ public enum Guest {
             settings: welcome.settings, hostAppVersion: welcome.hostAppVersion, remote: remote,
             controllerConfiguration: MatchController.Configuration(
                 confirmationTimeout: .milliseconds(welcome.settings.confirmationTimeoutMilliseconds),
-                clock: options.clock))
+                clock: options.clock),
+            hello: hello, options: options)
     }
 }
 

@@ -338,6 +338,33 @@ public actor MatchHost {
         waiters = []
     }
 
+    /// The rematch both sides agreed to: a new match of the same game with
+    /// seats swapped, a new id and seat token, WELCOME over `connection`.
+    func startRematch(after previous: HostedMatch, on connection: WireConnection) -> HostedMatch {
+        let old = previous.initialState
+        let hostSeat = previous.guestSeat  // swapped
+        let guestSeat = previous.hostSeat
+        var seats = old.seats.map { Seat(playerID: $0.playerID, name: $0.name) }
+        seats.swapAt(0, 1)
+        let state = MatchState(matchID: MatchID.random(), game: gameType.init(seats: 2), seats: seats,
+                               turnTimeout: old.turnTimeout, now: configuration.clock())
+        var hello = Hello(appVersion: configuration.appVersion, playerID: seats[guestSeat].playerID, playerName: seats[guestSeat].name)
+        hello.protocolVersions = FrameFormat.supportedVersions
+        let welcome = welcome(for: state, guestSeat: guestSeat, token: SeatToken.random(), hello: hello)
+        let remote = RemoteGuest(connection: connection, seat: guestSeat, initial: state,
+                                 timeouts: configuration.timeouts, clock: configuration.clock)
+        remote.takeOver()
+        connection.send(.welcome(welcome))
+        let match = HostedMatch(
+            initialState: state, hostSeat: hostSeat, guestSeat: guestSeat,
+            hostPlayerID: state.seats[hostSeat].playerID, seatToken: welcome.seatToken, remote: remote,
+            controllerConfiguration: MatchController.Configuration(confirmationTimeout: configuration.timeouts.confirmation,
+                                                                   clock: configuration.clock))
+        hosted = match
+        report(connection.peerDescription, .admitted(name: remote.name, seat: guestSeat))
+        return match
+    }
+
     private func report(_ peer: String, _ outcome: HandshakeOutcome) {
         reportSink.yield(ConnectionReport(peer: peer, outcome: outcome))
     }

@@ -55,6 +55,10 @@ public final class RemoteGuest: Participant {
         var inflight: (sequence: UInt32, change: MatchChange)?
         var liveness: Liveness
         var ticker: Task<Void, Never>?
+        /// Keep the connection open after a normal end, for a rematch.
+        var keepForRematch = false
+        /// The after-match conversation, once the match ended with the connection kept.
+        var afterMatch: AfterMatch?
         var ended = false
     }
 
@@ -173,6 +177,19 @@ public final class RemoteGuest: Participant {
         try? await Task.sleep(for: .milliseconds(150))
     }
 
+    /// Keeps the connection open when the match ends normally, so the two
+    /// sides can agree on a rematch (`MatchHost.rematch` / `Guest.rematch`)
+    /// instead of saying GOODBYE at once. Call before the match ends.
+    public func keepConnectionForRematch() {
+        state.withLock { $0.keepForRematch = true }
+    }
+
+    /// Whether the other side has offered a rematch that this side has not answered yet.
+    public var peerOfferedRematch: Bool { afterMatch?.peerHasOffered ?? false }
+
+    /// The after-match conversation, when the connection was kept past the end.
+    var afterMatch: AfterMatch? { state.withLock { $0.afterMatch } }
+
     // MARK: Participant
 
     public func attach(to controller: MatchController) {
@@ -223,19 +240,22 @@ public final class RemoteGuest: Participant {
     }
 
     public func matchEnded(_ final: MatchState, failure: MatchFailure?) {
-        let (ticker, connection, present) = state.withLock { state in
+        let (ticker, connection, present, kept) = state.withLock { state in
             state.ended = true
             state.committed = final
             // An open connection that is not known to be silent carries the end to the guest.
             let present = state.connection.isOpen && state.liveness.isPeerPresent
             if failure == nil, present { state.finalDelivered = true }
-            return (state.ticker, state.connection, present)
+            let kept = failure == nil && present && state.keepForRematch
+            if kept { state.afterMatch = AfterMatch(connection: state.connection, finalState: final) }
+            return (state.ticker, state.connection, present, kept)
         }
         ticker?.cancel()
         if failure == nil, !present {
             // Keep the guest's way back open: it learns the end by reattaching.
             return
         }
+        if kept { return }  // the after-match conversation says GOODBYE when it is over
         switch failure {
         case nil:
             connection.send(.goodbye(.goodbyeMatchOver, sentence: "The match is over.", finalBlob: MatchBlob.encode(final)))
@@ -255,7 +275,12 @@ public final class RemoteGuest: Participant {
     private func receive(_ inbound: Inbound, from source: WireConnection) async {
         await attached.wait()
         // A replaced connection is not listened to any more.
-        guard let controller, state.withLock({ !$0.ended && $0.connection === source }) else { return }
+        guard let controller, state.withLock({ $0.connection === source }) else { return }
+        let (ended, talk) = state.withLock { ($0.ended, $0.afterMatch) }
+        if ended {
+            talk?.handle(inbound)
+            return
+        }
         switch inbound {
         case .message(.turn(let sequence, let blob)):
             await handleProposal(.turn, sequence: sequence, blob: blob, controller: controller)

@@ -67,6 +67,10 @@ public final class RemoteHost: Participant {
         var lateConfirmations = 0
         var liveness: Liveness
         var ticker: Task<Void, Never>?
+        /// Keep the connection open after a normal end, for a rematch.
+        var keepForRematch = false
+        /// The after-match conversation, once the match ended with the connection kept.
+        var afterMatch: AfterMatch?
         /// Getting back to the host is under way (the old connection is closed).
         var reconnecting = false
         var reconnectLoop: Task<Void, Never>?
@@ -109,6 +113,19 @@ public final class RemoteHost: Participant {
         let connection = self.connection
         connection.setHandler { [self] inbound in await receive(inbound, from: connection) }
     }
+
+    /// Keeps the connection open when the match ends normally, so the two
+    /// sides can agree on a rematch (`MatchHost.rematch` / `Guest.rematch`)
+    /// instead of saying GOODBYE at once. Call before the match ends.
+    public func keepConnectionForRematch() {
+        state.withLock { $0.keepForRematch = true }
+    }
+
+    /// Whether the other side has offered a rematch that this side has not answered yet.
+    public var peerOfferedRematch: Bool { afterMatch?.peerHasOffered ?? false }
+
+    /// The after-match conversation, when the connection was kept past the end.
+    var afterMatch: AfterMatch? { state.withLock { $0.afterMatch } }
 
     // MARK: Participant
 
@@ -199,14 +216,21 @@ public final class RemoteHost: Participant {
     }
 
     public func matchEnded(_ final: MatchState, failure: MatchFailure?) {
-        let (ticker, waiting, loop, connection) = state.withLock { state in
+        let (ticker, waiting, loop, connection, kept) = state.withLock { state in
             state.ended = true
             defer { state.awaiting = nil }
-            return (state.ticker, state.awaiting, state.reconnectLoop, state.connection)
+            let kept = failure == nil && state.keepForRematch && state.connection.isOpen && !state.reconnecting
+            if kept { state.afterMatch = AfterMatch(connection: state.connection, finalState: final) }
+            return (state.ticker, state.awaiting, state.reconnectLoop, state.connection, kept)
         }
         ticker?.cancel()
         loop?.cancel()
         waiting?.continuation.resume(throwing: DeliveryError.transportFailed("the match has stopped"))
+        if kept {
+            // The after-match conversation says GOODBYE when it is over.
+            settled.bump()
+            return
+        }
         switch failure {
         case nil:
             connection.send(.goodbye(.goodbyeMatchOver, sentence: "The match is over.", finalBlob: MatchBlob.encode(final)))
@@ -244,7 +268,12 @@ public final class RemoteHost: Participant {
     private func receive(_ inbound: Inbound, from source: WireConnection) async {
         await attached.wait()
         // Whatever still trickles in on a replaced connection is not looked at.
-        guard let controller, state.withLock({ !$0.ended && $0.connection === source }) else { return }
+        guard let controller, state.withLock({ $0.connection === source }) else { return }
+        let (ended, talk) = state.withLock { ($0.ended, $0.afterMatch) }
+        if ended {
+            talk?.handle(inbound)
+            return
+        }
         switch inbound {
         case .message(.confirm(let sequence, let hash, _)):
             await handleConfirm(sequence: sequence, hash: hash, controller: controller)
