@@ -17,7 +17,7 @@ enum CommonOptions {
         help: "Treat the other side as gone after this many silent seconds, 1-600 (default: 15).")
     static let grace = OptionSpec(
         "grace", .required(valueName: "SECONDS"),
-        help: "How long to wait for a player who lost the connection before the match ends for them, 1-86400 seconds (default: 120).")
+        help: "How long to wait for the other side to come back after the connection was lost before the match is saved as interrupted, 1-86400 seconds (default: 120).")
 
     static let rematch = OptionSpec(
         "rematch", .required(valueName: "N"),
