@@ -47,6 +47,8 @@ public final class RemoteGuest: Participant {
         var finalWaiters: [CheckedContinuation<Void, Never>] = []
         /// `leaveForNow` was called.
         var left = false
+        /// What the guest said in GOODBYE(leaving), for the "waiting" notice.
+        var departure: String?
         /// The controller's committed state, updated in `stateChanged`.
         var committed: MatchState
         /// State hash of every committed sequence, to recognise replays.
@@ -110,6 +112,7 @@ public final class RemoteGuest: Participant {
         let (old, controller) = state.withLock { state -> (WireConnection, MatchController?) in
             let old = state.connection
             state.connection = newConnection
+            state.departure = nil
             state.liveness = Liveness(settings: settings, now: .now)
             newConnection.setHandler { [self] inbound in await receive(inbound, from: newConnection) }
             newConnection.send(.welcome(welcome(state.committed)))
@@ -300,6 +303,7 @@ public final class RemoteGuest: Participant {
                 }
             } else {
                 // GOODBYE(leaving): the guest may come back within the grace period.
+                state.withLock { $0.departure = sentence.isEmpty ? "leaving" : sentence }
                 source.close()
                 await tick()
             }
@@ -388,7 +392,8 @@ public final class RemoteGuest: Participant {
             case .peerSilent(let wait):
                 await controller.report("\(name) is not responding — waiting for \(name) to come back (\(wait.roundedUpSeconds) s left)")
             case .peerDisconnected(let wait):
-                await controller.report("\(name) disconnected — waiting for \(name) to come back (\(wait.roundedUpSeconds) s left)")
+                let how = state.withLock { $0.departure }.map { "left for now (\($0))" } ?? "disconnected"
+                await controller.report("\(name) \(how) — waiting for \(name) to come back (\(wait.roundedUpSeconds) s left)")
             case .stillWaiting(let left):
                 await controller.report("waiting for \(name) to come back (\(left.roundedUpSeconds) s left)")
             case .peerBack:
