@@ -428,6 +428,15 @@ struct ReconnectPolicyTests {
         #expect(machine.tick(now: start + .seconds(21), lastHeard: start, open: false) == [.stillWaiting(left: .seconds(100))])
     }
 
+    @Test func aShortHeartbeatTimeoutStillGivesAValidWelcome() async throws {
+        // --heartbeat-timeout 3 with the default 3 s interval: the interval shrinks to 1 s.
+        let timeouts = SessionTimeouts(heartbeatTimeout: .seconds(3))
+        #expect(timeouts.withHeartbeatFittingTheTimeout().heartbeatInterval == .seconds(1))
+        let pair = try await JoinedPair.make(timeouts: timeouts)
+        #expect(pair.joined.settings.heartbeatIntervalMilliseconds == 1000)
+        #expect(pair.joined.settings.heartbeatTimeoutMilliseconds == 3000)
+    }
+
     @Test func theCrashHookReadsPhaseAndOccurrence() {
         #expect(CrashHook.parsePlan("after-send")! == (.afterSend, 1))
         #expect(CrashHook.parsePlan("before-confirm:3")! == (.beforeConfirm, 3))

@@ -30,6 +30,20 @@ public struct SessionTimeouts: Hashable, Sendable {
     }
 }
 
+extension SessionTimeouts {
+    /// These timeouts with the heartbeat interval at most a third of the
+    /// heartbeat timeout, so a short `--heartbeat-timeout` (say 3 s with the
+    /// default 3 s interval) still sees several heartbeats before it fires,
+    /// and the WELCOME stays valid (the timeout must exceed the interval).
+    public func withHeartbeatFittingTheTimeout() -> SessionTimeouts {
+        var fitted = self
+        if fitted.heartbeatInterval * 3 > fitted.heartbeatTimeout {
+            fitted.heartbeatInterval = max(fitted.heartbeatTimeout / 3, .milliseconds(10))
+        }
+        return fitted
+    }
+}
+
 /// Everything `parlor host` decides before the first guest arrives.
 public struct HostConfiguration: Sendable {
     /// Which seat the host takes.

@@ -136,6 +136,8 @@ public actor MatchHost {
         }
         self.saved = saved
         guard Seat.isValidName(configuration.hostName) else { throw .invalidName(configuration.hostName) }
+        var configuration = configuration
+        configuration.timeouts = configuration.timeouts.withHeartbeatFittingTheTimeout()
         self.configuration = configuration
         self.gameType = type
         let seed: UInt64
