@@ -150,4 +150,47 @@ struct LinkCutTests {
             #expect(hostHistory.standardOutput == guestHistory.standardOutput, "the two saved histories differ")
         }
     }
+
+    @Test func bothSidesKilledAndTheHostsOldPortTakenTheGuestFindsTheMatchByItsID() async throws {
+        let scratch = Scratch()
+        try await Lab.with(hosts: 2) { lab in
+            let port = "7601"
+            let host = try lab.start(host: "A", try Self.command(scratch.hostHome, [
+                "host", "connect4", "--bot", "easy", "--json", "--port", port, "--seat", "first", "--name", "Ana",
+            ]))
+            try await host.waitForOutput(containing: "\"listening\"", timeout: 15)
+            let guest = try lab.start(host: "B", try Self.guestCommand(scratch, [
+                "join", "\(lab.address(of: "A")):\(port)", "--json", "--name", "Bo",
+            ]))
+            try await guest.waitForOutput(containing: "\"event\":\"turn\",\"seat\":1,\"sequence\":1", timeout: 15)
+            scratch.type("1")
+            try await guest.waitForOutput(containing: "\"event\":\"turn\",\"seat\":1,\"sequence\":3", timeout: 15)
+            // Both processes die at once; something else takes the host's port meanwhile.
+            host.send(SIGKILL)
+            guest.send(SIGKILL)
+            _ = await host.wait(timeout: 5)
+            _ = await guest.wait(timeout: 5)
+            let squatter = try lab.start(host: "A", ["python3", "-c", """
+                import socket, time
+                s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                s.bind(("0.0.0.0", \(port))); s.listen(5); print("squatting", flush=True); time.sleep(120)
+                """])
+            try await squatter.waitForOutput(containing: "squatting", timeout: 10)
+
+            let hostResume = try lab.start(host: "A", try Self.command(scratch.hostHome, ["resume", "--bot", "easy", "--json"]))
+            try await hostResume.waitForOutput(containing: "\"listening\"", timeout: 15)
+            #expect(!hostResume.output().contains("\"port\":\(port)"), "the old port was taken; the host must move")
+            let guestResume = try lab.start(host: "B", try Self.command(scratch.guestHome, ["resume", "--bot", "easy", "--json"]))
+            #expect(await guestResume.wait(timeout: 60) == 0, "guest resume: \(guestResume.output())\(guestResume.errors())")
+            #expect(await hostResume.wait(timeout: 30) == 0, "host resume: \(hostResume.output())\(hostResume.errors())")
+            await squatter.stop()
+            let joined = guestResume.output().split(separator: "\n").first { $0.contains("\"event\":\"joined\"") }.map(String.init) ?? ""
+            #expect(joined.contains("\"resumed\":true") && !joined.contains(":\(port)\""), "found by id at its new port: \(joined)")
+            let id = try #require(joined.range(of: "\"match\":\"").map { String(joined[$0.upperBound...].prefix { $0 != "\"" }) })
+            let hostHistory = await lab.run(host: "A", try Self.command(scratch.hostHome, ["replay", id, "--json"]))
+            let guestHistory = await lab.run(host: "B", try Self.command(scratch.guestHome, ["replay", id, "--json"]))
+            #expect(hostHistory.standardOutput.contains("\"event\":\"end\""))
+            #expect(hostHistory.standardOutput == guestHistory.standardOutput, "the two saved histories differ")
+        }
+    }
 }

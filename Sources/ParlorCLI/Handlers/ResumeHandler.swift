@@ -191,8 +191,9 @@ enum ResumeAsGuest {
         let hello = Hello(appVersion: ParlorVersion.current, playerID: seat.playerID, playerName: seat.name, games: [game],
                           matchID: state.matchID, seatToken: token)
 
-        // Where the host is: the address given, else the saved one; and by
-        // the match id on the LAN when that address does not answer.
+        // Where the host is: the address given; else the host advertising this
+        // match id on the LAN (it may have had to take another port), else the
+        // saved address (no DNS-SD, or multicast does not reach).
         var chosen = address
         if chosen == nil, let saved = try? JoinTarget(parsing: record.peerAddress), case .address(let host, let port) = saved {
             chosen = (host, port)
@@ -202,23 +203,19 @@ enum ResumeAsGuest {
         let lookOnTheLAN = address == nil
         let reached = AddressBox()
         let dial: Dialer = { timeout in
-            var firstError: (any Error)?
-            if let target {
-                do {
-                    let stream = try await TCPConnection.connect(host: target.host, port: target.port, timeout: timeout).byteStream()
-                    reached.set(target.host.contains(":") ? "[\(target.host)]:\(target.port)" : "\(target.host):\(target.port)")
-                    return stream
-                } catch {
-                    firstError = error
-                }
-            }
             if lookOnTheLAN, let service = await MatchFinder.find(matchID: matchHex, within: .seconds(2)) {
                 let addresses = service.addresses.compactMap { try? SocketAddress(ipAddress: $0.host, port: service.port) }
-                let connection = try await TCPConnection.connect(addresses: addresses, timeout: timeout)
-                reached.set(connection.remoteAddress)
-                return connection.byteStream()
+                if let connection = try? await TCPConnection.connect(addresses: addresses, timeout: timeout) {
+                    reached.set(connection.remoteAddress)
+                    return connection.byteStream()
+                }
             }
-            throw firstError ?? NetError.connectFailed(host: "match \(matchHex.prefix(8))", port: 0, attempts: [])
+            guard let target else {
+                throw NetError.connectFailed(host: "match \(matchHex.prefix(8))", port: 0, attempts: [])
+            }
+            let stream = try await TCPConnection.connect(host: target.host, port: target.port, timeout: timeout).byteStream()
+            reached.set(target.host.contains(":") ? "[\(target.host)]:\(target.port)" : "\(target.host):\(target.port)")
+            return stream
         }
 
         var guestOptions = SessionRunner.guestOptions(grace: options.timeouts.grace, dial: dial)
