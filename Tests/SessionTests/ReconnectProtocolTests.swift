@@ -444,3 +444,110 @@ struct ReconnectPolicyTests {
         #expect(CrashHook.parsePlan("sometime") == nil)
     }
 }
+
+/// After the match: the REMATCH conversation and the new match it starts.
+@Suite(.serialized) struct RematchProtocolTests {
+    @Test(arguments: [
+        // (this side's decision first?, local wants, peer word, expected end state)
+        (true, true, RematchWord.accept, RematchNegotiation.State.agreed),
+        (true, true, RematchWord.offer, RematchNegotiation.State.agreed),  // offers crossed
+        (true, true, RematchWord.decline, RematchNegotiation.State.over(.peerDeclined)),
+        (false, true, RematchWord.offer, RematchNegotiation.State.agreed),
+        (false, false, RematchWord.offer, RematchNegotiation.State.over(.weDeclined)),
+        (false, true, RematchWord.accept, RematchNegotiation.State.over(.protocolError("REMATCH accept does not fit here"))),
+    ])
+    func theConversationEndsAsTheTableSays(localFirst: Bool, wants: Bool, word: RematchWord, expected: RematchNegotiation.State) {
+        var machine = RematchNegotiation()
+        if localFirst {
+            _ = machine.local(wants: wants)
+            _ = machine.peer(word)
+        } else {
+            _ = machine.peer(word)
+            _ = machine.local(wants: wants)
+        }
+        #expect(machine.state == expected)
+    }
+
+    @Test func sayingNoClosesWithGoodbyeAndAnOfferIsDeclinedFirst() {
+        var quiet = RematchNegotiation()
+        #expect(quiet.local(wants: false) == [.closeWithGoodbye, .over(.weDeclined)])
+        var asked = RematchNegotiation()
+        _ = asked.peer(.offer)
+        #expect(asked.peerHasOffered)
+        #expect(asked.local(wants: false) == [.send(.decline), .closeWithGoodbye, .over(.weDeclined)])
+        var waiting = RematchNegotiation()
+        _ = waiting.local(wants: true)
+        #expect(waiting.timedOut() == [.closeWithGoodbye, .over(.noAnswer)])
+        var left = RematchNegotiation()
+        _ = left.local(wants: true)
+        #expect(left.peerLeft() == [.over(.peerLeft)])
+    }
+
+    /// Plays one match between first-legal bots over memory and returns both controllers' finals.
+    static func play(_ hosted: HostedMatch, _ joined: JoinedMatch) async throws -> (MatchState, MatchState) {
+        let (hostController, _) = hosted.makeController { BotParticipant(playerID: $0, strategy: TestStrategies.seeded(1)) }
+        let (guestController, _) = joined.makeController { BotParticipant(playerID: $0, strategy: TestStrategies.seeded(2)) }
+        hosted.remote.keepConnectionForRematch()
+        joined.remote.keepConnectionForRematch()
+        try await hostController.start()
+        try await guestController.start()
+        let host = try #require(await finished(hostController, within: .seconds(10)))
+        let guest = try #require(await finished(guestController, within: .seconds(10)))
+        return (host, guest)
+    }
+
+    @Test func bothWantingARematchStartsANewMatchWithSeatsSwappedOverTheSameConnection() async throws {
+        let pair = try await JoinedPair.make(seat: .first)
+        let (hostFinal, guestFinal) = try await Self.play(pair.hosted, pair.joined)
+        #expect(hostFinal.isEnded && hostFinal.stateHash == guestFinal.stateHash)
+        async let hostSide = pair.host.rematch(after: pair.hosted, wants: true, answerTimeout: .seconds(5))
+        async let guestSide = Guest.rematch(after: pair.joined, wants: true, answerTimeout: .seconds(5))
+        guard case .newMatch(let hosted) = await hostSide, case .newMatch(let joined) = await guestSide else {
+            Issue.record("no rematch")
+            return
+        }
+        #expect(hosted.initialState.matchID == joined.initialState.matchID)
+        #expect(hosted.initialState.matchID != pair.hosted.initialState.matchID)
+        #expect(hosted.hostSeat == pair.hosted.guestSeat && joined.seat == pair.joined.seat ^ 1)
+        #expect(hosted.seatToken == joined.seatToken && hosted.seatToken != pair.hosted.seatToken)
+        let (second, secondGuest) = try await Self.play(hosted, joined)
+        #expect(second.isEnded && second.stateHash == secondGuest.stateHash)
+        // The first move of the rematch was the guest's: the seats really swapped.
+        #expect(second.moves.first?.seat == joined.seat)
+    }
+
+    @Test func aGuestThatSaysNoEndsItForBothAndTheHostHearsWhy() async throws {
+        let pair = try await JoinedPair.make(seat: .first)
+        _ = try await Self.play(pair.hosted, pair.joined)
+        async let hostSide = pair.host.rematch(after: pair.hosted, wants: true, answerTimeout: .seconds(5))
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(pair.joined.remote.peerOfferedRematch)
+        guard case .over(.weDeclined) = await Guest.rematch(after: pair.joined, wants: false) else {
+            Issue.record("the guest's no was not taken")
+            return
+        }
+        guard case .over(.peerDeclined) = await hostSide else {
+            Issue.record("the host did not hear the decline")
+            return
+        }
+    }
+
+    @Test func aPeerThatNeverKeptTheConnectionCountsAsNo() async throws {
+        let pair = try await JoinedPair.make(seat: .first)
+        let (hostController, _) = pair.hosted.makeController { BotParticipant(playerID: $0, strategy: TestStrategies.firstLegal) }
+        let (guestController, _) = pair.joined.makeController { BotParticipant(playerID: $0, strategy: TestStrategies.firstLegal) }
+        pair.hosted.remote.keepConnectionForRematch()  // only the host wants to talk
+        try await hostController.start()
+        try await guestController.start()
+        _ = await finished(hostController, within: .seconds(10))
+        _ = await finished(guestController, within: .seconds(10))
+        guard case .over(.peerLeft) = await pair.host.rematch(after: pair.hosted, wants: true, answerTimeout: .seconds(5)) else {
+            Issue.record("expected the guest's GOODBYE to end it")
+            return
+        }
+        guard case .over(.notConnected) = await Guest.rematch(after: pair.joined, wants: true) else {
+            Issue.record("a guest that did not keep its connection cannot rematch")
+            return
+        }
+    }
+}
