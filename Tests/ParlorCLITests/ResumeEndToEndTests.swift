@@ -111,6 +111,35 @@ import Testing
         #expect(hostHistory.stdout.contains("\"event\":\"end\"") && hostHistory.stdout == guestHistory.stdout)
     }
 
+    @Test func aHostThatHangsUpIsWaitedForAndResumedWhileTheGuestKeepsTrying() async throws {
+        let table = Table()
+        // A person hosts (input kept open) and moves first; a bot joins.
+        let host = try SpawnedParlor(["host", "connect4", "--json", "--port", "0", "--seat", "first", "--grace", "60"],
+                                     environment: table.environment(.host), keepStdinOpen: true)
+        let listening = try #require(await host.line(containing: "\"listening\""), Comment(rawValue: host.transcript))
+        let port = try #require(Self.port(from: listening))
+        let guest = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--bot", "easy", "--json", "--grace", "60"],
+                                      environment: table.environment(.guest))
+        #expect(await host.line(containing: "\"event\":\"turn\",\"seat\":0,\"sequence\":0") != nil, Comment(rawValue: host.transcript))
+        host.type("4\n")
+        #expect(await host.line(containing: "\"event\":\"turn\",\"seat\":0,\"sequence\":2") != nil, Comment(rawValue: host.transcript))
+        host.send(SIGHUP)
+        #expect(await host.wait(timeout: .seconds(10)) == 129, Comment(rawValue: host.transcript))
+        #expect(await guest.line(containing: "left for now (leaving, may resume)", timeout: .seconds(5)) != nil,
+                Comment(rawValue: guest.transcript))
+        #expect(try await table.matches(on: .host).contains("\"state\":\"interrupted\""))
+
+        let resumed = try SpawnedParlor(["resume", "--bot", "easy", "--json"], environment: table.environment(.host))
+        #expect(await resumed.wait(timeout: .seconds(60)) == 0, Comment(rawValue: resumed.transcript))
+        #expect(await guest.wait(timeout: .seconds(30)) == 0, Comment(rawValue: guest.transcript))
+        #expect(resumed.output.contains("\"port\":\(port)"), "the host listens on its old port again")
+        let joinedLine = try #require(await guest.line(containing: "\"joined\""))
+        let id = try #require(Self.matchID(from: joinedLine))
+        let hostHistory = try await table.replay(id, on: .host)
+        let guestHistory = try await table.replay(id, on: .guest)
+        #expect(hostHistory.stdout.contains("\"event\":\"end\"") && hostHistory.stdout == guestHistory.stdout)
+    }
+
     @Test func aWrongSeatTokenIsRejectedAndTheRealGuestKeepsItsSeat() async throws {
         let table = Table()
         let host = try SpawnedParlor(Self.hostArguments, environment: table.environment(.host))
