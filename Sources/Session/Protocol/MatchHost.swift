@@ -291,6 +291,10 @@ public actor MatchHost {
             guard let state, let guestSeat, let token = hello.seatToken else {
                 return .reject(.matchNotFound, "This host has no match to resume.")
             }
+            if let hosted, hosted.remote.isLeaving {
+                // This process is about to exit; the guest should come back to the next one.
+                return .reject(.busy, "This host is going away for now; try again in a moment.")
+            }
             if hosted != nil { resuming.insert(id) }
             return .welcome(welcome(for: state, guestSeat: guestSeat, token: token, hello: hello))
         }

@@ -88,6 +88,10 @@ public final class RemoteGuest: Participant {
     /// The committed state as this participant last saw it.
     public var committedState: MatchState { state.withLock { $0.committed } }
 
+    /// Whether this side is going away for now (`leaveForNow` was called):
+    /// the guest must not be taken back by this process any more.
+    public var isLeaving: Bool { state.withLock { $0.left } }
+
     /// Whether the guest's connection is open now.
     public var isConnected: Bool { state.withLock { $0.connection.isOpen } }
 
