@@ -36,6 +36,7 @@ public struct StoredMatch: Sendable {
     public var role: Role
     /// The seat played from this side.
     public var localSeat: Int
+    /// Playing, interrupted or ended, as this side last saved it.
     public var phase: Phase
     /// Milliseconds since 1970 UTC of the last committed change or phase change.
     public var lastActivity: Int64
