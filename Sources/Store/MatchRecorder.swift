@@ -1,25 +1,47 @@
 @preconcurrency import Glibc
 import Match
+import Synchronization
 
 /// Keeps a match on disk while it is played: saves after every committed
 /// change, adoption and ending, so a crash at any instant leaves the last
 /// committed state (see `MatchStore.save`).
 ///
+/// Two ways in, both safe to mix: `follow` saves from the controller's event
+/// stream, and `saveNow` saves synchronously from a participant's callback —
+/// the host calls it before a CONFIRM or push leaves (write-ahead), so its
+/// file is never behind what the guest has seen. A state never replaces a
+/// newer one (committed sequences only grow), so a late event from the
+/// stream cannot undo a write-ahead save, and saving the same state twice
+/// writes once.
+///
 /// Failures to save are collected, not fatal: a full disk must not end a
 /// match. `problems` tells the caller what to report.
-public actor MatchRecorder {
-    private let store: MatchStore
-    private var record: StoredMatch
-    /// Save errors met so far, newest last.
-    public private(set) var problems: [String] = []
+///
+/// A final class with a mutex rather than an actor: `saveNow` is called from
+/// synchronous participant callbacks, which must not wait for an actor.
+public final class MatchRecorder: Sendable {
+    private struct Books {
+        var record: StoredMatch
+        var saved: (sequence: UInt32, hash: UInt64, phase: StoredMatch.Phase)?
+        var problems: [String] = []
+    }
 
-    /// A recorder for the match in `record`; nothing is written until `follow` sees the first event.
+    private let store: MatchStore
+    private let books: Mutex<Books>
+
+    /// A recorder for the match in `record`; nothing is written until the first save.
     public init(store: MatchStore, record: StoredMatch) {
         self.store = store
         var record = record
         record.writerPID = getpid()
-        self.record = record
+        self.books = Mutex(Books(record: record))
     }
+
+    /// Save errors met so far, newest last.
+    public var problems: [String] { books.withLock { $0.problems } }
+
+    /// The last record written (or to be written).
+    public var current: StoredMatch { books.withLock { $0.record } }
 
     /// Saves on every event of `controller` until its stream ends. Subscribe before the controller starts.
     public func follow(_ controller: MatchController) async -> Task<Void, Never> {
@@ -43,20 +65,42 @@ public actor MatchRecorder {
         }
     }
 
-    /// Marks the match as interrupted (e.g. the terminal went away) and saves it.
-    public func markInterrupted() {
-        guard !record.state.isEnded else { return }
-        save(record.state, phase: .interrupted)
+    /// Saves `state` now, on the caller's thread (write-ahead before a frame leaves).
+    public func saveNow(_ state: MatchState) {
+        save(state, phase: state.isEnded ? .ended : .playing)
     }
 
-    /// The last record written (or to be written).
-    public var current: StoredMatch { record }
+    /// Marks the match as interrupted (e.g. the terminal went away) and saves it.
+    public func markInterrupted() {
+        let state = books.withLock { $0.record.state }
+        guard !state.isEnded else { return }
+        save(state, phase: .interrupted, force: true)
+    }
 
-    private func save(_ state: MatchState, phase: StoredMatch.Phase) {
-        record.state = state
-        record.phase = phase
-        record.lastActivity = wallClockMilliseconds()
-        do { try store.save(record) } catch { problems.append(error.description) }
+    /// Updates where the peer is (a guest that reached its host at a new address) for the next save.
+    public func setPeerAddress(_ address: String) {
+        books.withLock { $0.record.peerAddress = address }
+    }
+
+    private func save(_ state: MatchState, phase: StoredMatch.Phase, force: Bool = false) {
+        books.withLock { books in
+            if let saved = books.saved, !force {
+                // Committed sequences only grow; an older state is a late event.
+                if state.sequence < saved.sequence { return }
+                if state.sequence == saved.sequence, state.stateHash == saved.hash, phase == saved.phase { return }
+                // Once interrupted, only a newer state (the match went on) makes it "playing" again.
+                if saved.phase == .interrupted, phase == .playing, state.sequence == saved.sequence { return }
+            }
+            books.record.state = state
+            books.record.phase = phase
+            books.record.lastActivity = wallClockMilliseconds()
+            do {
+                try store.save(books.record)
+                books.saved = (state.sequence, state.stateHash, phase)
+            } catch {
+                books.problems.append("\(error)")
+            }
+        }
     }
 }
 

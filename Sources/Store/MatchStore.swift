@@ -3,16 +3,22 @@ import Match
 
 /// A damaged or unreadable file met while listing, reported by name and skipped.
 public struct StoreProblem: Sendable, CustomStringConvertible {
+    /// The file that could not be read.
     public var path: String
+    /// Why, in words.
     public var reason: String
     public var description: String { "\(path): \(reason)" }
 }
 
 /// Errors from the store's file operations, carrying errno and the call's name.
 public enum StoreError: Error, Sendable, CustomStringConvertible {
+    /// A system call on a file failed.
     case system(call: String, path: String, errno: Int32)
+    /// No saved match has an id starting with this.
     case notFound(String)
+    /// Several saved matches start with this; their short ids.
     case ambiguous(String, [String])
+    /// The file is not a readable match.
     case unreadable(String, StoredMatchError)
 
     public var description: String {
@@ -55,6 +61,7 @@ public struct MatchStore: Sendable {
         "\(matchID.hex)-\(role)-\(seat).match"
     }
 
+    /// Where `record` is (or would be) kept.
     public func path(for record: StoredMatch) -> String {
         directory + "/" + Self.fileName(matchID: record.state.matchID, role: record.role, seat: record.localSeat)
     }

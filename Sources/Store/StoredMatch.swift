@@ -4,7 +4,13 @@ import Match
 public struct StoredMatch: Sendable {
     /// This side's part in the match.
     public enum Role: UInt8, Sendable, CustomStringConvertible {
-        case offline = 0, host = 1, guest = 2
+        /// `parlor play`: every seat on this machine.
+        case offline = 0
+        /// `parlor host`: the authoritative copy.
+        case host = 1
+        /// `parlor join`: the guest's copy.
+        case guest = 2
+        /// "offline", "host" or "guest".
         public var description: String {
             switch self { case .offline: "offline"; case .host: "host"; case .guest: "guest" }
         }
@@ -18,15 +24,19 @@ public struct StoredMatch: Sendable {
         case interrupted = 1
         /// Every seat has its outcome.
         case ended = 2
+        /// "playing", "interrupted" or "ended".
         public var description: String {
             switch self { case .playing: "playing"; case .interrupted: "interrupted"; case .ended: "ended" }
         }
     }
 
+    /// The match as this side last committed it.
     public var state: MatchState
+    /// Offline, host or guest.
     public var role: Role
     /// The seat played from this side.
     public var localSeat: Int
+    /// Playing, interrupted or ended, as this side last saved it.
     public var phase: Phase
     /// Milliseconds since 1970 UTC of the last committed change or phase change.
     public var lastActivity: Int64
@@ -36,9 +46,13 @@ public struct StoredMatch: Sendable {
     public var seatToken: [UInt8]
     /// The process that wrote the record last (to tell a crashed "playing" match from a live one).
     public var writerPID: Int32
+    /// For a host: the TCP port it listened on, tried first by `parlor resume`; 0 if unknown.
+    public var listenPort: UInt16
 
+    /// A record; see the fields.
     public init(state: MatchState, role: Role, localSeat: Int, phase: Phase? = nil, lastActivity: Int64,
-                peerAddress: String = "", seatToken: [UInt8] = Array(repeating: 0, count: 16), writerPID: Int32 = 0) {
+                peerAddress: String = "", seatToken: [UInt8] = Array(repeating: 0, count: 16), writerPID: Int32 = 0,
+                listenPort: UInt16 = 0) {
         self.state = state
         self.role = role
         self.localSeat = localSeat
@@ -47,6 +61,7 @@ public struct StoredMatch: Sendable {
         self.peerAddress = peerAddress
         self.seatToken = seatToken.count == 16 ? seatToken : Array(repeating: 0, count: 16)
         self.writerPID = writerPID
+        self.listenPort = listenPort
     }
 
     /// The opponents' names, as shown in `parlor matches`.
@@ -78,7 +93,8 @@ public enum StoredMatchError: Error, Hashable, Sendable, CustomStringConvertible
 
 extension StoredMatch {
     static let magic: [UInt8] = [0x50, 0x4D, 0x53, 0x00]  // "PMS\0"
-    static let currentFormat: UInt16 = 1
+    /// Format 2 added the host's listen port; format 1 files are still read.
+    static let currentFormat: UInt16 = 2
     /// Blob limit plus room for the record's own fields.
     public static let maximumFileSize = MatchBlob.maximumSize + 4096
 
@@ -94,6 +110,7 @@ extension StoredMatch {
         writer.writeShortString(String(peerAddress.utf8.prefix(255)) ?? "")
         writer.write(bytes: seatToken)
         writer.write(UInt32(bitPattern: writerPID))
+        writer.write(listenPort)
         writer.writeLongBytes(MatchBlob.encode(state))
         writer.write(fnv1a64(writer.bytes))
         return writer.bytes
@@ -108,7 +125,7 @@ extension StoredMatch {
         do {
             let format = try reader.readUInt16()
             guard format <= Self.currentFormat else { throw StoredMatchError.newerFormat(format) }
-            guard format == Self.currentFormat else { throw StoredMatchError.invalidField("format") }
+            guard format >= 1 else { throw StoredMatchError.invalidField("format") }
             let checksumOffset = bytes.count - 8
             guard checksumOffset > reader.offset else { throw StoredMatchError.truncated }
             var tail = ByteReader(bytes, offset: checksumOffset)
@@ -124,6 +141,7 @@ extension StoredMatch {
             }
             let token = try reader.readBytes(16)
             let pid = Int32(bitPattern: try reader.readUInt32())
+            let port = format >= 2 ? try reader.readUInt16() : 0
             guard let blob = try reader.readLongBytes(limit: MatchBlob.maximumSize) else {
                 throw StoredMatchError.invalidField("match size")
             }
@@ -132,7 +150,7 @@ extension StoredMatch {
             do { state = try MatchBlob.decode(blob) } catch { throw StoredMatchError.damagedMatch(error) }
             guard state.seats.indices.contains(seat) else { throw StoredMatchError.invalidField("local seat") }
             self.init(state: state, role: role, localSeat: seat, phase: phase, lastActivity: activity,
-                      peerAddress: address, seatToken: token, writerPID: pid)
+                      peerAddress: address, seatToken: token, writerPID: pid, listenPort: port)
         } catch let error as StoredMatchError {
             throw error
         } catch {

@@ -89,39 +89,48 @@ import Testing
         #expect(final.seats[match.hostSeat].outcome == .won)
     }
 
-    @Test func aGuestWhoseConnectionDropsIsShownAndQuitsAfterTheGracePeriod() async throws {
+    @Test func aGuestWhoseConnectionDropsIsShownAndTheMatchIsInterruptedAfterTheGracePeriod() async throws {
         let match = try await Scripted.start(seat: .first)
         let started = ContinuousClock.now
         match.pair.guestEnd.fail("cable pulled")
-        // The guest cannot reconnect in protocol version 1: it stops at once.
+        // This guest was built without a dialer: it cannot get back, so it stops at once.
         _ = try #require(await finished(match.guestController, within: .seconds(2)))
         guard case .connectionLost? = await match.guestController.stopFailure else {
             Issue.record("the guest did not report the lost connection")
             return
         }
         #expect(await match.hostEvents.waitUntil(timeout: .seconds(2)) { events in
-            events.contains { if case .notice(let text) = $0 { text == "Guest disconnected — waiting 2 s" } else { false } }
+            events.contains { if case .notice(let text) = $0 { text == "Guest disconnected — waiting for Guest to come back (2 s left)" } else { false } }
         })
         let final = try #require(await finished(match.hostController, within: .seconds(5)))
         #expect(ContinuousClock.now - started >= .seconds(2))  // not before the grace period
-        #expect(final.seats[match.guestSeat].outcome == .quit)
-        #expect(final.seats[match.hostSeat].outcome == .won)
+        // Interrupted, not quit: nobody has an outcome, and both sides can resume.
+        #expect(!final.isEnded)
+        guard case .connectionLost? = await match.hostController.stopFailure else {
+            Issue.record("the host did not stop as interrupted")
+            return
+        }
     }
 
     static let fastHeartbeat = SessionTimeouts(handshake: .seconds(5), heartbeatInterval: .milliseconds(50),
                                                heartbeatTimeout: .milliseconds(300), confirmation: .seconds(2), grace: .seconds(1))
 
-    @Test func aSilentGuestIsNoticedWithinTheHeartbeatTimeoutAndQuitsAfterGrace() async throws {
+    @Test func aSilentGuestIsNoticedWithinTheHeartbeatTimeoutAndBothSidesAreInterruptedAfterGrace() async throws {
         let match = try await Scripted.start(seat: .first, timeouts: Self.fastHeartbeat, guestGrace: .seconds(10))
         // Half-open: nothing from the guest reaches the host any more.
         match.pair.guestEnd.setFaults(.init(dropEverything: true))
         #expect(await match.hostEvents.waitUntil(timeout: .seconds(1)) { events in
-            events.contains { if case .notice(let text) = $0 { text.hasPrefix("Guest is not responding — waiting") } else { false } }
+            events.contains { if case .notice(let text) = $0 { text.hasPrefix("Guest is not responding — waiting for Guest to come back") } else { false } }
         })
-        // The host still reaches the guest, so both learn the same outcome.
-        let final = try await match.finals(within: .seconds(4))
-        #expect(final.seats[match.guestSeat].outcome == .quit)
-        #expect(final.seats[match.hostSeat].outcome == .won)
+        // The host still reaches the guest: its GOODBYE(silence) stops the guest too.
+        let host = try #require(await finished(match.hostController, within: .seconds(4)))
+        let guest = try #require(await finished(match.guestController, within: .seconds(4)))
+        #expect(!host.isEnded && host.stateHash == guest.stateHash)
+        guard case .connectionLost? = await match.hostController.stopFailure,
+              case .connectionLost? = await match.guestController.stopFailure else {
+            Issue.record("expected both sides interrupted")
+            return
+        }
     }
 
     @Test func aGuestHeardAgainWithinGraceIsBackAndTheMatchGoesOn() async throws {
@@ -130,7 +139,7 @@ import Testing
             confirmation: .seconds(2), grace: .seconds(5)))
         match.pair.guestEnd.setFaults(.init(dropEverything: true))
         #expect(await match.hostEvents.waitUntil(timeout: .seconds(1)) { events in
-            events.contains { if case .notice(let text) = $0 { text.hasPrefix("Guest is not responding") } else { false } }
+            events.contains { if case .notice(let text) = $0 { text.hasPrefix("Guest is not responding — waiting for Guest") } else { false } }
         })
         match.pair.guestEnd.setFaults(.init())
         #expect(await match.hostEvents.waitUntil(timeout: .seconds(1)) { events in
@@ -144,7 +153,7 @@ import Testing
         let match = try await Scripted.start(seat: .first, timeouts: Self.fastHeartbeat, guestGrace: .milliseconds(500))
         match.pair.hostEnd.setFaults(.init(dropEverything: true))
         #expect(await match.guestEvents.waitUntil(timeout: .seconds(1)) { events in
-            events.contains { if case .notice(let text) = $0 { text.hasPrefix("Hostess is not responding — waiting") } else { false } }
+            events.contains { if case .notice(let text) = $0 { text.hasPrefix("Hostess is not responding — waiting for Hostess") } else { false } }
         })
         _ = try #require(await finished(match.guestController, within: .seconds(3)))
         guard case .connectionLost? = await match.guestController.stopFailure else {

@@ -74,13 +74,13 @@ import Testing
         #expect(Self.policy.refusal(of: hello)?.0 == expected)
     }
 
-    @Test func aFullMatchRefusesAndAResumeNeedsTheRightToken() {
+    @Test func aFullMatchRefusesAndOnlyTheRightTokenTakesTheSeatBack() {
         let match = MatchID.random(), token = SeatToken.random()
         let full = HostAdmissionPolicy(gameID: "connect4", rulesVersion: 1, seatAvailable: false, currentMatch: (match, token))
         #expect(full.refusal(of: Self.hello())?.0 == .matchFull)
         #expect(full.refusal(of: Self.hello(matchID: match, token: .random()))?.0 == .badSeatToken)
         #expect(full.refusal(of: Self.hello(matchID: match))?.0 == .badSeatToken)
-        #expect(full.refusal(of: Self.hello(matchID: match, token: token))?.0 == .resumeUnsupported)
+        #expect(full.refusal(of: Self.hello(matchID: match, token: token)) == nil)
     }
 
     // MARK: Guest

@@ -20,6 +20,7 @@ import Testing
     }
 
     static let samples: [Message] = [
+        .rematch(.offer), .rematch(.accept), .rematch(.decline),
         .hello(sampleHello()),
         .hello(Hello(protocolVersions: [1, 2, 9], appVersion: "9.9.9-beta", playerID: player, playerName: "Zoë 🎲",
                      games: [GameVersion(id: "tictactoe", rulesVersion: 3), GameVersion(id: "cube4", rulesVersion: 1)], matchID: MatchID(hex: String(repeating: "ab", count: 16)),

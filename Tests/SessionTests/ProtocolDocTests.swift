@@ -34,6 +34,14 @@ enum ProtocolExamples {
               games: [GameVersion(id: "connect4", rulesVersion: 1)])
     }
 
+    /// Bo coming back to match 0011…eeff with the seat token of the WELCOME below.
+    static var resumeHello: Hello {
+        var hello = hello
+        hello.matchID = matchID
+        hello.seatToken = token
+        return hello
+    }
+
     static var welcome: Welcome {
         Welcome(protocolVersion: 1, seat: 1, seatToken: token,
                 settings: SessionSettings(turnTimeoutSeconds: 60, heartbeatIntervalMilliseconds: 3000,
@@ -55,6 +63,9 @@ enum ProtocolExamples {
             ("state-request", frame(.stateRequest(knownSequence: 0))),
             ("heartbeat", frame(.heartbeat(senderTime: UInt64(now)))),
             ("goodbye", frame(.goodbye(.goodbyeDesync, sentence: "hash differs", finalBlob: []))),
+            ("hello-resume", frame(.hello(resumeHello))),
+            ("goodbye-leaving", frame(.goodbye(.goodbyeLeaving, sentence: "leaving, may resume", finalBlob: []))),
+            ("rematch", frame(.rematch(.offer))),
         ]
     }
 
@@ -114,8 +125,8 @@ enum ProtocolExamples {
                 ([1], "1 game"),
                 ([8] + Array("connect4".utf8), "game id \"connect4\""),
                 (u16(1), "rules version 1"),
-                (Array(repeating: 0, count: 16), "match id: none (new match)"),
-                (Array(repeating: 0, count: 16), "seat token: none"),
+                hello.matchID.map { ($0.bytes, "match id to resume") } ?? (Array(repeating: 0, count: 16), "match id: none (new match)"),
+                hello.seatToken.map { ($0.bytes, "seat token from the WELCOME") } ?? (Array(repeating: 0, count: 16), "seat token: none"),
                 ([0], "passcode proof: 0 bytes"),
             ]
         case .welcome(let welcome):
@@ -151,6 +162,8 @@ enum ProtocolExamples {
             segments += [(u16(reason.rawValue), "reason \(reason.rawValue) \(reason)"),
                          (u16(UInt16(sentence.utf8.count)) + Array(sentence.utf8), "sentence, u16 length + UTF-8"),
                          (u32(UInt32(blob.count)), "final blob length 0 (none)")]
+        case .rematch(let word):
+            segments += [([word.rawValue], "word \(word.rawValue) \(word)")]
         default:
             segments += [(payload, "payload")]
         }

@@ -17,7 +17,17 @@ enum CommonOptions {
         help: "Treat the other side as gone after this many silent seconds, 1-600 (default: 15).")
     static let grace = OptionSpec(
         "grace", .required(valueName: "SECONDS"),
-        help: "How long to wait for a player who lost the connection before the match ends for them, 1-86400 seconds (default: 120).")
+        help: "How long to wait for the other side to come back after the connection was lost before the match is saved as interrupted, 1-86400 seconds (default: 120).")
+
+    static let rematch = OptionSpec(
+        "rematch", .required(valueName: "N"),
+        help: "After the match, offer and accept up to N rematches with seats swapped without asking, 0-1000 (default: ask on a terminal, otherwise none).")
+
+    /// `--rematch N`, when given.
+    static func rematches(_ arguments: ParsedArguments) throws(UsageError) -> Int? {
+        guard let text = arguments.value("rematch") else { return nil }
+        return try ValueParser.wholeNumber(text, .option("--rematch"), in: 0...1000)
+    }
 
     /// `--heartbeat-timeout` and `--grace`, when given.
     static func connectionTimeouts(_ arguments: ParsedArguments) throws(UsageError) -> ConnectionTimeouts {

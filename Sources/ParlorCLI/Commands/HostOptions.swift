@@ -23,6 +23,8 @@ public struct HostOptions: ParsableCommand, Hashable {
     public var display: DisplayFlags
     /// `--heartbeat-timeout`/`--grace`.
     public var timeouts: ConnectionTimeouts = ConnectionTimeouts()
+    /// `--rematch N`: rematches to offer and accept without asking; nil to ask on a terminal.
+    public var rematches: Int?
 
     /// Options as code would set them.
     public init(
@@ -63,6 +65,7 @@ public struct HostOptions: ParsableCommand, Hashable {
                        help: "Require a passcode to join: --code alone makes one up and prints it, --code=CODE uses CODE (4-32 letters, digits or '-')."),
             CommonOptions.heartbeatTimeout,
             CommonOptions.grace,
+            CommonOptions.rematch,
         ] + CommonOptions.display,
         exclusiveGroups: [CommonOptions.outputGroup]
     )
@@ -85,6 +88,7 @@ public struct HostOptions: ParsableCommand, Hashable {
         }
         display = CommonOptions.display(arguments)
         timeouts = try CommonOptions.connectionTimeouts(arguments)
+        rematches = try CommonOptions.rematches(arguments)
     }
 
     /// The game must be one `GameCatalog` knows.

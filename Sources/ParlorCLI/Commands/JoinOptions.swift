@@ -12,6 +12,8 @@ public struct JoinOptions: ParsableCommand, Hashable {
     public var display: DisplayFlags
     /// `--grace` (the heartbeat timeout is the host's, sent in WELCOME).
     public var timeouts: ConnectionTimeouts = ConnectionTimeouts()
+    /// `--rematch N`: rematches to offer and accept without asking; nil to ask on a terminal.
+    public var rematches: Int?
 
     /// Options as code would set them.
     public init(
@@ -42,6 +44,7 @@ public struct JoinOptions: ParsableCommand, Hashable {
             CommonOptions.bot,
             OptionSpec("code", .required(valueName: "CODE"), help: "The passcode the host gave you."),
             CommonOptions.grace,
+            CommonOptions.rematch,
         ] + CommonOptions.display,
         exclusiveGroups: [CommonOptions.outputGroup]
     )
@@ -56,6 +59,7 @@ public struct JoinOptions: ParsableCommand, Hashable {
         if let text = arguments.value("code") { passcode = try ValueParser.passcode(text, .option("--code")) }
         display = CommonOptions.display(arguments)
         timeouts = try CommonOptions.connectionTimeouts(arguments)
+        rematches = try CommonOptions.rematches(arguments)
     }
 
     /// Hands over to `runJoin`.

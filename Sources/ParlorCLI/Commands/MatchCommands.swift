@@ -111,6 +111,10 @@ public struct ResumeOptions: ParsableCommand, Hashable {
     public var bot: BotLevelChoice?
     /// `--plain`/`--json`/`--ascii`/`--no-color`.
     public var display: DisplayFlags
+    /// `--grace`: how long to try to reach the other side (and to wait for it if it drops).
+    public var timeouts: ConnectionTimeouts = ConnectionTimeouts()
+    /// `--rematch N`: rematches to offer and accept without asking; nil to ask on a terminal.
+    public var rematches: Int?
 
     /// Options as code would set them.
     public init(target: ResumeTarget? = nil, bot: BotLevelChoice? = nil, display: DisplayFlags = DisplayFlags()) {
@@ -124,13 +128,16 @@ public struct ResumeOptions: ParsableCommand, Hashable {
         path: ["resume"],
         abstract: "Resume an interrupted match.",
         discussion: """
-            On the side that hosted the match, parlor advertises it again and waits \
-            for the other player. On the guest's side, it finds the match on the LAN \
-            by its id, or connects to HOST:PORT. Without an argument, the most \
-            recently interrupted match is resumed.
+            On the side that hosted the match, parlor listens again (on the same port \
+            when it is free), advertises the match with its id, and waits for the \
+            other player. On the guest's side, it connects to the host's saved \
+            address, or to HOST:PORT, or finds the match on the LAN by its id, \
+            retrying for the grace period, and takes its seat back with the seat \
+            token it was given. The host's copy of the match wins. Without an \
+            argument, the most recently interrupted match is resumed.
             """,
         arguments: [ArgumentSpec("ID|HOST:PORT", isOptional: true, help: "A match id from 'parlor matches', or the host's address.")],
-        options: [CommonOptions.bot] + CommonOptions.display,
+        options: [CommonOptions.bot, CommonOptions.grace, CommonOptions.rematch] + CommonOptions.display,
         exclusiveGroups: [CommonOptions.outputGroup]
     )
 
@@ -140,6 +147,8 @@ public struct ResumeOptions: ParsableCommand, Hashable {
         if let text = arguments.argument(0) { target = try ValueParser.resumeTarget(text, .argument("ID|HOST:PORT")) }
         bot = try CommonOptions.bot(arguments)
         display = CommonOptions.display(arguments)
+        timeouts = try CommonOptions.connectionTimeouts(arguments)
+        rematches = try CommonOptions.rematches(arguments)
     }
 
     /// Hands over to `runResume`.

@@ -110,20 +110,10 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
         try? await advertisement.update(txt: txt)
     }
 
-    var locals: [LocalParticipant] = []
-    let me: any Participant
-    if let bot = options.bot {
-        me = BotParticipant(playerID: hosted.hostPlayerID, minimumThinkTime: presentation.botPause,
-                            strategy: botStrategy(bot, seed: freshSeed()))
-    } else {
-        let local = LocalParticipant(playerID: hosted.hostPlayerID)
-        locals.append(local)
-        me = local
-    }
-    let controller = hosted.makeController(with: me)
-    let recorder = MatchRecorder(store: LocalData.matchStore, record: StoredMatch(
-        state: hosted.initialState, role: .host, localSeat: hosted.hostSeat, lastActivity: wallClockMilliseconds()))
-    let exit = try await presentation.play(controller, locals: locals, recorder: recorder)
+    let record = StoredMatch(state: hosted.initialState, role: .host, localSeat: hosted.hostSeat,
+                             lastActivity: wallClockMilliseconds(), seatToken: hosted.seatToken.bytes, listenPort: port)
+    let exit = try await SessionRunner.playAsHost(hosted, host: host, record: record, bot: options.bot, presentation: presentation,
+                                                  grace: configuration.timeouts.grace, rematches: options.rematches)
     await host.shutdown()
     return exit.exitCode
 }

@@ -17,6 +17,7 @@ func runJoin(_ options: JoinOptions) async throws -> ExitCode {
     let announcer = Announcer(json: presentation.isJSON)
     let connection: TCPConnection
     let peerAddress: String
+    let dial: Dialer
     switch options.target {
     case .address(let host, let port)?:
         let shown = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
@@ -24,17 +25,19 @@ func runJoin(_ options: JoinOptions) async throws -> ExitCode {
             throw ConnectFailure(target: shown, error: error)
         }
         peerAddress = shown
+        dial = SessionRunner.dialer(host: host, port: port)
     case .name(let name)?:
         (connection, peerAddress) = try await ServiceFinder.reach(name: name, json: presentation.isJSON)
+        dial = SessionRunner.dialer(addresses: connection.remote.map { [$0] } ?? [])
     case nil:
         // A picker on a terminal; a usage error otherwise (ServiceFinder.swift).
         (connection, peerAddress) = try await ServiceFinder.reach(name: nil, json: presentation.isJSON)
+        dial = SessionRunner.dialer(addresses: connection.remote.map { [$0] } ?? [])
     }
 
     let playerName = options.bot.map(\.playerName) ?? options.name
     let hello = Hello(appVersion: ParlorVersion.current, playerID: LocalData.playerID, playerName: playerName)
-    var guestOptions = GuestOptions()
-    if let grace = options.timeouts.grace { guestOptions.grace = grace }
+    let guestOptions = SessionRunner.guestOptions(grace: options.timeouts.grace, dial: dial)
     let joined: JoinedMatch
     do { joined = try await Guest.join(over: connection.byteStream(), hello: hello, options: guestOptions) } catch {
         throw JoinFailure(error: error)
@@ -44,20 +47,9 @@ func runJoin(_ options: JoinOptions) async throws -> ExitCode {
         ("match", .string(joined.initialState.matchID.hex)), ("address", .string(peerAddress)),
     ]))
 
-    var locals: [LocalParticipant] = []
-    let me: any Participant
-    if let bot = options.bot {
-        me = BotParticipant(playerID: joined.playerID, minimumThinkTime: presentation.botPause,
-                            strategy: botStrategy(bot, seed: freshSeed()))
-    } else {
-        let local = LocalParticipant(playerID: joined.playerID)
-        locals.append(local)
-        me = local
-    }
-    let controller = joined.makeController(with: me)
-    let recorder = MatchRecorder(store: LocalData.matchStore, record: StoredMatch(
-        state: joined.initialState, role: .guest, localSeat: joined.seat, lastActivity: wallClockMilliseconds(),
-        peerAddress: peerAddress, seatToken: joined.seatToken.bytes))
-    let exit = try await presentation.play(controller, locals: locals, recorder: recorder)
+    let record = StoredMatch(state: joined.initialState, role: .guest, localSeat: joined.seat, lastActivity: wallClockMilliseconds(),
+                             peerAddress: peerAddress, seatToken: joined.seatToken.bytes)
+    let exit = try await SessionRunner.playAsGuest(joined, record: record, bot: options.bot, presentation: presentation,
+                                                   rematches: options.rematches)
     return exit.exitCode
 }

@@ -2,6 +2,7 @@ import Bots
 import Foundation
 import Games
 import Match
+import Session
 import Store
 import Synchronization
 import TerminalUI
@@ -45,16 +46,29 @@ struct MatchPresentation {
     var botPause: Duration { isFullScreen ? .milliseconds(350) : .zero }
 
     /// Prepares the frontend and the recorder, starts the controller, and plays to the end.
-    func play(_ controller: MatchController, locals: [LocalParticipant], recorder: MatchRecorder?) async throws -> FrontendExit {
+    ///
+    /// When this side goes away without the match being over (the terminal
+    /// was lost, SIGHUP, SIGTERM, or Ctrl-C whose quit did not get through),
+    /// the peer is told with GOODBYE(leaving) through `link` and the match is
+    /// saved as interrupted, for `parlor resume`.
+    func play(_ controller: MatchController, locals: [LocalParticipant], recorder: MatchRecorder?,
+              link: (any SessionLink)? = nil) async throws -> FrontendExit {
         let prepared = await frontend.prepare(controller: controller, locals: locals)
         let recording = await recorder?.follow(controller)
         do { try await controller.start() } catch { throw CommandFailure("could not start the match: \(error)", exitCode: .internalError) }
         let exit = await prepared.run()
-        if case .terminalLost = exit { await recorder?.markInterrupted() }
-        if case .interrupted = exit, await !controller.isStopped { await recorder?.markInterrupted() }
+        switch exit {
+        case .terminalLost, .interrupted:
+            if await !controller.isStopped {
+                await link?.leaveForNow("leaving, may resume")
+                recorder?.markInterrupted()
+            }
+        case .ended, .failed, .left:
+            break
+        }
         // The recorder's stream ends when the controller stops: let it write the final state.
         if await controller.isStopped { await recording?.value } else { recording?.cancel() }
-        if let problems = await recorder?.problems, let last = problems.last {
+        if let problems = recorder?.problems, let last = problems.last {
             Console.writeError("parlor: the match could not be saved: \(last)\n")
         }
         return exit

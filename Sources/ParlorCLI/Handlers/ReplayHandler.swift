@@ -6,7 +6,9 @@ import Store
 /// Runs `parlor replay ID`: the move list (plain, JSON) of a saved match.
 func runReplay(_ options: ReplayOptions) async throws -> ExitCode {
     let records = try Stores.findOne(options.id, in: Stores.default)
-    guard let record = records.first else { return .failure }
+    // When this store keeps both sides of a match, show the one furthest along
+    // (the host's, or a guest's that saw the same end).
+    guard let record = records.max(by: { $0.state.sequence < $1.state.sequence }) else { return .failure }
     let state = record.state
     let texts = notations(of: state)
     if options.display.output == .json {

@@ -1,12 +1,304 @@
-// The lead replaces this file with the real handler; the parser calls only
-// the function below, so nothing else needs to change.
+import Discovery
+import Foundation
+import Games
+import Match
+import Session
+import Store
+import Synchronization
+import TerminalUI
 
-/// Runs `parlor resume` with validated options and says how the process should end.
+/// Runs `parlor resume [ID|HOST:PORT]`: picks the saved match, then either
+/// hosts it again (this side was the host) or gets back to its host (this
+/// side was the guest). Either side may be the one that restarted: a host
+/// still running within its grace period takes a resuming guest back, and a
+/// guest still running reconnects by itself to a resumed host.
 ///
-/// Called by `ResumeOptions.run()` after parsing and `validate()`. Throw a
-/// `UserFacingError` for failures a person should read, or a `UsageError`
-/// for a bad command line noticed only now (rendered with the usage line).
+/// Which record: with an ID, that match (the host's record when this store
+/// holds both sides); with HOST:PORT, the most recent interrupted guest
+/// record; with nothing, the most recently interrupted match.
 func runResume(_ options: ResumeOptions) async throws -> ExitCode {
-    Console.writeError("parlor resume: not implemented yet\n")
-    return .internalError
+    let store = LocalData.matchStore
+    let (records, problems) = store.list()
+    Stores.reportProblems(problems)
+    let record = try ResumeChoice.pick(options.target, from: records)
+    let presentation = MatchPresentation(flags: options.display)
+    switch record.role {
+    case .host:
+        return try await ResumeAsHost.run(record, options: options, presentation: presentation)
+    case .guest:
+        var address: (host: String, port: UInt16)?
+        if case .address(let host, let port)? = options.target { address = (host, port) }
+        return try await ResumeAsGuest.run(record, address: address, options: options, presentation: presentation)
+    case .offline:
+        throw CommandFailure("match \(record.state.matchID.short) was played offline; it cannot be resumed over the network")
+    }
+}
+
+/// Choosing the saved match to resume.
+enum ResumeChoice {
+    static func pick(_ target: ResumeTarget?, from records: [StoredMatch]) throws -> StoredMatch {
+        let resumable = records.filter { $0.role != .offline && Stores.shownPhase(of: $0) == .interrupted }
+        switch target {
+        case nil:
+            guard let newest = resumable.first else {
+                throw CommandFailure(nothingToResume(records))
+            }
+            return newest
+        case .address?:
+            guard let newest = resumable.first(where: { $0.role == .guest }) else {
+                throw CommandFailure("no interrupted match joined as a guest is saved here; see 'parlor matches'")
+            }
+            return newest
+        case .match(let prefix)?:
+            let found = try Stores.findOne(prefix, in: LocalData.matchStore)
+            let sides = found.sorted { $0.role == .host && $1.role != .host }
+            guard let side = sides.first(where: { Stores.shownPhase(of: $0) == .interrupted && $0.role != .offline }) else {
+                let any = sides[0]
+                switch Stores.shownPhase(of: any) {
+                case .ended:
+                    throw CommandFailure("match \(any.state.matchID.short) is over; see 'parlor replay \(any.state.matchID.short)'")
+                case .playing:
+                    throw CommandFailure("match \(any.state.matchID.short) is being played right now (process \(any.writerPID))")
+                case .interrupted:
+                    throw CommandFailure("match \(any.state.matchID.short) was played offline; it cannot be resumed over the network")
+                }
+            }
+            return side
+        }
+    }
+
+    private static func nothingToResume(_ records: [StoredMatch]) -> String {
+        if records.isEmpty { return "there is no saved match to resume" }
+        return "no interrupted match is saved here; 'parlor matches' lists the saved ones"
+    }
+}
+
+/// `parlor resume` on the host's side: listen, advertise the match id, wait for its guest.
+enum ResumeAsHost {
+    static func run(_ record: StoredMatch, options: ResumeOptions, presentation: MatchPresentation) async throws -> ExitCode {
+        let state = record.state
+        let announcer = Announcer(json: presentation.isJSON)
+        guard let gameType = GameCatalog.game(id: state.gameID) else {
+            throw CommandFailure("this parlor does not know the game '\(state.gameID)'", exitCode: .dataError)
+        }
+        guard let token = SeatToken(bytes: record.seatToken), record.seatToken.contains(where: { $0 != 0 }) else {
+            throw CommandFailure("match \(state.matchID.short) has no seat token saved (it was saved by an older parlor); it cannot be resumed",
+                                 exitCode: .dataError)
+        }
+        _ = try? DescriptorLimit.raise()
+        let listener = try listen(preferring: record.listenPort, json: presentation.isJSON)
+        defer { listener.close() }
+        let port = listener.port
+        let hostSeat = record.localSeat
+        let guestSeat = 1 - hostSeat
+        let guestName = state.seats[guestSeat].name
+        var configuration = HostConfiguration(gameID: gameType.id, hostName: state.seats[hostSeat].name,
+                                              hostPlayerID: state.seats[hostSeat].playerID, appVersion: ParlorVersion.current)
+        configuration.turnTimeoutSeconds = state.turnTimeout
+        configuration.timeouts = LAN.sessionTimeouts(options.timeouts)
+        let host: MatchHost
+        do {
+            host = try MatchHost(configuration: configuration,
+                                 resuming: SavedHostMatch(state: state, hostSeat: hostSeat, seatToken: token))
+        } catch {
+            throw CommandFailure("\(error)", exitCode: .dataError)
+        }
+        let acceptor = Task {
+            for await connection in listener.connections { await host.accept(connection.byteStream()) }
+        }
+        defer { acceptor.cancel() }
+
+        // Advertise with the match id in TXT `match`, so the guest finds it by id;
+        // without DNS-SD the guest still comes back by address.
+        var advertisement: (any ServiceAdvertisement)?
+        var discoveryProblem: DiscoveryError?
+        do {
+            let txt = try LAN.serviceInfo(game: gameType, host: configuration.hostName, seatsTaken: 1, playing: true,
+                                          matchID: state.matchID.hex, needsCode: false).txtRecord()
+            let name = LAN.serviceName(host: configuration.hostName, game: gameType)
+            advertisement = try await DNSSDDirectory().advertise(ServiceRegistration(name: name, port: port, txt: txt))
+        } catch let error as DiscoveryError {
+            discoveryProblem = error
+        } catch {
+            discoveryProblem = .invalidRegistration("\(error)")
+        }
+        defer { if let advertisement { Task { await advertisement.withdraw() } } }
+
+        let id = state.matchID.hex
+        let lines = LAN.joinLines(port: port).map { $0.replacingOccurrences(of: "parlor join ", with: "parlor resume ") }
+        announcer.say("", event: .object([
+            ("event", "listening"), ("port", .int(Int64(port))), ("game", .string(gameType.id)), ("match", .string(id)),
+            ("resume", .array([.string("parlor resume \(id)")] + lines.map { .string($0) } + [.string("parlor resume localhost:\(port)")])),
+            ("service", advertisement.map { .string($0.name) } ?? .null),
+            ("discovery", discoveryProblem.map { .string($0.description) } ?? .null),
+        ]))
+        if !presentation.isJSON {
+            announcer.say("Resuming \(gameType.displayName) match \(state.matchID.short) against \(guestName) on port \(port) (move \(state.moves.count)).")
+            if let discoveryProblem {
+                Console.writeError("parlor: not advertised on the LAN: \(LAN.discoveryAdvice(discoveryProblem))\n")
+            }
+            announcer.say("\(guestName) can continue with:")
+            announcer.say("  parlor resume \(state.matchID.short)")
+            for line in lines { announcer.say("  " + line) }
+            announcer.say("  parlor resume localhost:\(port)   (on this machine)")
+            announcer.say("Waiting for \(guestName)… (Ctrl-C to stop)")
+        }
+
+        let hosted: HostedMatch
+        do { hosted = try await host.waitForGuest() } catch { throw CommandFailure("\(error)") }
+        announcer.say("\(hosted.guestName) is back.", event: .object([
+            ("event", "joined"), ("name", .string(hosted.guestName)), ("seat", .int(Int64(hosted.guestSeat))),
+            ("match", .string(id)), ("resumed", .bool(true)),
+        ]))
+        var updated = record
+        updated.listenPort = port
+        let exit = try await SessionRunner.playAsHost(hosted, host: host, record: updated, bot: options.bot,
+                                                      presentation: presentation, grace: configuration.timeouts.grace,
+                                                      rematches: options.rematches)
+        await host.shutdown()
+        return exit.exitCode
+    }
+
+    /// The saved port when it is free, else the default port, else any free one.
+    private static func listen(preferring saved: UInt16, json: Bool) throws -> TCPListener {
+        if saved != 0 {
+            do { return try TCPListener.listen(port: saved) } catch {
+                if !json { Console.writeError("parlor: port \(saved) is taken now; listening on another port\n") }
+            }
+        }
+        do {
+            return try TCPListener.listen(preferredPort: HostOptions.defaultPort).0
+        } catch {
+            throw CommandFailure("could not listen: \(error)", exitCode: .ioError)
+        }
+    }
+}
+
+/// `parlor resume` on the guest's side: reach the host, take the seat back.
+enum ResumeAsGuest {
+    static func run(_ record: StoredMatch, address: (host: String, port: UInt16)?, options: ResumeOptions,
+                    presentation: MatchPresentation) async throws -> ExitCode {
+        let state = record.state
+        let announcer = Announcer(json: presentation.isJSON)
+        guard let token = SeatToken(bytes: record.seatToken), record.seatToken.contains(where: { $0 != 0 }) else {
+            throw CommandFailure("match \(state.matchID.short) has no seat token saved; it cannot be resumed", exitCode: .dataError)
+        }
+        guard let game = GameVersion.local(state.gameID) else {
+            throw CommandFailure("this parlor does not know the game '\(state.gameID)'", exitCode: .dataError)
+        }
+        let seat = state.seats[record.localSeat]
+        let hostName = state.seats[1 - record.localSeat].name
+        let hello = Hello(appVersion: ParlorVersion.current, playerID: seat.playerID, playerName: seat.name, games: [game],
+                          matchID: state.matchID, seatToken: token)
+
+        // Where the host is: the address given; else the host advertising this
+        // match id on the LAN (it may have had to take another port), else the
+        // saved address (no DNS-SD, or multicast does not reach).
+        var chosen = address
+        if chosen == nil, let saved = try? JoinTarget(parsing: record.peerAddress), case .address(let host, let port) = saved {
+            chosen = (host, port)
+        }
+        let target = chosen
+        let matchHex = state.matchID.hex
+        let lookOnTheLAN = address == nil
+        let reached = AddressBox()
+        let dial: Dialer = { timeout in
+            if lookOnTheLAN, let service = await MatchFinder.find(matchID: matchHex, within: .seconds(2)) {
+                let addresses = service.addresses.compactMap { try? SocketAddress(ipAddress: $0.host, port: service.port) }
+                if let connection = try? await TCPConnection.connect(addresses: addresses, timeout: timeout) {
+                    reached.set(connection.remoteAddress)
+                    return connection.byteStream()
+                }
+            }
+            guard let target else {
+                throw NetError.connectFailed(host: "match \(matchHex.prefix(8))", port: 0, attempts: [])
+            }
+            let stream = try await TCPConnection.connect(host: target.host, port: target.port, timeout: timeout).byteStream()
+            reached.set(target.host.contains(":") ? "[\(target.host)]:\(target.port)" : "\(target.host):\(target.port)")
+            return stream
+        }
+
+        var guestOptions = SessionRunner.guestOptions(grace: options.timeouts.grace, dial: dial)
+        guestOptions.clock = wallClockMilliseconds
+        let grace = guestOptions.grace
+        if !presentation.isJSON {
+            let where_ = target.map { "\($0.host):\($0.port)" } ?? "on the LAN"
+            announcer.say("Resuming \(state.game.gameDisplayName) match \(state.matchID.short) against \(hostName) (\(where_))…")
+        }
+        let lastReminder = ReminderClock()
+        let joined: JoinedMatch
+        do {
+            joined = try await Guest.resume(dial: dial, hello: hello, saved: state, options: guestOptions) { attempt, error, left in
+                guard attempt == 1 || lastReminder.due(every: .seconds(10)) else { return }
+                let text = "waiting for \(hostName) to come back (\(left.components.seconds) s left): \(error)"
+                announcer.say(text, event: .object([("event", "notice"), ("text", .string(text))]))
+            }
+        } catch {
+            switch error {
+            case .desync(let why):
+                throw CommandFailure("could not resume: \(why)", exitCode: .dataError)
+            case .rejoin(.refused(let why)):
+                throw CommandFailure("could not resume: \(why)")
+            default:
+                throw CommandFailure("could not resume match \(state.matchID.short) within \(grace.components.seconds) s: \(error)",
+                                     exitCode: .temporaryFailure)
+            }
+        }
+        let address = reached.value ?? record.peerAddress
+        announcer.say("Back in \(hostName)'s match at \(address) (move \(joined.initialState.moves.count)).", event: .object([
+            ("event", "joined"), ("host", .string(joined.hostName)), ("seat", .int(Int64(joined.seat))),
+            ("match", .string(matchHex)), ("address", .string(address)), ("resumed", .bool(true)),
+        ]))
+        var updated = record
+        updated.peerAddress = address
+        let exit = try await SessionRunner.playAsGuest(joined, record: updated, bot: options.bot, presentation: presentation,
+                                                       rematches: options.rematches)
+        return exit.exitCode
+    }
+}
+
+/// Finds a host advertising a given match id (TXT key `match`) on the LAN.
+enum MatchFinder {
+    /// The first service whose TXT names `matchID`, or nil after `within` (or without DNS-SD).
+    static func find(matchID: String, within limit: Duration) async -> DiscoveredService? {
+        let events = DNSSDDirectory().browse(type: parlorServiceType)
+        let search = Task { () -> DiscoveredService? in
+            for await event in events {
+                switch event {
+                case .found(let service), .updated(let service):
+                    if service.txt["match"]?.lowercased() == matchID.lowercased(), !service.addresses.isEmpty { return service }
+                case .lost:
+                    break
+                case .failed:
+                    return nil
+                }
+            }
+            return nil
+        }
+        let timer = Task {
+            try? await Task.sleep(for: limit)
+            search.cancel()
+        }
+        defer { timer.cancel() }
+        return await search.value
+    }
+}
+
+/// The address a dial reached, set from the dialer's task.
+final class AddressBox: Sendable {
+    private let stored = Mutex<String?>(nil)
+    func set(_ value: String) { stored.withLock { $0 = value } }
+    var value: String? { stored.withLock { $0 } }
+}
+
+/// Says when a reminder is due again.
+final class ReminderClock: Sendable {
+    private let last = Mutex<ContinuousClock.Instant>(.now)
+    func due(every interval: Duration) -> Bool {
+        last.withLock { last in
+            guard ContinuousClock.now - last >= interval else { return false }
+            last = .now
+            return true
+        }
+    }
 }

@@ -13,8 +13,9 @@ public struct SessionTimeouts: Hashable, Sendable {
     /// How long the guest waits for CONFIRM before rolling back and asking
     /// for the host's state. Default 10 s.
     public var confirmation: Duration
-    /// How long a disconnected peer may stay away before its seat quits
-    /// (host) or the match is given up as lost (guest). Default 120 s.
+    /// How long a disconnected peer may stay away before the match is
+    /// interrupted on this side (saved as "interrupted", for `parlor resume`).
+    /// Default 120 s.
     public var grace: Duration
 
     /// Timeouts; every default is the documented one.
@@ -26,6 +27,20 @@ public struct SessionTimeouts: Hashable, Sendable {
         self.heartbeatTimeout = heartbeatTimeout
         self.confirmation = confirmation
         self.grace = grace
+    }
+}
+
+extension SessionTimeouts {
+    /// These timeouts with the heartbeat interval at most a third of the
+    /// heartbeat timeout, so a short `--heartbeat-timeout` (say 3 s with the
+    /// default 3 s interval) still sees several heartbeats before it fires,
+    /// and the WELCOME stays valid (the timeout must exceed the interval).
+    public func withHeartbeatFittingTheTimeout() -> SessionTimeouts {
+        var fitted = self
+        if fitted.heartbeatInterval * 3 > fitted.heartbeatTimeout {
+            fitted.heartbeatInterval = max(fitted.heartbeatTimeout / 3, .milliseconds(10))
+        }
+        return fitted
     }
 }
 
@@ -82,17 +97,27 @@ public struct HostConfiguration: Sendable {
 public struct GuestOptions: Sendable {
     /// How long to wait for WELCOME or REJECT. Default 10 s.
     public var handshakeTimeout: Duration
-    /// How long a silent host may stay silent before the match is given up. Default 120 s.
+    /// How long the host may stay away (silent, or the connection closed)
+    /// while the guest tries to get back to it. Default 120 s.
     public var grace: Duration
     /// Wall clock in ms since 1970 (injected in tests).
     public var clock: @Sendable () -> Int64
+    /// How to open a new connection to the host when the current one drops.
+    /// With nil (the default) a dropped connection ends the match on this
+    /// side at once as "connection lost" (resumable later).
+    public var redial: Dialer?
+    /// Backoff and attempt cap while getting back to the host.
+    public var reconnect: ReconnectPolicy
 
     /// Options; see each field for its default.
     public init(handshakeTimeout: Duration = .seconds(10), grace: Duration = .seconds(120),
-                clock: @escaping @Sendable () -> Int64 = wallClockMilliseconds) {
+                clock: @escaping @Sendable () -> Int64 = wallClockMilliseconds, redial: Dialer? = nil,
+                reconnect: ReconnectPolicy = ReconnectPolicy()) {
         self.handshakeTimeout = handshakeTimeout
         self.grace = grace
         self.clock = clock
+        self.redial = redial
+        self.reconnect = reconnect
     }
 }
 

@@ -17,6 +17,7 @@ public enum MessageType: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     case quit = 9
     case heartbeat = 10
     case goodbye = 11
+    case rematch = 12
 
     /// The upper-case name used in docs/PROTOCOL.md and logs.
     public var description: String {
@@ -32,6 +33,7 @@ public enum MessageType: UInt8, Sendable, CaseIterable, CustomStringConvertible 
         case .quit: "QUIT"
         case .heartbeat: "HEARTBEAT"
         case .goodbye: "GOODBYE"
+        case .rematch: "REMATCH"
         }
     }
 }

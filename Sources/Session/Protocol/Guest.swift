@@ -20,6 +20,10 @@ public struct JoinedMatch: Sendable {
     public let remote: RemoteHost
     /// Controller settings that match the session (the host's confirmation timeout, the clock).
     public let controllerConfiguration: MatchController.Configuration
+    /// The HELLO this side introduced itself with, for a rematch's WELCOME.
+    let hello: Hello
+    /// The options it joined with (reconnecting, timeouts), kept for a rematch.
+    let options: GuestOptions
 
     /// The host player's name.
     public var hostName: String { remote.name }
@@ -41,41 +45,140 @@ public struct JoinedMatch: Sendable {
     }
 }
 
-/// Joining a host (`parlor join HOST:PORT`).
+/// Joining a host (`parlor join HOST:PORT`), and getting back to one (`parlor resume`).
 public enum Guest {
     /// Runs the handshake over a connected stream: sends `hello`, waits for
     /// WELCOME (or REJECT, or the handshake timeout) and returns the match.
     ///
     /// On any failure the stream is closed. A REJECT is final: do not retry.
+    /// With `options.redial` set, the returned match reconnects by itself
+    /// when the connection drops (see `RemoteHost`).
     public static func join(over stream: any ByteStream, hello: Hello,
                             options: GuestOptions = GuestOptions()) async throws(JoinError) -> JoinedMatch {
         let connection = WireConnection(stream: stream)
-        let attempt = JoinAttempt(hello: hello, connection: connection, options: options)
-        let result = await attempt.run()
-        return try result.get()
+        let attempt = JoinAttempt(hello: hello, connection: connection, options: options) { connection, welcome, match in
+            joinedMatch(connection: connection, welcome: welcome, match: match, hello: hello, options: options)
+        }
+        return try await attempt.run().get()
+    }
+
+    /// Takes a seat back in a saved match (`parlor resume` on the guest's
+    /// side): dials with `dial` and sends `hello` (which must carry the match
+    /// id and seat token) until the host admits it, a fatal refusal, or
+    /// `options.grace` has passed, backing off between attempts.
+    ///
+    /// The host's state wins, but it must keep every move of `saved` (the
+    /// guest only ever commits what the host committed); otherwise this fails
+    /// with a desync. `onRetry` hears each failed attempt, for "waiting…" lines.
+    public static func resume(dial: @escaping Dialer, hello: Hello, saved: MatchState, options: GuestOptions = GuestOptions(),
+                              onRetry: @escaping @Sendable (_ attempt: Int, _ error: any Error, _ left: Duration) async -> Void = { _, _, _ in })
+        async throws(ResumeError) -> JoinedMatch {
+        guard hello.matchID == saved.matchID, hello.seatToken != nil else { throw .notAResumeHello }
+        var options = options
+        if options.redial == nil { options.redial = dial }
+        let captured = options
+        let box = ResultBox<JoinedMatch>()
+        let result = await Rejoin.run(
+            dial: dial, hello: hello, policy: options.reconnect, handshakeTimeout: options.handshakeTimeout,
+            until: .now + options.grace, clock: options.clock,
+            onWelcome: { connection, welcome, match in
+                box.set(joinedMatch(connection: connection, welcome: welcome, match: match, hello: hello, options: captured))
+            },
+            onFailure: onRetry)
+        switch result {
+        case .failure(let failure):
+            throw .rejoin(failure)
+        case .success(let rejoined):
+            guard let joined = box.take() else { throw .rejoin(.refused("the handshake ended without a match")) }
+            let hostState = rejoined.match
+            guard hostState.sequence >= saved.sequence, Array(hostState.moves.prefix(saved.moves.count)) == saved.moves,
+                  hostState.seats.map(\.playerID) == saved.seats.map(\.playerID) else {
+                rejoined.connection.send(.goodbye(.goodbyeDesync, sentence: "Your copy of the match drops moves I have.", finalBlob: []))
+                rejoined.connection.close()
+                throw .desync("the host's copy of match \(saved.matchID.short) drops moves saved here")
+            }
+            return joined
+        }
+    }
+
+    /// The match and the host's participant for an accepted WELCOME. Runs
+    /// inside the connection's handler, so the handler swap loses nothing.
+    static func joinedMatch(connection: WireConnection, welcome: Welcome, match: MatchState, hello: Hello,
+                            options: GuestOptions) -> JoinedMatch {
+        let settings = Liveness.Settings(
+            interval: .milliseconds(welcome.settings.heartbeatIntervalMilliseconds),
+            timeout: .milliseconds(welcome.settings.heartbeatTimeoutMilliseconds),
+            grace: options.grace)
+        var resumeHello = hello
+        resumeHello.matchID = match.matchID
+        resumeHello.seatToken = welcome.seatToken
+        resumeHello.games = [GameVersion(id: match.gameID, rulesVersion: UInt16(clamping: match.rulesVersion))]
+        let remote = RemoteHost(connection: connection, guestSeat: welcome.seat, initial: match,
+                                settings: settings, clock: options.clock,
+                                reconnect: options.redial.map { RemoteHost.Reconnect(dial: $0, hello: resumeHello, policy: options.reconnect,
+                                                                                    handshakeTimeout: options.handshakeTimeout) })
+        // Swapped before this handler returns, so nothing after WELCOME is lost.
+        remote.takeOver()
+        return JoinedMatch(
+            initialState: match, seat: welcome.seat, playerID: hello.playerID, seatToken: welcome.seatToken,
+            settings: welcome.settings, hostAppVersion: welcome.hostAppVersion, remote: remote,
+            controllerConfiguration: MatchController.Configuration(
+                confirmationTimeout: .milliseconds(welcome.settings.confirmationTimeoutMilliseconds),
+                clock: options.clock),
+            hello: hello, options: options)
     }
 }
 
+/// Why `Guest.resume` failed.
+public enum ResumeError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The HELLO names no match or no seat token.
+    case notAResumeHello
+    /// The host could not be reached in time, or refused the seat.
+    case rejoin(RejoinFailure)
+    /// The host's copy of the match does not continue the one saved here.
+    case desync(String)
+
+    public var description: String {
+        switch self {
+        case .notAResumeHello: "a resume needs the match id and the seat token"
+        case .rejoin(let failure): "\(failure)"
+        case .desync(let why): "desync: \(why)"
+        }
+    }
+}
+
+/// One value handed from a callback to the code that awaits it.
+final class ResultBox<Value: Sendable>: Sendable {
+    private let value = Mutex<Value?>(nil)
+    func set(_ new: Value) { value.withLock { $0 = new } }
+    func take() -> Value? { value.withLock { current in defer { current = nil }; return current } }
+}
+
 /// One handshake from the guest side: the pure `GuestHandshake` fed by the
-/// connection's reader and a timer, resolved exactly once.
-private final class JoinAttempt: Sendable {
+/// connection's reader and a timer, resolved exactly once. `accepted` turns
+/// the WELCOME into the result inside the connection's handler.
+final class JoinAttempt<Joined: Sendable>: Sendable {
+    typealias Accept = @Sendable (WireConnection, Welcome, MatchState) -> Joined
+
     private struct State {
         var machine: GuestHandshake
-        var continuation: CheckedContinuation<Result<JoinedMatch, JoinError>, Never>?
+        var continuation: CheckedContinuation<Result<Joined, JoinError>, Never>?
         var timer: Task<Void, Never>?
     }
 
     private let connection: WireConnection
     private let options: GuestOptions
+    private let accepted: Accept
     private let state: Mutex<State>
 
-    init(hello: Hello, connection: WireConnection, options: GuestOptions) {
+    init(hello: Hello, connection: WireConnection, options: GuestOptions, accepted: @escaping Accept) {
         self.connection = connection
         self.options = options
+        self.accepted = accepted
         self.state = Mutex(State(machine: GuestHandshake(hello: hello)))
     }
 
-    func run() async -> Result<JoinedMatch, JoinError> {
+    func run() async -> Result<Joined, JoinError> {
         await withCheckedContinuation { continuation in
             let start = state.withLock { state -> GuestHandshake.Action in
                 state.continuation = continuation
@@ -117,28 +220,14 @@ private final class JoinAttempt: Sendable {
         case .send(let message):
             connection.send(message)
         case .joined(let welcome, let match):
-            let settings = Liveness.Settings(
-                interval: .milliseconds(welcome.settings.heartbeatIntervalMilliseconds),
-                timeout: .milliseconds(welcome.settings.heartbeatTimeoutMilliseconds),
-                grace: options.grace)
-            let remote = RemoteHost(connection: connection, guestSeat: welcome.seat, initial: match,
-                                    settings: settings, clock: options.clock)
-            // Swapped before this handler returns, so nothing after WELCOME is lost.
-            remote.takeOver()
-            let hello = state.withLock { $0.machine.hello }
-            resolve(.success(JoinedMatch(
-                initialState: match, seat: welcome.seat, playerID: hello.playerID, seatToken: welcome.seatToken,
-                settings: welcome.settings, hostAppVersion: welcome.hostAppVersion, remote: remote,
-                controllerConfiguration: MatchController.Configuration(
-                    confirmationTimeout: .milliseconds(welcome.settings.confirmationTimeoutMilliseconds),
-                    clock: options.clock))))
+            resolve(.success(accepted(connection, welcome, match)))
         case .fail(let error):
             connection.close()
             resolve(.failure(error))
         }
     }
 
-    private func resolve(_ result: Result<JoinedMatch, JoinError>) {
+    private func resolve(_ result: Result<Joined, JoinError>) {
         let (continuation, timer) = state.withLock { state in
             defer { state.continuation = nil; state.timer = nil }
             return (state.continuation, state.timer)

@@ -148,7 +148,9 @@ public struct HostAdmissionPolicy: Sendable {
         self.currentMatch = currentMatch
     }
 
-    /// Checks a HELLO in the documented order; nil means admit.
+    /// Checks a HELLO in the documented order; nil means admit (to a new
+    /// match, or back to its seat when the HELLO names the current match
+    /// with the right seat token).
     ///
     /// Order: protocol version, game, rules version, name, resume request
     /// (match id and seat token), free seat. The passcode proof is ignored
@@ -175,7 +177,7 @@ public struct HostAdmissionPolicy: Sendable {
             guard let token = hello.seatToken, constantTimeEqual(token.bytes, current.seatToken.bytes) else {
                 return (.badSeatToken, "That seat token does not belong to match \(wanted.short).")
             }
-            return (.resumeUnsupported, "This host cannot resume matches yet.")
+            return nil  // the seat's owner is back
         }
         guard seatAvailable else {
             return (.matchFull, "The match on this host already has its players.")

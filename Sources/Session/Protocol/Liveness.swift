@@ -5,7 +5,9 @@
 /// - A peer not heard from for `timeout` is *silent*: the player is told,
 ///   and the grace period starts. Hearing it again within grace ends that.
 /// - A closed connection is *gone*: the player is told, and the grace period
-///   starts (a later protocol version lets the peer reconnect within it).
+///   starts; the peer may reconnect within it.
+/// - While the peer is away, `stillWaiting` reminds the player every
+///   `noticeInterval` how much of the grace period is left.
 /// - When the grace period runs out, `graceExpired` is returned once.
 public struct Liveness: Sendable {
     /// The timing of one session.
@@ -16,11 +18,14 @@ public struct Liveness: Sendable {
         public var timeout: Duration
         /// Time a silent or disconnected peer has to come back.
         public var grace: Duration
+        /// How often the player is reminded how long is left while the peer is away.
+        public var noticeInterval: Duration
         /// Settings; `timeout` should be a few intervals.
-        public init(interval: Duration, timeout: Duration, grace: Duration) {
+        public init(interval: Duration, timeout: Duration, grace: Duration, noticeInterval: Duration = .seconds(10)) {
             self.interval = interval
             self.timeout = timeout
             self.grace = grace
+            self.noticeInterval = noticeInterval
         }
     }
 
@@ -33,6 +38,8 @@ public struct Liveness: Sendable {
         case peerDisconnected(wait: Duration)
         /// The peer is heard again after being silent.
         case peerBack
+        /// The peer is still away; `left` of the grace period remains.
+        case stillWaiting(left: Duration)
         /// The grace period ran out; the peer counts as gone for good.
         case graceExpired
     }
@@ -48,11 +55,13 @@ public struct Liveness: Sendable {
     public let settings: Settings
     private var phase: Phase = .connected
     private var lastSent: ContinuousClock.Instant
+    private var lastReminder: ContinuousClock.Instant
 
     /// A session that starts now: the peer counts as just heard.
     public init(settings: Settings, now: ContinuousClock.Instant) {
         self.settings = settings
         self.lastSent = now
+        self.lastReminder = now
     }
 
     /// How often the shell should tick: often enough for every timer to fire
@@ -74,9 +83,11 @@ public struct Liveness: Sendable {
         case .connected:
             if !open {
                 phase = .disconnected(since: now)
+                lastReminder = now
                 actions.append(.peerDisconnected(wait: settings.grace))
             } else if now - lastHeard >= settings.timeout {
                 phase = .silent(since: now)
+                lastReminder = now
                 actions.append(.peerSilent(wait: settings.grace))
             }
         case .silent(let since):
@@ -96,6 +107,10 @@ public struct Liveness: Sendable {
                 phase = .expired
                 actions.append(.graceExpired)
                 return actions
+            }
+            if actions.isEmpty, now - lastReminder >= settings.noticeInterval {
+                lastReminder = now
+                actions.append(.stillWaiting(left: settings.grace - (now - since)))
             }
         case .connected, .expired:
             break

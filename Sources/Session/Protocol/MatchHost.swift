@@ -67,9 +67,34 @@ public struct HostedMatch: Sendable {
     }
 }
 
+/// A match this host saved and now offers again (`parlor resume` on the
+/// host's side): only the guest holding `seatToken` may take its seat.
+public struct SavedHostMatch: Sendable {
+    /// The saved state; the host's copy, which wins on reconnect.
+    public var state: MatchState
+    /// The host's own seat in it.
+    public var hostSeat: SeatIndex
+    /// The guest seat's secret, from the original WELCOME.
+    public var seatToken: SeatToken
+
+    /// A saved match; see the fields.
+    public init(state: MatchState, hostSeat: SeatIndex, seatToken: SeatToken) {
+        self.state = state
+        self.hostSeat = hostSeat
+        self.seatToken = seatToken
+    }
+}
+
 /// The host of one LAN match (`parlor host`): runs the handshake on every
 /// connection it is given, admits the first fitting guest, and refuses
 /// everyone after that (REJECT matchFull) while the match goes on.
+///
+/// A guest of the match that comes back with HELLO naming the match id and
+/// its seat token (after its connection dropped, or after it restarted) is
+/// admitted again: its connection replaces the old one and it gets WELCOME
+/// with the committed state. A wrong token gets REJECT badSeatToken, so no
+/// one else on the LAN can take the seat by knowing the match id. Built
+/// with a `SavedHostMatch`, the host admits only that match's guest.
 ///
 /// The TCP shell calls `accept(_:)` for every accepted connection; the CLI
 /// awaits `waitForGuest()` and builds a controller from the `HostedMatch`.
@@ -95,13 +120,24 @@ public actor MatchHost {
     private var waiters: [CheckedContinuation<HostedMatch?, Never>] = []
     private var isShutDown = false
     private var random: SplitMix64
+    /// The saved match offered again, until its guest is back.
+    private let saved: SavedHostMatch?
+    /// Handshakes (by id) that take a seat back rather than start a match.
+    private var resuming: Set<UInt64> = []
 
     /// A host for `configuration`; throws if its game or name is invalid.
-    public init(configuration: HostConfiguration) throws(HostError) {
+    /// With `saved`, it waits for that match's guest only (`parlor resume`).
+    public init(configuration: HostConfiguration, resuming saved: SavedHostMatch? = nil) throws(HostError) {
         guard let type = GameCatalog.game(id: configuration.gameID), type.seatRange.contains(2) else {
             throw .unknownGame(configuration.gameID)
         }
+        if let saved, saved.state.gameID != type.id || saved.state.seats.count != 2 || !saved.state.seats.indices.contains(saved.hostSeat) {
+            throw .unknownGame(saved.state.gameID)
+        }
+        self.saved = saved
         guard Seat.isValidName(configuration.hostName) else { throw .invalidName(configuration.hostName) }
+        var configuration = configuration
+        configuration.timeouts = configuration.timeouts.withHeartbeatFittingTheTimeout()
         self.configuration = configuration
         self.gameType = type
         let seed: UInt64
@@ -180,7 +216,7 @@ public actor MatchHost {
         guard var entry = pending[id] else { return }
         var action = entry.machine.event(event)
         if case .evaluate(let hello) = action {
-            action = entry.machine.decided(admission(for: hello, peer: entry.connection.peerDescription))
+            action = entry.machine.decided(admission(for: hello, peer: entry.connection.peerDescription, id: id))
         }
         pending[id] = entry
         perform(action, id: id)
@@ -195,7 +231,18 @@ public actor MatchHost {
             return
         case .welcome(let welcome):
             finish(id)
-            admit(welcome: welcome, connection: connection)
+            if resuming.remove(id) != nil, let hosted {
+                // The guest is back: its new connection replaces the old one.
+                let template = welcome
+                hosted.remote.reattach(connection) { committed in
+                    var fresh = template
+                    fresh.matchBlob = MatchBlob.encode(committed)
+                    return fresh
+                }
+                report(peer, .admitted(name: hosted.remote.name, seat: hosted.guestSeat))
+            } else {
+                admit(welcome: welcome, connection: connection)
+            }
         case .rejectAndClose(let message, let outcome):
             finish(id)
             connection.send(message)
@@ -231,11 +278,26 @@ public actor MatchHost {
     // MARK: Admission
 
     /// The admission decision, and when admitting, the match and WELCOME.
-    private func admission(for hello: Hello, peer: String) -> Admission {
+    private func admission(for hello: Hello, peer: String, id: UInt64) -> Admission {
+        let current = hosted.map { ($0.initialState.matchID, $0.seatToken) } ?? saved.map { ($0.state.matchID, $0.seatToken) }
         let policy = HostAdmissionPolicy(gameID: gameType.id, rulesVersion: gameType.rulesVersion,
-                                         seatAvailable: hosted == nil && !isShutDown,
-                                         currentMatch: hosted.map { ($0.initialState.matchID, $0.seatToken) })
+                                         seatAvailable: hosted == nil && saved == nil && !isShutDown,
+                                         currentMatch: current)
         if let (reason, sentence) = policy.refusal(of: hello) { return .reject(reason, sentence) }
+        if hello.matchID != nil {
+            // The right seat token: take the seat back (the policy checked it).
+            let state = hosted?.remote.committedState ?? saved?.state
+            let guestSeat = hosted?.guestSeat ?? saved.map { 1 - $0.hostSeat }
+            guard let state, let guestSeat, let token = hello.seatToken else {
+                return .reject(.matchNotFound, "This host has no match to resume.")
+            }
+            if let hosted, hosted.remote.isLeaving {
+                // This process is about to exit; the guest should come back to the next one.
+                return .reject(.busy, "This host is going away for now; try again in a moment.")
+            }
+            if hosted != nil { resuming.insert(id) }
+            return .welcome(welcome(for: state, guestSeat: guestSeat, token: token, hello: hello))
+        }
         let hostSeat: SeatIndex
         switch configuration.seatPreference {
         case .first: hostSeat = 0
@@ -248,15 +310,20 @@ public actor MatchHost {
         if hostSeat == 1 { seats.reverse() }
         let state = MatchState(matchID: MatchID.random(), game: gameType.init(seats: 2), seats: seats,
                                turnTimeout: configuration.turnTimeoutSeconds, now: configuration.clock())
+        return .welcome(welcome(for: state, guestSeat: guestSeat, token: SeatToken.random(), hello: hello))
+    }
+
+    /// The WELCOME for `state`, with this host's timers and the match's own turn timeout.
+    private func welcome(for state: MatchState, guestSeat: SeatIndex, token: SeatToken, hello: Hello) -> Welcome {
         let timeouts = configuration.timeouts
         let settings = SessionSettings(
-            turnTimeoutSeconds: configuration.turnTimeoutSeconds,
+            turnTimeoutSeconds: state.turnTimeout,
             heartbeatIntervalMilliseconds: timeouts.heartbeatInterval.wireMilliseconds,
             heartbeatTimeoutMilliseconds: timeouts.heartbeatTimeout.wireMilliseconds,
             confirmationTimeoutMilliseconds: timeouts.confirmation.wireMilliseconds)
         let version = FrameFormat.supportedVersions.first { hello.protocolVersions.contains($0) } ?? FrameFormat.version
-        return .welcome(Welcome(protocolVersion: version, seat: guestSeat, seatToken: SeatToken.random(), settings: settings,
-                                hostAppVersion: configuration.appVersion, matchBlob: MatchBlob.encode(state)))
+        return Welcome(protocolVersion: version, seat: guestSeat, seatToken: token, settings: settings,
+                       hostAppVersion: configuration.appVersion, matchBlob: MatchBlob.encode(state))
     }
 
     /// Sends WELCOME and hands the connection to the guest's `RemoteGuest`.
@@ -275,6 +342,33 @@ public actor MatchHost {
         report(connection.peerDescription, .admitted(name: remote.name, seat: welcome.seat))
         for waiter in waiters { waiter.resume(returning: match) }
         waiters = []
+    }
+
+    /// The rematch both sides agreed to: a new match of the same game with
+    /// seats swapped, a new id and seat token, WELCOME over `connection`.
+    func startRematch(after previous: HostedMatch, on connection: WireConnection) -> HostedMatch {
+        let old = previous.initialState
+        let hostSeat = previous.guestSeat  // swapped
+        let guestSeat = previous.hostSeat
+        var seats = old.seats.map { Seat(playerID: $0.playerID, name: $0.name) }
+        seats.swapAt(0, 1)
+        let state = MatchState(matchID: MatchID.random(), game: gameType.init(seats: 2), seats: seats,
+                               turnTimeout: old.turnTimeout, now: configuration.clock())
+        var hello = Hello(appVersion: configuration.appVersion, playerID: seats[guestSeat].playerID, playerName: seats[guestSeat].name)
+        hello.protocolVersions = FrameFormat.supportedVersions
+        let welcome = welcome(for: state, guestSeat: guestSeat, token: SeatToken.random(), hello: hello)
+        let remote = RemoteGuest(connection: connection, seat: guestSeat, initial: state,
+                                 timeouts: configuration.timeouts, clock: configuration.clock)
+        remote.takeOver()
+        connection.send(.welcome(welcome))
+        let match = HostedMatch(
+            initialState: state, hostSeat: hostSeat, guestSeat: guestSeat,
+            hostPlayerID: state.seats[hostSeat].playerID, seatToken: welcome.seatToken, remote: remote,
+            controllerConfiguration: MatchController.Configuration(confirmationTimeout: configuration.timeouts.confirmation,
+                                                                   clock: configuration.clock))
+        hosted = match
+        report(connection.peerDescription, .admitted(name: remote.name, seat: guestSeat))
+        return match
     }
 
     private func report(_ peer: String, _ outcome: HandshakeOutcome) {

@@ -122,6 +122,24 @@ public struct Welcome: Hashable, Sendable {
     }
 }
 
+/// What a REMATCH message says, after a match has ended.
+public enum RematchWord: UInt8, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+    /// Let's play again with seats swapped.
+    case offer = 1
+    /// Yes to the other side's offer.
+    case accept = 2
+    /// No to the other side's offer.
+    case decline = 3
+
+    public var description: String {
+        switch self {
+        case .offer: "offer"
+        case .accept: "accept"
+        case .decline: "decline"
+        }
+    }
+}
+
 /// Every message of protocol version 1 (docs/PROTOCOL.md, "Messages").
 ///
 /// Match blobs travel as raw bytes here; the session decodes them with
@@ -151,6 +169,8 @@ public enum Message: Hashable, Sendable {
     /// Either direction, last message: why the sender is leaving, and for
     /// `goodbyeMatchOver` the final state (otherwise an empty blob).
     case goodbye(ReasonCode, sentence: String, finalBlob: [UInt8])
+    /// Both ways, only after the match ended: a rematch offer or the answer to one.
+    case rematch(RematchWord)
 
     /// The frame type that carries this message.
     public var type: MessageType {
@@ -166,6 +186,7 @@ public enum Message: Hashable, Sendable {
         case .quit: .quit
         case .heartbeat: .heartbeat
         case .goodbye: .goodbye
+        case .rematch: .rematch
         }
     }
 }
@@ -272,6 +293,8 @@ extension Message {
             writer.write(reason.rawValue)
             writer.writeString16(sentence)
             writer.writeLongBytes(blob)
+        case .rematch(let word):
+            writer.write(word.rawValue)
         }
         return writer.bytes
     }
@@ -445,6 +468,9 @@ private struct MessageReader {
             let reason = ReasonCode(rawValue: try u16())
             let text = try sentence()
             return .goodbye(reason, sentence: text, finalBlob: try blob(allowEmpty: true))
+        case .rematch:
+            guard let word = RematchWord(rawValue: try u8()) else { throw invalid("rematch word") }
+            return .rematch(word)
         }
     }
 }

@@ -14,10 +14,18 @@ import Synchronization
 ///   the committed blob. `deliver` returns at once: the host does not wait.
 /// - STATE_REQUEST is answered with the committed state.
 /// - Heartbeats both ways; a silent or disconnected guest is reported to the
-///   controller, and after the grace period its seat quits.
+///   controller ("waiting for NAME to come back (N s left)"). Within the
+///   grace period the guest may come back on a new connection with its seat
+///   token (`MatchHost` calls `reattach`): it gets WELCOME with the committed
+///   state and the match goes on. After the grace period the match stops on
+///   this side as `connectionLost`, saved as interrupted for `parlor resume`.
 ///
 /// Outgoing frames are sent under the same lock that updates the mirror of
 /// the committed state, so CONFIRM, pushes and STATE leave in commit order.
+/// With `persistBeforeSending` set, each committed state is written to disk
+/// before any frame that reveals it leaves: the host's saved copy is never
+/// behind what the guest has seen, so a restarted host never forgets a
+/// move it confirmed.
 public final class RemoteGuest: Participant {
     /// The guest's player id.
     public let playerID: PlayerID
@@ -30,6 +38,17 @@ public final class RemoteGuest: Participant {
 
     private struct State {
         var controller: MatchController?
+        /// The guest's current connection; replaced when it comes back.
+        var connection: WireConnection
+        /// Writes a committed state to disk; called before it is sent.
+        var persist: (@Sendable (MatchState) -> Void)?
+        /// Whether the end of the match reached the guest (GOODBYE on an open connection).
+        var finalDelivered = false
+        var finalWaiters: [CheckedContinuation<Void, Never>] = []
+        /// `leaveForNow` was called.
+        var left = false
+        /// What the guest said in GOODBYE(leaving), for the "waiting" notice.
+        var departure: String?
         /// The controller's committed state, updated in `stateChanged`.
         var committed: MatchState
         /// State hash of every committed sequence, to recognise replays.
@@ -38,10 +57,13 @@ public final class RemoteGuest: Participant {
         var inflight: (sequence: UInt32, change: MatchChange)?
         var liveness: Liveness
         var ticker: Task<Void, Never>?
+        /// Keep the connection open after a normal end, for a rematch.
+        var keepForRematch = false
+        /// The after-match conversation, once the match ended with the connection kept.
+        var afterMatch: AfterMatch?
         var ended = false
     }
 
-    private let connection: WireConnection
     private let settings: Liveness.Settings
     private let confirmationTimeout: Duration
     private let clock: @Sendable () -> Int64
@@ -50,7 +72,6 @@ public final class RemoteGuest: Participant {
 
     init(connection: WireConnection, seat: SeatIndex, initial: MatchState, timeouts: SessionTimeouts,
          clock: @escaping @Sendable () -> Int64) {
-        self.connection = connection
         self.seat = seat
         self.playerID = initial.seats[seat].playerID
         self.name = initial.seats[seat].name
@@ -58,14 +79,123 @@ public final class RemoteGuest: Participant {
                                           grace: timeouts.grace)
         self.confirmationTimeout = timeouts.confirmation
         self.clock = clock
-        self.state = Mutex(State(committed: initial, hashes: [initial.sequence: initial.stateHash],
+        self.state = Mutex(State(connection: connection, committed: initial, hashes: [initial.sequence: initial.stateHash],
                                  liveness: Liveness(settings: settings, now: .now)))
+    }
+
+    private var connection: WireConnection { state.withLock { $0.connection } }
+
+    /// The committed state as this participant last saw it.
+    public var committedState: MatchState { state.withLock { $0.committed } }
+
+    /// Whether this side is going away for now (`leaveForNow` was called):
+    /// the guest must not be taken back by this process any more.
+    public var isLeaving: Bool { state.withLock { $0.left } }
+
+    /// Whether the guest's connection is open now.
+    public var isConnected: Bool { state.withLock { $0.connection.isOpen } }
+
+    /// Has `save` write every committed state before any frame that reveals
+    /// it is sent (write-ahead). Call before the controller starts.
+    public func persistBeforeSending(_ save: @escaping @Sendable (MatchState) -> Void) {
+        state.withLock { $0.persist = save }
     }
 
     /// Takes the connection over from the handshake; what arrives waits for `attach`.
     func takeOver() {
-        connection.setHandler { [self] inbound in await receive(inbound) }
+        let connection = self.connection
+        connection.setHandler { [self] inbound in await receive(inbound, from: connection) }
     }
+
+    /// The guest came back on `newConnection` with its seat token: it replaces
+    /// the old connection and gets WELCOME with the committed state (and,
+    /// when the match has ended meanwhile, GOODBYE with the final state).
+    /// Called by `MatchHost` from the connection's handshake handler, so
+    /// nothing the guest sends after HELLO is lost.
+    func reattach(_ newConnection: WireConnection, welcome: (MatchState) -> Welcome) {
+        let (old, controller) = state.withLock { state -> (WireConnection, MatchController?) in
+            let old = state.connection
+            state.connection = newConnection
+            state.departure = nil
+            state.liveness = Liveness(settings: settings, now: .now)
+            newConnection.setHandler { [self] inbound in await receive(inbound, from: newConnection) }
+            newConnection.send(.welcome(welcome(state.committed)))
+            if state.ended {
+                newConnection.send(.goodbye(.goodbyeMatchOver, sentence: "The match is over.",
+                                            finalBlob: MatchBlob.encode(state.committed)))
+                newConnection.close()
+                state.finalDelivered = true
+                for waiter in state.finalWaiters { waiter.resume() }
+                state.finalWaiters = []
+            }
+            return (old, state.controller)
+        }
+        newConnection.markHeard()
+        if old !== newConnection {
+            old.detach()
+            old.close()
+        }
+        if let controller {
+            let name = self.name
+            Task { await controller.report("\(name) is back") }
+        }
+    }
+
+    /// Waits until the end of the match has reached the guest, or `limit`
+    /// passes; true if it did. A guest that was away when the match ended
+    /// learns it by coming back within its grace period.
+    public func waitForFinalDelivery(within limit: Duration) async -> Bool {
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: limit)
+            self?.releaseFinalWaiters()
+        }
+        defer { timer.cancel() }
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state -> Bool in
+                if state.finalDelivered || !state.ended { return true }
+                state.finalWaiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+        return state.withLock { $0.finalDelivered }
+    }
+
+    private func releaseFinalWaiters() {
+        let waiters = state.withLock { state in
+            defer { state.finalWaiters = [] }
+            return state.finalWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Leaves the match for now without quitting it (the terminal went away,
+    /// SIGHUP): GOODBYE(leaving) to the guest, then close. The match is saved
+    /// as interrupted by the caller; `parlor resume` continues it.
+    public func leaveForNow(_ sentence: String = "leaving, may resume") async {
+        let (connection, ticker, wasOpen) = state.withLock { state in
+            state.left = true
+            return (state.connection, state.ticker, !state.ended && state.connection.isOpen)
+        }
+        ticker?.cancel()
+        guard wasOpen else { return }
+        connection.send(.goodbye(.goodbyeLeaving, sentence: sentence, finalBlob: []))
+        connection.close()
+        try? await Task.sleep(for: .milliseconds(150))
+    }
+
+    /// Keeps the connection open when the match ends normally, so the two
+    /// sides can agree on a rematch (`MatchHost.rematch` / `Guest.rematch`)
+    /// instead of saying GOODBYE at once. Call before the match ends.
+    public func keepConnectionForRematch() {
+        state.withLock { $0.keepForRematch = true }
+    }
+
+    /// Whether the other side has offered a rematch that this side has not answered yet.
+    public var peerOfferedRematch: Bool { afterMatch?.peerHasOffered ?? false }
+
+    /// The after-match conversation, when the connection was kept past the end.
+    var afterMatch: AfterMatch? { state.withLock { $0.afterMatch } }
 
     // MARK: Participant
 
@@ -90,7 +220,9 @@ public final class RemoteGuest: Participant {
 
     /// The host's own change: nothing to wait for, the host is authoritative.
     /// It is pushed to the guest when committed (`stateChanged`).
-    public func deliver(_ change: MatchChange, resulting state: MatchState) async throws {}
+    public func deliver(_ change: MatchChange, resulting state: MatchState) async throws {
+        CrashHook.reach(.beforeSend)
+    }
 
     public func stateChanged(_ newState: MatchState, event: MatchEvent) {
         state.withLock { state in
@@ -98,10 +230,13 @@ public final class RemoteGuest: Participant {
             case .committed(let change, let committed):
                 state.committed = committed
                 state.hashes[committed.sequence] = committed.stateHash
+                state.persist?(committed)
                 if let inflight = state.inflight, inflight.sequence == committed.sequence, inflight.change == change {
-                    connection.send(.confirm(sequence: committed.sequence, stateHash: committed.stateHash, deadline: committed.deadline))
+                    state.connection.send(.confirm(sequence: committed.sequence, stateHash: committed.stateHash, deadline: committed.deadline))
+                    CrashHook.reach(.afterConfirm)
                 } else {
-                    connection.send(ChangeMessageKind(change).message(sequence: committed.sequence, blob: MatchBlob.encode(committed)))
+                    state.connection.send(ChangeMessageKind(change).message(sequence: committed.sequence, blob: MatchBlob.encode(committed)))
+                    CrashHook.reach(.afterSend)
                 }
             case .rolledBack(_, _, let restored), .adopted(let restored):
                 state.committed = restored
@@ -112,19 +247,30 @@ public final class RemoteGuest: Participant {
     }
 
     public func matchEnded(_ final: MatchState, failure: MatchFailure?) {
-        let ticker = state.withLock { state -> Task<Void, Never>? in
+        let (ticker, connection, present, kept) = state.withLock { state in
             state.ended = true
             state.committed = final
-            return state.ticker
+            // An open connection that is not known to be silent carries the end to the guest.
+            let present = state.connection.isOpen && state.liveness.isPeerPresent
+            if failure == nil, present { state.finalDelivered = true }
+            let kept = failure == nil && present && state.keepForRematch
+            if kept { state.afterMatch = AfterMatch(connection: state.connection, finalState: final) }
+            return (state.ticker, state.connection, present, kept)
         }
         ticker?.cancel()
+        if failure == nil, !present {
+            // Keep the guest's way back open: it learns the end by reattaching.
+            return
+        }
+        if kept { return }  // the after-match conversation says GOODBYE when it is over
         switch failure {
         case nil:
             connection.send(.goodbye(.goodbyeMatchOver, sentence: "The match is over.", finalBlob: MatchBlob.encode(final)))
         case .desync(let why)?:
             connection.send(.goodbye(.goodbyeDesync, sentence: String(why.prefix(200)), finalBlob: []))
         case .connectionLost(let why)?:
-            connection.send(.goodbye(.goodbyeLeaving, sentence: String(why.prefix(200)), finalBlob: []))
+            // This side stopped waiting; the match is interrupted, not over.
+            connection.send(.goodbye(.goodbyeSilence, sentence: String(why.prefix(200)), finalBlob: []))
         }
         connection.close()
     }
@@ -133,16 +279,22 @@ public final class RemoteGuest: Participant {
 
     private var controller: MatchController? { state.withLock { $0.controller } }
 
-    private func receive(_ inbound: Inbound) async {
+    private func receive(_ inbound: Inbound, from source: WireConnection) async {
         await attached.wait()
-        guard let controller, !state.withLock({ $0.ended }) else { return }
+        // A replaced connection is not listened to any more.
+        guard let controller, state.withLock({ $0.connection === source }) else { return }
+        let (ended, talk) = state.withLock { ($0.ended, $0.afterMatch) }
+        if ended {
+            talk?.handle(inbound)
+            return
+        }
         switch inbound {
         case .message(.turn(let sequence, let blob)):
             await handleProposal(.turn, sequence: sequence, blob: blob, controller: controller)
         case .message(.quit(let sequence, let blob)):
             await handleProposal(.quit, sequence: sequence, blob: blob, controller: controller)
         case .message(.stateRequest):
-            state.withLock { state in connection.send(.state(blob: MatchBlob.encode(state.committed))) }
+            state.withLock { state in state.connection.send(.state(blob: MatchBlob.encode(state.committed))) }
         case .message(.heartbeat):
             break
         case .message(.goodbye(let reason, let sentence, _)):
@@ -154,7 +306,9 @@ public final class RemoteGuest: Participant {
                     await controller.fail(.desync("\(name) says the match is over, but it is not over here"))
                 }
             } else {
-                connection.close()
+                // GOODBYE(leaving): the guest may come back within the grace period.
+                state.withLock { $0.departure = sentence.isEmpty ? "leaving" : sentence }
+                source.close()
                 await tick()
             }
         case .message(let other):
@@ -169,6 +323,7 @@ public final class RemoteGuest: Participant {
     }
 
     private func protocolViolation(_ why: String) async {
+        let connection = self.connection
         connection.send(.goodbye(.goodbyeProtocolError, sentence: String(why.prefix(200)), finalBlob: []))
         connection.close()
         await controller?.report("\(name) sent something invalid (\(why)); the connection was closed")
@@ -192,6 +347,7 @@ public final class RemoteGuest: Participant {
             case .success(let accepted):
                 change = accepted.0
             }
+            CrashHook.reach(.beforeConfirm)
             state.withLock { $0.inflight = (sequence, change) }
             let result = await controller.submit(change, from: self)
             state.withLock { $0.inflight = nil }
@@ -227,9 +383,10 @@ public final class RemoteGuest: Participant {
     // MARK: Liveness
 
     private func tick() async {
-        let actions = state.withLock { state -> [Liveness.Action] in
-            guard !state.ended else { return [] }
-            return state.liveness.tick(now: .now, lastHeard: connection.lastHeard, open: connection.isOpen)
+        let (actions, connection) = state.withLock { state -> ([Liveness.Action], WireConnection) in
+            let connection = state.connection
+            guard !state.ended, !state.left else { return ([], connection) }
+            return (state.liveness.tick(now: .now, lastHeard: connection.lastHeard, open: connection.isOpen), connection)
         }
         guard !actions.isEmpty, let controller else { return }
         for action in actions {
@@ -237,31 +394,17 @@ public final class RemoteGuest: Participant {
             case .sendHeartbeat:
                 connection.send(.heartbeat(senderTime: UInt64(clamping: clock())))
             case .peerSilent(let wait):
-                await controller.report("\(name) is not responding — waiting \(wait.roundedUpSeconds) s")
+                await controller.report("\(name) is not responding — waiting for \(name) to come back (\(wait.roundedUpSeconds) s left)")
             case .peerDisconnected(let wait):
-                await controller.report("\(name) disconnected — waiting \(wait.roundedUpSeconds) s")
+                let how = state.withLock { $0.departure }.map { "left for now (\($0))" } ?? "disconnected"
+                await controller.report("\(name) \(how) — waiting for \(name) to come back (\(wait.roundedUpSeconds) s left)")
+            case .stillWaiting(let left):
+                await controller.report("waiting for \(name) to come back (\(left.roundedUpSeconds) s left)")
             case .peerBack:
                 await controller.report("\(name) is back")
             case .graceExpired:
-                // Quit first: if the guest can still hear us (half-open link), it learns the outcome.
-                await quitGuestSeat(controller)
-                connection.close()
-            }
-        }
-    }
-
-    /// The grace period ran out: the guest's seat quits (the host wins a two-seat match).
-    private func quitGuestSeat(_ controller: MatchController) async {
-        let giveUp = ContinuousClock.now + confirmationTimeout
-        while ContinuousClock.now < giveUp {
-            switch await controller.submit(.quit(seat), from: self) {
-            case .rejected(.awaitingConfirmation):
-                try? await Task.sleep(for: .milliseconds(5))
-            case .committed:
-                await controller.report("\(name) did not come back and counts as having quit")
-                return
-            default:
-                return
+                // Interrupted, not quit: both sides keep the match for `parlor resume`.
+                await controller.fail(.connectionLost("\(name) did not come back within \(settings.grace.roundedUpSeconds) s"))
             }
         }
     }

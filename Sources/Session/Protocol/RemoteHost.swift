@@ -17,9 +17,14 @@ import Synchronization
 /// - The host's pushes (TURN, QUIT) are checked by `GuestPushValidator`
 ///   against what the host is known to have committed; any failure is a
 ///   desync: GOODBYE(desync) to the host and `MatchFailure.desync` here.
-/// - Heartbeats both ways; a silent host is reported, and after the grace
-///   period (or at once when the connection closes) the match fails with
-///   `MatchFailure.connectionLost`.
+/// - Heartbeats both ways. When the connection closes, the host goes silent
+///   for the heartbeat timeout, or says GOODBYE(leaving), the guest gets back
+///   to it by itself (when built with a `Dialer`): it redials with backoff
+///   for the grace period and sends HELLO with the match id and seat token;
+///   on WELCOME it adopts the host's state (docs/PROTOCOL.md, "Reconnecting").
+///   A fatal refusal, or no success within grace, fails the match with
+///   `MatchFailure.connectionLost` (saved as interrupted, for `parlor resume`).
+///   Without a `Dialer` a dropped connection fails the match at once.
 public final class RemoteHost: Participant {
     /// The player id of the host's seat.
     public let playerID: PlayerID
@@ -39,8 +44,19 @@ public final class RemoteHost: Participant {
         var sent: Bool
     }
 
+    /// How to get back to the host: built by `Guest` from `GuestOptions.redial`.
+    struct Reconnect: Sendable {
+        var dial: Dialer
+        /// HELLO with the match id and seat token.
+        var hello: Hello
+        var policy: ReconnectPolicy
+        var handshakeTimeout: Duration
+    }
+
     private struct State {
         var controller: MatchController?
+        /// The connection in use; replaced when the guest gets back to the host.
+        var connection: WireConnection
         /// The latest state the host is known to have committed.
         var known: MatchState
         var awaiting: Awaiting?
@@ -51,9 +67,18 @@ public final class RemoteHost: Participant {
         var lateConfirmations = 0
         var liveness: Liveness
         var ticker: Task<Void, Never>?
+        /// Keep the connection open after a normal end, for a rematch.
+        var keepForRematch = false
+        /// The after-match conversation, once the match ended with the connection kept.
+        var afterMatch: AfterMatch?
+        /// Getting back to the host is under way (the old connection is closed).
+        var reconnecting = false
+        var reconnectLoop: Task<Void, Never>?
+        /// `leaveForNow` was called: this side is going away on purpose.
+        var left = false
     }
 
-    private let connection: WireConnection
+    private let reconnect: Reconnect?
     private let settings: Liveness.Settings
     private let clock: @Sendable () -> Int64
     private let attached = Gate()
@@ -61,24 +86,46 @@ public final class RemoteHost: Participant {
     private let state: Mutex<State>
 
     init(connection: WireConnection, guestSeat: SeatIndex, initial: MatchState, settings: Liveness.Settings,
-         clock: @escaping @Sendable () -> Int64) {
-        self.connection = connection
+         clock: @escaping @Sendable () -> Int64, reconnect: Reconnect? = nil) {
+        self.reconnect = reconnect
         self.guestSeat = guestSeat
         let hostSeat = initial.seats.indices.first { $0 != guestSeat } ?? 0
         self.playerID = initial.seats[hostSeat].playerID
         self.name = initial.seats[hostSeat].name
         self.settings = settings
         self.clock = clock
-        self.state = Mutex(State(known: initial, liveness: Liveness(settings: settings, now: .now)))
+        self.state = Mutex(State(connection: connection, known: initial, liveness: Liveness(settings: settings, now: .now)))
     }
+
+    /// Whether this side gets back to the host by itself when the connection drops.
+    public var reconnects: Bool { reconnect != nil }
+
+    /// Whether the guest is trying to get back to the host right now.
+    public var isReconnecting: Bool { state.withLock { $0.reconnecting } }
+
+    private var connection: WireConnection { state.withLock { $0.connection } }
 
     /// Confirmations that arrived after their change had been rolled back (and were ignored).
     public var lateConfirmationsIgnored: Int { state.withLock { $0.lateConfirmations } }
 
     /// Takes the connection over from the handshake; what arrives waits for `attach`.
     func takeOver() {
-        connection.setHandler { [self] inbound in await receive(inbound) }
+        let connection = self.connection
+        connection.setHandler { [self] inbound in await receive(inbound, from: connection) }
     }
+
+    /// Keeps the connection open when the match ends normally, so the two
+    /// sides can agree on a rematch (`MatchHost.rematch` / `Guest.rematch`)
+    /// instead of saying GOODBYE at once. Call before the match ends.
+    public func keepConnectionForRematch() {
+        state.withLock { $0.keepForRematch = true }
+    }
+
+    /// Whether the other side has offered a rematch that this side has not answered yet.
+    public var peerOfferedRematch: Bool { afterMatch?.peerHasOffered ?? false }
+
+    /// The after-match conversation, when the connection was kept past the end.
+    var afterMatch: AfterMatch? { state.withLock { $0.afterMatch } }
 
     // MARK: Participant
 
@@ -114,12 +161,20 @@ public final class RemoteHost: Participant {
                 let refusal = state.withLock { state -> (any Error)? in
                     if state.ended { return DeliveryError.transportFailed("the match has stopped") }
                     if Task.isCancelled { return CancellationError() }
-                    if !connection.isOpen { return DeliveryError.transportFailed("the connection to \(name) is closed") }
-                    // While a resync is outstanding nothing is sent: the adopted
-                    // state supersedes this change, and the player moves again on it.
+                    let open = state.connection.isOpen
+                    if !open, reconnect == nil || state.left {
+                        return DeliveryError.transportFailed("the connection to \(name) is closed")
+                    }
+                    // While a resync is outstanding, or while getting back to the
+                    // host, nothing is sent: the adopted state supersedes this
+                    // change, and the player moves again on it.
+                    let send = open && !state.resyncing && !state.reconnecting
                     state.awaiting = Awaiting(token: token, sequence: resulting.sequence, stateHash: resulting.stateHash,
-                                              continuation: continuation, sent: !state.resyncing)
-                    if !state.resyncing { connection.send(message) }
+                                              continuation: continuation, sent: send)
+                    if send {
+                        CrashHook.reach(.beforeSend)
+                        state.connection.send(message)
+                    }
                     return nil
                 }
                 if let refusal { continuation.resume(throwing: refusal) }
@@ -151,7 +206,7 @@ public final class RemoteHost: Participant {
                 }
                 if needsState, !state.resyncing, !state.ended {
                     state.resyncing = true
-                    connection.send(.stateRequest(knownSequence: restored.sequence))
+                    state.connection.send(.stateRequest(knownSequence: restored.sequence))
                 }
             default:
                 break
@@ -161,13 +216,21 @@ public final class RemoteHost: Participant {
     }
 
     public func matchEnded(_ final: MatchState, failure: MatchFailure?) {
-        let (ticker, waiting) = state.withLock { state -> (Task<Void, Never>?, Awaiting?) in
+        let (ticker, waiting, loop, connection, kept) = state.withLock { state in
             state.ended = true
             defer { state.awaiting = nil }
-            return (state.ticker, state.awaiting)
+            let kept = failure == nil && state.keepForRematch && state.connection.isOpen && !state.reconnecting
+            if kept { state.afterMatch = AfterMatch(connection: state.connection, finalState: final) }
+            return (state.ticker, state.awaiting, state.reconnectLoop, state.connection, kept)
         }
         ticker?.cancel()
+        loop?.cancel()
         waiting?.continuation.resume(throwing: DeliveryError.transportFailed("the match has stopped"))
+        if kept {
+            // The after-match conversation says GOODBYE when it is over.
+            settled.bump()
+            return
+        }
         switch failure {
         case nil:
             connection.send(.goodbye(.goodbyeMatchOver, sentence: "The match is over.", finalBlob: MatchBlob.encode(final)))
@@ -180,13 +243,37 @@ public final class RemoteHost: Participant {
         settled.bump()
     }
 
+    /// Leaves the match for now without quitting it (the terminal went away,
+    /// SIGHUP): tells the host with GOODBYE(leaving), closes, and stops
+    /// reconnecting. The host keeps the seat for its grace period and saves
+    /// the match as interrupted after it; `parlor resume` continues it.
+    /// Returns once the GOODBYE has had a moment to leave.
+    public func leaveForNow(_ sentence: String = "leaving, may resume") async {
+        let (connection, ticker, loop, wasOpen) = state.withLock { state in
+            state.left = true
+            return (state.connection, state.ticker, state.reconnectLoop, !state.ended && state.connection.isOpen)
+        }
+        ticker?.cancel()
+        loop?.cancel()
+        guard wasOpen else { return }
+        connection.send(.goodbye(.goodbyeLeaving, sentence: sentence, finalBlob: []))
+        connection.close()
+        try? await Task.sleep(for: .milliseconds(150))
+    }
+
     // MARK: Inbound
 
     private var controller: MatchController? { state.withLock { $0.controller } }
 
-    private func receive(_ inbound: Inbound) async {
+    private func receive(_ inbound: Inbound, from source: WireConnection) async {
         await attached.wait()
-        guard let controller, !state.withLock({ $0.ended }) else { return }
+        // Whatever still trickles in on a replaced connection is not looked at.
+        guard let controller, state.withLock({ $0.connection === source }) else { return }
+        let (ended, talk) = state.withLock { ($0.ended, $0.afterMatch) }
+        if ended {
+            talk?.handle(inbound)
+            return
+        }
         switch inbound {
         case .message(.confirm(let sequence, let hash, _)):
             await handleConfirm(sequence: sequence, hash: hash, controller: controller)
@@ -223,13 +310,23 @@ public final class RemoteHost: Participant {
             await protocolViolation("\(error)", controller: controller)
         case .messageError(let error):
             await protocolViolation("\(error)", controller: controller)
-        case .closed:
-            await controller.fail(.connectionLost("the connection to \(name) closed"))
+        case .closed(let why, _):
+            await connectionDropped("the connection to \(name) closed" + (why.map { " (\($0))" } ?? ""), controller: controller)
+        }
+    }
+
+    /// The connection is gone: get back to the host if we can, else the match is lost here.
+    private func connectionDropped(_ why: String, controller: MatchController) async {
+        if reconnect != nil, !state.withLock({ $0.left }) {
+            startReconnecting(why)
+        } else {
+            await controller.fail(.connectionLost(why))
         }
     }
 
     private func handleConfirm(sequence: UInt32, hash: UInt64, controller: MatchController) async {
         enum Verdict { case late, confirmed(Awaiting, UInt64), differs(Awaiting) }
+        if state.withLock({ $0.awaiting?.sent == true }) { CrashHook.reach(.afterSend) }
         let verdict = state.withLock { state -> Verdict in
             guard let awaiting = state.awaiting, awaiting.sent, awaiting.sequence == sequence else {
                 state.lateConfirmations += 1
@@ -239,7 +336,7 @@ public final class RemoteHost: Participant {
                 // they must wait for the host's state.
                 if sequence == state.known.sequence &+ 1, !state.resyncing, !state.ended {
                     state.resyncing = true
-                    connection.send(.stateRequest(knownSequence: state.known.sequence))
+                    state.connection.send(.stateRequest(knownSequence: state.known.sequence))
                 }
                 return .late
             }
@@ -254,6 +351,7 @@ public final class RemoteHost: Participant {
             // Let the controller commit before the next message is looked at,
             // so a push that follows is checked against the committed change.
             await settled.wait(beyond: mark, limit: .seconds(5))
+            CrashHook.reach(.afterConfirm)
         case .differs(let awaiting):
             awaiting.continuation.resume(throwing: DeliveryError.transportFailed("desync"))
             await controller.fail(.desync("the host committed change \(sequence) with a different state hash"))
@@ -290,23 +388,123 @@ public final class RemoteHost: Participant {
             }
         case .goodbyeDesync:
             await controller.fail(.desync("the host found that the two copies of the match disagree: \(sentence)"))
+        case .goodbyeLeaving:
+            // The host is going away for now (its terminal went away); it may come back with `parlor resume`.
+            connection.close()
+            await connectionDropped("\(name) left for now" + (sentence.isEmpty ? "" : " (\(sentence))"), controller: controller)
         default:
             await controller.fail(.connectionLost("\(name) left" + (sentence.isEmpty ? "" : ": \(sentence)")))
         }
     }
 
     private func protocolViolation(_ why: String, controller: MatchController) async {
+        let connection = self.connection
         connection.send(.goodbye(.goodbyeProtocolError, sentence: String(why.prefix(200)), finalBlob: []))
         connection.close()
         await controller.fail(.connectionLost("\(name) broke the protocol: \(why)"))
     }
 
+    // MARK: Reconnecting
+
+    /// Closes the current connection and starts getting back to the host (once).
+    private func startReconnecting(_ why: String) {
+        guard let reconnect else { return }
+        let old = state.withLock { state -> WireConnection? in
+            guard !state.ended, !state.left, !state.reconnecting else { return nil }
+            state.reconnecting = true
+            return state.connection
+        }
+        guard let old else { return }
+        old.detach()
+        old.close()
+        let loop = Task { [weak self] in
+            guard let self else { return }
+            await self.reconnectLoop(why, reconnect)
+        }
+        state.withLock { $0.reconnectLoop = loop }
+    }
+
+    private func reconnectLoop(_ why: String, _ reconnect: Reconnect) async {
+        guard let controller else { return }
+        let grace = settings.grace
+        await controller.report("\(why) — waiting for \(name) to come back (\(grace.roundedUpSeconds) s left)")
+        let lastReminder = Mutex(ContinuousClock.now)
+        let reminderInterval = settings.noticeInterval
+        let gate = Gate()
+        let name = self.name
+        let result = await Rejoin.run(
+            dial: reconnect.dial, hello: reconnect.hello, policy: reconnect.policy,
+            handshakeTimeout: reconnect.handshakeTimeout, until: .now + grace, clock: clock,
+            onWelcome: { [weak self] connection, _, _ in
+                // Held until the WELCOME is reconciled, so pushes are checked against the adopted state.
+                connection.setHandler { [weak self] inbound in
+                    await gate.wait()
+                    await self?.receive(inbound, from: connection)
+                }
+            },
+            onFailure: { _, _, left in
+                let remind = lastReminder.withLock { last -> Bool in
+                    guard ContinuousClock.now - last >= reminderInterval else { return false }
+                    last = .now
+                    return true
+                }
+                if remind { await controller.report("waiting for \(name) to come back (\(left.roundedUpSeconds) s left)") }
+            })
+        switch result {
+        case .success(let rejoined):
+            await reconnected(rejoined, controller: controller)
+            gate.open()
+        case .failure(let failure):
+            let stillWanted = state.withLock { state -> Bool in
+                state.reconnecting = false
+                return !state.ended && !state.left
+            }
+            guard stillWanted else { return }
+            switch failure {
+            case .refused(let why):
+                await controller.fail(.connectionLost("\(name) would not take this seat back: \(why)"))
+            case .gaveUp:
+                await controller.fail(.connectionLost("\(name) did not come back within \(grace.roundedUpSeconds) s (\(failure))"))
+            }
+        }
+    }
+
+    /// Back with the host: the new connection replaces the old, and the
+    /// host's state (in WELCOME) wins. A change of ours that waited for a
+    /// CONFIRM is dropped; if the host had committed it, it is in the
+    /// host's state, so it is applied once either way.
+    private func reconnected(_ rejoined: Rejoined, controller: MatchController) async {
+        let stillWanted = state.withLock { state -> Bool in
+            guard !state.ended, !state.left else { return false }
+            state.connection = rejoined.connection
+            state.reconnecting = false
+            state.resyncing = false
+            state.reconnectLoop = nil
+            state.liveness = Liveness(settings: settings, now: .now)
+            return true
+        }
+        guard stillWanted else {
+            rejoined.connection.close()
+            return
+        }
+        rejoined.connection.markHeard()
+        let host = rejoined.match
+        let ours = await controller.state
+        if await controller.isAwaitingConfirmation || host.sequence != ours.sequence || host.stateHash != ours.stateHash {
+            if !(await controller.adopt(host, from: self)), !(await controller.isStopped) {
+                await controller.fail(.desync("the host's state does not continue ours"))
+            }
+        }
+        await controller.report("\(name) is back")
+    }
+
     // MARK: Liveness
 
     private func tick() async {
-        let actions = state.withLock { state -> [Liveness.Action] in
-            guard !state.ended else { return [] }
-            return state.liveness.tick(now: .now, lastHeard: connection.lastHeard, open: connection.isOpen)
+        let (actions, connection) = state.withLock { state -> ([Liveness.Action], WireConnection) in
+            guard !state.ended, !state.reconnecting, !state.left else { return ([], state.connection) }
+            let connection = state.connection
+            return (state.liveness.tick(now: .now, lastHeard: connection.lastHeard, open: connection.isOpen), connection)
         }
         guard !actions.isEmpty, let controller else { return }
         for action in actions {
@@ -314,12 +512,19 @@ public final class RemoteHost: Participant {
             case .sendHeartbeat:
                 connection.send(.heartbeat(senderTime: UInt64(clamping: clock())))
             case .peerSilent(let wait):
-                await controller.report("\(name) is not responding — waiting \(wait.roundedUpSeconds) s")
+                if reconnect != nil {
+                    // A half-open link looks like this; a fresh connection tells.
+                    startReconnecting("\(name) is not responding")
+                    return
+                }
+                await controller.report("\(name) is not responding — waiting for \(name) to come back (\(wait.roundedUpSeconds) s left)")
+            case .stillWaiting(let left):
+                await controller.report("waiting for \(name) to come back (\(left.roundedUpSeconds) s left)")
             case .peerBack:
                 await controller.report("\(name) is back")
             case .peerDisconnected:
-                // Protocol version 1 cannot reconnect: a closed connection is the end.
-                await controller.fail(.connectionLost("the connection to \(name) closed"))
+                await connectionDropped("the connection to \(name) closed", controller: controller)
+                return
             case .graceExpired:
                 await controller.fail(.connectionLost("no word from \(name) for \(settings.timeout.roundedUpSeconds + settings.grace.roundedUpSeconds) s"))
             }

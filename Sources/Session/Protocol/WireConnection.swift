@@ -59,6 +59,12 @@ final class WireConnection: Sendable {
         state.withLock { $0.handler = handler }
     }
 
+    /// Drops the handler: nothing that arrives from now on is looked at
+    /// (a connection replaced by a newer one of the same seat).
+    func detach() {
+        state.withLock { $0.handler = nil }
+    }
+
     /// Starts reading; `handler` receives everything until it is replaced.
     func start(handler: @escaping Handler) {
         setHandler(handler)

@@ -1,0 +1,172 @@
+import Bots
+import Foundation
+import Games
+import Match
+import Session
+import Store
+import TerminalUI
+
+/// Playing one LAN match to its end on either side, shared by `parlor host`,
+/// `parlor join` and `parlor resume`: the participants, the recorder (with
+/// write-ahead saves on the host), going away without quitting, and the
+/// host waiting for a guest that was away when the match ended.
+enum SessionRunner {
+    /// This side's participant: a bot with `--bot`, else the person at the terminal.
+    static func localParticipant(_ playerID: PlayerID, bot: BotLevelChoice?, presentation: MatchPresentation)
+        -> (any Participant, [LocalParticipant]) {
+        if let bot {
+            return (BotParticipant(playerID: playerID, minimumThinkTime: presentation.botPause,
+                                   strategy: botStrategy(bot, seed: freshSeed())), [])
+        }
+        let local = LocalParticipant(playerID: playerID)
+        return (local, [local])
+    }
+
+    /// Plays a hosted match (new or resumed) to the end, then any rematches.
+    /// `record` is what the store keeps for this side; every committed state
+    /// is saved before the guest can see it. Returns how the last match ended.
+    static func playAsHost(_ first: HostedMatch, host: MatchHost, record: StoredMatch, bot: BotLevelChoice?,
+                           presentation: MatchPresentation, grace: Duration, rematches: Int?) async throws -> FrontendExit {
+        var hosted = first
+        var record = record
+        var rematch = RematchPlan(rematches: rematches, bot: bot, presentation: presentation)
+        while true {
+            let (me, locals) = localParticipant(hosted.hostPlayerID, bot: bot, presentation: presentation)
+            let controller = hosted.makeController(with: me)
+            let recorder = MatchRecorder(store: LocalData.matchStore, record: record)
+            hosted.remote.persistBeforeSending { recorder.saveNow($0) }
+            if rematch.possible { hosted.remote.keepConnectionForRematch() }
+            let exit = try await presentation.play(controller, locals: locals, recorder: recorder, link: hosted.remote)
+            guard case .ended = exit else { return exit }
+            if !(await hosted.remote.waitForFinalDelivery(within: .zero)) {
+                // The guest was away when the match ended: it learns the end by coming back.
+                Console.writeError("parlor: waiting up to \(grace.components.seconds) s for \(hosted.guestName) to come back and see the end\n")
+                _ = await hosted.remote.waitForFinalDelivery(within: grace)
+                return exit
+            }
+            guard rematch.possible else { return exit }
+            let wants = await rematch.wanted(peer: hosted.guestName, peerOffered: hosted.remote.peerOfferedRematch)
+            switch await host.rematch(after: hosted, wants: wants) {
+            case .over(let end):
+                rematch.explain(end, peer: hosted.guestName)
+                return exit
+            case .newMatch(let next):
+                hosted = next
+                record = StoredMatch(state: next.initialState, role: .host, localSeat: next.hostSeat,
+                                     lastActivity: wallClockMilliseconds(), seatToken: next.seatToken.bytes,
+                                     listenPort: record.listenPort)
+                rematch.started(next.initialState, localSeat: next.hostSeat)
+            }
+        }
+    }
+
+    /// Plays a joined match (new or resumed) to the end, then any rematches;
+    /// the recorder keeps `record` up to date.
+    static func playAsGuest(_ first: JoinedMatch, record: StoredMatch, bot: BotLevelChoice?,
+                            presentation: MatchPresentation, rematches: Int?) async throws -> FrontendExit {
+        var joined = first
+        var record = record
+        var rematch = RematchPlan(rematches: rematches, bot: bot, presentation: presentation)
+        while true {
+            let (me, locals) = localParticipant(joined.playerID, bot: bot, presentation: presentation)
+            let controller = joined.makeController(with: me)
+            let recorder = MatchRecorder(store: LocalData.matchStore, record: record)
+            if rematch.possible { joined.remote.keepConnectionForRematch() }
+            let exit = try await presentation.play(controller, locals: locals, recorder: recorder, link: joined.remote)
+            guard case .ended = exit, rematch.possible else { return exit }
+            let wants = await rematch.wanted(peer: joined.hostName, peerOffered: joined.remote.peerOfferedRematch)
+            switch await Guest.rematch(after: joined, wants: wants) {
+            case .over(let end):
+                rematch.explain(end, peer: joined.hostName)
+                return exit
+            case .newMatch(let next):
+                joined = next
+                record = StoredMatch(state: next.initialState, role: .guest, localSeat: next.seat,
+                                     lastActivity: wallClockMilliseconds(), peerAddress: record.peerAddress,
+                                     seatToken: next.seatToken.bytes)
+                rematch.started(next.initialState, localSeat: next.seat)
+            }
+        }
+    }
+
+    /// Dials `addresses` again, for a guest getting back to its host.
+    static func dialer(addresses: [SocketAddress]) -> Dialer {
+        { timeout in
+            try await TCPConnection.connect(addresses: addresses, timeout: timeout).byteStream()
+        }
+    }
+
+    /// Dials `host:port` again (resolving the name each time).
+    static func dialer(host: String, port: UInt16) -> Dialer {
+        { timeout in
+            try await TCPConnection.connect(host: host, port: port, timeout: timeout).byteStream()
+        }
+    }
+
+    /// Guest options for `--grace`, reconnecting with `dial` when the connection drops.
+    static func guestOptions(grace: Duration?, dial: @escaping Dialer) -> GuestOptions {
+        var options = GuestOptions(redial: dial)
+        if let grace { options.grace = grace }
+        return options
+    }
+}
+
+/// Whether and how this side takes part in rematches: `--rematch N` offers
+/// and accepts up to N without asking; without it, a person at a terminal
+/// (no `--bot`) is asked after each match; otherwise there is no rematch
+/// (the connection closes with GOODBYE at once, which the peer reads as "no").
+struct RematchPlan {
+    private var left: Int
+    private let asks: Bool
+    private let announcer: Announcer
+
+    init(rematches: Int?, bot: BotLevelChoice?, presentation: MatchPresentation) {
+        left = rematches ?? 0
+        asks = rematches == nil && bot == nil && !presentation.isJSON && isatty(STDIN_FILENO) == 1
+        announcer = Announcer(json: presentation.isJSON)
+    }
+
+    /// Whether a rematch can happen after this match (decides whether the connection is kept).
+    var possible: Bool { asks || left > 0 }
+
+    /// This side's answer: the flag's, or the person's.
+    func wanted(peer: String, peerOffered: Bool) async -> Bool {
+        if left > 0 { return true }
+        guard asks else { return false }
+        let question = peerOffered ? "\(peer) offers a rematch with seats swapped. Accept? (y/n) "
+                                   : "Rematch with seats swapped? (y/n) "
+        return await askYesNo(question)
+    }
+
+    /// A rematch began.
+    mutating func started(_ state: MatchState, localSeat: Int) {
+        if left > 0 { left -= 1 }
+        announcer.say("Rematch: match \(state.matchID.short), you play seat \(localSeat + 1) now.", event: .object([
+            ("event", "rematch"), ("match", .string(state.matchID.hex)), ("seat", .int(Int64(localSeat))),
+        ]))
+    }
+
+    /// Why there is no rematch, when it is worth saying.
+    func explain(_ end: RematchEnd, peer: String) {
+        let text: String
+        switch end {
+        case .weDeclined, .notConnected: return
+        case .peerDeclined: text = "\(peer) does not want a rematch."
+        case .peerLeft: text = "\(peer) left; no rematch."
+        case .noAnswer: text = "\(peer) did not answer the rematch offer."
+        case .protocolError(let why): text = "No rematch: \(why)."
+        }
+        announcer.say(text, event: .object([("event", "notice"), ("text", .string(text))]))
+    }
+
+    /// Asks on the terminal and reads one line on a Dispatch thread; end of input means no.
+    private func askYesNo(_ question: String) async -> Bool {
+        Console.write(question)
+        fflush(nil)
+        let line: String? = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: readLine()) }
+        }
+        guard let answer = line?.trimmingCharacters(in: .whitespaces).lowercased() else { return false }
+        return answer == "y" || answer == "yes"
+    }
+}
