@@ -1,18 +1,23 @@
 // Linux calls that Swift's Glibc module leaves out: epoll, eventfd, accept4,
 // gettid. Header only; nothing to link beyond the C library.
+//
+// No _GNU_SOURCE here and no headers that the Glibc module owns
+// (sys/socket.h, unistd.h): a different feature macro would give types like
+// fd_set a second, conflicting definition. accept4 and gettid are declared
+// under names of our own, bound to the C library's symbols.
 #ifndef PARLOR_CLINUX_SHIM_H
 #define PARLOR_CLINUX_SHIM_H
-#define _GNU_SOURCE 1
 #include <stddef.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/socket.h>
-#include <unistd.h>
+
+extern int parlor_accept4_symbol(int fd, void *address, void *length, int flags) __asm__("accept4");
+extern int parlor_gettid_symbol(void) __asm__("gettid");
 
 /// sizeof(struct epoll_event): packed (12) on x86-64, 16 elsewhere.
 static inline int parlor_epoll_event_size(void) { return (int)sizeof(struct epoll_event); }
 /// offsetof(struct epoll_event, data).
 static inline int parlor_epoll_data_offset(void) { return (int)offsetof(struct epoll_event, data); }
-static inline int parlor_accept4(int fd, int flags) { return accept4(fd, NULL, NULL, flags); }
-static inline int parlor_gettid(void) { return (int)gettid(); }
+static inline int parlor_accept4(int fd, int flags) { return parlor_accept4_symbol(fd, NULL, NULL, flags); }
+static inline int parlor_gettid(void) { return parlor_gettid_symbol(); }
 #endif
