@@ -15,13 +15,14 @@ func runBenchSoak(_ options: BenchSoakOptions) async throws -> ExitCode {
     Console.write("parlor bench soak: \(options.matches) matches of \(games.joined(separator: ", ")), random-move bots, "
                   + "\(SoakLimits.concurrentMatches) at a time over 127.0.0.1\n")
     let descriptorsBefore = ProcessFigures.openDescriptors()
+    let survivors = SurvivorWatch()
     let started = ContinuousClock.now
     var tally = SoakTally()
     await withTaskGroup(of: SoakResult.self) { group in
         var launched = 0
         while launched < min(SoakLimits.concurrentMatches, options.matches) {
             let (index, game) = (launched, games[launched % games.count])
-            group.addTask { await playSoakMatch(index: index, gameID: game) }
+            group.addTask { await playSoakMatch(index: index, gameID: game, survivors: survivors) }
             launched += 1
         }
         while let result = await group.next() {
@@ -31,7 +32,7 @@ func runBenchSoak(_ options: BenchSoakOptions) async throws -> ExitCode {
             }
             if launched < options.matches {
                 let (index, game) = (launched, games[launched % games.count])
-                group.addTask { await playSoakMatch(index: index, gameID: game) }
+                group.addTask { await playSoakMatch(index: index, gameID: game, survivors: survivors) }
                 launched += 1
             }
         }
@@ -46,6 +47,7 @@ func runBenchSoak(_ options: BenchSoakOptions) async throws -> ExitCode {
           turns: \(tally.turns) (\(String(format: "%.0f", Double(tally.turns) / seconds)) turns/s)
           desyncs: \(tally.desyncs)
           failed matches: \(tally.failures.count)
+          match objects still alive after their match (controllers, remote peers): \(survivors.aliveCount) of \(survivors.watchedCount)
           open file descriptors: \(descriptorsBefore.map(String.init) ?? "?") before, \(descriptorsAfter.map(String.init) ?? "?") after
           peak memory (VmHWM): \(ProcessFigures.statusField("VmHWM") ?? "?")   at the end (VmRSS): \(ProcessFigures.statusField("VmRSS") ?? "?")
 
@@ -96,7 +98,7 @@ struct SoakTally {
 
 /// One match: a host with a listener of its own, a guest joining over TCP,
 /// random-move bots on both seats; then the two final states compared.
-private func playSoakMatch(index: Int, gameID: String) async -> SoakResult {
+private func playSoakMatch(index: Int, gameID: String, survivors: SurvivorWatch) async -> SoakResult {
     let listener: TCPListener
     let host: MatchHost
     do {
@@ -126,6 +128,7 @@ private func playSoakMatch(index: Int, gameID: String) async -> SoakResult {
             let seed = UInt64(index) &* 0x9E37_79B9_7F4A_7C15
             let (hostController, _) = hosted.makeController { BotParticipant(playerID: $0, strategy: randomMoves(seed: seed)) }
             let (guestController, _) = joined.makeController { BotParticipant(playerID: $0, strategy: randomMoves(seed: ~seed)) }
+            for object: any AnyObject & Sendable in [hostController, guestController, hosted.remote, joined.remote] { survivors.watch(object) }
             try await hostController.start()
             try await guestController.start()
             let hostFinal = await hostController.finished()
@@ -178,6 +181,24 @@ private func compare(index: Int, host: MatchState, hostFailure: MatchFailure?,
 private func randomMoves(seed: UInt64) -> BotParticipant.Strategy {
     let random = Mutex(SplitMix64ForBench(seed: seed))
     return { game, _ in random.withLock { game.legalMoves.randomElement(using: &$0) } }
+}
+
+/// Weak references to every match's controllers and session objects: any
+/// still alive after the soak belongs to a match that was never freed (a
+/// reference cycle), which a long-running host would accumulate.
+final class SurvivorWatch: Sendable {
+    private struct Weak: Sendable { weak var object: (any AnyObject & Sendable)? }
+    private let watched = Mutex<[Weak]>([])
+
+    /// Starts watching `object`.
+    func watch(_ object: any AnyObject & Sendable) {
+        watched.withLock { $0.append(Weak(object: object)) }
+    }
+
+    /// How many objects were watched.
+    var watchedCount: Int { watched.withLock { $0.count } }
+    /// How many of them are still alive.
+    var aliveCount: Int { watched.withLock { $0.filter { $0.object != nil }.count } }
 }
 
 /// Figures about this process from /proc (Linux).
