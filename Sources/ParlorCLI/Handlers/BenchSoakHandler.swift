@@ -47,7 +47,7 @@ func runBenchSoak(_ options: BenchSoakOptions) async throws -> ExitCode {
           turns: \(tally.turns) (\(String(format: "%.0f", Double(tally.turns) / seconds)) turns/s)
           desyncs: \(tally.desyncs)
           failed matches: \(tally.failures.count)
-          match objects still alive after their match (controllers, remote peers): \(survivors.aliveCount) of \(survivors.watchedCount)
+          objects of finished matches still alive (controllers, peers, hosts, sockets): \(survivors.aliveCount) of \(survivors.watchedCount)
           open file descriptors: \(descriptorsBefore.map(String.init) ?? "?") before, \(descriptorsAfter.map(String.init) ?? "?") after
           peak memory (VmHWM): \(ProcessFigures.statusField("VmHWM") ?? "?")   at the end (VmRSS): \(ProcessFigures.statusField("VmRSS") ?? "?")
 
@@ -128,7 +128,9 @@ private func playSoakMatch(index: Int, gameID: String, survivors: SurvivorWatch)
             let seed = UInt64(index) &* 0x9E37_79B9_7F4A_7C15
             let (hostController, _) = hosted.makeController { BotParticipant(playerID: $0, strategy: randomMoves(seed: seed)) }
             let (guestController, _) = joined.makeController { BotParticipant(playerID: $0, strategy: randomMoves(seed: ~seed)) }
-            for object: any AnyObject & Sendable in [hostController, guestController, hosted.remote, joined.remote] { survivors.watch(object) }
+            for object: any AnyObject & Sendable in [hostController, guestController, hosted.remote, joined.remote, host, listener, connection] {
+                survivors.watch(object)
+            }
             try await hostController.start()
             try await guestController.start()
             let hostFinal = await hostController.finished()
