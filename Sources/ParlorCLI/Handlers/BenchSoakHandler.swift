@@ -28,7 +28,7 @@ func runBenchSoak(_ options: BenchSoakOptions) async throws -> ExitCode {
         while let result = await group.next() {
             tally.record(result)
             if tally.played % max(1, options.matches / 10) == 0 || !result.isAgreement {
-                Console.writeError("  \(tally.played)/\(options.matches) played, \(tally.desyncs) desyncs, \(tally.failures.count) failed\n")
+                Console.writeError("  \(tally.played)/\(options.matches) played, \(tally.desyncs) desyncs, \(tally.failed) failed\n")
             }
             if launched < options.matches {
                 let (index, game) = (launched, games[launched % games.count])
@@ -46,15 +46,15 @@ func runBenchSoak(_ options: BenchSoakOptions) async throws -> ExitCode {
           matches played: \(tally.played) in \(String(format: "%.1f", seconds)) s (\(String(format: "%.1f", Double(tally.played) / seconds)) matches/s)
           turns: \(tally.turns) (\(String(format: "%.0f", Double(tally.turns) / seconds)) turns/s)
           desyncs: \(tally.desyncs)
-          failed matches: \(tally.failures.count)
+          failed matches: \(tally.failed)
           objects of finished matches still alive (controllers, peers, hosts, sockets): \(survivors.aliveCount) of \(survivors.watchedCount)
           open file descriptors: \(descriptorsBefore.map(String.init) ?? "?") before, \(descriptorsAfter.map(String.init) ?? "?") after
           peak memory (VmHWM): \(ProcessFigures.statusField("VmHWM") ?? "?")   at the end (VmRSS): \(ProcessFigures.statusField("VmRSS") ?? "?")
 
         """
-    for failure in tally.failures.prefix(10) { report += "  match \(failure.index + 1): \(failure.reason)\n" }
+    for problem in tally.problems.prefix(10) { report += "  match \(problem.index + 1): \(problem.reason)\n" }
     Console.write(report)
-    return tally.desyncs == 0 && tally.failures.isEmpty ? .success : .failure
+    return tally.problems.isEmpty ? .success : .failure
 }
 
 /// Fixed parameters of the soak.
@@ -82,7 +82,9 @@ struct SoakTally {
     var played = 0
     var turns = 0
     var desyncs = 0
-    var failures: [(index: Int, reason: String)] = []
+    var failed = 0
+    /// What went wrong in which match, desyncs and failures alike, in the order they ended.
+    var problems: [(index: Int, reason: String)] = []
 
     mutating func record(_ result: SoakResult) {
         played += 1
@@ -90,8 +92,10 @@ struct SoakTally {
         case .agreed(let turns): self.turns += turns
         case .desync(let index, let reason):
             desyncs += 1
-            failures.append((index, "DESYNC: \(reason)"))
-        case .failed(let index, let reason): failures.append((index, reason))
+            problems.append((index, "DESYNC: \(reason)"))
+        case .failed(let index, let reason):
+            failed += 1
+            problems.append((index, reason))
         }
     }
 }
@@ -135,7 +139,7 @@ private func playSoakMatch(index: Int, gameID: String, survivors: SurvivorWatch)
             try await guestController.start()
             let hostFinal = await hostController.finished()
             let guestFinal = await guestController.finished()
-            return compare(index: index, host: hostFinal, hostFailure: await hostController.stopFailure,
+            return soakVerdict(index: index, host: hostFinal, hostFailure: await hostController.stopFailure,
                            guest: guestFinal, guestFailure: await guestController.stopFailure)
         } catch {
             return .failed(index: index, reason: "\(error)")
@@ -162,7 +166,7 @@ private func playSoakMatch(index: Int, gameID: String, survivors: SurvivorWatch)
 }
 
 /// The verdict on one match from both sides' final states.
-private func compare(index: Int, host: MatchState, hostFailure: MatchFailure?,
+func soakVerdict(index: Int, host: MatchState, hostFailure: MatchFailure?,
                      guest: MatchState, guestFailure: MatchFailure?) -> SoakResult {
     for (side, failure) in [("host", hostFailure), ("guest", guestFailure)] {
         switch failure {
