@@ -53,7 +53,9 @@ public actor MatchController {
     /// The committed state: what every participant has accepted.
     public private(set) var state: MatchState
     public let configuration: Configuration
-    private let participants: [any Participant]
+    /// Emptied when the match stops: participants hold the controller (to
+    /// submit), so keeping them would make a reference cycle that outlives the match.
+    private var participants: [any Participant]
     private var pending: Pending?
     private var nextToken: UInt64 = 1
     private var started = false
@@ -292,6 +294,7 @@ public actor MatchController {
         deadlineTimer?.cancel()
         if let failure { emit(.failed(failure, state)) } else { emit(.ended(state)) }
         for participant in participants { participant.matchEnded(state, failure: failure) }
+        participants = []
         for continuation in subscribers.values { continuation.finish() }
         subscribers = [:]
         for waiter in finishWaiters { waiter.resume(returning: state) }

@@ -127,6 +127,54 @@ public struct BenchBotsOptions: ParsableCommand, Hashable {
     }
 }
 
+/// `parlor bench soak`: many bot matches over loopback, every final state compared.
+public struct BenchSoakOptions: ParsableCommand, Hashable {
+    /// `--matches`: how many matches to play (default 100).
+    public var matches: Int
+    /// `--game`: which game; nil plays every game in turn.
+    public var game: String?
+
+    /// Options as code would set them.
+    public init(matches: Int = 100, game: String? = nil) {
+        self.matches = matches
+        self.game = game
+    }
+
+    /// Arguments, flags and help of `parlor bench soak`.
+    public static let spec = CommandSpec(
+        path: ["bench", "soak"],
+        abstract: "Play many bot matches over loopback and check that both sides agree.",
+        discussion: """
+            Plays N matches between two random-move bots, each a host and a guest \
+            talking TCP over 127.0.0.1 in this one process, four at a time. Compares \
+            the final state hash of host and guest after every match, and prints the \
+            matches played, turns per second, desyncs, failed matches, open file \
+            descriptors and peak memory. Exits 1 if any match desynced or failed.
+            """,
+        options: [
+            OptionSpec("matches", short: "n", .required(valueName: "N"), help: "Matches to play, 1-1000000 (default: 100)."),
+            OptionSpec("game", short: "g", .required(valueName: "G"), help: "The game to play (default: every game in turn)."),
+        ]
+    )
+
+    /// Reads `parlor bench soak`'s words.
+    public init(parsing arguments: ParsedArguments) throws(UsageError) {
+        matches = 100
+        if let text = arguments.value("matches") { matches = try ValueParser.wholeNumber(text, .option("--matches"), in: 1...1_000_000) }
+        game = arguments.value("game")?.lowercased()
+    }
+
+    /// The game, if given, must be one `GameCatalog` knows.
+    public func validate() throws(UsageError) {
+        if let game { _ = try ValueParser.game(game) }
+    }
+
+    /// Hands over to `runBenchSoak`.
+    public func run() async throws -> ExitCode {
+        try await runBenchSoak(self)
+    }
+}
+
 /// `parlor bench render`: the cost of drawing boards.
 public struct BenchRenderOptions: ParsableCommand, Hashable {
     /// Options as code would set them.

@@ -1,0 +1,102 @@
+// Real matches for seeds, and hash repair so mutated inputs get past the
+// checksums. Shared by the targets that deal in match blobs.
+import Games
+import Match
+
+/// Fixed identifiers, so seeds are the same on every run and a target can
+/// recognise "its" match (a resume HELLO, a WELCOME for its own player).
+enum FixtureIDs {
+    static let match = Identifier128(bytes: Array(repeating: 0x4D, count: 16))!   // "MMMM..."
+    static let host = Identifier128(bytes: Array(repeating: 0x48, count: 16))!    // "HHHH..."
+    static let guest = Identifier128(bytes: Array(repeating: 0x47, count: 16))!   // "GGGG..."
+    static let seatToken = Identifier128(bytes: Array(repeating: 0x54, count: 16))!  // "TTTT..."
+}
+
+/// Matches of every catalog game at several points: fresh, mid-game, ended by
+/// the rules, ended by a quit, with and without a turn timeout.
+func sampleMatches() -> [(name: String, state: MatchState)] {
+    var result: [(String, MatchState)] = []
+    var random = SeedRandom(0x5EED)
+    for type in GameCatalog.all {
+        for (label, timeout) in [("", UInt32(0)), ("-timed", UInt32(30))] {
+            let seats = [Seat(playerID: FixtureIDs.host, name: "Ada"), Seat(playerID: FixtureIDs.guest, name: "Grace Hopper ♛")]
+            let fresh = MatchState(matchID: FixtureIDs.match, game: type.init(seats: 2), seats: seats,
+                                   turnTimeout: timeout, now: timeout > 0 ? 1_700_000_000_000 : 0)
+            result.append(("\(type.id)\(label)-fresh", fresh))
+            var state = fresh
+            var step = 0
+            while !state.isEnded, let seat = state.activeSeat {
+                let legal = state.game.legalMoves
+                guard !legal.isEmpty else { break }
+                let move = legal[Int(random.next() % UInt64(legal.count))]
+                guard let next = try? state.applying(.move(move, by: seat), now: 1_700_000_000_000 + Int64(step) * 1000) else { break }
+                state = next
+                step += 1
+                if step == 3 || step == 8 { result.append(("\(type.id)\(label)-move\(step)", state)) }
+                if step == 5, let quitter = state.activeSeat, let quit = try? state.applying(.quit(quitter), now: 0) {
+                    result.append(("\(type.id)\(label)-quit", quit))
+                }
+            }
+            result.append(("\(type.id)\(label)-ended", state))
+        }
+    }
+    return result
+}
+
+/// Where the deadline field starts in a version 1 blob, or nil if the bytes
+/// are not laid out far enough to tell (docs/PROTOCOL.md, "The match blob").
+func deadlineOffset(inBlob blob: [UInt8]) -> Int? {
+    var reader = ByteReader(blob)
+    do {
+        _ = try reader.readBytes(4 + 2 + 16)       // magic, format, match id
+        _ = try reader.readShortBytes()             // game id
+        _ = try reader.readUInt16()                 // rules version
+        let seats = Int(try reader.readUInt8())
+        for _ in 0..<seats {
+            _ = try reader.readBytes(16)
+            _ = try reader.readShortBytes()
+            _ = try reader.readBytes(2)
+        }
+        _ = try reader.readBytes(4 + 4)             // sequence, turn timeout
+        return reader.offset
+    } catch {
+        return nil
+    }
+}
+
+/// `blob` with its trailing state hash recomputed, so that the fuzzer's
+/// mutations reach the checks behind the hash; nil when it has no room for one.
+func blobWithRepairedHash(_ blob: [UInt8]) -> [UInt8]? {
+    guard let deadline = deadlineOffset(inBlob: blob), blob.count >= deadline + 8 + 8 else { return nil }
+    var body = Array(blob[0..<(blob.count - 8)])
+    for index in deadline..<(deadline + 8) { body[index] = 0 }
+    var writer = ByteWriter()
+    writer.write(bytes: blob[0..<(blob.count - 8)])
+    writer.write(fnv1a64(body))
+    return writer.bytes
+}
+
+/// A store file with the inner blob's hash and the file checksum recomputed;
+/// nil when the bytes do not get as far as the blob.
+func storeFileWithRepairedChecksums(_ file: [UInt8]) -> [UInt8]? {
+    var reader = ByteReader(file, offset: 4 + 2 + 1 + 1 + 1 + 8)  // magic, format, role, seat, phase, activity
+    do {
+        _ = try reader.readShortBytes()                // peer address
+        _ = try reader.readBytes(16 + 4)               // seat token, writer pid
+        let blobStart = reader.offset + 4
+        let length = Int(try reader.readUInt32())
+        guard length <= file.count - blobStart else { return nil }
+        var repaired = Array(file[0..<blobStart])
+        let blob = Array(file[blobStart..<(blobStart + length)])
+        repaired += blobWithRepairedHash(blob) ?? blob
+        let rest = file.count - (blobStart + length)
+        guard rest >= 8 else { return nil }
+        repaired += file[(blobStart + length)..<(file.count - 8)]
+        var writer = ByteWriter()
+        writer.write(bytes: repaired)
+        writer.write(fnv1a64(repaired))
+        return writer.bytes
+    } catch {
+        return nil
+    }
+}

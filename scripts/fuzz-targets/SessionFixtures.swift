@@ -1,0 +1,56 @@
+// Real protocol messages for seeds, made with the Session module's encoders.
+import Games
+import Match
+import Session
+
+/// The HELLO the guest side of the `handshake` target sends, so WELCOME seeds
+/// can admit "its" player.
+let fixtureGuestHello = Hello(appVersion: "0.1.0", playerID: FixtureIDs.guest, playerName: "Grace Hopper ♛")
+
+/// HELLOs a real guest sends: by name for one game, by address for the whole
+/// catalog, a resume, an unknown game, an odd but valid name, a passcode proof.
+func sampleHellos() -> [(String, Hello)] {
+    [
+        ("catalog", fixtureGuestHello),
+        ("one-game", Hello(appVersion: "0.1.0", playerID: FixtureIDs.guest, playerName: "Bo",
+                           games: [GameVersion.local("connect4")].compactMap { $0 })),
+        ("resume", Hello(appVersion: "0.1.0", playerID: FixtureIDs.guest, playerName: "Bo",
+                         matchID: FixtureIDs.match, seatToken: FixtureIDs.seatToken)),
+        ("unknown-game", Hello(protocolVersions: [1, 2, 7], appVersion: "9.9.9-beta+x", playerID: FixtureIDs.guest,
+                               playerName: "Ünïcødé 名前", games: [GameVersion(id: "chess-960", rulesVersion: 3)])),
+        ("long-name", Hello(appVersion: "0.1.0", playerID: FixtureIDs.host,
+                            playerName: String(repeating: "é", count: 32), passcodeProof: Array(0..<32))),
+    ]
+}
+
+/// A WELCOME for `hello`'s player in `state` (the seat that holds that player).
+func sampleWelcome(_ state: MatchState) -> Welcome {
+    let seat = state.seat(of: FixtureIDs.guest) ?? 1
+    return Welcome(protocolVersion: 1, seat: seat, seatToken: FixtureIDs.seatToken,
+                   settings: SessionSettings(turnTimeoutSeconds: state.turnTimeout, heartbeatIntervalMilliseconds: 1000,
+                                             heartbeatTimeoutMilliseconds: 5000, confirmationTimeoutMilliseconds: 3000),
+                   hostAppVersion: "0.1.0", matchBlob: MatchBlob.encode(state))
+}
+
+/// One of every message type, with realistic contents.
+func sampleMessages() -> [(String, Message)] {
+    let matches = sampleMatches()
+    let fresh = matches[0].state
+    let later = matches.first { $0.state.sequence > 0 && !$0.state.isEnded }?.state ?? fresh
+    let ended = matches.first { $0.state.isEnded }?.state ?? fresh
+    var messages: [(String, Message)] = sampleHellos().map { ("hello-\($0.0)", .hello($0.1)) }
+    messages += [
+        ("welcome", .welcome(sampleWelcome(fresh))),
+        ("reject", .reject(.matchFull, sentence: "The match on this host already has its players.")),
+        ("turn", .turn(sequence: later.sequence, blob: MatchBlob.encode(later))),
+        ("confirm", .confirm(sequence: later.sequence, stateHash: later.stateHash, deadline: 1_700_000_030_000)),
+        ("turn-rejected", .turnRejected(sequence: 4, reason: .notYourTurn, sentence: "It is not your turn.")),
+        ("state-request", .stateRequest(knownSequence: 3)),
+        ("state", .state(blob: MatchBlob.encode(later))),
+        ("quit", .quit(sequence: ended.sequence, blob: MatchBlob.encode(ended))),
+        ("heartbeat", .heartbeat(senderTime: 1_700_000_000_123)),
+        ("goodbye", .goodbye(.goodbyeMatchOver, sentence: "Good game.", finalBlob: MatchBlob.encode(ended))),
+        ("goodbye-empty", .goodbye(ReasonCode(rawValue: 999), sentence: "", finalBlob: [])),
+    ]
+    return messages
+}

@@ -1,0 +1,150 @@
+// Target `handshake`: what a host does with a new connection's first bytes
+// (frames, HELLO, the HostHandshake state machine and HostAdmissionPolicy),
+// and what a guest does with the host's answer (GuestHandshake and the
+// WELCOME's match blob). No sockets: the state machines are pure.
+//
+// Input: one scenario byte (is the seat free, is there a match to resume),
+// then the bytes a peer sends.
+//
+// Invariants: nothing traps; the host evaluates at most one HELLO and only a
+// HELLO; every REJECT it sends is a valid message; any HELLO the host admits
+// yields a WELCOME that the same guest accepts (otherwise that guest would
+// hang or fail after being let in); a guest only joins a match with its own
+// player in the seat it was given.
+import Games
+import Match
+import Session
+
+func fuzzOne(_ bytes: [UInt8]) {
+    guard let scenario = bytes.first else { return }
+    let stream = Array(bytes.dropFirst())
+    let policy = HostAdmissionPolicy(gameID: "connect4", rulesVersion: GameCatalog.game(id: "connect4")?.rulesVersion ?? 1,
+                                     seatAvailable: scenario & 1 == 0,
+                                     currentMatch: scenario & 2 == 0 ? nil : (FixtureIDs.match, FixtureIDs.seatToken))
+
+    var events: [HostHandshake.Event] = []
+    var decoder = FrameDecoder()
+    decoder.append(stream)
+    while true {
+        do {
+            guard let frame = try decoder.next() else { break }
+            do { events.append(.message(try Message.decode(frame))) } catch { events.append(.messageError(error)) }
+        } catch {
+            events.append(.frameError(error))
+            break
+        }
+    }
+    events.append(scenario & 4 == 0 ? .peerClosed(nil) : .timedOut)
+
+    hostSide(events, policy: policy, hostSeatFirst: scenario & 8 == 0)
+    guestSide(events)
+}
+
+private func hostSide(_ events: [HostHandshake.Event], policy: HostAdmissionPolicy, hostSeatFirst: Bool) {
+    var machine = HostHandshake()
+    var evaluated = 0
+    for event in events {
+        var action = machine.event(event)
+        if case .evaluate(let hello) = action {
+            evaluated += 1
+            guard case .message(.hello(let sent)) = event, sent == hello else {
+                fuzzCheck(false, "evaluated a HELLO that was not the event"); return
+            }
+            action = machine.decided(admission(for: hello, policy: policy, hostSeatFirst: hostSeatFirst))
+        }
+        switch action {
+        case .none, .evaluate:
+            break
+        case .rejectAndClose(let message, _):
+            fuzzCheck(machine.state == .closed, "rejected but not closed")
+            guard case .reject(let reason, _) = message else { fuzzCheck(false, "sent \(message.type) to reject"); return }
+            // What the guest will read: the REJECT must decode, with its reason intact.
+            let frame = try? FrameDecoder.decode(message.encoded[...])
+            let decoded = frame.flatMap { try? Message.decode($0.0) }
+            guard case .reject(let received, _) = decoded else { fuzzCheck(false, "the REJECT does not decode"); return }
+            fuzzCheck(received == reason, "the REJECT's reason changed on the wire")
+        case .welcome(let welcome):
+            fuzzCheck(machine.state == .admitted, "welcomed but not admitted")
+            guard case .message(.hello(let hello)) = event else { fuzzCheck(false, "welcomed without a HELLO"); return }
+            welcomeWorks(welcome, for: hello)
+        case .answerHTTPAndClose, .close:
+            fuzzCheck(machine.state == .closed, "closed the connection but the machine is \(machine.state)")
+        }
+    }
+    fuzzCheck(evaluated <= 1, "evaluated \(evaluated) HELLOs on one connection")
+    fuzzCheck(machine.state != .awaitingHello && machine.state != .deciding, "the handshake never ended (\(machine.state))")
+}
+
+/// The host's admission as MatchHost.admission(for:peer:) builds it (a private
+/// method of an actor, so this mirrors it; keep the two in step).
+private func admission(for hello: Hello, policy: HostAdmissionPolicy, hostSeatFirst: Bool) -> Admission {
+    if let (reason, sentence) = policy.refusal(of: hello) { return .reject(reason, sentence) }
+    let guestSeat = hostSeatFirst ? 1 : 0
+    let hostID = hello.playerID == FixtureIDs.host ? FixtureIDs.seatToken : FixtureIDs.host
+    var seats = [Seat(playerID: hostID, name: "Ada"), Seat(playerID: hello.playerID, name: hello.playerName)]
+    if !hostSeatFirst { seats.reverse() }
+    guard let game = GameCatalog.newGame(id: policy.gameID) else { return .reject(.gameUnknown, "no game") }
+    let state = MatchState(matchID: FixtureIDs.match, game: game, seats: seats, turnTimeout: 60, now: 1_700_000_000_000)
+    let version = FrameFormat.supportedVersions.first { hello.protocolVersions.contains($0) } ?? FrameFormat.version
+    return .welcome(Welcome(protocolVersion: version, seat: guestSeat, seatToken: FixtureIDs.seatToken,
+                            settings: SessionSettings(turnTimeoutSeconds: 60, heartbeatIntervalMilliseconds: 1000,
+                                                      heartbeatTimeoutMilliseconds: 5000, confirmationTimeoutMilliseconds: 3000),
+                            hostAppVersion: "0.1.0", matchBlob: MatchBlob.encode(state)))
+}
+
+/// An admitted guest must be able to read its WELCOME and join.
+private func welcomeWorks(_ welcome: Welcome, for hello: Hello) {
+    let bytes = Message.welcome(welcome).encoded
+    guard let (frame, _) = try? FrameDecoder.decode(bytes[...]) else { fuzzCheck(false, "the WELCOME frame does not decode"); return }
+    let message: Message
+    do { message = try Message.decode(frame) } catch { fuzzCheck(false, "the WELCOME does not decode: \(error)"); return }
+    fuzzCheck(message == .welcome(welcome), "the WELCOME changed on the wire")
+    fuzzCheck((try? MatchBlob.decode(welcome.matchBlob)) != nil, "the host cannot read back the match it admitted to")
+    var guest = GuestHandshake(hello: hello)
+    _ = guest.start()
+    switch guest.event(.message(message)) {
+    case .joined(_, let state):
+        fuzzCheck(state.seats[welcome.seat].playerID == hello.playerID, "joined into someone else's seat")
+    case .fail(let error):
+        fuzzCheck(false, "the host admitted a HELLO whose guest then refuses the WELCOME: \(error)")
+    default:
+        fuzzCheck(false, "the guest neither joined nor failed on a WELCOME")
+    }
+}
+
+private func guestSide(_ events: [HostHandshake.Event]) {
+    var guest = GuestHandshake(hello: fixtureGuestHello)
+    _ = guest.start()
+    for event in events {
+        switch guest.event(event) {
+        case .joined(let welcome, let state):
+            fuzzCheck(guest.state == .joined, "joined but the machine is \(guest.state)")
+            fuzzCheck(state.seats.indices.contains(welcome.seat), "joined a seat the match does not have")
+            fuzzCheck(state.seats[welcome.seat].playerID == fixtureGuestHello.playerID, "joined into someone else's seat")
+            fuzzCheck(state.seats.count == 2, "joined a match of \(state.seats.count) seats")
+        case .fail(let error):
+            _ = error.description
+            fuzzCheck(guest.state == .failed, "failed but the machine is \(guest.state)")
+        case .none, .send:
+            break
+        }
+    }
+    fuzzCheck(guest.state != .awaitingWelcome, "the guest is still waiting after the connection ended")
+}
+
+func fuzzSeeds() -> [(String, [UInt8])] {
+    var seeds: [(String, [UInt8])] = []
+    for (name, hello) in sampleHellos() {
+        for scenario: UInt8 in [0, 1, 2, 3, 8] {
+            seeds.append(("hello-\(name)-\(scenario)", [scenario] + Message.hello(hello).encoded))
+        }
+    }
+    for sample in sampleMatches() where sample.state.sequence == 0 {
+        seeds.append(("welcome-\(sample.name)", [0] + Message.welcome(sampleWelcome(sample.state)).encoded))
+    }
+    seeds.append(("reject", [4] + Message.reject(.matchFull, sentence: "The match on this host already has its players.").encoded))
+    seeds.append(("turn-first", [0] + Message.heartbeat(senderTime: 1).encoded))
+    seeds.append(("http", [0] + Array("GET / HTTP/1.1\r\n\r\n".utf8)))
+    seeds.append(("version-2", [0, 0x50, 0x4C, 2, 1, 0, 0, 0, 0]))
+    return seeds
+}
