@@ -90,6 +90,7 @@ public struct FullScreenFrontend: MatchFrontend {
         draw(model.view)
 
         func finish(_ exit: FrontendExit) async -> FrontendExit {
+            if case .terminalLost = exit { SignalWatcher.ignoreHangUpsFromNowOn() }
             await writer.drained()
             terminal.restore()
             if case .terminalLost = exit { return exit }

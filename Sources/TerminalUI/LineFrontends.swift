@@ -108,11 +108,15 @@ enum LineSession {
             case .input(.line(let line)): actions = model.handle(line: line)
             case .input(.endOfInput): actions = model.handleEndOfInput()
             case .input(.lost):
+                SignalWatcher.ignoreHangUpsFromNowOn()
                 return .terminalLost(model.state)
             case .input(.key), .tick, .resize:
                 break
             case .signal(let number):
-                if number == SIGHUP { return .terminalLost(model.state) }
+                if number == SIGHUP {
+                    SignalWatcher.ignoreHangUpsFromNowOn()
+                    return .terminalLost(model.state)
+                }
                 if number != SIGINT || interrupted != nil || seats.seats.isEmpty {
                     await writer.drained(timeout: .milliseconds(200))
                     return .interrupted(signal: number, model.state)

@@ -38,17 +38,33 @@ public final class SignalWatcher: Sendable {
         }
     }
 
-    /// Stops watching and restores each signal's previous action.
+    /// Stops watching and restores each signal's previous action (SIGHUP stays
+    /// ignored once `ignoreHangUpsFromNowOn()` was called).
     public func cancel() {
         sources.withLock { current in
             for source in current.sources { source.cancel() }
-            for (number, action) in current.previous { signal(number, action) }
+            let keepIgnoringHangUps = Self.hangUpsIgnored.load(ordering: .acquiring)
+            for (number, action) in current.previous where !(number == SIGHUP && keepIgnoringHangUps) {
+                signal(number, action)
+            }
             current.sources = []
             current.previous = []
         }
     }
 
     deinit { cancel() }
+
+    private static let hangUpsIgnored = Atomic<Bool>(false)
+
+    /// Once the terminal is gone (an SSH disconnect), this process ignores
+    /// SIGHUP until it exits, as `nohup` would: the kernel and the terminal's
+    /// owner (sshd, tmux) may send more than one, and a late one with its
+    /// default action would kill parlor while it still tells the peer it is
+    /// leaving and saves the match.
+    public static func ignoreHangUpsFromNowOn() {
+        hangUpsIgnored.store(true, ordering: .releasing)
+        signal(SIGHUP, SIG_IGN)
+    }
 
     /// The status a shell expects from a program ended by `signal`: 128 + its number.
     public static func exitStatus(for signal: Int32) -> Int32 { 128 + signal }

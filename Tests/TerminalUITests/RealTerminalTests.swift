@@ -32,6 +32,12 @@ struct RealTerminalTests {
         case .interrupted(let signal, _): kind = "interrupted\(signal)"
         case .left: kind = "left"
         }
+        if case .terminalLost = exit {
+            // sshd and tmux may send another SIGHUP after the terminal is gone; it
+            // must not kill parlor while it still saves the match.
+            kill(getpid(), SIGHUP)
+            try await Task.sleep(for: .milliseconds(100))
+        }
         let outcomes = exit.state.seats.map(\.outcome.description).joined(separator: " ")
         try "\(kind) \(outcomes)".write(toFile: resultPath, atomically: true, encoding: .utf8)
     }
@@ -139,7 +145,7 @@ struct RealTerminalTests {
         #expect(!child.tmux.screenText().contains("Level 4"), "still on the alternate screen: \(child.tmux.screenText())")
     }
 
-    @Test("when the terminal vanishes (SSH disconnect) the run ends as terminalLost within seconds, nothing quit",
+    @Test("when the terminal vanishes (SSH disconnect) the run ends as terminalLost within seconds, nothing quit, and a late SIGHUP does not kill it",
           .enabled(if: TmuxSession.isAvailable && !isChild))
     func terminalVanishes() async throws {
         let child = try Child.start(game: "tictactoe", term: "xterm")
