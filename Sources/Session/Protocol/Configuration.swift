@@ -102,8 +102,10 @@ public struct HostConfiguration: Sendable {
 ///
 /// A wrong proof is answered REJECT passcodeWrong only after a delay, which
 /// doubles with each wrong proof from the same address (forgotten after
-/// `memory` without one), up to `maximumDelay`. While `maximumWaiting`
-/// refusals wait, further proofs are refused `busy` without being checked.
+/// `memory` without one), up to `maximumDelay`. While `maximumWaitingPerAddress`
+/// refusals for one address wait, or `maximumWaiting` in all, further proofs
+/// (from that address, or from anyone) are refused `busy` without being
+/// checked, so one guesser cannot keep everyone else out.
 /// The delay is a timer, not a sleeping thread: the match and other
 /// handshakes go on meanwhile.
 public struct PasscodeThrottle: Hashable, Sendable {
@@ -114,16 +116,19 @@ public struct PasscodeThrottle: Hashable, Sendable {
     public var maximumDelay: Duration
     /// How long an address's wrong proofs are remembered. Default 10 minutes.
     public var memory: Duration
-    /// Refusals allowed to wait at once, from all addresses. Default 8.
+    /// Refusals allowed to wait at once, from all addresses. Default 16.
     public var maximumWaiting: Int
+    /// Refusals allowed to wait at once for one address. Default 2.
+    public var maximumWaitingPerAddress: Int
 
     /// A throttle; see each field for its default.
     public init(firstDelay: Duration = .seconds(1), maximumDelay: Duration = .seconds(8),
-                memory: Duration = .seconds(600), maximumWaiting: Int = 8) {
+                memory: Duration = .seconds(600), maximumWaiting: Int = 16, maximumWaitingPerAddress: Int = 2) {
         self.firstDelay = firstDelay
         self.maximumDelay = maximumDelay
         self.memory = memory
         self.maximumWaiting = maximumWaiting
+        self.maximumWaitingPerAddress = maximumWaitingPerAddress
     }
 
     /// The delay for the `count`-th wrong proof (1-based) from one address.

@@ -140,7 +140,7 @@ public actor MatchHost {
     /// Wrong proofs per source address, for the growing delay.
     private var wrongProofs: [String: (count: Int, last: ContinuousClock.Instant)] = [:]
     /// Refusals of wrong proofs waiting out their delay, by handshake id.
-    private var waitingRefusals: [UInt64: (connection: WireConnection, timer: Task<Void, Never>)] = [:]
+    private var waitingRefusals: [UInt64: (connection: WireConnection, source: String, timer: Task<Void, Never>)] = [:]
 
     /// A host for `configuration`; throws if its game or name is invalid.
     /// With `saved`, it waits for that match's guest only (`parlor resume`).
@@ -321,7 +321,7 @@ public actor MatchHost {
             do { try await Task.sleep(for: delay) } catch { return }
             await self?.endWaitingRefusal(id, message: message, outcome: outcome)
         }
-        waitingRefusals[id] = (connection, timer)
+        waitingRefusals[id] = (connection, source, timer)
     }
 
     private func endWaitingRefusal(_ id: UInt64, message: Message, outcome: HandshakeOutcome) {
@@ -352,8 +352,11 @@ public actor MatchHost {
     /// The admission decision, and when admitting, the match and WELCOME.
     private func admission(for hello: Hello, challenge: PasscodeChallenge?, id: UInt64) -> Admission {
         let current = hosted.map { ($0.initialState.matchID, $0.seatToken) } ?? saved.map { ($0.state.matchID, $0.seatToken) }
-        let gate = passcodeKey.map {
-            PasscodeGate(key: $0, verifying: waitingRefusals.count < configuration.passcodeThrottle.maximumWaiting)
+        let throttle = configuration.passcodeThrottle
+        let source = pending[id].map { Self.sourceAddress($0.connection.peerDescription) } ?? ""
+        let gate = passcodeKey.map { key in
+            PasscodeGate(key: key, verifying: waitingRefusals.count < throttle.maximumWaiting
+                         && waitingRefusals.values.count { $0.source == source } < throttle.maximumWaitingPerAddress)
         }
         let policy = HostAdmissionPolicy(gameID: gameType.id, rulesVersion: gameType.rulesVersion,
                                          seatAvailable: hosted == nil && saved == nil && !isShutDown,
