@@ -31,9 +31,9 @@ public enum SecretPrompt {
             bytes[Int(VTIME)] = 0
         }
         _ = writeAll(fd: output, Array(prompt.utf8))
-        guard retryingEINTR({ Int(tcsetattr(input, TCSAFLUSH, &quiet)) }) == 0 else { throw .systemCall("tcsetattr", errno: errno) }
+        guard retryingEINTR({ Int(tcsetattr(input, TCSANOW, &quiet)) }) == 0 else { throw .systemCall("tcsetattr", errno: errno) }
         defer {
-            _ = retryingEINTR { Int(tcsetattr(input, TCSAFLUSH, &original)) }
+            _ = retryingEINTR { Int(tcsetattr(input, TCSANOW, &original)) }
             _ = writeAll(fd: output, Array("\n".utf8))
         }
         var line: [UInt8] = []

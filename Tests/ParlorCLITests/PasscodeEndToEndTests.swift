@@ -64,4 +64,39 @@ struct PasscodeEndToEndTests {
         #expect(openGuest.status == 0, "\(openGuest.stderr)")
         #expect(await open.wait(timeout: .seconds(30)) == 0, "\(open.transcript)")
     }
+
+    @Test("join on a terminal asks for the code without echoing it, then plays; a wrong typed code exits 1")
+    func promptOnATerminal() async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
+            Issue.record("script(1) is missing (Debian package bsdutils)")
+            return
+        }
+        let port = freePort()
+        let host = try SpawnedParlor(["host", "connect4", "--code=ab12-cd", "--bot", "easy", "--json", "--port", "\(port)"],
+                                     environment: scratchDataHome())
+        _ = await host.line(containing: "\"listening\"")
+        // script(1) gives the guest a terminal; the code is typed a moment after it starts.
+        // script(1) reports its child's status unreliably, so the child prints it; script ends
+        // when its input does, so the typist stays 10 s, long enough for the easy bots' match.
+        func typed(_ code: String) async throws -> (status: Int?, stdout: String) {
+            let join = "\(ParlorBinary.url.path) join 127.0.0.1:\(port) --bot easy --plain; echo parlor-exit=$?"
+            let result = try await ParlorProcess.run(
+                ["-c", "script -qfc '\(join)' /dev/null < <({ sleep 1; printf '\(code)\\r'; sleep 10; } 2>/dev/null)"],
+                environment: scratchDataHome(), timeout: .seconds(90), executable: URL(fileURLWithPath: "/bin/bash"))
+            let status = result.stdout.components(separatedBy: "parlor-exit=").last
+                .flatMap { Int($0.prefix { $0.isNumber }) }
+            return (status, result.stdout)
+        }
+        let wrong = try await typed("zz99-xx")
+        #expect(wrong.status == 1, "\(wrong.stdout)")
+        #expect(wrong.stdout.contains("Passcode for 127.0.0.1:\(port):"), "\(wrong.stdout)")
+        #expect(wrong.stdout.contains("refused the passcode"), "\(wrong.stdout)")
+        #expect(!wrong.stdout.contains("zz99"), "the typed code was echoed")
+
+        let right = try await typed("AB12CD")
+        #expect(right.status == 0, "\(right.stdout)")
+        #expect(!right.stdout.contains("AB12CD"), "the typed code was echoed")
+        #expect(right.stdout.contains("Joined"), "\(right.stdout)")
+        #expect(await host.wait(timeout: .seconds(30)) == 0, "\(host.transcript)")
+    }
 }
