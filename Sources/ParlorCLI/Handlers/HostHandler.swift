@@ -58,7 +58,10 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
     configuration.timeouts = LAN.sessionTimeouts(options.timeouts)
     configuration.passcode = passcode
     let host: MatchHost
-    do { host = try MatchHost(configuration: configuration) } catch { throw CommandFailure("\(error)", exitCode: .usage) }
+    do { host = try MatchHost(configuration: configuration) } catch {
+        if case .passcodeUnavailable = error { throw CommandFailure("\(error)", exitCode: .internalError) }
+        throw CommandFailure("\(error)", exitCode: .usage)
+    }
 
     let acceptor = Task {
         for await connection in listener.connections { await host.accept(connection.byteStream()) }
