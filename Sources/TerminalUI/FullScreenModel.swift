@@ -94,8 +94,11 @@ struct FullScreenModel {
         return [.redraw]
     }
 
-    /// The controller's stream ended without an end event (it should not).
-    mutating func matchStreamEnded() -> [ScreenAction] { [.finish(exit)] }
+    /// The controller's stream ended. It always does right after the end
+    /// event: the final board then stays, saying "Press any key to leave", so
+    /// the player sees how it ended (a key, a lost terminal or a signal leaves).
+    /// A stream that ends before the match is over leaves at once.
+    mutating func matchStreamEnded() -> [ScreenAction] { view.isOver ? [] : [.finish(exit)] }
 
     // MARK: keys
 
