@@ -534,14 +534,14 @@ enum ZeroconfBrowser {
     }
 }
 
-/// tmux inside a lab host (or, with no lab, in this namespace), for the lobby and the
-/// join picker: a real terminal the test can type into and read.
+/// tmux inside a lab host (or, with no lab, in this namespace), for the lobby, the
+/// join picker and SSH logins: a real terminal the test can type into, read and resize.
 struct LabTmux {
     let lab: Lab?
     let host: String
     let socket = "lab-tty-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
 
-    private init(lab: Lab?, host: String = "B") {
+    private init(lab: Lab?, host: String) {
         self.lab = lab
         self.host = host
     }
@@ -560,18 +560,51 @@ struct LabTmux {
         }
     }
 
-    /// Starts `command` in a detached 100x30 session.
-    func start(_ command: [String], environment: [String] = []) async throws {
+    /// Starts `command` in a detached session of `columns` x `rows`, with TERM and LANG as a desktop terminal has them.
+    /// With `keepingPane`, the pane stays after the program exits, for its last screen and exit status.
+    func start(_ command: [String], environment: [String] = [], columns: Int = 100, rows: Int = 30,
+               keepingPane: Bool = false) async throws {
         // The tmux server lives on: close every inherited descriptor first, or
         // Foundation's Process (which waits for one it passed down) would wait for it.
         // No signal stays blocked either, or the program under test could not be stopped.
         let closeAndExec = #"for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null; done; exec "$@""#
+        // Same command queue, so the pane is kept even if the program exits at once.
+        let options = keepingPane ? [";", "set-option", "-w", "-t", "tty", "remain-on-exit", "on",
+                                     ";", "set-option", "-w", "-t", "tty", "window-size", "manual"] : []
         let result = await run(
             ["bash", "-c", closeAndExec, "tty", "tmux", "-L", socket, "-f", "/dev/null", "new-session", "-d", "-s",
-             "tty", "-x", "100", "-y", "30", "env", "TERM=xterm-256color", "LANG=C.UTF-8"] + environment + command)
+             "tty", "-x", String(columns), "-y", String(rows), "env", "TERM=xterm-256color", "LANG=C.UTF-8"]
+                + environment + command + options)
         guard result.succeeded else {
             throw LabError.scriptFailed(arguments: ["tmux new-session"], result: result)
         }
+    }
+
+    /// As a person resizing their terminal window: the pty's size changes (over SSH, sshd passes it on).
+    func resize(columns: Int, rows: Int) async {
+        _ = await run(["tmux", "-L", socket, "resize-window", "-t", "tty", "-x", String(columns), "-y", String(rows)])
+    }
+
+    private func display(_ format: String) async -> String {
+        await run(["tmux", "-L", socket, "display-message", "-p", "-t", "tty", format]).standardOutput
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The pid of the pane's program (`env` execs the command, so it is the command's own).
+    func panePID() async -> pid_t? { pid_t(await display("#{pane_pid}")) }
+
+    /// The program's exit status (128 + the signal if one killed it) once it has exited (needs
+    /// `keepingPane`); nil after `timeout` seconds.
+    func waitForExit(timeout: Double) async -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if await display("#{pane_dead}") == "1" {
+                if let status = Int32(await display("#{pane_dead_status}")) { return status }
+                if let signal = Int32(await display("#{pane_dead_signal}")) { return 128 + signal }
+            }
+            try? await Task.sleep(for: .milliseconds(200))
+        }
+        return nil
     }
 
     func screen() async -> String {
@@ -598,8 +631,8 @@ struct LabTmux {
     }
 
     /// Runs `body` with a tmux server of its own and kills that server (and the program in it) on every path.
-    static func with<T: Sendable>(lab: Lab?, _ body: (LabTmux) async throws -> T) async throws -> T {
-        let tmux = LabTmux(lab: lab)
+    static func with<T: Sendable>(lab: Lab?, host: String = "B", _ body: (LabTmux) async throws -> T) async throws -> T {
+        let tmux = LabTmux(lab: lab, host: host)
         do {
             let value = try await body(tmux)
             await tmux.kill()
