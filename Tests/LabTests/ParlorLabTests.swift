@@ -561,7 +561,9 @@ struct LabTmux {
     }
 
     /// Starts `command` in a detached session of `columns` x `rows`, with TERM and LANG as a desktop terminal has them.
-    /// With `keepingPane`, the pane stays after the program exits, for its last screen and exit status.
+    /// With `keepingPane`, the pane stays after the program exits, for its last screen and exit status: the
+    /// command then runs under `sh`, which prints "[exited N]" when it ends (tmux 3.3 does not always reap a
+    /// pane's process when the machine is busy, so its own `pane_dead_status` may never come).
     func start(_ command: [String], environment: [String] = [], columns: Int = 100, rows: Int = 30,
                keepingPane: Bool = false) async throws {
         // The tmux server lives on: close every inherited descriptor first, or
@@ -571,10 +573,11 @@ struct LabTmux {
         // Same command queue, so the pane is kept even if the program exits at once.
         let options = keepingPane ? [";", "set-option", "-w", "-t", "tty", "remain-on-exit", "on",
                                      ";", "set-option", "-w", "-t", "tty", "window-size", "manual"] : []
+        let program = keepingPane ? ["sh", "-c", #""$@"; echo "[exited $?]""#, "sh"] + command : command
         let result = await run(
             ["bash", "-c", closeAndExec, "tty", "tmux", "-L", socket, "-f", "/dev/null", "new-session", "-d", "-s",
              "tty", "-x", String(columns), "-y", String(rows), "env", "TERM=xterm-256color", "LANG=C.UTF-8"]
-                + environment + command + options)
+                + environment + program + options)
         guard result.succeeded else {
             throw LabError.scriptFailed(arguments: ["tmux new-session"], result: result)
         }
@@ -590,17 +593,21 @@ struct LabTmux {
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// The pid of the pane's program (`env` execs the command, so it is the command's own).
-    func panePID() async -> pid_t? { pid_t(await display("#{pane_pid}")) }
+    /// The pid of the command (`env` execs it; with `keepingPane`, it is the child of the pane's `sh`).
+    func commandPID() async -> pid_t? {
+        guard let pane = pid_t(await display("#{pane_pid}")) else { return nil }
+        let children = (try? String(contentsOfFile: "/proc/\(pane)/task/\(pane)/children", encoding: .utf8)) ?? ""
+        return children.split(separator: " ").first.flatMap { pid_t($0) } ?? pane
+    }
 
-    /// The program's exit status (128 + the signal if one killed it) once it has exited (needs
+    /// The command's exit status (128 + the signal if one killed it) once it has exited (needs
     /// `keepingPane`); nil after `timeout` seconds.
     func waitForExit(timeout: Double) async -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if await display("#{pane_dead}") == "1" {
-                if let status = Int32(await display("#{pane_dead_status}")) { return status }
-                if let signal = Int32(await display("#{pane_dead_signal}")) { return 128 + signal }
+            let screen = await screen()
+            if let marker = screen.range(of: "[exited ", options: .backwards) {
+                return Int32(screen[marker.upperBound...].prefix { $0.isNumber })
             }
             try? await Task.sleep(for: .milliseconds(200))
         }
