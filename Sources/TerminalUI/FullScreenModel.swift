@@ -44,6 +44,11 @@ struct FullScreenModel {
         return .ended(view.state)
     }
 
+    /// How the run ends when the terminal goes away (SIGHUP, EIO): `.terminalLost`
+    /// while the match goes on, so it is saved for `resume`; once it is over,
+    /// the end itself, as if the player had pressed the key the final board asks for.
+    var exitWhenTheTerminalIsLost: FrontendExit { view.isOver ? exit : .terminalLost(view.state) }
+
     private var activeLocalSeat: SeatIndex? {
         guard let seat = view.state.activeSeat, localSeats.contains(seat) else { return nil }
         return seat

@@ -120,6 +120,17 @@ struct FullScreenModelTests {
         #expect(state.seats[0].outcome == .won)
     }
 
+    @Test("a lost terminal leaves a match in progress as terminalLost, and a finished one as its end")
+    func terminalLost() {
+        var screen = model(TicTacToe(), moves: [0, 3])
+        guard case .terminalLost? = Optional(screen.exitWhenTheTerminalIsLost) else {
+            Issue.record("expected terminalLost mid-match"); return
+        }
+        _ = screen.handle(.ended(Fixtures.state(TicTacToe(), moves: [0, 3, 1, 4, 2])))
+        guard case .ended(let state) = screen.exitWhenTheTerminalIsLost else { Issue.record("expected the end"); return }
+        #expect(state.seats[0].outcome == .won)
+    }
+
     @Test("events that stop before the match is over leave at once")
     func streamEndsMidMatch() {
         var screen = model(Connect4(), moves: [3])
