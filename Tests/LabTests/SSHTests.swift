@@ -161,7 +161,8 @@ extension LabSuite {
                     _ = try await SSHPlayer.waitForOurTurn(terminal: terminal, peer: guest, timeout: 30)
                     _ = try await SSHPlayer.playToTheEnd(terminal: terminal, peer: guest)
                     #expect(await guest.wait(timeout: 30) == 0, "guest: \(guest.output())\(guest.errors())")
-                    try await SSHPlayer.leaveAfterTheEnd(terminal: terminal)
+                    // Her SSH dies while the final board waits for a key: the match is over, not interrupted.
+                    try await SSHPlayer.killTheSSHClient(in: terminal, remoteHome: anaHome, "the parlor on its final board")
                 }
                 try SSHPlayer.expectTheSameEnd(try await box.run(try box.parlor(anaHome, ["matches", "--json"])),
                                                try await box.run(try box.parlor(botHome, ["matches", "--json"])), peer: guest)
