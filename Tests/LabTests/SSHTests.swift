@@ -233,6 +233,73 @@ extension LabSuite {
             }
         }
 
+        /// How a terminal that logs in over SSH is drawn for: the ssh client's TERM (or none) and the remote NO_COLOR.
+        struct TerminalCase: Sendable, CustomStringConvertible {
+            let term: String?
+            let noColor: Bool
+            var description: String { (term.map { "TERM=\($0)" } ?? "no TERM") + (noColor ? " NO_COLOR=1" : "") }
+        }
+
+        @Test func theTERMThatSSHPassesOnSetsTheColoursNO_COLORWinsAndDumbIsPlain() async throws {
+            let cases = [
+                TerminalCase(term: "xterm-256color", noColor: false), TerminalCase(term: "xterm", noColor: false),
+                TerminalCase(term: "vt100", noColor: false), TerminalCase(term: "xterm-256color", noColor: true),
+                TerminalCase(term: "dumb", noColor: false), TerminalCase(term: nil, noColor: false),
+            ]
+            let started = ContinuousClock.now
+            try await Lab.with { lab in
+                let box = try await SSHBox.start(in: lab)
+                let homes = try cases.map { _ in try DataDirectory() }
+                // All at once, each a bot match in a pty that sshd made (`ssh -tt`) whose bytes land in a file.
+                // stdin stays open and silent, as a person's would: ssh's stdin is a pipe from `sleep`.
+                let clients = try zip(cases, homes).map { terminal, home in
+                    let remote = (terminal.noColor ? ["env", "NO_COLOR=1"] : [])
+                        + (try box.parlor(home, ["play", "tictactoe", "--bot", "easy", "--vs", "bot:easy", "--seed", "1"]))
+                    let environment = terminal.term.map { ["env", "TERM=\($0)"] } ?? ["env", "-u", "TERM"]
+                    return try lab.start(host: "B", environment + ["bash", "-c", #"exec "$@" < <(sleep 60)"#, "ssh"]
+                                         + box.login(tty: true, remote))
+                }
+                for (terminal, client) in zip(cases, clients) {
+                    let plain = terminal.term == nil || terminal.term == "dumb"
+                    // The full screen keeps the final board until a key; plain text just ends.
+                    try await client.waitForOutput(containing: plain ? "Result:" : "Press any key to leave", timeout: 30)
+                    let bytes = Array(client.output().utf8)
+                    let colours = Self.colourCodes(in: bytes)
+                    switch (terminal.term, terminal.noColor) {
+                    case ("xterm-256color", false):
+                        #expect(colours.contains { $0.contains("38;5;") }, "\(terminal): no 256-colour code in \(colours)")
+                    case ("xterm", _):
+                        #expect(!colours.isEmpty && !colours.contains { $0.contains("38;5;") }, "\(terminal): \(colours)")
+                    case ("dumb", _), (nil, _):
+                        #expect(!bytes.contains(0x1B), "\(terminal): an escape code in plain mode: \(client.output())")
+                    default:
+                        #expect(colours.isEmpty, "\(terminal): colour codes \(colours)")
+                        #expect(bytes.contains(0x1B), "\(terminal): the full screen should still move the cursor")
+                    }
+                    client.send(SIGKILL)
+                }
+            }
+            print("ssh: the TERM and NO_COLOR test took \(ContinuousClock.now - started)")
+        }
+
+        /// The SGR sequences (ESC [ … m) in `bytes` that set a colour: 30-37, 90-97 or 38;5;N.
+        static func colourCodes(in bytes: [UInt8]) -> Set<String> {
+            var found: Set<String> = []
+            var index = 0
+            while index + 1 < bytes.count {
+                guard bytes[index] == 0x1B, bytes[index + 1] == UInt8(ascii: "[") else { index += 1; continue }
+                var end = index + 2
+                while end < bytes.count, bytes[end] == UInt8(ascii: ";") || (0x30...0x39).contains(bytes[end]) { end += 1 }
+                if end < bytes.count, bytes[end] == UInt8(ascii: "m") {
+                    let parameters = String(decoding: bytes[(index + 2)..<end], as: UTF8.self)
+                    let numbers = parameters.split(separator: ";").compactMap { Int($0) }
+                    if numbers.contains(where: { (30...38).contains($0) || (90...97).contains($0) }) { found.insert(parameters) }
+                }
+                index = end
+            }
+            return found
+        }
+
         /// Every line of stdout is one JSON object; returns them.
         static func expectOnlyJSONLines(_ result: LabResult, _ what: String) throws -> [[String: Any]] {
             #expect(result.standardOutput.isEmpty || result.standardOutput.hasSuffix("\n"),
