@@ -97,7 +97,7 @@ extension LabSuite {
 
                 // The host was told Bo is leaving for now (not quitting), and waits for him.
                 try await host.waitForOutput("the host waiting for Bo", timeout: 10) {
-                    $0.contains("\(Self.guestName) left for now") && $0.contains("waiting for \(Self.guestName) to come back")
+                    $0.contains("\(Self.guestName) disconnected") && $0.contains("waiting for \(Self.guestName) to come back")
                 }
                 #expect(JSONLines.events("end", in: host.output()).isEmpty, "the match must go on: \(host.output())")
                 try await RemoteProcess.expectIdle(home: scene.hostHome.path, "the host waiting for Bo")
@@ -147,7 +147,7 @@ extension LabSuite {
                 }
                 // The guest was told Ana is leaving for now, and waits for her.
                 try await guest.waitForOutput("the guest waiting for Ana", timeout: 10) {
-                    $0.contains("Ana left for now") && $0.contains("waiting for Ana to come back")
+                    $0.contains("Ana disconnected") && $0.contains("waiting for Ana to come back")
                 }
                 try await RemoteProcess.expectIdle(home: botHome.path, "the guest waiting for Ana")
                 let listed = try await box.run(try box.parlor(anaHome, ["matches", "--json"]))

@@ -222,7 +222,7 @@ struct ReconnectingPair {
         let players = try await Players.start(try await ReconnectingPair.make())
         await players.pair.hosted.remote.leaveForNow("leaving, may resume")
         #expect(await players.guestEvents.waitUntil(timeout: .seconds(2)) { events in
-            events.contains { if case .notice(let text) = $0 { text.hasPrefix("Hostess left for now (leaving, may resume) — waiting for Hostess to come back") } else { false } }
+            events.contains { if case .notice(let text) = $0 { text.hasPrefix("Hostess disconnected (leaving, may resume) — waiting for Hostess to come back") } else { false } }
         })
         #expect(await players.guestController.isStopped == false)
     }

@@ -396,7 +396,7 @@ public final class RemoteGuest: Participant {
             case .peerSilent(let wait):
                 await controller.report("\(name) is not responding — waiting for \(name) to come back (\(wait.roundedUpSeconds) s left)")
             case .peerDisconnected(let wait):
-                let how = state.withLock { $0.departure }.map { "left for now (\($0))" } ?? "disconnected"
+                let how = state.withLock { $0.departure }.map { "disconnected (\($0))" } ?? "disconnected"
                 await controller.report("\(name) \(how) — waiting for \(name) to come back (\(wait.roundedUpSeconds) s left)")
             case .stillWaiting(let left):
                 await controller.report("waiting for \(name) to come back (\(left.roundedUpSeconds) s left)")

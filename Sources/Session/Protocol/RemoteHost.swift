@@ -391,7 +391,7 @@ public final class RemoteHost: Participant {
         case .goodbyeLeaving:
             // The host is going away for now (its terminal went away); it may come back with `parlor resume`.
             connection.close()
-            await connectionDropped("\(name) left for now" + (sentence.isEmpty ? "" : " (\(sentence))"), controller: controller)
+            await connectionDropped("\(name) disconnected" + (sentence.isEmpty ? "" : " (\(sentence))"), controller: controller)
         default:
             await controller.fail(.connectionLost("\(name) left" + (sentence.isEmpty ? "" : ": \(sentence)")))
         }
