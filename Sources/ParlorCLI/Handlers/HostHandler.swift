@@ -90,6 +90,7 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
         ("event", "listening"), ("port", .int(Int64(port))), ("game", .string(gameType.id)),
         ("join", .array(joinLines.map { .string($0) } + [.string("parlor join localhost:\(port)" + codeArgument)])),
         ("passcode", passcode.map { .string($0) } ?? .null),
+        ("ssh", .string(LAN.sshHint(port: port) + codeArgument)),
         ("service", advertisement.map { .string($0.name) } ?? .null),
         ("discovery", discoveryProblem.map { .string($0.description) } ?? .null),
     ]))
@@ -109,7 +110,7 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
         announcer.say("Players can join with:")
         for line in joinLines { announcer.say("  " + line) }
         announcer.say("  parlor join localhost:\(port)\(codeArgument)   (on this machine)")
-        announcer.say("Through SSH: " + LAN.sshHint(port: port))
+        announcer.say("Through SSH: " + LAN.sshHint(port: port) + codeArgument)
         announcer.say("Waiting for a player to join… (Ctrl-C to stop)")
     }
 
