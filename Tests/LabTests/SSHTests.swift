@@ -469,13 +469,16 @@ enum SSHPlayer {
         #expect(took < .seconds(5), "\(what) took \(took) to exit")
     }
 
-    /// Any key leaves the final board; the result stays on the normal screen, a rematch is declined,
-    /// and ssh exits with parlor's status, 0.
+    /// Any key leaves the final board; the result stays on the normal screen; the host (a bot
+    /// without --rematch) has already said no, so parlor says so instead of asking (it asks only
+    /// if that word is still on its way, and is then told no); ssh exits with parlor's status, 0.
     static func leaveAfterTheEnd(terminal: LabTmux) async throws {
         await terminal.send(["q"])
-        let asked = try await terminal.waitForScreen(timeout: 15) { $0.contains("Rematch with seats swapped? (y/n)") }
-        #expect(asked.contains("Result: "), "the result stays on the normal screen:\n\(asked)")
-        await terminal.send(["n", "Enter"])
+        let after = try await terminal.waitForScreen(timeout: 15) {
+            $0.contains("no rematch.") || $0.contains("Rematch with seats swapped? (y/n)")
+        }
+        #expect(after.contains("Result: "), "the result stays on the normal screen:\n\(after)")
+        if !after.contains("no rematch.") { await terminal.send(["n", "Enter"]) }
         let status = await terminal.waitForExit(timeout: 15)
         let last = await terminal.screen()
         if status != 0 {
