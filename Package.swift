@@ -6,6 +6,7 @@
 //   parlor (thin executable) -> ParlorCLI
 //   ParlorCLI -> TerminalUI, Discovery, Session, Store, Bots -> Match -> Games
 //   Discovery -> CDNSSD (avahi's dns_sd.h compatibility library)
+//   Session -> CCrypto (OpenSSL's libcrypto, for passcode proofs)
 import PackageDescription
 
 let package = Package(
@@ -25,6 +26,14 @@ let package = Package(
             name: "CDNSSD",
             providers: [.apt(["libavahi-compat-libdnssd-dev"])]
         ),
+        // OpenSSL's libcrypto (Debian libssl-dev): HMAC-SHA256, PBKDF2, RAND_bytes
+        // and CRYPTO_memcmp for passcode proofs. Linked (not dlopen'd): libcrypto3
+        // is on every Debian system. Only Session imports it.
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         // Linux calls that Glibc's module leaves out (epoll, eventfd, accept4); header only.
         .systemLibrary(name: "CLinux"),
         // Pure rules: no I/O.
@@ -37,8 +46,9 @@ let package = Package(
         .target(name: "Match", dependencies: ["Games"]),
         // Matches kept on disk: atomic writes, damaged files reported and skipped.
         .target(name: "Store", dependencies: ["Match"]),
-        // The wire protocol, the authoritative turn holder and the TCP shell.
-        .target(name: "Session", dependencies: ["Match", "Games", "CLinux"]),
+        // The wire protocol, the authoritative turn holder and the TCP shell;
+        // the only importer of CCrypto (passcode proofs).
+        .target(name: "Session", dependencies: ["Match", "Games", "CLinux", "CCrypto"]),
         // DNS-SD advertise and browse; the only importer of CDNSSD.
         .target(name: "Discovery", dependencies: ["CDNSSD"]),
         // Rendering and input; the only module that touches termios.

@@ -15,7 +15,8 @@ import Match
 /// error or `exit()` elsewhere (an `atexit` hook), SIGINT, SIGTERM and SIGHUP
 /// (restored from the signal source before anything else). On SIGHUP or a
 /// failed write (the SSH connection died) it stops drawing and returns
-/// `.terminalLost` without quitting, so the match can be resumed.
+/// `.terminalLost` without quitting, so the match can be resumed; once the
+/// match is over (the final board waiting for a key) it returns the end.
 ///
 /// If the terminal cannot be put in raw mode, it falls back to plain mode.
 public struct FullScreenFrontend: MatchFrontend {
@@ -89,11 +90,12 @@ public struct FullScreenFrontend: MatchFrontend {
         }
         draw(model.view)
 
-        func finish(_ exit: FrontendExit) async -> FrontendExit {
-            if case .terminalLost = exit { SignalWatcher.ignoreHangUpsFromNowOn() }
+        func finish(_ exit: FrontendExit, terminalGone: Bool = false) async -> FrontendExit {
+            // More hang-ups may follow the first; none may kill parlor while it saves the match.
+            if terminalGone { SignalWatcher.ignoreHangUpsFromNowOn() }
             await writer.drained()
             terminal.restore()
-            if case .terminalLost = exit { return exit }
+            if terminalGone { return exit }
             if let interrupted { return .interrupted(signal: interrupted, exit.state) }
             if case .left = exit { return exit }
             // Leave the result on the normal screen, where it stays after parlor ends.
@@ -110,9 +112,9 @@ public struct FullScreenFrontend: MatchFrontend {
             case .matchStreamEnded: actions = model.matchStreamEnded()
             case .input(.key(let key)): actions = model.handle(key)
             case .input(.lost), .input(.endOfInput), .input(.line):
-                return await finish(.terminalLost(model.state))
+                return await finish(model.exitWhenTheTerminalIsLost, terminalGone: true)
             case .signal(let number):
-                if number == SIGHUP { return await finish(.terminalLost(model.state)) }
+                if number == SIGHUP { return await finish(model.exitWhenTheTerminalIsLost, terminalGone: true) }
                 if number != SIGINT || interrupted != nil || model.localSeats.isEmpty {
                     interrupted = number
                     return await finish(.interrupted(signal: number, model.state))

@@ -44,6 +44,11 @@ struct FullScreenModel {
         return .ended(view.state)
     }
 
+    /// How the run ends when the terminal goes away (SIGHUP, EIO): `.terminalLost`
+    /// while the match goes on, so it is saved for `resume`; once it is over,
+    /// the end itself, as if the player had pressed the key the final board asks for.
+    var exitWhenTheTerminalIsLost: FrontendExit { view.isOver ? exit : .terminalLost(view.state) }
+
     private var activeLocalSeat: SeatIndex? {
         guard let seat = view.state.activeSeat, localSeats.contains(seat) else { return nil }
         return seat
@@ -94,8 +99,11 @@ struct FullScreenModel {
         return [.redraw]
     }
 
-    /// The controller's stream ended without an end event (it should not).
-    mutating func matchStreamEnded() -> [ScreenAction] { [.finish(exit)] }
+    /// The controller's stream ended. It always does right after the end
+    /// event: the final board then stays, saying "Press any key to leave", so
+    /// the player sees how it ended (a key, a lost terminal or a signal leaves).
+    /// A stream that ends before the match is over leaves at once.
+    mutating func matchStreamEnded() -> [ScreenAction] { view.isOver ? [] : [.finish(exit)] }
 
     // MARK: keys
 

@@ -230,13 +230,26 @@ final class LabProcess: @unchecked Sendable {
         if let input {
             let pipe = Pipe()
             process.standardInput = pipe
-            try process.run()
+            try Self.withNoSignalBlocked { try process.run() }
             pipe.fileHandleForWriting.write(Data(input.utf8))
             try pipe.fileHandleForWriting.close()
         } else {
             process.standardInput = FileHandle.nullDevice
-            try process.run()
+            try Self.withNoSignalBlocked { try process.run() }
         }
+    }
+
+    /// Runs `spawn` with this thread's signal mask emptied. Swift's worker threads
+    /// block most signals and a child inherits the mask of the thread that spawns it:
+    /// an ssh client in a tmux pane would then never hear SIGWINCH (and never pass a
+    /// resize on), and a parlor started here would never hear SIGTERM or SIGHUP.
+    private static func withNoSignalBlocked<T>(_ spawn: () throws -> T) rethrows -> T {
+        var none = sigset_t()
+        var saved = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, &saved)
+        defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
+        return try spawn()
     }
 
     /// Everything written to standard output so far.

@@ -534,14 +534,14 @@ enum ZeroconfBrowser {
     }
 }
 
-/// tmux inside a lab host (or, with no lab, in this namespace), for the lobby and the
-/// join picker: a real terminal the test can type into and read.
+/// tmux inside a lab host (or, with no lab, in this namespace), for the lobby, the
+/// join picker and SSH logins: a real terminal the test can type into, read and resize.
 struct LabTmux {
     let lab: Lab?
     let host: String
     let socket = "lab-tty-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
 
-    private init(lab: Lab?, host: String = "B") {
+    private init(lab: Lab?, host: String) {
         self.lab = lab
         self.host = host
     }
@@ -560,18 +560,58 @@ struct LabTmux {
         }
     }
 
-    /// Starts `command` in a detached 100x30 session.
-    func start(_ command: [String], environment: [String] = []) async throws {
+    /// Starts `command` in a detached session of `columns` x `rows`, with TERM and LANG as a desktop terminal has them.
+    /// With `keepingPane`, the pane stays after the program exits, for its last screen and exit status: the
+    /// command then runs under `sh`, which prints "[exited N]" when it ends (tmux 3.3 does not always reap a
+    /// pane's process when the machine is busy, so its own `pane_dead_status` may never come).
+    func start(_ command: [String], environment: [String] = [], columns: Int = 100, rows: Int = 30,
+               keepingPane: Bool = false) async throws {
         // The tmux server lives on: close every inherited descriptor first, or
         // Foundation's Process (which waits for one it passed down) would wait for it.
         // No signal stays blocked either, or the program under test could not be stopped.
         let closeAndExec = #"for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null; done; exec "$@""#
+        // Same command queue, so the pane is kept even if the program exits at once.
+        let options = keepingPane ? [";", "set-option", "-w", "-t", "tty", "remain-on-exit", "on",
+                                     ";", "set-option", "-w", "-t", "tty", "window-size", "manual"] : []
+        let program = keepingPane ? ["sh", "-c", #""$@"; echo "[exited $?]""#, "sh"] + command : command
         let result = await run(
             ["bash", "-c", closeAndExec, "tty", "tmux", "-L", socket, "-f", "/dev/null", "new-session", "-d", "-s",
-             "tty", "-x", "100", "-y", "30", "env", "TERM=xterm-256color", "LANG=C.UTF-8"] + environment + command)
+             "tty", "-x", String(columns), "-y", String(rows), "env", "TERM=xterm-256color", "LANG=C.UTF-8"]
+                + environment + program + options)
         guard result.succeeded else {
             throw LabError.scriptFailed(arguments: ["tmux new-session"], result: result)
         }
+    }
+
+    /// As a person resizing their terminal window: the pty's size changes (over SSH, sshd passes it on).
+    func resize(columns: Int, rows: Int) async {
+        _ = await run(["tmux", "-L", socket, "resize-window", "-t", "tty", "-x", String(columns), "-y", String(rows)])
+    }
+
+    private func display(_ format: String) async -> String {
+        await run(["tmux", "-L", socket, "display-message", "-p", "-t", "tty", format]).standardOutput
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The pid of the command (`env` execs it; with `keepingPane`, it is the child of the pane's `sh`).
+    func commandPID() async -> pid_t? {
+        guard let pane = pid_t(await display("#{pane_pid}")) else { return nil }
+        let children = (try? String(contentsOfFile: "/proc/\(pane)/task/\(pane)/children", encoding: .utf8)) ?? ""
+        return children.split(separator: " ").first.flatMap { pid_t($0) } ?? pane
+    }
+
+    /// The command's exit status (128 + the signal if one killed it) once it has exited (needs
+    /// `keepingPane`); nil after `timeout` seconds.
+    func waitForExit(timeout: Double) async -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let screen = await screen()
+            if let marker = screen.range(of: "[exited ", options: .backwards) {
+                return Int32(screen[marker.upperBound...].prefix { $0.isNumber })
+            }
+            try? await Task.sleep(for: .milliseconds(200))
+        }
+        return nil
     }
 
     func screen() async -> String {
@@ -598,8 +638,8 @@ struct LabTmux {
     }
 
     /// Runs `body` with a tmux server of its own and kills that server (and the program in it) on every path.
-    static func with<T: Sendable>(lab: Lab?, _ body: (LabTmux) async throws -> T) async throws -> T {
-        let tmux = LabTmux(lab: lab)
+    static func with<T: Sendable>(lab: Lab?, host: String = "B", _ body: (LabTmux) async throws -> T) async throws -> T {
+        let tmux = LabTmux(lab: lab, host: host)
         do {
             let value = try await body(tmux)
             await tmux.kill()

@@ -92,6 +92,8 @@ struct MatchEndToEndTests {
         let hostEvents = jsonEvents(hostResult.stdout), guestEvents = jsonEvents(guest.stdout)
         #expect(hostEvents.first?["event"] as? String == "listening")
         #expect(hostEvents.first?["port"] as? Int == Int(port))
+        #expect((hostEvents.first?["ssh"] as? String)?.hasPrefix("ssh -L \(port):localhost:\(port) ") == true,
+                "no ssh -L line in \(String(describing: hostEvents.first))")
         let hostEnd = try #require(hostEvents.last), guestEnd = try #require(guestEvents.last)
         #expect(hostEnd["event"] as? String == "end" && guestEnd["event"] as? String == "end")
         #expect(hostEnd["hash"] as? String == guestEnd["hash"] as? String)

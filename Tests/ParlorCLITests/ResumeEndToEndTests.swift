@@ -97,7 +97,7 @@ import Testing
         #expect(status == 129, Comment(rawValue: guest.transcript))
         #expect(took < .seconds(5), "exiting after SIGHUP took \(took)")
         // The host heard "leaving, may resume", not a quit.
-        #expect(await host.line(containing: "left for now (leaving, may resume)", timeout: .seconds(5)) != nil,
+        #expect(await host.line(containing: "disconnected (leaving, may resume)", timeout: .seconds(5)) != nil,
                 Comment(rawValue: host.transcript))
         #expect(try await table.matches(on: .guest).contains("\"state\":\"interrupted\""))
 
@@ -125,7 +125,7 @@ import Testing
         #expect(await host.line(containing: "\"event\":\"turn\",\"seat\":0,\"sequence\":2") != nil, Comment(rawValue: host.transcript))
         host.send(SIGHUP)
         #expect(await host.wait(timeout: .seconds(10)) == 129, Comment(rawValue: host.transcript))
-        #expect(await guest.line(containing: "left for now (leaving, may resume)", timeout: .seconds(5)) != nil,
+        #expect(await guest.line(containing: "disconnected (leaving, may resume)", timeout: .seconds(5)) != nil,
                 Comment(rawValue: guest.transcript))
         #expect(try await table.matches(on: .host).contains("\"state\":\"interrupted\""))
 

@@ -11,16 +11,17 @@ public enum RawPeerEvent: Sendable, Equatable {
 }
 
 /// A hand-driven protocol client for tests: it speaks frames and messages
-/// directly over one end of an in-memory stream, so a test can send exactly
-/// the bytes a malicious or broken peer would.
+/// directly over a byte stream (one end of an in-memory pair, or a real TCP
+/// connection), so a test can send exactly the bytes a malicious or broken
+/// peer would.
 public actor RawPeer {
-    public let stream: InMemoryByteStream
+    public let stream: any ByteStream
     private var events: [RawPeerEvent] = []
     private var rawBytes: [UInt8] = []
     private var reader: Task<Void, Never>?
 
     /// A peer on `stream`; starts reading at once.
-    public init(stream: InMemoryByteStream) {
+    public init(stream: any ByteStream) {
         self.stream = stream
         Task { await self.startReading() }
     }

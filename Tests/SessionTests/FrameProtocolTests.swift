@@ -100,7 +100,7 @@ import Testing
     }
 
     @Test func unknownMessageTypeIsRefused() {
-        #expect(throws: FrameError.unknownType(13)) { try FrameDecoder.decode([0x50, 0x4C, 0x01, 13, 0, 0, 0, 0][...]) }
+        #expect(throws: FrameError.unknownType(14)) { try FrameDecoder.decode([0x50, 0x4C, 0x01, 14, 0, 0, 0, 0][...]) }
         #expect(throws: FrameError.unknownType(0)) { try FrameDecoder.decode([0x50, 0x4C, 0x01, 0][...]) }
     }
 

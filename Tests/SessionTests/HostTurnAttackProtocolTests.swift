@@ -4,11 +4,57 @@ import ParlorTestSupport
 import Testing
 @testable import Session
 
+/// How the malicious peer reaches the host: an in-memory pair (fast,
+/// deterministic), or a real TCP connection over loopback, accepted by a real
+/// listener (the real thing: every attack runs both ways).
+enum AttackTransport: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case memory, tcp
+    var testDescription: String { rawValue }
+}
+
+/// A listener whose accepted connections go to one host, kept alive for a session.
+final class HostDoor: Sendable {
+    let transport: AttackTransport
+    let host: MatchHost
+    private let listener: TCPListener?
+    private let acceptor: Task<Void, Never>?
+
+    init(_ transport: AttackTransport, host: MatchHost) throws {
+        self.transport = transport
+        self.host = host
+        if transport == .tcp {
+            let listener = try TCPListener.listen(port: 0, on: .specific(try SocketAddress(ipAddress: "127.0.0.1", port: 0)))
+            self.listener = listener
+            acceptor = Task { for await connection in listener.connections { await host.accept(connection.byteStream()) } }
+        } else {
+            listener = nil
+            acceptor = nil
+        }
+    }
+
+    /// A new raw peer connected to the host.
+    func connect() async throws -> RawPeer {
+        guard let listener else {
+            let (client, server) = InMemoryByteStream.pair()
+            await host.accept(server)
+            return RawPeer(stream: client)
+        }
+        let connection = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port)
+        return RawPeer(stream: connection.byteStream())
+    }
+
+    deinit {
+        acceptor?.cancel()
+        listener?.close()
+    }
+}
+
 /// A hand-driven guest that completed the handshake, against a real host
 /// whose own seat is a scripted LocalParticipant (so nothing moves unless
 /// the test says so). The guest is seat 1 and moves first.
 struct RawGuestSession {
-    let host: MatchHost
+    let door: HostDoor
+    var host: MatchHost { door.host }
     let peer: RawPeer
     let hostController: MatchController
     let hostLocal: LocalParticipant
@@ -16,19 +62,18 @@ struct RawGuestSession {
     var state: MatchState
     let seat: SeatIndex
 
-    static func start() async throws -> RawGuestSession {
+    static func start(over transport: AttackTransport = .memory) async throws -> RawGuestSession {
         let host = try MatchHost(configuration: HostConfiguration(
             gameID: "connect4", hostName: "Hostess", hostPlayerID: .random(), seatPreference: .second,
             timeouts: quickTimeouts, appVersion: "test"))
-        let (client, server) = InMemoryByteStream.pair()
-        await host.accept(server)
-        let peer = RawPeer(stream: client)
+        let door = try HostDoor(transport, host: host)
+        let peer = try await door.connect()
         let hello = Hello(appVersion: "test", playerID: .random(), playerName: "Mallory")
         let (welcome, state) = try #require(await peer.handshake(hello))
         let hosted = try await host.waitForGuest()
         let (controller, local) = hosted.makeController { LocalParticipant(playerID: $0) }
         try await controller.start()
-        return RawGuestSession(host: host, peer: peer, hostController: controller, hostLocal: local, state: state, seat: welcome.seat)
+        return RawGuestSession(door: door, peer: peer, hostController: controller, hostLocal: local, state: state, seat: welcome.seat)
     }
 
     var hostSeat: SeatIndex { 1 - seat }
@@ -89,16 +134,18 @@ struct RawGuestSession {
         #expect(!sentence.isEmpty, sourceLocation: sourceLocation)
     }
 
-    @Test func aTurnOutOfSequenceIsRejected() async throws {
-        var session = try await RawGuestSession.start()
+    @Test(arguments: AttackTransport.allCases)
+    func aTurnOutOfSequenceIsRejected(over transport: AttackTransport) async throws {
+        var session = try await RawGuestSession.start(over: transport)
         let (_, blob) = try session.proposal(.move(Move(3), by: session.seat))
         Self.expectRejected(await session.send(.turn(sequence: 5, blob: blob)), .outOfSequence)
         await session.expectHostUnchanged()
         try await session.play(3)
     }
 
-    @Test func aFrameSequenceThatDisagreesWithItsBlobIsRejected() async throws {
-        var session = try await RawGuestSession.start()
+    @Test(arguments: AttackTransport.allCases)
+    func aFrameSequenceThatDisagreesWithItsBlobIsRejected(over transport: AttackTransport) async throws {
+        var session = try await RawGuestSession.start(over: transport)
         try await session.play(3)
         try await session.hostPlays(0)
         // TURN 3 carrying a valid state that is change 4 (two moves ahead).
@@ -109,8 +156,9 @@ struct RawGuestSession {
         try await session.play(2)
     }
 
-    @Test func aReplayedTurnIsRecognised() async throws {
-        var session = try await RawGuestSession.start()
+    @Test(arguments: AttackTransport.allCases)
+    func aReplayedTurnIsRecognised(over transport: AttackTransport) async throws {
+        var session = try await RawGuestSession.start(over: transport)
         let (sequence, blob) = try session.proposal(.move(Move(3), by: session.seat))
         try await session.play(3)
         try await session.hostPlays(0)
@@ -119,8 +167,9 @@ struct RawGuestSession {
         try await session.play(4)
     }
 
-    @Test func aMoveForTheOtherSeatIsRejected() async throws {
-        var session = try await RawGuestSession.start()
+    @Test(arguments: AttackTransport.allCases)
+    func aMoveForTheOtherSeatIsRejected(over transport: AttackTransport) async throws {
+        var session = try await RawGuestSession.start(over: transport)
         let (sequence, blob) = try session.proposal(.move(Move(3), by: session.seat))
         let forged = BlobForge.forge(blob) { $0[BlobForge.lastMoveOffset(in: $0)] = UInt8(session.hostSeat) }
         Self.expectRejected(await session.send(.turn(sequence: sequence, blob: forged)), .notYourSeat)
@@ -128,8 +177,9 @@ struct RawGuestSession {
         try await session.play(3)
     }
 
-    @Test func aTurnOutOfTurnIsRejected() async throws {
-        var session = try await RawGuestSession.start()
+    @Test(arguments: AttackTransport.allCases)
+    func aTurnOutOfTurnIsRejected(over transport: AttackTransport) async throws {
+        var session = try await RawGuestSession.start(over: transport)
         try await session.play(3)
         // Now it is the host's turn: even a move the rules allow for the host is refused.
         let (sequence, blob) = try session.proposal(.move(Move(2), by: session.hostSeat))
@@ -139,8 +189,9 @@ struct RawGuestSession {
         try await session.play(3)
     }
 
-    @Test func anIllegalMoveIsRejected() async throws {
-        var session = try await RawGuestSession.start()
+    @Test(arguments: AttackTransport.allCases)
+    func anIllegalMoveIsRejected(over transport: AttackTransport) async throws {
+        var session = try await RawGuestSession.start(over: transport)
         let (sequence, blob) = try session.proposal(.move(Move(3), by: session.seat))
         let forged = BlobForge.forge(blob) { $0[BlobForge.lastMoveOffset(in: $0) + 2] = 9 }  // column 10 of 7
         Self.expectRejected(await session.send(.turn(sequence: sequence, blob: forged)), .illegalMove)
@@ -148,8 +199,9 @@ struct RawGuestSession {
         try await session.play(3)
     }
 
-    @Test func aBlobOfAnotherMatchIsRejected() async throws {
-        var session = try await RawGuestSession.start()
+    @Test(arguments: AttackTransport.allCases)
+    func aBlobOfAnotherMatchIsRejected(over transport: AttackTransport) async throws {
+        var session = try await RawGuestSession.start(over: transport)
         let other = MatchState(matchID: .random(), game: Connect4(), seats: session.state.seats)
         let next = try other.applying(.move(Move(3), by: session.seat), now: 0)
         Self.expectRejected(await session.send(.turn(sequence: 1, blob: MatchBlob.encode(next))), .otherMatch)
@@ -157,8 +209,9 @@ struct RawGuestSession {
         try await session.play(3)
     }
 
-    @Test func aBlobOfAnotherGameIsRejected() async throws {
-        var session = try await RawGuestSession.start()
+    @Test(arguments: AttackTransport.allCases)
+    func aBlobOfAnotherGameIsRejected(over transport: AttackTransport) async throws {
+        var session = try await RawGuestSession.start(over: transport)
         let other = MatchState(matchID: session.state.matchID, game: TicTacToe(), seats: session.state.seats)
         let next = try other.applying(.move(Move(4), by: session.seat), now: 0)
         Self.expectRejected(await session.send(.turn(sequence: 1, blob: MatchBlob.encode(next))), .otherGame)
@@ -166,8 +219,9 @@ struct RawGuestSession {
         try await session.play(3)
     }
 
-    @Test func aForgedStateHashIsRejected() async throws {
-        var session = try await RawGuestSession.start()
+    @Test(arguments: AttackTransport.allCases)
+    func aForgedStateHashIsRejected(over transport: AttackTransport) async throws {
+        var session = try await RawGuestSession.start(over: transport)
         let (sequence, blob) = try session.proposal(.move(Move(3), by: session.seat))
         var forged = blob
         forged[forged.count - 1] ^= 0x01
@@ -176,8 +230,9 @@ struct RawGuestSession {
         try await session.play(3)
     }
 
-    @Test func aBlobThatRewritesEarlierMovesIsRejected() async throws {
-        var session = try await RawGuestSession.start()
+    @Test(arguments: AttackTransport.allCases)
+    func aBlobThatRewritesEarlierMovesIsRejected(over transport: AttackTransport) async throws {
+        var session = try await RawGuestSession.start(over: transport)
         try await session.play(3)
         try await session.hostPlays(0)
         let (sequence, blob) = try session.proposal(.move(Move(3), by: session.seat))
@@ -189,8 +244,9 @@ struct RawGuestSession {
         try await session.play(3)
     }
 
-    @Test func aGuestClaimingToHaveWonIsRejected() async throws {
-        var session = try await RawGuestSession.start()
+    @Test(arguments: AttackTransport.allCases)
+    func aGuestClaimingToHaveWonIsRejected(over transport: AttackTransport) async throws {
+        var session = try await RawGuestSession.start(over: transport)
         let (sequence, blob) = try session.proposal(.move(Move(3), by: session.seat))
         let forged = BlobForge.forge(blob) { bytes in
             // Each seat: player id 16, name, status, outcome. Set ours to done/won and the host's to done/lost.
@@ -209,8 +265,9 @@ struct RawGuestSession {
         try await session.play(3)
     }
 
-    @Test func aQuitCarryingAMoveAndAClaimedTimeoutAreRejected() async throws {
-        var session = try await RawGuestSession.start()
+    @Test(arguments: AttackTransport.allCases)
+    func aQuitCarryingAMoveAndAClaimedTimeoutAreRejected(over transport: AttackTransport) async throws {
+        var session = try await RawGuestSession.start(over: transport)
         let (sequence, blob) = try session.proposal(.move(Move(3), by: session.seat))
         Self.expectRejected(await session.send(.quit(sequence: sequence, blob: blob)), .notOneChange)
         await session.expectHostUnchanged()
@@ -223,8 +280,9 @@ struct RawGuestSession {
         try await session.play(3)
     }
 
-    @Test func garbageMidMatchClosesTheConnectionAndTheMatchIsInterruptedAfterGrace() async throws {
-        let session = try await RawGuestSession.start()
+    @Test(arguments: AttackTransport.allCases)
+    func garbageMidMatchClosesTheConnectionAndTheMatchIsInterruptedAfterGrace(over transport: AttackTransport) async throws {
+        let session = try await RawGuestSession.start(over: transport)
         let events = EventRecorder()
         await events.record(session.hostController)
         await session.peer.send(bytes: [0x50, 0x4C, 0x01, 0x04, 0xFF, 0xFF, 0xFF, 0xFF])
@@ -243,12 +301,11 @@ struct RawGuestSession {
         #expect(await events.notices.contains { $0.contains("Mallory disconnected — waiting for Mallory to come back") })
     }
 
-    @Test func aSecondGuestGetsMatchFullWhileTheMatchGoesOn() async throws {
-        var session = try await RawGuestSession.start()
+    @Test(arguments: AttackTransport.allCases)
+    func aSecondGuestGetsMatchFullWhileTheMatchGoesOn(over transport: AttackTransport) async throws {
+        var session = try await RawGuestSession.start(over: transport)
         try await session.play(3)
-        let (client, server) = InMemoryByteStream.pair()
-        await session.host.accept(server)
-        let intruder = RawPeer(stream: client)
+        let intruder = try await session.door.connect()
         await intruder.send(.hello(Hello(appVersion: "test", playerID: .random(), playerName: "Eve")))
         #expect(await intruder.nextMessage()?.rejectReason == .matchFull)
         #expect(await intruder.waitForClose())
@@ -257,17 +314,14 @@ struct RawGuestSession {
         try await session.play(3)
     }
 
-    @Test func aResumeWithAWrongSeatTokenIsRejected() async throws {
-        let session = try await RawGuestSession.start()
-        let (client, server) = InMemoryByteStream.pair()
-        await session.host.accept(server)
-        let intruder = RawPeer(stream: client)
+    @Test(arguments: AttackTransport.allCases)
+    func aResumeWithAWrongSeatTokenIsRejected(over transport: AttackTransport) async throws {
+        let session = try await RawGuestSession.start(over: transport)
+        let intruder = try await session.door.connect()
         await intruder.send(.hello(Hello(appVersion: "test", playerID: .random(), playerName: "Eve",
                                          matchID: session.state.matchID, seatToken: .random())))
         #expect(await intruder.nextMessage()?.rejectReason == .badSeatToken)
-        let (client2, server2) = InMemoryByteStream.pair()
-        await session.host.accept(server2)
-        let stranger = RawPeer(stream: client2)
+        let stranger = try await session.door.connect()
         await stranger.send(.hello(Hello(appVersion: "test", playerID: .random(), playerName: "Eve", matchID: .random())))
         #expect(await stranger.nextMessage()?.rejectReason == .matchNotFound)
         await session.expectHostUnchanged()

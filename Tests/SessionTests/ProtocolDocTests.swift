@@ -42,6 +42,20 @@ enum ProtocolExamples {
         return hello
     }
 
+    /// The passcode of the examples, as `parlor host --code` would make one up.
+    static let passcode = "K7M-Q4P"
+    static let hostNonce: [UInt8] = Array(0xa0...0xaf)
+    static let guestNonce: [UInt8] = Array(0xb0...0xbf)
+    static var challenge: PasscodeChallenge { PasscodeChallenge(matchID: matchID, hostNonce: hostNonce) }
+    static var passcodeKey: PasscodeKey? { try? PasscodeKey(code: passcode, matchID: matchID) }
+
+    /// Bo's second HELLO, answering the CHALLENGE below with the code K7M-Q4P.
+    static var passcodeHello: Hello {
+        var hello = hello
+        hello.passcodeProof = (try? passcodeKey?.proof(for: challenge, guestNonce: guestNonce)) ?? []
+        return hello
+    }
+
     static var welcome: Welcome {
         Welcome(protocolVersion: 1, seat: 1, seatToken: token,
                 settings: SessionSettings(turnTimeoutSeconds: 60, heartbeatIntervalMilliseconds: 3000,
@@ -66,6 +80,9 @@ enum ProtocolExamples {
             ("hello-resume", frame(.hello(resumeHello))),
             ("goodbye-leaving", frame(.goodbye(.goodbyeLeaving, sentence: "leaving, may resume", finalBlob: []))),
             ("rematch", frame(.rematch(.offer))),
+            ("passcode-key", [(passcodeKey?.bytes ?? [], "key: PBKDF2-HMAC-SHA256, 100 000 iterations, 32 bytes")]),
+            ("challenge", frame(.challenge(challenge))),
+            ("hello-passcode", frame(.hello(passcodeHello))),
         ]
     }
 
@@ -127,8 +144,14 @@ enum ProtocolExamples {
                 (u16(1), "rules version 1"),
                 hello.matchID.map { ($0.bytes, "match id to resume") } ?? (Array(repeating: 0, count: 16), "match id: none (new match)"),
                 hello.seatToken.map { ($0.bytes, "seat token from the WELCOME") } ?? (Array(repeating: 0, count: 16), "seat token: none"),
-                ([0], "passcode proof: 0 bytes"),
             ]
+            if hello.passcodeProof.isEmpty {
+                segments.append(([0], "passcode proof: 0 bytes"))
+            } else {
+                segments += [([UInt8(hello.passcodeProof.count)], "passcode proof: \(hello.passcodeProof.count) bytes"),
+                             (Array(hello.passcodeProof.prefix(16)), "proof: guest nonce"),
+                             (Array(hello.passcodeProof.dropFirst(16)), "proof: HMAC-SHA256(key, label ‖ match id ‖ host nonce ‖ guest nonce)")]
+            }
         case .welcome(let welcome):
             segments += [
                 ([1], "protocol version 1"),
@@ -164,6 +187,10 @@ enum ProtocolExamples {
                          (u32(UInt32(blob.count)), "final blob length 0 (none)")]
         case .rematch(let word):
             segments += [([word.rawValue], "word \(word.rawValue) \(word)")]
+        case .challenge(let challenge):
+            segments += [([challenge.method], "method 1: PBKDF2-HMAC-SHA256 key, HMAC-SHA256 proof"),
+                         (challenge.matchID.bytes, "match id (the match a new guest joins)"),
+                         (challenge.hostNonce, "host nonce, fresh for this connection")]
         default:
             segments += [(payload, "payload")]
         }
@@ -233,13 +260,24 @@ enum ProtocolExamples {
         let state = try MatchBlob.decode(blob)
         #expect(state.moves == [PlayedMove(seat: 0, move: Move(3))])
         #expect(state.seats.map(\.name) == ["Ada", "Bo"])
-        for (name, bytes) in documented where name != "blob" {
+        for (name, bytes) in documented where name != "blob" && name != "passcode-key" {
             var decoder = FrameDecoder()
             decoder.append(bytes)
             let frame = try #require(try decoder.next(), "example \(name)")
             #expect(decoder.bufferedByteCount == 0, "example \(name) has extra bytes")
             _ = try Message.decode(frame)
         }
+    }
+
+    @Test func thePasscodeExampleProvesTheCodeAndOnlyForItsChallenge() throws {
+        let documented = try Self.documentExamples()
+        let bytes = try #require(documented["hello-passcode"])
+        let frame = try #require(try FrameDecoder.decode(bytes[...])).0
+        guard case .hello(let hello) = try Message.decode(frame) else { Issue.record("not a HELLO"); return }
+        let key = try PasscodeKey(code: "k7m q4p", matchID: ProtocolExamples.matchID)
+        #expect(key.bytes == documented["passcode-key"])
+        #expect(key.accepts(hello.passcodeProof, for: ProtocolExamples.challenge))
+        #expect(!key.accepts(hello.passcodeProof, for: PasscodeChallenge(matchID: ProtocolExamples.matchID, hostNonce: ProtocolExamples.guestNonce)))
     }
 
     @Test func everyReasonCodeIsDocumented() throws {

@@ -222,7 +222,7 @@ struct ReconnectingPair {
         let players = try await Players.start(try await ReconnectingPair.make())
         await players.pair.hosted.remote.leaveForNow("leaving, may resume")
         #expect(await players.guestEvents.waitUntil(timeout: .seconds(2)) { events in
-            events.contains { if case .notice(let text) = $0 { text.hasPrefix("Hostess left for now (leaving, may resume) — waiting for Hostess to come back") } else { false } }
+            events.contains { if case .notice(let text) = $0 { text.hasPrefix("Hostess disconnected (leaving, may resume) — waiting for Hostess to come back") } else { false } }
         })
         #expect(await players.guestController.isStopped == false)
     }
@@ -500,6 +500,7 @@ struct ReconnectPolicyTests {
         let pair = try await JoinedPair.make(seat: .first)
         let (hostFinal, guestFinal) = try await Self.play(pair.hosted, pair.joined)
         #expect(hostFinal.isEnded && hostFinal.stateHash == guestFinal.stateHash)
+        #expect(pair.hosted.remote.rematchRuledOut == nil && pair.joined.remote.rematchRuledOut == nil)
         async let hostSide = pair.host.rematch(after: pair.hosted, wants: true, answerTimeout: .seconds(5))
         async let guestSide = Guest.rematch(after: pair.joined, wants: true, answerTimeout: .seconds(5))
         guard case .newMatch(let hosted) = await hostSide, case .newMatch(let joined) = await guestSide else {
@@ -541,6 +542,11 @@ struct ReconnectPolicyTests {
         try await guestController.start()
         _ = await finished(hostController, within: .seconds(10))
         _ = await finished(guestController, within: .seconds(10))
+        #expect(pair.joined.remote.rematchRuledOut == .notConnected)
+        // The host learns the guest left without asking its player anything.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while pair.hosted.remote.rematchRuledOut == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(pair.hosted.remote.rematchRuledOut == .peerLeft)
         guard case .over(.peerLeft) = await pair.host.rematch(after: pair.hosted, wants: true, answerTimeout: .seconds(5)) else {
             Issue.record("expected the guest's GOODBYE to end it")
             return

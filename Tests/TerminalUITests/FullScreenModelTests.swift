@@ -107,15 +107,34 @@ struct FullScreenModelTests {
         #expect(screen.view.message == "Refused: it is not your turn.")
     }
 
-    @Test("after the end, any key leaves with the final state")
+    @Test("after the end, the final board stays until a key, though the match's events have stopped")
     func afterEnd() {
         var screen = model(TicTacToe())
         let final = Fixtures.state(TicTacToe(), moves: [0, 3, 1, 4, 2])
         _ = screen.handle(.ended(final))
         #expect(!screen.view.showsCursor)
+        // The controller closes its event stream right after the end event.
+        #expect(!finished(screen.matchStreamEnded()))
         let actions = screen.handle(.character("x"))
         guard case .finish(.ended(let state))? = actions.first else { Issue.record("expected finish"); return }
         #expect(state.seats[0].outcome == .won)
+    }
+
+    @Test("a lost terminal leaves a match in progress as terminalLost, and a finished one as its end")
+    func terminalLost() {
+        var screen = model(TicTacToe(), moves: [0, 3])
+        guard case .terminalLost? = Optional(screen.exitWhenTheTerminalIsLost) else {
+            Issue.record("expected terminalLost mid-match"); return
+        }
+        _ = screen.handle(.ended(Fixtures.state(TicTacToe(), moves: [0, 3, 1, 4, 2])))
+        guard case .ended(let state) = screen.exitWhenTheTerminalIsLost else { Issue.record("expected the end"); return }
+        #expect(state.seats[0].outcome == .won)
+    }
+
+    @Test("events that stop before the match is over leave at once")
+    func streamEndsMidMatch() {
+        var screen = model(Connect4(), moves: [3])
+        #expect(finished(screen.matchStreamEnded()))
     }
 
     @Test("a spectator of a bot match leaves with q")

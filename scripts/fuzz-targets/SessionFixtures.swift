@@ -51,6 +51,8 @@ func sampleMessages() -> [(String, Message)] {
         ("heartbeat", .heartbeat(senderTime: 1_700_000_000_123)),
         ("goodbye", .goodbye(.goodbyeMatchOver, sentence: "Good game.", finalBlob: MatchBlob.encode(ended))),
         ("goodbye-empty", .goodbye(ReasonCode(rawValue: 999), sentence: "", finalBlob: [])),
+        ("rematch", .rematch(.offer)),
+        ("challenge", .challenge(PasscodeChallenge(matchID: FixtureIDs.match, hostNonce: Array(0xa0...0xaf)))),
     ]
     return messages
 }

@@ -3,11 +3,13 @@
 // and what a guest does with the host's answer (GuestHandshake and the
 // WELCOME's match blob). No sockets: the state machines are pure.
 //
-// Input: one scenario byte (is the seat free, is there a match to resume),
-// then the bytes a peer sends.
+// Input: one scenario byte (is the seat free, is there a match to resume,
+// does the host need a passcode), then the bytes a peer sends.
 //
-// Invariants: nothing traps; the host evaluates at most one HELLO and only a
-// HELLO; every REJECT it sends is a valid message; any HELLO the host admits
+// Invariants: nothing traps; the host evaluates only HELLOs, at most one
+// (two when it needs a passcode: one CHALLENGE per connection, and only then);
+// a new guest is admitted by a coded host only with a proof that answers its
+// CHALLENGE; every REJECT it sends is a valid message; any HELLO the host admits
 // yields a WELCOME that the same guest accepts (otherwise that guest would
 // hang or fail after being let in); a guest only joins a match with its own
 // player in the seat it was given.
@@ -20,7 +22,8 @@ func fuzzOne(_ bytes: [UInt8]) {
     let stream = Array(bytes.dropFirst())
     let policy = HostAdmissionPolicy(gameID: "connect4", rulesVersion: GameCatalog.game(id: "connect4")?.rulesVersion ?? 1,
                                      seatAvailable: scenario & 1 == 0,
-                                     currentMatch: scenario & 2 == 0 ? nil : (FixtureIDs.match, FixtureIDs.seatToken))
+                                     currentMatch: scenario & 2 == 0 ? nil : (FixtureIDs.match, FixtureIDs.seatToken),
+                                     passcode: scenario & 16 == 0 ? nil : fixturePasscodeKey.map { PasscodeGate(key: $0, verifying: scenario & 32 == 0) })
 
     var events: [HostHandshake.Event] = []
     var decoder = FrameDecoder()
@@ -43,6 +46,7 @@ func fuzzOne(_ bytes: [UInt8]) {
 private func hostSide(_ events: [HostHandshake.Event], policy: HostAdmissionPolicy, hostSeatFirst: Bool) {
     var machine = HostHandshake()
     var evaluated = 0
+    var challenges = 0
     for event in events {
         var action = machine.event(event)
         if case .evaluate(let hello) = action {
@@ -50,11 +54,16 @@ private func hostSide(_ events: [HostHandshake.Event], policy: HostAdmissionPoli
             guard case .message(.hello(let sent)) = event, sent == hello else {
                 fuzzCheck(false, "evaluated a HELLO that was not the event"); return
             }
-            action = machine.decided(admission(for: hello, policy: policy, hostSeatFirst: hostSeatFirst))
+            action = machine.decided(admission(for: hello, challenge: machine.challenge, policy: policy, hostSeatFirst: hostSeatFirst))
         }
         switch action {
         case .none, .evaluate:
             break
+        case .send(let message):
+            challenges += 1
+            fuzzCheck(policy.passcode != nil, "an open host sent \(message.type)")
+            fuzzCheck(machine.state == .challenged, "sent CHALLENGE but the machine is \(machine.state)")
+            fuzzCheck(message == .challenge(fixtureChallenge), "sent \(message.type) instead of its CHALLENGE")
         case .rejectAndClose(let message, _):
             fuzzCheck(machine.state == .closed, "rejected but not closed")
             guard case .reject(let reason, _) = message else { fuzzCheck(false, "sent \(message.type) to reject"); return }
@@ -66,19 +75,35 @@ private func hostSide(_ events: [HostHandshake.Event], policy: HostAdmissionPoli
         case .welcome(let welcome):
             fuzzCheck(machine.state == .admitted, "welcomed but not admitted")
             guard case .message(.hello(let hello)) = event else { fuzzCheck(false, "welcomed without a HELLO"); return }
+            if let gate = policy.passcode, hello.matchID == nil {
+                fuzzCheck(gate.verifying && gate.key.accepts(hello.passcodeProof, for: fixtureChallenge) && machine.challenge != nil,
+                          "a coded host admitted a new guest without a valid proof")
+            }
             welcomeWorks(welcome, for: hello)
         case .answerHTTPAndClose, .close:
             fuzzCheck(machine.state == .closed, "closed the connection but the machine is \(machine.state)")
         }
     }
-    fuzzCheck(evaluated <= 1, "evaluated \(evaluated) HELLOs on one connection")
-    fuzzCheck(machine.state != .awaitingHello && machine.state != .deciding, "the handshake never ended (\(machine.state))")
+    fuzzCheck(challenges <= 1, "sent \(challenges) CHALLENGEs on one connection")
+    fuzzCheck(evaluated <= 1 + challenges, "evaluated \(evaluated) HELLOs on one connection")
+    fuzzCheck(![.awaitingHello, .challenged, .deciding].contains(machine.state), "the handshake never ended (\(machine.state))")
 }
 
-/// The host's admission as MatchHost.admission(for:peer:) builds it (a private
-/// method of an actor, so this mirrors it; keep the two in step).
-private func admission(for hello: Hello, policy: HostAdmissionPolicy, hostSeatFirst: Bool) -> Admission {
-    if let (reason, sentence) = policy.refusal(of: hello) { return .reject(reason, sentence) }
+/// The passcode of coded scenarios, its key (derived once: PBKDF2 is slow on
+/// purpose) and the challenge the host sends (a fixed nonce, so seeds can
+/// carry a proof that answers it).
+let fixturePasscode = "K7M-Q4P"
+let fixturePasscodeKey = try? PasscodeKey(code: fixturePasscode, matchID: FixtureIDs.match)
+let fixtureChallenge = PasscodeChallenge(matchID: FixtureIDs.match, hostNonce: Array(0xa0...0xaf))
+
+/// The host's admission as MatchHost.admission(for:challenge:id:) builds it (a
+/// private method of an actor, so this mirrors it; keep the two in step).
+private func admission(for hello: Hello, challenge: PasscodeChallenge?, policy: HostAdmissionPolicy, hostSeatFirst: Bool) -> Admission {
+    switch policy.verdict(on: hello, challenge: challenge) {
+    case .admit: break
+    case .refuse(let reason, let sentence): return .reject(reason, sentence)
+    case .challenge: return .challenge(fixtureChallenge)
+    }
     let guestSeat = hostSeatFirst ? 1 : 0
     let hostID = hello.playerID == FixtureIDs.host ? FixtureIDs.seatToken : FixtureIDs.host
     var seats = [Seat(playerID: hostID, name: "Ada"), Seat(playerID: hello.playerID, name: hello.playerName)]
@@ -146,5 +171,17 @@ func fuzzSeeds() -> [(String, [UInt8])] {
     seeds.append(("turn-first", [0] + Message.heartbeat(senderTime: 1).encoded))
     seeds.append(("http", [0] + Array("GET / HTTP/1.1\r\n\r\n".utf8)))
     seeds.append(("version-2", [0, 0x50, 0x4C, 2, 1, 0, 0, 0, 0]))
+    // A coded host: HELLO, then the HELLO with a proof that answers the fixed challenge.
+    if let key = fixturePasscodeKey, let proof = try? key.proof(for: fixtureChallenge, guestNonce: Array(0xb0...0xbf)) {
+        var proved = fixtureGuestHello
+        proved.passcodeProof = proof
+        for scenario: UInt8 in [16, 17, 18, 48] {
+            seeds.append(("passcode-\(scenario)", [scenario] + Message.hello(fixtureGuestHello).encoded + Message.hello(proved).encoded))
+        }
+        seeds.append(("passcode-wrong", [16] + Message.hello(fixtureGuestHello).encoded
+                      + Message.hello(Hello(appVersion: "0.1.0", playerID: FixtureIDs.guest, playerName: "Eve",
+                                            passcodeProof: Array(repeating: 7, count: 48))).encoded))
+    }
+    seeds.append(("challenge", [0] + Message.challenge(fixtureChallenge).encoded))
     return seeds
 }

@@ -42,7 +42,8 @@ public struct JoinOptions: ParsableCommand, Hashable {
         options: [
             CommonOptions.name,
             CommonOptions.bot,
-            OptionSpec("code", .required(valueName: "CODE"), help: "The passcode the host gave you."),
+            OptionSpec("code", .required(valueName: "CODE"),
+                       help: "The passcode the host gave you; without it, parlor asks on a terminal when the host needs one."),
             CommonOptions.grace,
             CommonOptions.rematch,
         ] + CommonOptions.display,

@@ -14,8 +14,12 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
     guard let gameType = GameCatalog.game(id: options.game) else {
         throw CommandFailure("unknown game '\(options.game)'", exitCode: .usage)
     }
-    if options.passcode != nil {
-        throw CommandFailure("passcodes (--code) are not supported by this parlor yet; host without --code", exitCode: .usage)
+    let passcode: String?
+    switch options.passcode {
+    case nil: passcode = nil
+    case .given(let code)?: passcode = code
+    case .generate?:
+        do { passcode = try PasscodeKey.generateCode() } catch { throw CommandFailure("could not make up a passcode: \(error)", exitCode: .internalError) }
     }
     let presentation = MatchPresentation(flags: options.display)
     let announcer = Announcer(json: presentation.isJSON)
@@ -52,8 +56,12 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
                                           seatPreference: seatPreference, appVersion: ParlorVersion.current)
     configuration.turnTimeoutSeconds = options.turnTimeout.map { UInt32(max(1, $0.components.seconds)) } ?? 0
     configuration.timeouts = LAN.sessionTimeouts(options.timeouts)
+    configuration.passcode = passcode
     let host: MatchHost
-    do { host = try MatchHost(configuration: configuration) } catch { throw CommandFailure("\(error)", exitCode: .usage) }
+    do { host = try MatchHost(configuration: configuration) } catch {
+        if case .passcodeUnavailable = error { throw CommandFailure("\(error)", exitCode: .internalError) }
+        throw CommandFailure("\(error)", exitCode: .usage)
+    }
 
     let acceptor = Task {
         for await connection in listener.connections { await host.accept(connection.byteStream()) }
@@ -66,7 +74,7 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
     var discoveryProblem: DiscoveryError?
     do {
         let txt = try LAN.serviceInfo(game: gameType, host: options.name, seatsTaken: 1, playing: false,
-                                      matchID: "", needsCode: false).txtRecord()
+                                      matchID: "", needsCode: passcode != nil).txtRecord()
         advertisement = try await DNSSDDirectory().advertise(ServiceRegistration(name: serviceName, port: port, txt: txt))
     } catch let error as DiscoveryError {
         discoveryProblem = error
@@ -75,10 +83,14 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
     }
     defer { if let advertisement { Task { await advertisement.withdraw() } } }
 
-    let joinLines = LAN.joinLines(port: port)
+    // With a code, every join line carries it: the host reads one line aloud or pastes it.
+    let codeArgument = passcode.map { " --code \($0)" } ?? ""
+    let joinLines = LAN.joinLines(port: port).map { $0 + codeArgument }
     announcer.say("", event: .object([
         ("event", "listening"), ("port", .int(Int64(port))), ("game", .string(gameType.id)),
-        ("join", .array(joinLines.map { .string($0) } + [.string("parlor join localhost:\(port)")])),
+        ("join", .array(joinLines.map { .string($0) } + [.string("parlor join localhost:\(port)" + codeArgument)])),
+        ("passcode", passcode.map { .string($0) } ?? .null),
+        ("ssh", .string(LAN.sshHint(port: port) + codeArgument)),
         ("service", advertisement.map { .string($0.name) } ?? .null),
         ("discovery", discoveryProblem.map { .string($0.description) } ?? .null),
     ]))
@@ -92,10 +104,13 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
             announcer.say("Hosting \(gameType.displayName) on port \(port).")
             Console.writeError("parlor: not advertised on the LAN: \(discoveryProblem.map(LAN.discoveryAdvice) ?? "unknown error")\n")
         }
+        if let passcode {
+            announcer.say("Passcode: \(passcode)   (only players who know it can take the seat; moves are not encrypted)")
+        }
         announcer.say("Players can join with:")
         for line in joinLines { announcer.say("  " + line) }
-        announcer.say("  parlor join localhost:\(port)   (on this machine)")
-        announcer.say("Through SSH: " + LAN.sshHint(port: port))
+        announcer.say("  parlor join localhost:\(port)\(codeArgument)   (on this machine)")
+        announcer.say("Through SSH: " + LAN.sshHint(port: port) + codeArgument)
         announcer.say("Waiting for a player to join… (Ctrl-C to stop)")
     }
 
@@ -106,7 +121,7 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
         ("match", .string(hosted.initialState.matchID.hex)),
     ]))
     if let advertisement, let txt = try? LAN.serviceInfo(game: gameType, host: options.name, seatsTaken: 2, playing: true,
-                                                         matchID: hosted.initialState.matchID.hex, needsCode: false).txtRecord() {
+                                                         matchID: hosted.initialState.matchID.hex, needsCode: passcode != nil).txtRecord() {
         try? await advertisement.update(txt: txt)
     }
 

@@ -10,14 +10,12 @@ import TerminalUI
 /// Runs `parlor join TARGET`: connects to a host by address or by its
 /// advertised name, and plays through a `RemoteParticipant` for the host's seat.
 func runJoin(_ options: JoinOptions) async throws -> ExitCode {
-    if options.passcode != nil {
-        throw CommandFailure("passcodes (--code) are not supported by this parlor yet", exitCode: .usage)
-    }
     let presentation = MatchPresentation(flags: options.display)
     let announcer = Announcer(json: presentation.isJSON)
     let connection: TCPConnection
     let peerAddress: String
     let dial: Dialer
+    var needsPasscode = false
     switch options.target {
     case .address(let host, let port)?:
         let shown = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
@@ -27,19 +25,39 @@ func runJoin(_ options: JoinOptions) async throws -> ExitCode {
         peerAddress = shown
         dial = SessionRunner.dialer(host: host, port: port)
     case .name(let name)?:
-        (connection, peerAddress) = try await ServiceFinder.reach(name: name, json: presentation.isJSON)
+        (connection, peerAddress, needsPasscode) = try await ServiceFinder.reach(name: name, json: presentation.isJSON)
         dial = SessionRunner.dialer(addresses: connection.remote.map { [$0] } ?? [])
     case nil:
         // A picker on a terminal; a usage error otherwise (ServiceFinder.swift).
-        (connection, peerAddress) = try await ServiceFinder.reach(name: nil, json: presentation.isJSON)
+        (connection, peerAddress, needsPasscode) = try await ServiceFinder.reach(name: nil, json: presentation.isJSON)
         dial = SessionRunner.dialer(addresses: connection.remote.map { [$0] } ?? [])
     }
 
     let playerName = options.bot.map(\.playerName) ?? options.name
     let hello = Hello(appVersion: ParlorVersion.current, playerID: LocalData.playerID, playerName: playerName)
-    let guestOptions = SessionRunner.guestOptions(grace: options.timeouts.grace, dial: dial)
+    var guestOptions = SessionRunner.guestOptions(grace: options.timeouts.grace, dial: dial)
+    guestOptions.passcode = options.passcode
+    var stream: any ByteStream = connection.byteStream()
+    if needsPasscode && guestOptions.passcode == nil {
+        // The advertisement says so: ask before the handshake, on a fresh
+        // connection afterwards (the host would not wait while someone types).
+        stream.close()
+        guestOptions.passcode = try await PasscodeQuestion.ask(host: peerAddress)
+        stream = try await redial(dial, shown: peerAddress)
+    }
     let joined: JoinedMatch
-    do { joined = try await Guest.join(over: connection.byteStream(), hello: hello, options: guestOptions) } catch {
+    do {
+        joined = try await Guest.join(over: stream, hello: hello, options: guestOptions)
+    } catch .passcodeNeeded where guestOptions.passcode == nil {
+        // Joined by address: only the host's CHALLENGE told us. Ask once, then try once more.
+        guestOptions.passcode = try await PasscodeQuestion.ask(host: peerAddress)
+        let again = try await redial(dial, shown: peerAddress)
+        do {
+            joined = try await Guest.join(over: again, hello: hello, options: guestOptions)
+        } catch {
+            throw JoinFailure(error: error)
+        }
+    } catch {
         throw JoinFailure(error: error)
     }
     announcer.say("Joined \(joined.hostName)'s \(joined.initialState.game.gameDisplayName) at \(peerAddress).", event: .object([
@@ -52,4 +70,38 @@ func runJoin(_ options: JoinOptions) async throws -> ExitCode {
     let exit = try await SessionRunner.playAsGuest(joined, record: record, bot: options.bot, presentation: presentation,
                                                    rematches: options.rematches)
     return exit.exitCode
+}
+
+/// Opens a new connection to the host for a second handshake.
+private func redial(_ dial: Dialer, shown: String) async throws -> any ByteStream {
+    do { return try await dial(.seconds(5)) } catch { throw ConnectFailure(target: shown, error: error) }
+}
+
+/// Asking the person at the terminal for the host's passcode.
+enum PasscodeQuestion {
+    /// The code typed at a terminal without echo. Without a terminal it fails
+    /// with a usage error (exit 64) that says to pass `--code`; Ctrl-C or
+    /// Ctrl-D at the prompt ends parlor as interrupted (exit 130).
+    static func ask(host: String) async throws -> String {
+        guard isInteractiveTerminal else {
+            throw CommandFailure("\(host) needs a passcode; ask its host for the code and join with --code CODE", exitCode: .usage)
+        }
+        let answer = await withCheckedContinuation { (continuation: CheckedContinuation<Result<SecretPrompt.Answer, TerminalError>, Never>) in
+            let thread = Thread {
+                continuation.resume(returning: Result { () throws(TerminalError) in try SecretPrompt.ask("Passcode for \(host): ") })
+            }
+            thread.name = "parlor-passcode-prompt"
+            thread.start()
+        }
+        switch answer {
+        case .success(.line(let typed)):
+            do { return try Passcode.validated(typed.trimmingCharacters(in: .whitespaces)) } catch {
+                throw CommandFailure("that is not a passcode: \(error.explanation)", exitCode: .usage)
+            }
+        case .success(.cancelled):
+            throw CommandFailure("no passcode given", exitCode: .interrupted)
+        case .failure(let error):
+            throw CommandFailure("\(host) needs a passcode and it cannot be asked for here (\(error)); join with --code CODE", exitCode: .usage)
+        }
+    }
 }

@@ -100,8 +100,18 @@ struct JoinFailure: UserFacingError {
     var exitCode: ExitCode {
         switch error {
         case .timedOut, .connectionClosed: .temporaryFailure
+        case .passcodeNeeded: .usage
         default: .failure
         }
     }
-    var message: String { "could not join: \(error)" }
+    var message: String {
+        switch error {
+        case .rejected(.passcodeWrong, _):
+            "could not join: the host refused the passcode (passcodeWrong); check the code with the host and join again"
+        case .rejected(.passcodeRequired, _), .passcodeNeeded:
+            "could not join: the host needs a passcode; join with --code CODE"
+        default:
+            "could not join: \(error)"
+        }
+    }
 }

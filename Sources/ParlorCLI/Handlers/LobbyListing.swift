@@ -34,7 +34,9 @@ enum GameListing {
         }
         let host = game.info?.hostPlayerName ?? txt["host"] ?? ""
         let seats = game.info.map { "\($0.seatsTaken)/\($0.seatsTotal)" } ?? txt["seats"] ?? "?"
-        let state = game.info?.state.rawValue ?? txt["state"] ?? "?"
+        var state = game.info?.state.rawValue ?? txt["state"] ?? "?"
+        // A coded host: said where people look before they try to join.
+        if game.info?.needsPasscode == true { state += ", code needed" }
         let addresses = game.endpoints.isEmpty ? "\(game.service.hostTarget):\(game.service.port)"
             : game.endpoints.joined(separator: " ")
         return Row(name: Text.escapingUnprintable(game.name), game: Text.escapingUnprintable(gameText), host: Text.escapingUnprintable(host.isEmpty ? "-" : host),

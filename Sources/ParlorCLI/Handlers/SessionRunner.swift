@@ -45,6 +45,10 @@ enum SessionRunner {
                 return exit
             }
             guard rematch.possible else { return exit }
+            if let end = hosted.remote.rematchRuledOut {
+                rematch.explain(end, peer: hosted.guestName)
+                return exit
+            }
             let wants = await rematch.wanted(peer: hosted.guestName, peerOffered: hosted.remote.peerOfferedRematch)
             switch await host.rematch(after: hosted, wants: wants) {
             case .over(let end):
@@ -74,6 +78,10 @@ enum SessionRunner {
             if rematch.possible { joined.remote.keepConnectionForRematch() }
             let exit = try await presentation.play(controller, locals: locals, recorder: recorder, link: joined.remote)
             guard case .ended = exit, rematch.possible else { return exit }
+            if let end = joined.remote.rematchRuledOut {
+                rematch.explain(end, peer: joined.hostName)
+                return exit
+            }
             let wants = await rematch.wanted(peer: joined.hostName, peerOffered: joined.remote.peerOfferedRematch)
             switch await Guest.rematch(after: joined, wants: wants) {
             case .over(let end):

@@ -76,6 +76,11 @@ public struct HostConfiguration: Sendable {
     public var maximumPendingHandshakes: Int
     /// Wall clock in ms since 1970 (injected in tests).
     public var clock: @Sendable () -> Int64
+    /// The passcode a new guest must prove (`--code`), nil for an open host.
+    /// A guest taking its seat back with its seat token needs none.
+    public var passcode: String?
+    /// How wrong passcodes are slowed down.
+    public var passcodeThrottle: PasscodeThrottle = PasscodeThrottle()
 
     /// A configuration; see each field for its default.
     public init(gameID: String, hostName: String, hostPlayerID: PlayerID, seatPreference: SeatPreference = .first,
@@ -90,6 +95,47 @@ public struct HostConfiguration: Sendable {
         self.appVersion = appVersion
         self.maximumPendingHandshakes = maximumPendingHandshakes
         self.clock = clock
+    }
+}
+
+/// How a host slows down passcode guessing (docs/PROTOCOL.md, "Passcodes").
+///
+/// A wrong proof is answered REJECT passcodeWrong only after a delay, which
+/// doubles with each wrong proof from the same address (forgotten after
+/// `memory` without one), up to `maximumDelay`. While `maximumWaitingPerAddress`
+/// refusals for one address wait, or `maximumWaiting` in all, further proofs
+/// (from that address, or from anyone) are refused `busy` without being
+/// checked, so one guesser cannot keep everyone else out.
+/// The delay is a timer, not a sleeping thread: the match and other
+/// handshakes go on meanwhile.
+public struct PasscodeThrottle: Hashable, Sendable {
+    /// The delay of the first wrong proof from an address. Default 1 s.
+    public var firstDelay: Duration
+    /// The longest delay. Default 8 s (below the guest's 10 s handshake timeout,
+    /// so a person who mistyped still reads the refusal).
+    public var maximumDelay: Duration
+    /// How long an address's wrong proofs are remembered. Default 10 minutes.
+    public var memory: Duration
+    /// Refusals allowed to wait at once, from all addresses. Default 16.
+    public var maximumWaiting: Int
+    /// Refusals allowed to wait at once for one address. Default 2.
+    public var maximumWaitingPerAddress: Int
+
+    /// A throttle; see each field for its default.
+    public init(firstDelay: Duration = .seconds(1), maximumDelay: Duration = .seconds(8),
+                memory: Duration = .seconds(600), maximumWaiting: Int = 16, maximumWaitingPerAddress: Int = 2) {
+        self.firstDelay = firstDelay
+        self.maximumDelay = maximumDelay
+        self.memory = memory
+        self.maximumWaiting = maximumWaiting
+        self.maximumWaitingPerAddress = maximumWaitingPerAddress
+    }
+
+    /// The delay for the `count`-th wrong proof (1-based) from one address.
+    public func delay(afterWrongProofs count: Int) -> Duration {
+        var delay = firstDelay
+        for _ in 1..<max(1, min(count, 32)) where delay < maximumDelay { delay = delay * 2 }
+        return min(delay, maximumDelay)
     }
 }
 
@@ -108,6 +154,10 @@ public struct GuestOptions: Sendable {
     public var redial: Dialer?
     /// Backoff and attempt cap while getting back to the host.
     public var reconnect: ReconnectPolicy
+    /// The passcode to prove if the host asks for one (`--code`); nil for none.
+    /// Only a first join can be asked: taking a seat back proves the seat
+    /// token instead.
+    public var passcode: String?
 
     /// Options; see each field for its default.
     public init(handshakeTimeout: Duration = .seconds(10), grace: Duration = .seconds(120),

@@ -3,8 +3,7 @@ import Match
 /// The kinds of message a frame can carry; the header's type byte.
 ///
 /// Numbers are part of the wire format (docs/PROTOCOL.md) and never change
-/// meaning. 12...31 are reserved for later protocol versions (passcode
-/// challenge and response, resume, rematch).
+/// meaning. 14...31 are reserved for later protocol versions.
 public enum MessageType: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     case hello = 1
     case welcome = 2
@@ -18,6 +17,7 @@ public enum MessageType: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     case heartbeat = 10
     case goodbye = 11
     case rematch = 12
+    case challenge = 13
 
     /// The upper-case name used in docs/PROTOCOL.md and logs.
     public var description: String {
@@ -34,6 +34,7 @@ public enum MessageType: UInt8, Sendable, CaseIterable, CustomStringConvertible 
         case .heartbeat: "HEARTBEAT"
         case .goodbye: "GOODBYE"
         case .rematch: "REMATCH"
+        case .challenge: "CHALLENGE"
         }
     }
 }

@@ -175,7 +175,7 @@ final class JoinAttempt<Joined: Sendable>: Sendable {
         self.connection = connection
         self.options = options
         self.accepted = accepted
-        self.state = Mutex(State(machine: GuestHandshake(hello: hello)))
+        self.state = Mutex(State(machine: GuestHandshake(hello: hello, passcode: options.passcode)))
     }
 
     func run() async -> Result<Joined, JoinError> {

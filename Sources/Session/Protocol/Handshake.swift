@@ -27,6 +27,8 @@ public enum Admission: Hashable, Sendable {
     case welcome(Welcome)
     /// Refuse with this reason and sentence.
     case reject(ReasonCode, String)
+    /// This host needs a passcode: send CHALLENGE and wait for a HELLO with a proof.
+    case challenge(PasscodeChallenge)
 }
 
 /// The host side of one connection's handshake, as a pure state machine.
@@ -40,6 +42,8 @@ public struct HostHandshake: Hashable, Sendable {
     public enum State: Hashable, Sendable {
         /// Accepted; waiting for HELLO (the handshake timer runs).
         case awaitingHello
+        /// CHALLENGE sent; waiting for the HELLO with the proof (the same timer runs).
+        case challenged
         /// HELLO received; the shell is deciding.
         case deciding
         /// WELCOME sent; the session takes over the connection.
@@ -61,8 +65,11 @@ public struct HostHandshake: Hashable, Sendable {
     public enum Action: Hashable, Sendable {
         /// Nothing.
         case none
-        /// Decide about this HELLO (`HostAdmissionPolicy`) and call `decided`.
+        /// Decide about this HELLO (`HostAdmissionPolicy`, with `challenge`)
+        /// and call `decided`.
         case evaluate(Hello)
+        /// Send this message (a CHALLENGE) and keep waiting for HELLO.
+        case send(Message)
         /// Send WELCOME and hand the connection to the session.
         case welcome(Welcome)
         /// Send this message (a REJECT), then close. Reported as `outcome`.
@@ -75,6 +82,9 @@ public struct HostHandshake: Hashable, Sendable {
 
     /// The current state.
     public private(set) var state: State = .awaitingHello
+    /// The CHALLENGE sent on this connection, once sent; the proof in the
+    /// next HELLO must answer it. At most one per connection.
+    public private(set) var challenge: PasscodeChallenge?
 
     /// A handshake for a connection that was just accepted.
     public init() {}
@@ -82,7 +92,7 @@ public struct HostHandshake: Hashable, Sendable {
     /// Feeds one event.
     public mutating func event(_ event: Event) -> Action {
         // Anything after the decision belongs to the session, or to nobody.
-        guard state == .awaitingHello else { return .none }
+        guard state == .awaitingHello || state == .challenged else { return .none }
         switch event {
         case .message(.hello(let hello)):
             state = .deciding
@@ -105,8 +115,9 @@ public struct HostHandshake: Hashable, Sendable {
         case .timedOut:
             return reject(.handshakeTimeout, "No HELLO arrived in time.")
         case .peerClosed(let why):
+            let when = state == .challenged ? "after CHALLENGE" : "before HELLO"
             state = .closed
-            return .close(outcome: .dropped(why.map { "closed before HELLO: \($0)" } ?? "closed before HELLO"))
+            return .close(outcome: .dropped(why.map { "closed \(when): \($0)" } ?? "closed \(when)"))
         }
     }
 
@@ -119,6 +130,15 @@ public struct HostHandshake: Hashable, Sendable {
             return .welcome(welcome)
         case .reject(let reason, let sentence):
             return reject(reason, sentence)
+        case .challenge(let fresh):
+            // One challenge per connection: a guest that answers it without a
+            // proof has none, and a second nonce would only help a guesser.
+            guard challenge == nil else {
+                return reject(.passcodeRequired, PasscodeSentences.required)
+            }
+            challenge = fresh
+            state = .challenged
+            return .send(.challenge(fresh))
         }
     }
 
@@ -139,13 +159,52 @@ public struct HostAdmissionPolicy: Sendable {
     public var seatAvailable: Bool
     /// The match in progress and its guest seat token, once a guest was admitted.
     public var currentMatch: (id: MatchID, seatToken: SeatToken)?
+    /// The passcode a new guest must prove, nil for an open host.
+    public var passcode: PasscodeGate?
 
     /// A policy; see the fields.
-    public init(gameID: String, rulesVersion: Int, seatAvailable: Bool, currentMatch: (id: MatchID, seatToken: SeatToken)? = nil) {
+    public init(gameID: String, rulesVersion: Int, seatAvailable: Bool, currentMatch: (id: MatchID, seatToken: SeatToken)? = nil,
+                passcode: PasscodeGate? = nil) {
         self.gameID = gameID
         self.rulesVersion = rulesVersion
         self.seatAvailable = seatAvailable
         self.currentMatch = currentMatch
+        self.passcode = passcode
+    }
+
+    /// The decision about one HELLO.
+    public enum Verdict: Hashable, Sendable {
+        /// Admit (to a new match, or back to its seat).
+        case admit
+        /// Refuse with this reason and sentence.
+        case refuse(ReasonCode, String)
+        /// Send a CHALLENGE first: the host needs a passcode and this
+        /// connection has not been challenged yet.
+        case challenge
+    }
+
+    /// Checks a HELLO in the documented order (docs/PROTOCOL.md section 7).
+    ///
+    /// Order: protocol version, game, rules version, name, resume request
+    /// (match id and seat token: a seat's owner needs no passcode), then the
+    /// passcode (challenge if `challenge` is nil; else the proof must answer
+    /// it), then a free seat. The passcode comes before the free seat so that
+    /// someone without the code learns nothing about the match.
+    public func verdict(on hello: Hello, challenge: PasscodeChallenge?) -> Verdict {
+        if let refusal = basicRefusal(of: hello) { return .refuse(refusal.0, refusal.1) }
+        if hello.matchID != nil { return .admit }  // the seat's owner is back (basicRefusal checked the token)
+        if let gate = passcode {
+            guard let challenge else { return .challenge }
+            guard !hello.passcodeProof.isEmpty else { return .refuse(.passcodeRequired, PasscodeSentences.required) }
+            guard gate.verifying else { return .refuse(.busy, PasscodeSentences.tooManyGuesses) }
+            guard gate.key.accepts(hello.passcodeProof, for: challenge) else {
+                return .refuse(.passcodeWrong, PasscodeSentences.wrong)
+            }
+        }
+        guard seatAvailable else {
+            return .refuse(.matchFull, "The match on this host already has its players.")
+        }
+        return .admit
     }
 
     /// Checks a HELLO in the documented order; nil means admit (to a new
@@ -153,9 +212,19 @@ public struct HostAdmissionPolicy: Sendable {
     /// with the right seat token).
     ///
     /// Order: protocol version, game, rules version, name, resume request
-    /// (match id and seat token), free seat. The passcode proof is ignored
-    /// by protocol version 1 hosts, which have no passcode.
+    /// (match id and seat token), passcode, free seat. Without a challenge,
+    /// a host that needs a passcode refuses with `passcodeRequired` (see
+    /// `verdict(on:challenge:)` for the handshake's own use).
     public func refusal(of hello: Hello) -> (ReasonCode, String)? {
+        switch verdict(on: hello, challenge: nil) {
+        case .admit: nil
+        case .refuse(let reason, let sentence): (reason, sentence)
+        case .challenge: (.passcodeRequired, PasscodeSentences.required)
+        }
+    }
+
+    /// The checks that do not depend on the passcode or a free seat.
+    private func basicRefusal(of hello: Hello) -> (ReasonCode, String)? {
         guard hello.protocolVersions.contains(where: FrameFormat.supportedVersions.contains) else {
             let theirs = hello.protocolVersions.map(String.init).joined(separator: ", ")
             return (.versionUnsupported, "This host speaks parlor protocol version \(FrameFormat.version); you speak \(theirs). Update parlor on one side.")
@@ -174,24 +243,36 @@ public struct HostAdmissionPolicy: Sendable {
             guard let current = currentMatch, current.id == wanted else {
                 return (.matchNotFound, "This host has no match \(wanted.short).")
             }
-            guard let token = hello.seatToken, constantTimeEqual(token.bytes, current.seatToken.bytes) else {
+            guard let token = hello.seatToken, Crypto.constantTimeEqual(token.bytes, current.seatToken.bytes) else {
                 return (.badSeatToken, "That seat token does not belong to match \(wanted.short).")
             }
             return nil  // the seat's owner is back
-        }
-        guard seatAvailable else {
-            return (.matchFull, "The match on this host already has its players.")
         }
         return nil
     }
 }
 
-/// Compares secrets without an early exit, so timing does not reveal how many bytes matched.
-func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-    guard a.count == b.count else { return false }
-    var difference: UInt8 = 0
-    for index in a.indices { difference |= a[index] ^ b[index] }
-    return difference == 0
+/// What a host that needs a passcode knows when it checks a proof.
+public struct PasscodeGate: Sendable {
+    /// The key derived from the host's code for the match a new guest joins.
+    public var key: PasscodeKey
+    /// False while too many wrong proofs wait out their delay: a proof is
+    /// then refused `busy` without being checked, so the answer says nothing
+    /// about the code and guessing cannot go faster than the delays allow.
+    public var verifying: Bool
+
+    /// A gate; see the fields.
+    public init(key: PasscodeKey, verifying: Bool = true) {
+        self.key = key
+        self.verifying = verifying
+    }
+}
+
+/// The sentences of passcode refusals, in one place.
+enum PasscodeSentences {
+    static let required = "This host needs a passcode; ask the host for it and join with --code."
+    static let wrong = "That passcode is wrong."
+    static let tooManyGuesses = "Too many wrong passcodes lately; try again in a moment."
 }
 
 /// Why joining a host failed. Never retried automatically: a REJECT is final.
@@ -208,6 +289,10 @@ public enum JoinError: Error, Hashable, Sendable, CustomStringConvertible {
     case protocolError(String)
     /// The WELCOME's match does not fit what was asked (wrong game, seat, or an invalid blob).
     case badWelcome(String)
+    /// The host needs a passcode (it sent CHALLENGE) and this guest has none.
+    case passcodeNeeded
+    /// This side could not compute its passcode proof (libcrypto failed).
+    case passcodeUnavailable(CryptoError)
 
     public var description: String {
         switch self {
@@ -217,6 +302,8 @@ public enum JoinError: Error, Hashable, Sendable, CustomStringConvertible {
         case .notAParlorHost(let error): "that address is not a parlor host: \(error)"
         case .protocolError(let why): "the host broke the protocol: \(why)"
         case .badWelcome(let why): "the host's welcome is unusable: \(why)"
+        case .passcodeNeeded: "the host needs a passcode"
+        case .passcodeUnavailable(let error): "could not prove the passcode: \(error)"
         }
     }
 }
@@ -248,9 +335,20 @@ public struct GuestHandshake: Sendable {
     public let hello: Hello
     /// The current state.
     public private(set) var state: State = .idle
+    /// The passcode to prove if the host sends CHALLENGE; nil for none.
+    private let passcode: String?
+    /// The guest nonce to use (tests); nil for fresh random bytes.
+    private let guestNonce: [UInt8]?
+    /// Whether a CHALLENGE was answered already (a host sends at most one).
+    private var answeredChallenge = false
 
-    /// A handshake that will send `hello`.
-    public init(hello: Hello) { self.hello = hello }
+    /// A handshake that will send `hello`, and prove `passcode` if the host
+    /// asks for one. `guestNonce` fixes the proof's nonce (tests only).
+    public init(hello: Hello, passcode: String? = nil, guestNonce: [UInt8]? = nil) {
+        self.hello = hello
+        self.passcode = passcode
+        self.guestNonce = guestNonce
+    }
 
     /// Begins: returns the HELLO to send.
     public mutating func start() -> Action {
@@ -273,8 +371,21 @@ public struct GuestHandshake: Sendable {
             }
         case .message(.reject(let reason, let sentence)):
             return fail(.rejected(reason, sentence))
+        case .message(.challenge(let challenge)):
+            guard !answeredChallenge else { return fail(.protocolError("the host sent a second CHALLENGE")) }
+            guard let passcode else { return fail(.passcodeNeeded) }
+            answeredChallenge = true
+            // The key is derived per join (PBKDF2, tens of ms): a one-off cost at connect time.
+            do {
+                let key = try PasscodeKey(code: passcode, matchID: challenge.matchID)
+                var answer = hello
+                answer.passcodeProof = try key.proof(for: challenge, guestNonce: guestNonce)
+                return .send(.hello(answer))
+            } catch {
+                return fail(.passcodeUnavailable(error))
+            }
         case .message(let other):
-            return fail(.protocolError("expected WELCOME or REJECT, got \(other.type)"))
+            return fail(.protocolError("expected WELCOME, CHALLENGE or REJECT, got \(other.type)"))
         case .frameError(let error):
             if case .badMagic = error { return fail(.notAParlorHost(error)) }
             if case .httpRequest = error { return fail(.notAParlorHost(error)) }

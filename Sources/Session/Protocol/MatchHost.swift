@@ -19,12 +19,15 @@ public enum HostError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidName(String)
     /// `shutdown()` was called before a guest was admitted.
     case shutDown
+    /// The passcode key could not be derived (libcrypto failed).
+    case passcodeUnavailable(CryptoError)
 
     public var description: String {
         switch self {
         case .unknownGame(let id): "there is no game called '\(id)'"
         case .invalidName(let name): "'\(name)' cannot be a player name (1 to \(Seat.maximumNameBytes) bytes, no control characters)"
         case .shutDown: "the host was shut down before anyone joined"
+        case .passcodeUnavailable(let error): "could not set up the passcode: \(error)"
         }
     }
 }
@@ -96,6 +99,11 @@ public struct SavedHostMatch: Sendable {
 /// one else on the LAN can take the seat by knowing the match id. Built
 /// with a `SavedHostMatch`, the host admits only that match's guest.
 ///
+/// With `HostConfiguration.passcode`, a new guest must first prove the code
+/// (CHALLENGE, then a HELLO with the proof). A wrong proof is refused only
+/// after a delay (`PasscodeThrottle`), on a timer, so guessing is slow while
+/// the match and every other handshake go on.
+///
 /// The TCP shell calls `accept(_:)` for every accepted connection; the CLI
 /// awaits `waitForGuest()` and builds a controller from the `HostedMatch`.
 /// Each handshake is a `HostHandshake` state machine; this actor performs
@@ -124,6 +132,15 @@ public actor MatchHost {
     private let saved: SavedHostMatch?
     /// Handshakes (by id) that take a seat back rather than start a match.
     private var resuming: Set<UInt64> = []
+    /// The id the next new match gets; fixed up front so that CHALLENGE can
+    /// bind a passcode proof to it.
+    private let upcomingMatchID: MatchID
+    /// The key derived from the passcode for `upcomingMatchID`; nil for an open host.
+    private let passcodeKey: PasscodeKey?
+    /// Wrong proofs per source address, for the growing delay.
+    private var wrongProofs: [String: (count: Int, last: ContinuousClock.Instant)] = [:]
+    /// Refusals of wrong proofs waiting out their delay, by handshake id.
+    private var waitingRefusals: [UInt64: (connection: WireConnection, source: String, timer: Task<Void, Never>)] = [:]
 
     /// A host for `configuration`; throws if its game or name is invalid.
     /// With `saved`, it waits for that match's guest only (`parlor resume`).
@@ -143,6 +160,13 @@ public actor MatchHost {
         let seed: UInt64
         if case .random(let given?) = configuration.seatPreference { seed = given } else { seed = UInt64.random(in: .min ... .max) }
         self.random = SplitMix64(seed: seed)
+        let upcoming = MatchID.random()
+        self.upcomingMatchID = upcoming
+        if let code = configuration.passcode {
+            do { self.passcodeKey = try PasscodeKey(code: code, matchID: upcoming) } catch { throw .passcodeUnavailable(error) }
+        } else {
+            self.passcodeKey = nil
+        }
         (reports, reportSink) = AsyncStream<ConnectionReport>.makeStream(bufferingPolicy: .bufferingNewest(1024))
     }
 
@@ -151,6 +175,9 @@ public actor MatchHost {
 
     /// Whether a guest has been admitted.
     public var hasGuest: Bool { hosted != nil }
+
+    /// Refusals of wrong passcodes now waiting out their delay.
+    public var waitingRefusalCount: Int { waitingRefusals.count }
 
     /// Runs the handshake on a newly accepted connection. Returns at once.
     public func accept(_ stream: any ByteStream) {
@@ -195,6 +222,11 @@ public actor MatchHost {
             entry.connection.close()
         }
         pending = [:]
+        for (_, waiting) in waitingRefusals {
+            waiting.timer.cancel()
+            waiting.connection.close()
+        }
+        waitingRefusals = [:]
         for waiter in waiters { waiter.resume(returning: hosted) }
         waiters = []
         reportSink.finish()
@@ -216,7 +248,7 @@ public actor MatchHost {
         guard var entry = pending[id] else { return }
         var action = entry.machine.event(event)
         if case .evaluate(let hello) = action {
-            action = entry.machine.decided(admission(for: hello, peer: entry.connection.peerDescription, id: id))
+            action = entry.machine.decided(admission(for: hello, challenge: entry.machine.challenge, id: id))
         }
         pending[id] = entry
         perform(action, id: id)
@@ -229,6 +261,8 @@ public actor MatchHost {
         switch action {
         case .none, .evaluate:
             return
+        case .send(let message):
+            connection.send(message)  // CHALLENGE; the handshake timer keeps running
         case .welcome(let welcome):
             finish(id)
             if resuming.remove(id) != nil, let hosted {
@@ -245,6 +279,10 @@ public actor MatchHost {
             }
         case .rejectAndClose(let message, let outcome):
             finish(id)
+            if case .rejected(.passcodeWrong, _) = outcome {
+                refuseLater(id, connection: connection, message: message, outcome: outcome)
+                return
+            }
             connection.send(message)
             connection.close()
             report(peer, outcome)
@@ -265,6 +303,40 @@ public actor MatchHost {
         pending[id] = nil
     }
 
+    /// Sends a wrong-passcode REJECT after the throttle's delay for this
+    /// source address. The connection leaves the pending handshakes (so it
+    /// does not hold up honest guests) and counts against `maximumWaiting`.
+    private func refuseLater(_ id: UInt64, connection: WireConnection, message: Message, outcome: HandshakeOutcome) {
+        let throttle = configuration.passcodeThrottle
+        let source = Self.sourceAddress(connection.peerDescription)
+        let now = ContinuousClock.now
+        if wrongProofs.count >= 4096 { wrongProofs = wrongProofs.filter { now - $0.value.last < throttle.memory } }
+        var record = wrongProofs[source] ?? (count: 0, last: now)
+        if now - record.last >= throttle.memory { record.count = 0 }
+        record.count += 1
+        record.last = now
+        wrongProofs[source] = record
+        let delay = throttle.delay(afterWrongProofs: record.count)
+        let timer = Task { [weak self] in
+            do { try await Task.sleep(for: delay) } catch { return }
+            await self?.endWaitingRefusal(id, message: message, outcome: outcome)
+        }
+        waitingRefusals[id] = (connection, source, timer)
+    }
+
+    private func endWaitingRefusal(_ id: UInt64, message: Message, outcome: HandshakeOutcome) {
+        guard let waiting = waitingRefusals.removeValue(forKey: id) else { return }
+        waiting.connection.send(message)
+        waiting.connection.close()
+        report(waiting.connection.peerDescription, outcome)
+    }
+
+    /// "192.0.2.7:5000" → "192.0.2.7", "[::1]:5000" → "[::1]": wrong guesses are counted per address, not per port.
+    static func sourceAddress(_ peer: String) -> String {
+        guard let colon = peer.lastIndex(of: ":"), !peer[colon...].contains("]") else { return peer }
+        return String(peer[..<colon])
+    }
+
     /// The words a browser gets when someone opens the port in it.
     static let httpAnswer: [UInt8] = Array("""
         HTTP/1.0 400 Bad Request\r
@@ -278,12 +350,28 @@ public actor MatchHost {
     // MARK: Admission
 
     /// The admission decision, and when admitting, the match and WELCOME.
-    private func admission(for hello: Hello, peer: String, id: UInt64) -> Admission {
+    private func admission(for hello: Hello, challenge: PasscodeChallenge?, id: UInt64) -> Admission {
         let current = hosted.map { ($0.initialState.matchID, $0.seatToken) } ?? saved.map { ($0.state.matchID, $0.seatToken) }
+        let throttle = configuration.passcodeThrottle
+        let source = pending[id].map { Self.sourceAddress($0.connection.peerDescription) } ?? ""
+        let gate = passcodeKey.map { key in
+            PasscodeGate(key: key, verifying: waitingRefusals.count < throttle.maximumWaiting
+                         && waitingRefusals.values.count { $0.source == source } < throttle.maximumWaitingPerAddress)
+        }
         let policy = HostAdmissionPolicy(gameID: gameType.id, rulesVersion: gameType.rulesVersion,
                                          seatAvailable: hosted == nil && saved == nil && !isShutDown,
-                                         currentMatch: current)
-        if let (reason, sentence) = policy.refusal(of: hello) { return .reject(reason, sentence) }
+                                         currentMatch: current, passcode: gate)
+        switch policy.verdict(on: hello, challenge: challenge) {
+        case .admit:
+            break
+        case .refuse(let reason, let sentence):
+            return .reject(reason, sentence)
+        case .challenge:
+            guard let key = passcodeKey, let fresh = try? PasscodeChallenge.fresh(for: key.matchID) else {
+                return .reject(.busy, "This host cannot make a passcode challenge right now; try again in a moment.")
+            }
+            return .challenge(fresh)
+        }
         if hello.matchID != nil {
             // The right seat token: take the seat back (the policy checked it).
             let state = hosted?.remote.committedState ?? saved?.state
@@ -308,7 +396,7 @@ public actor MatchHost {
         let hostID = hello.playerID == configuration.hostPlayerID ? PlayerID.random() : configuration.hostPlayerID
         var seats = [Seat(playerID: hostID, name: configuration.hostName), Seat(playerID: hello.playerID, name: hello.playerName)]
         if hostSeat == 1 { seats.reverse() }
-        let state = MatchState(matchID: MatchID.random(), game: gameType.init(seats: 2), seats: seats,
+        let state = MatchState(matchID: upcomingMatchID, game: gameType.init(seats: 2), seats: seats,
                                turnTimeout: configuration.turnTimeoutSeconds, now: configuration.clock())
         return .welcome(welcome(for: state, guestSeat: guestSeat, token: SeatToken.random(), hello: hello))
     }

@@ -171,6 +171,9 @@ public enum Message: Hashable, Sendable {
     case goodbye(ReasonCode, sentence: String, finalBlob: [UInt8])
     /// Both ways, only after the match ended: a rematch offer or the answer to one.
     case rematch(RematchWord)
+    /// Host → guest, only in the handshake: this host needs a passcode; answer
+    /// with a HELLO whose proof is bound to this challenge.
+    case challenge(PasscodeChallenge)
 
     /// The frame type that carries this message.
     public var type: MessageType {
@@ -187,6 +190,7 @@ public enum Message: Hashable, Sendable {
         case .heartbeat: .heartbeat
         case .goodbye: .goodbye
         case .rematch: .rematch
+        case .challenge: .challenge
         }
     }
 }
@@ -295,6 +299,11 @@ extension Message {
             writer.writeLongBytes(blob)
         case .rematch(let word):
             writer.write(word.rawValue)
+        case .challenge(let challenge):
+            writer.write(challenge.method)
+            writer.write(bytes: challenge.matchID.bytes)
+            writer.write(bytes: Array(challenge.hostNonce.prefix(PasscodeKey.nonceLength)))
+            writer.write(bytes: [UInt8](repeating: 0, count: max(0, PasscodeKey.nonceLength - challenge.hostNonce.count)))
         }
         return writer.bytes
     }
@@ -471,6 +480,10 @@ private struct MessageReader {
         case .rematch:
             guard let word = RematchWord(rawValue: try u8()) else { throw invalid("rematch word") }
             return .rematch(word)
+        case .challenge:
+            guard try u8() == PasscodeKey.method else { throw invalid("passcode method") }
+            guard let match = try identifier("match id", zeroMeansNone: true) else { throw invalid("match id") }
+            return .challenge(PasscodeChallenge(matchID: match, hostNonce: try bytes(PasscodeKey.nonceLength)))
         }
     }
 }

@@ -62,7 +62,7 @@ public struct ReconnectPolicy: Hashable, Sendable {
                 return .stop("the host refused (\(reason)): \(sentence)")
             case .timedOut, .connectionClosed:
                 return .retry
-            case .notAParlorHost, .protocolError, .badWelcome:
+            case .notAParlorHost, .protocolError, .badWelcome, .passcodeNeeded, .passcodeUnavailable:
                 return .stop(join.description)
             }
         }

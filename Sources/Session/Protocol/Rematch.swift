@@ -157,6 +157,14 @@ final class AfterMatch: Sendable {
     /// Whether the other side has offered a rematch that this side has not answered.
     var peerHasOffered: Bool { state.withLock { $0.machine.peerHasOffered } }
 
+    /// Why there can be no rematch any more (the peer left, declined, broke
+    /// the protocol), or nil while one is still possible.
+    var settledEnd: RematchEnd? {
+        state.withLock { state in
+            if case .failure(let end)? = state.outcome { end } else { nil }
+        }
+    }
+
     /// What arrived after the end, in order.
     func handle(_ inbound: Inbound) {
         switch inbound {

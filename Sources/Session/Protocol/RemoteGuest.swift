@@ -194,6 +194,14 @@ public final class RemoteGuest: Participant {
     /// Whether the other side has offered a rematch that this side has not answered yet.
     public var peerOfferedRematch: Bool { afterMatch?.peerHasOffered ?? false }
 
+    /// After the end: why a rematch is already impossible (the peer left,
+    /// declined or the connection was not kept), so nobody is asked in vain;
+    /// nil while one can still be agreed.
+    public var rematchRuledOut: RematchEnd? {
+        guard let talk = afterMatch else { return .notConnected }
+        return talk.settledEnd
+    }
+
     /// The after-match conversation, when the connection was kept past the end.
     var afterMatch: AfterMatch? { state.withLock { $0.afterMatch } }
 
@@ -396,7 +404,7 @@ public final class RemoteGuest: Participant {
             case .peerSilent(let wait):
                 await controller.report("\(name) is not responding — waiting for \(name) to come back (\(wait.roundedUpSeconds) s left)")
             case .peerDisconnected(let wait):
-                let how = state.withLock { $0.departure }.map { "left for now (\($0))" } ?? "disconnected"
+                let how = state.withLock { $0.departure }.map { "disconnected (\($0))" } ?? "disconnected"
                 await controller.report("\(name) \(how) — waiting for \(name) to come back (\(wait.roundedUpSeconds) s left)")
             case .stillWaiting(let left):
                 await controller.report("waiting for \(name) to come back (\(left.roundedUpSeconds) s left)")

@@ -124,6 +124,14 @@ public final class RemoteHost: Participant {
     /// Whether the other side has offered a rematch that this side has not answered yet.
     public var peerOfferedRematch: Bool { afterMatch?.peerHasOffered ?? false }
 
+    /// After the end: why a rematch is already impossible (the peer left,
+    /// declined or the connection was not kept), so nobody is asked in vain;
+    /// nil while one can still be agreed.
+    public var rematchRuledOut: RematchEnd? {
+        guard let talk = afterMatch else { return .notConnected }
+        return talk.settledEnd
+    }
+
     /// The after-match conversation, when the connection was kept past the end.
     var afterMatch: AfterMatch? { state.withLock { $0.afterMatch } }
 
@@ -391,7 +399,7 @@ public final class RemoteHost: Participant {
         case .goodbyeLeaving:
             // The host is going away for now (its terminal went away); it may come back with `parlor resume`.
             connection.close()
-            await connectionDropped("\(name) left for now" + (sentence.isEmpty ? "" : " (\(sentence))"), controller: controller)
+            await connectionDropped("\(name) disconnected" + (sentence.isEmpty ? "" : " (\(sentence))"), controller: controller)
         default:
             await controller.fail(.connectionLost("\(name) left" + (sentence.isEmpty ? "" : ": \(sentence)")))
         }
