@@ -143,11 +143,19 @@ final class RegistrationState: @unchecked Sendable {
     private var pending: ((Result<String, DiscoveryError>) -> Void)?
     private var timer: Int?
     private var withdrawn = false
+    /// The daemon confirmed a name once: from then on, losing the daemon means registering again.
+    private var confirmed = false
+    /// The timer of a pending re-registration, and the wait before the next one.
+    private var retryTimer: Int?
+    private var retryDelay = RegistrationState.firstRetryDelay
     /// Told every name the daemon confirms, so `name` follows later renames.
     var onRename: ((String) -> Void)?
 
     /// How many " #N" names to try when the daemon reports a local clash.
     private static let maximumAttempts = 100
+    /// Waits between attempts to register again after the daemon went away: 1 s doubling to 30 s.
+    static let firstRetryDelay = 1.0
+    static let longestRetryDelay = 30.0
 
     init(loop: DNSSDEventLoop, registration: ServiceRegistration, timeout: Double) {
         self.loop = loop
@@ -192,13 +200,24 @@ final class RegistrationState: @unchecked Sendable {
                 continue
             }
             guard code == 0, let newRef else {
+                if confirmed {
+                    // The daemon is still away: try again later.
+                    scheduleRegistrationAgain()
+                    return
+                }
                 finish(.failure(DNSSDLibrary.error(code, operation: "DNSServiceRegister")))
                 withdraw()
                 return
             }
             let serviceRef = ServiceRef(newRef, operation: "DNSServiceRegister", library: loop.library)
             serviceRef.onFailure = { [self] code in
-                finish(.failure(DNSSDLibrary.error(code, operation: "DNSServiceRegister")))
+                // The loop has already freed the ref.
+                ref = nil
+                if confirmed {
+                    scheduleRegistrationAgain()
+                } else {
+                    finish(.failure(DNSSDLibrary.error(code, operation: "DNSServiceRegister")))
+                }
             }
             ref = serviceRef
             loop.add(serviceRef)
@@ -209,6 +228,8 @@ final class RegistrationState: @unchecked Sendable {
     private func handleReply(errorCode: DNSServiceErrorType, name: String?) {
         if errorCode == 0 {
             if let name {
+                confirmed = true
+                retryDelay = Self.firstRetryDelay
                 onRename?(name)
                 finish(.success(name))
             }
@@ -225,7 +246,29 @@ final class RegistrationState: @unchecked Sendable {
             }
             return
         }
+        if confirmed {
+            // avahi-daemon went away (restarted, upgraded): avahi's library
+            // reports it as an error on a registration that was up. Without
+            // registering again the game would vanish from every browser for
+            // good while the host keeps waiting. Free the ref after this
+            // callback returns.
+            let old = ref
+            ref = nil
+            loop.later { old?.deallocate() }
+            scheduleRegistrationAgain()
+            return
+        }
         finish(.failure(DNSSDLibrary.error(errorCode, operation: "DNSServiceRegister")))
+    }
+
+    /// Registers again after `retryDelay` (doubling up to 30 s), with the latest TXT record.
+    private func scheduleRegistrationAgain() {
+        guard !withdrawn, retryTimer == nil else { return }
+        retryTimer = loop.schedule(after: retryDelay) { [self] in
+            retryTimer = nil
+            retryDelay = min(retryDelay * 2, Self.longestRetryDelay)
+            register()
+        }
     }
 
     private func finish(_ result: Result<String, DiscoveryError>) {
@@ -238,10 +281,13 @@ final class RegistrationState: @unchecked Sendable {
     }
 
     func update(txt: TXTRecord) -> Result<Void, DiscoveryError> {
-        guard !withdrawn, let ref = ref?.ref else {
-            return .failure(.withdrawn(name: registration.name))
-        }
+        guard !withdrawn else { return .failure(.withdrawn(name: registration.name)) }
         registration.txt = txt
+        guard let ref = ref?.ref else {
+            // Waiting to register again after the daemon went away: that
+            // registration carries this record.
+            return confirmed ? .success(()) : .failure(.withdrawn(name: registration.name))
+        }
         let bytes = txt.encoded()
         let code = bytes.withUnsafeBytes { raw in
             loop.library.updateRecord(ref, nil, 0, UInt16(raw.count), raw.baseAddress, 0)
@@ -252,6 +298,8 @@ final class RegistrationState: @unchecked Sendable {
     func withdraw() {
         guard !withdrawn else { return }
         withdrawn = true
+        loop.cancelTimer(retryTimer)
+        retryTimer = nil
         ref?.deallocate()
         ref = nil
         finish(.failure(.withdrawn(name: registration.name)))

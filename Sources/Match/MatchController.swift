@@ -222,7 +222,13 @@ public actor MatchController {
     }
 
     /// Commits or restores the snapshot, tells everyone, and moves on.
-    private func resolvePending(_ result: SubmitResult) {
+    ///
+    /// `beginsNextTurn` is false when the caller replaces the state at once
+    /// (adopting the authority's state): beginning a turn
+    /// of the restored snapshot would ask a player, or a bot, for a move in
+    /// a state that is gone a moment later, and a line typed for it would be
+    /// played at a later turn.
+    private func resolvePending(_ result: SubmitResult, beginsNextTurn: Bool = true) {
         guard let current = pending else { return }
         pending = nil
         current.timer?.cancel()
@@ -242,7 +248,7 @@ public actor MatchController {
         emit(event)
         for participant in participants { participant.stateChanged(state, event: event) }
         current.continuation?.resume(returning: result)
-        afterStateChange()
+        if beginsNextTurn { afterStateChange() }
     }
 
     private func afterStateChange() {
@@ -259,7 +265,7 @@ public actor MatchController {
         guard started, !stopped, participant.isAuthority, seat(of: participant) != nil else { return false }
         guard newState.matchID == state.matchID, newState.gameID == state.gameID,
               newState.seats.map(\.playerID) == state.seats.map(\.playerID) else { return false }
-        if pending != nil { resolvePending(.rolledBack(.superseded)) }
+        if pending != nil { resolvePending(.rolledBack(.superseded), beginsNextTurn: false) }
         guard newState.sequence >= state.sequence,
               Array(newState.moves.prefix(state.moves.count)) == state.moves else {
             fail(.desync("the host's state drops moves it had confirmed"))

@@ -34,6 +34,12 @@ struct LineModel {
     private var lastInput = ""
     /// The sequence number of the turn we last prompted for, so a prompt is shown once per turn.
     private var promptedSequence: UInt32?
+    /// The turn the last `turn` event announced. The controller begins a turn
+    /// again after a rollback and again after adopting the host's same state;
+    /// a script answers every `turn` event, and since typed lines are queued,
+    /// a second answer would be played at its next turn. So a turn is
+    /// announced once, and once more only after its move was rolled back.
+    private var announcedTurn: (seat: SeatIndex, sequence: UInt32)?
 
     init(format: Format, state: MatchState, localSeats: Set<SeatIndex>) {
         self.format = format
@@ -73,7 +79,11 @@ struct LineModel {
             return say("\(new.game.gameDisplayName): \(players)") + board()
         case .turnBegan(let seat, let new):
             state = new
-            var actions = json(JSONEvents.turn(seat: seat, new))
+            var actions: [LineAction] = []
+            if announcedTurn?.seat != seat || announcedTurn?.sequence != new.sequence {
+                announcedTurn = (seat, new.sequence)
+                actions += json(JSONEvents.turn(seat: seat, new))
+            }
             if localSeats.contains(seat) {
                 actions += pump()
             } else if !isJSON {
@@ -98,6 +108,9 @@ struct LineModel {
             return actions
         case .rolledBack(let change, let reason, let new):
             state = new
+            // The undone move needs a new answer: ask for this turn again, once.
+            announcedTurn = nil
+            promptedSequence = nil
             return json(JSONEvents.rolledBack(change, reason: reason, new))
                 + say("\(MatchText.name(new, seat: change.seat))'s move was undone: \(reason.description).")
         case .adopted(let new):

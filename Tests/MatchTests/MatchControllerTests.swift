@@ -184,6 +184,29 @@ struct MatchControllerTests {
         #expect(final.seats.map(\.outcome) == [.won, .quit])
     }
 
+    /// Found by scripts/fault-matrix (30% loss): the guest's pending move was
+    /// rolled back when the host's state arrived, the controller began a turn
+    /// of the restored snapshot and only then adopted the host's state, which
+    /// had moved on. A script answering that first turn typed a line that was
+    /// then played at its next turn. Only the adopted state's turn may begin.
+    @Test(arguments: [[Int](), [3, 4]])
+    func adoptingWhileAMoveIsPendingBeginsOnlyTheAdoptedStatesTurn(hostMoves: [Int]) async throws {
+        let state = MatchFixtures.newMatch()
+        let (a, b) = twoScripted(state, second: [.hang], secondIsAuthority: true)
+        let controller = MatchController(state: state, participants: [a, b])
+        let (log, _) = await EventLog.follow(controller)
+        try await controller.start()
+        let pendingMove = Task { await a.play(3) }
+        while await !controller.isAwaitingConfirmation { try await Task.sleep(for: .milliseconds(2)) }
+        let hostState = try MatchFixtures.after(hostMoves, in: state)
+        #expect(await controller.adopt(hostState, from: b))
+        guard case .rolledBack(.superseded) = await pendingMove.value else { Issue.record("not superseded"); return }
+        try await Task.sleep(for: .milliseconds(50))
+        let names = await log.names
+        let afterAwaiting = Array(names.drop { $0 != "awaiting" }.dropFirst())
+        #expect(afterAwaiting == ["rolledBack \(RollbackReason.superseded)", "adopted", "turn 0"], "\(names)")
+    }
+
     @Test func adoptionKeepsCommittedMovesOrFails() async throws {
         let state = MatchFixtures.newMatch()
         let (a, b) = twoScripted(state, secondIsAuthority: true)
