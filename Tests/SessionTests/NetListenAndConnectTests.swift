@@ -41,7 +41,9 @@ struct NetListenAndConnectTests {
         let error = await #expect(throws: NetError.self) {
             try await withDeadline { try await TCPConnection.connect(host: "127.0.0.1", port: port) }
         }
-        #expect(clock.now - start < .seconds(1))
+        // Refused at once, not after the 5 s connect timeout; the bound allows for
+        // a loaded two-core machine (1.6 s was seen with the lab tests beside it).
+        #expect(clock.now - start < .seconds(3))
         #expect(error?.connectFailure == .refused)
         #expect(error?.description.contains("connection refused") == true)
         #expect(error?.description.contains("nothing is listening on port \(port)") == true)
