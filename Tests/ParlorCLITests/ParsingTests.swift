@@ -126,6 +126,9 @@ struct GoodCommandLineTests {
         #expect(try parsed(["resume", "a1b2c3"], as: ResumeOptions.self).target == .match(id: "a1b2c3"))
         #expect(try parsed(["resume", "[fe80::1%eth0]:7477", "--bot", "easy"], as: ResumeOptions.self)
             == ResumeOptions(target: .address(host: "fe80::1%eth0", port: 7477), bot: .easy))
+        // A resumed host watches its guest as closely as `host --heartbeat-timeout` would.
+        #expect(try parsed(["resume", "--heartbeat-timeout", "4", "--grace", "30"], as: ResumeOptions.self).timeouts
+            == ConnectionTimeouts(heartbeatTimeout: .seconds(4), grace: .seconds(30)))
         #expect(try parsed(["doctor", "--json"], as: DoctorOptions.self).json)
         #expect(try parsed(["games"], as: GamesOptions.self).json == false)
     }
