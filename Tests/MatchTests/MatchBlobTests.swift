@@ -130,7 +130,7 @@ struct MatchBlobTests {
     }
 
     @Test func randomAndMutatedBytesNeverCrash() throws {
-        var generator = SeededGenerator(seed: 42)
+        var generator = SplitMix64(seed: 42)
         let seeds = try Self.samples().map(MatchBlob.encode)
         var decodedCount = 0
         for round in 0..<10_000 {

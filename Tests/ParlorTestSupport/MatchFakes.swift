@@ -2,25 +2,12 @@ import Games
 import Match
 import Synchronization
 
-/// A deterministic generator for tests (SplitMix64).
-public struct SeededGenerator: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Builders of match states for tests.
 public enum MatchFixtures {
     /// A fresh two-seat match of `gameID` between "Ana" (seat 0) and "Ben" (seat 1).
     public static func newMatch(_ gameID: String = "connect4", turnTimeout: UInt32 = 0, now: Int64 = 0,
                                 seed: UInt64 = 1) -> MatchState {
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         let game = GameCatalog.newGame(id: gameID)!
         let seats = [Seat(playerID: .random(using: &generator), name: "Ana"),
                      Seat(playerID: .random(using: &generator), name: "Ben")]
@@ -125,6 +112,6 @@ public func firstLegalMove(_ game: any Game, _ shouldStop: @Sendable () -> Bool)
 
 /// A seeded random strategy for tests.
 public func randomStrategy(seed: UInt64) -> BotParticipant.Strategy {
-    let generator = Mutex(SeededGenerator(seed: seed))
+    let generator = Mutex(SplitMix64(seed: seed))
     return { game, _ in generator.withLock { game.legalMoves.randomElement(using: &$0) } }
 }

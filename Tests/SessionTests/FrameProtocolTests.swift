@@ -1,3 +1,4 @@
+import Games
 import Match
 import Testing
 @testable import Session

@@ -65,7 +65,7 @@ struct LoopbackMatchTests {
     func badInputOverRealSockets() async throws {
         let (listener, host, acceptor) = try openHost()
         defer { acceptor.cancel(); listener.close() }
-        var generator = SeededGenerator(seed: 77)
+        var generator = SplitMix64(seed: 77)
         let noise = (0..<64).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let random = try await rawExchange(port: listener.port, noise)
         #expect(random.closed, "the host kept a connection of random bytes open")

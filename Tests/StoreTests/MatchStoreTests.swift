@@ -1,5 +1,6 @@
 import Dispatch
 @preconcurrency import Glibc
+import Games
 import Match
 import ParlorTestSupport
 import Testing
@@ -67,7 +68,7 @@ struct MatchStoreTests {
         let good = try record(seed: 1)
         try store.save(good)
         let bytes = try record(seed: 2).encoded()
-        var generator = SeededGenerator(seed: 5)
+        var generator = SplitMix64(seed: 5)
         // Every truncation of a real record, then random bytes.
         for length in stride(from: 0, to: bytes.count, by: 1) {
             writeFile(directory + "/cut.match", Array(bytes.prefix(length)))

@@ -185,7 +185,7 @@ func soakVerdict(index: Int, host: MatchState, hostFailure: MatchFailure?,
 
 /// A strategy that plays a uniformly random legal move, reproducibly from `seed`.
 private func randomMoves(seed: UInt64) -> BotParticipant.Strategy {
-    let random = Mutex(SplitMix64ForBench(seed: seed))
+    let random = Mutex(SplitMix64(seed: seed))
     return { game, _ in random.withLock { game.legalMoves.randomElement(using: &$0) } }
 }
 

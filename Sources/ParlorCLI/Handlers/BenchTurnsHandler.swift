@@ -13,7 +13,7 @@ func runBenchTurns(_ options: BenchTurnsOptions) async throws -> ExitCode {
     var turns: [Duration] = []
     var frameBytes: [Int] = []
     var matches = 0
-    var generator = SplitMix64ForBench(seed: 7)
+    var generator = SplitMix64(seed: 7)
     while turns.count < options.count {
         let (measured, bytes) = try await benchOneMatch(seed: generator.next(), remaining: options.count - turns.count)
         turns += measured
@@ -50,7 +50,7 @@ private func benchOneMatch(seed: UInt64, remaining: Int) async throws -> ([Durat
                                    hello: Hello(appVersion: ParlorVersion.current, playerID: .random(), playerName: "Guest"))
     let hosted = try await host.waitForGuest()
     let joined = try await joining
-    let random = Mutex(SplitMix64ForBench(seed: seed))
+    let random = Mutex(SplitMix64(seed: seed))
     let (hostController, _) = hosted.makeController { id in
         BotParticipant(playerID: id) { game, _ in random.withLock { game.legalMoves.randomElement(using: &$0) } }
     }
@@ -99,15 +99,3 @@ private func ratio(_ a: Duration, _ b: Duration) -> String {
     return String(format: "%.1f", Double(a.microseconds) / Double(max(1, b.microseconds)))
 }
 
-/// SplitMix64, for the benchmark's reproducible random players.
-struct SplitMix64ForBench: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

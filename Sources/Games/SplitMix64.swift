@@ -1,7 +1,9 @@
 /// A small, seeded pseudo-random generator (SplitMix64, Steele, Lea and Flood 2014).
 ///
-/// Bots draw every random choice from one of these so that `--seed N`
-/// reproduces a game move for move; the system generator cannot be seeded.
+/// Everything parlor draws at random from a seed uses one of these, so that
+/// `--seed N` reproduces a game move for move and tests replay exactly:
+/// bots' choices, `--seat random`, the benchmarks' random players. The
+/// system generator cannot be seeded.
 public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
