@@ -37,31 +37,7 @@ struct LabInteropTests {
     func pythonZeroconfOnBSeesAServicePublishedOnA() async throws {
         try await Lab.with { lab in
             let publisher = try lab.start(host: "A", Self.publishArguments)
-            let script = """
-                import sys, time
-                from zeroconf import Zeroconf, ServiceBrowser, ServiceListener
-                found = {}
-                class Listener(ServiceListener):
-                    def add_service(self, zc, type_, name):
-                        info = zc.get_service_info(type_, name, timeout=3000)
-                        if info: found[name] = info
-                    def update_service(self, zc, type_, name): self.add_service(zc, type_, name)
-                    def remove_service(self, zc, type_, name): pass
-                zc = Zeroconf(interfaces=[sys.argv[1]])
-                try:
-                    ServiceBrowser(zc, "_parlor._tcp.local.", Listener())
-                    deadline = time.time() + 10
-                    while time.time() < deadline and not found: time.sleep(0.1)
-                finally:
-                    zc.close()
-                for name, info in found.items():
-                    props = sorted((k.decode(), v.decode() if v is not None else None) for k, v in info.properties.items())
-                    print(name, info.parsed_addresses(), info.port, props)
-                """
-            let result = await lab.run(
-                host: "B", ["/usr/bin/python3", "-", lab.address(of: "B")], input: script, timeout: 30)
-            #expect(result.succeeded, "python3 failed: \(result.standardError)")
-            let output = result.standardOutput
+            let output = try await ZeroconfBrowser.browse(on: "B", in: lab)
             #expect(output.contains("Lab Interop Game._parlor._tcp.local."))
             #expect(output.contains("'\(lab.address(of: "A"))'"))
             #expect(output.contains("40123"))
