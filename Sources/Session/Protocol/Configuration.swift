@@ -133,9 +133,7 @@ public struct PasscodeThrottle: Hashable, Sendable {
 
     /// The delay for the `count`-th wrong proof (1-based) from one address.
     public func delay(afterWrongProofs count: Int) -> Duration {
-        var delay = firstDelay
-        for _ in 1..<max(1, min(count, 32)) where delay < maximumDelay { delay = delay * 2 }
-        return min(delay, maximumDelay)
+        Duration.doubling(firstDelay, times: count - 1, upTo: maximumDelay)
     }
 }
 

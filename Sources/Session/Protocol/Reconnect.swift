@@ -38,13 +38,7 @@ public struct ReconnectPolicy: Hashable, Sendable {
     /// The wait after failed attempt number `attempt` (1-based): doubling from
     /// `firstDelay`, never more than `maximumDelay`.
     public func delay(afterAttempt attempt: Int) -> Duration {
-        var delay = firstDelay
-        var step = 1
-        while step < attempt, delay < maximumDelay {
-            delay = delay * 2
-            step += 1
-        }
-        return min(delay, maximumDelay)
+        Duration.doubling(firstDelay, times: attempt - 1, upTo: maximumDelay)
     }
 
     /// Sorts a failure into transient (retry) or fatal (stop).
@@ -145,3 +139,17 @@ public protocol SessionLink: Sendable {
 
 extension RemoteGuest: SessionLink {}
 extension RemoteHost: SessionLink {}
+
+extension Duration {
+    /// `first` doubled `times` times, never more than `cap`: the backoff of
+    /// reconnecting guests and of refusals of wrong passcodes.
+    static func doubling(_ first: Duration, times: Int, upTo cap: Duration) -> Duration {
+        var delay = first
+        var step = 0
+        while (step < times), (delay > .zero), (delay < cap) {
+            delay = delay * 2
+            step += 1
+        }
+        return min(delay, cap)
+    }
+}
