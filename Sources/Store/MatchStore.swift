@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import Match
+import Synchronization
 
 /// A damaged or unreadable file met while listing, reported by name and skipped.
 public struct StoreProblem: Sendable, CustomStringConvertible {
@@ -66,13 +67,20 @@ public struct MatchStore: Sendable {
         directory + "/" + Self.fileName(matchID: record.state.matchID, role: record.role, seat: record.localSeat)
     }
 
+    /// Numbers this process's writes, so each has its own temporary file.
+    private static let writeCounter = Atomic<UInt64>(0)
+
     /// Saves `record` atomically (write, fsync, rename, fsync the directory).
     public func save(_ record: StoredMatch) throws(StoreError) {
         try makeDirectory(directory)
         let final = path(for: record)
-        let temporary = directory + "/.\(Self.fileName(matchID: record.state.matchID, role: record.role, seat: record.localSeat)).\(getpid()).tmp"
+        // One temporary file per write, not per process: two saves of the same
+        // match from one process (the recorder and a save before sending) must
+        // not truncate each other's file before its rename.
+        let serial = Self.writeCounter.add(1, ordering: .relaxed).newValue
+        let temporary = directory + "/.\(Self.fileName(matchID: record.state.matchID, role: record.role, seat: record.localSeat)).\(getpid())-\(serial).tmp"
         let bytes = record.encoded()
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .system(call: "open", path: temporary, errno: errno) }
         var written = 0
         while written < bytes.count {
