@@ -177,8 +177,21 @@ struct LineModel {
         }
         submitting = false
         switch result {
-        case .committed:
+        case .committed(let committed):
+            // The result travels on the submitting task and can overtake the
+            // controller's events. Until the model has seen this commit its
+            // state is the one before our move, and a queued line would be
+            // played there; the turn event that follows the commit pumps instead.
+            guard state.sequence >= committed.sequence else { return [] }
             return pump()
+        case .rejected(.awaitingConfirmation), .rejected(.rule(.notYourTurn)):
+            // Refused only because our view of the match was behind the
+            // controller's: the line was never played, so it waits for the
+            // next turn event instead of being lost (found by CI: a piped game
+            // lost its last move and quit).
+            if !lastInput.isEmpty { queue.insert(lastInput, at: 0) }
+            lastInput = ""
+            return []
         case .rejected(let rejection):
             let text = "Refused: \(rejection.description)."
             return json(JSONEvents.rejected(input: lastInput, seat: activeLocalSeat, reason: rejection.description))

@@ -65,3 +65,65 @@ struct LineModelTurnTests {
         #expect(prompts(model.handle(.turnBegan(seat: 0, Self.state))) == 0)
     }
 }
+
+/// A submission's result comes back on its own task and can overtake the
+/// controller's events. Acting on it at once played the next piped line on the
+/// state before our move; the controller refused it and the line was lost, so
+/// a piped game quit instead of winning (a CI failure of "a tictactoe game
+/// piped into plain mode reports the winner").
+@Suite("Line frontends keep piped moves when a result overtakes the events")
+struct LineModelOrderingTests {
+    static func plays(_ actions: [LineAction]) -> [Move] {
+        actions.compactMap { if case .play(let move, _) = $0 { return move } else { return nil } }
+    }
+
+    static func quits(_ actions: [LineAction]) -> Int {
+        actions.filter { if case .quit = $0 { return true } else { return false } }.count
+    }
+
+    @Test("a commit result that arrives before the commit event plays nothing until the next turn, then the queued line")
+    func commitResultFirst() throws {
+        let start = Fixtures.state(TicTacToe(), moves: [4, 0])  // Ana 5, bot 1: Ana to move at sequence 2
+        var model = LineModel(format: .text(.plainASCII, interactive: false), state: start, localSeats: [0])
+        _ = model.handle(.turnBegan(seat: 0, start))
+        #expect(Self.plays(model.handle(line: "3")) == [Move(2)])
+        _ = model.handle(line: "7")
+        _ = model.handleEndOfInput()
+        let afterAna = try start.applying(.move(Move(2), by: 0), now: 0)
+        // The result first: the model has not seen the commit, so "7" must wait.
+        let early = model.submitted(.committed(afterAna), quitting: false)
+        #expect(Self.plays(early).isEmpty)
+        #expect(Self.quits(early) == 0, "end of input must not quit while our move's events are on their way")
+        _ = model.handle(.committed(.move(Move(2), by: 0), afterAna))
+        _ = model.handle(.turnBegan(seat: 1, afterAna))
+        let afterBot = try afterAna.applying(.move(Move(1), by: 1), now: 0)
+        _ = model.handle(.committed(.move(Move(1), by: 1), afterBot))
+        #expect(Self.plays(model.handle(.turnBegan(seat: 0, afterBot))) == [Move(6)])
+    }
+
+    @Test("a line refused because our view was behind is played at the next turn, not dropped")
+    func refusedWhileBehindIsKept() throws {
+        let start = Fixtures.state(TicTacToe(), moves: [4, 0])
+        var model = LineModel(format: .json, state: start, localSeats: [0])
+        _ = model.handle(.turnBegan(seat: 0, start))
+        #expect(Self.plays(model.handle(line: "3")) == [Move(2)])
+        _ = model.handleEndOfInput()
+        let refused = model.submitted(.rejected(.awaitingConfirmation), quitting: false)
+        #expect(Self.quits(refused) == 0)
+        #expect(!refused.contains { if case .output(let text, _) = $0 { return text.contains("rejected") } else { return false } },
+                "a line that will still be played is not reported as rejected")
+        // The controller resolves what it was waiting for and begins Ana's turn (again).
+        #expect(Self.plays(model.handle(.turnBegan(seat: 0, start))) == [Move(2)])
+    }
+
+    @Test("a line refused for a real reason is still reported and not retried")
+    func realRefusal() {
+        let start = Fixtures.state(TicTacToe(), moves: [4, 0])
+        var model = LineModel(format: .json, state: start, localSeats: [0])
+        _ = model.handle(.turnBegan(seat: 0, start))
+        _ = model.handle(line: "3")
+        let refused = model.submitted(.rejected(.matchOver), quitting: false)
+        #expect(refused.contains { if case .output(let text, _) = $0 { return text.contains("\"event\":\"rejected\"") } else { return false } })
+        #expect(Self.plays(refused).isEmpty)
+    }
+}
