@@ -81,6 +81,42 @@ import Testing
         }
     }
 
+    /// The guest dies the moment its last change is confirmed: the write of
+    /// the end into its socket still succeeds, so the host must not take it
+    /// as delivered. It waits, and the guest's `parlor resume` gets the end.
+    /// (A CI run once saw this race with bots: the host won and left, and the
+    /// guest's resume could never finish.)
+    @Test func aGuestKilledAsItsQuitIsConfirmedStillLearnsTheEndOnResume() async throws {
+        let table = Table()
+        let host = try SpawnedParlor(Self.hostArguments, environment: table.environment(.host))
+        let listening = try #require(await host.line(containing: "\"listening\""), Comment(rawValue: host.transcript))
+        let port = try #require(Self.port(from: listening))
+        // A person who quits at the first prompt; the process dies when the CONFIRM of its QUIT arrives.
+        let guest = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--json", "--grace", "60"],
+                                      environment: table.environment(.guest, ["PARLOR_TEST_CRASH_AT": "after-send:1"]),
+                                      keepStdinOpen: true)
+        #expect(await guest.line(containing: "\"event\":\"turn\",\"seat\":1") != nil, Comment(rawValue: guest.transcript))
+        guest.type("q\n")
+        #expect(await guest.wait(timeout: .seconds(20)) == 128 + SIGKILL, Comment(rawValue: guest.transcript))
+        // The host's match is over (its bot won), but it knows the guest never saw that.
+        #expect(await host.line(containing: "to come back and see the end", timeout: .seconds(20)) != nil,
+                Comment(rawValue: host.transcript))
+        #expect(try await table.matches(on: .guest).contains("\"state\":\"interrupted\""))
+
+        let resumed = try SpawnedParlor(["resume", "--json"], environment: table.environment(.guest))
+        #expect(await resumed.wait(timeout: .seconds(60)) == 0, Comment(rawValue: resumed.transcript))
+        #expect(await host.wait(timeout: .seconds(30)) == 0, Comment(rawValue: host.transcript))
+        #expect(host.output.contains("came back and saw the end"), Comment(rawValue: host.transcript))
+        let joinedLine = try #require(await host.line(containing: "\"joined\""))
+        let id = try #require(Self.matchID(from: joinedLine))
+        let hostHistory = try await table.replay(id, on: .host)
+        let guestHistory = try await table.replay(id, on: .guest)
+        #expect(guestHistory.stdout.contains("\"event\":\"end\""), Comment(rawValue: guestHistory.stdout + guestHistory.stderr))
+        #expect(hostHistory.stdout == guestHistory.stdout, "the two saved histories differ")
+        let listed = try await table.matches(on: .guest)
+        #expect(listed.contains("\"state\":\"ended\"") && listed.contains("\"outcome\":\"quit\""), Comment(rawValue: listed))
+    }
+
     @Test func aHangUpSaysLeavingSavesTheMatchAndExitsWith129ThenResumeFinishesIt() async throws {
         let table = Table()
         let host = try SpawnedParlor(Self.hostArguments, environment: table.environment(.host))

@@ -61,6 +61,11 @@ struct RawGuestSession {
     /// The guest's copy of the committed state.
     var state: MatchState
     let seat: SeatIndex
+    /// What we said and what the host answered, for coming back with the seat token.
+    let hello: Hello
+    let welcome: Welcome
+    /// The host's side of the match (its `RemoteGuest` is `hosted.remote`).
+    let hosted: HostedMatch
 
     static func start(over transport: AttackTransport = .memory) async throws -> RawGuestSession {
         let host = try MatchHost(configuration: HostConfiguration(
@@ -73,7 +78,8 @@ struct RawGuestSession {
         let hosted = try await host.waitForGuest()
         let (controller, local) = hosted.makeController { LocalParticipant(playerID: $0) }
         try await controller.start()
-        return RawGuestSession(door: door, peer: peer, hostController: controller, hostLocal: local, state: state, seat: welcome.seat)
+        return RawGuestSession(door: door, peer: peer, hostController: controller, hostLocal: local, state: state,
+                               seat: welcome.seat, hello: hello, welcome: welcome, hosted: hosted)
     }
 
     var hostSeat: SeatIndex { 1 - seat }

@@ -38,10 +38,10 @@ enum SessionRunner {
             if rematch.possible { hosted.remote.keepConnectionForRematch() }
             let exit = try await presentation.play(controller, locals: locals, recorder: recorder, link: hosted.remote)
             guard case .ended = exit else { return exit }
-            if !(await hosted.remote.waitForFinalDelivery(within: .zero)) {
-                // The guest was away when the match ended: it learns the end by coming back.
-                Console.writeError("parlor: waiting up to \(grace.components.seconds) s for \(hosted.guestName) to come back and see the end\n")
-                _ = await hosted.remote.waitForFinalDelivery(within: grace)
+            // The guest acknowledges the end at once (GOODBYE, or by staying for the rematch talk);
+            // one that was away, or went away before it, learns the end by coming back.
+            if await hosted.remote.finalDelivery(within: .seconds(30)) != .delivered {
+                await waitForGuestToSeeTheEnd(hosted, grace: grace, json: presentation.isJSON)
                 return exit
             }
             guard rematch.possible else { return exit }
@@ -61,6 +61,27 @@ enum SessionRunner {
                                      listenPort: record.listenPort)
                 rematch.started(next.initialState, localSeat: next.hostSeat)
             }
+        }
+    }
+
+    /// The match ended with the guest away: keeps serving its seat for the
+    /// grace period so that its `parlor resume` (or reconnect) gets the end.
+    private static func waitForGuestToSeeTheEnd(_ hosted: HostedMatch, grace: Duration, json: Bool) async {
+        let name = hosted.guestName
+        let seconds = grace.components.seconds
+        let waiting = "waiting up to \(seconds) s for \(name) to come back and see the end"
+        if json {
+            Announcer(json: true).say(waiting, event: .object([("event", "notice"), ("text", .string(waiting))]))
+        } else {
+            Console.writeError("parlor: \(waiting)\n")
+        }
+        let saw = await hosted.remote.waitForFinalDelivery(within: grace)
+        let text = saw ? "\(name) came back and saw the end."
+                       : "\(name) did not come back within \(seconds) s; their copy of the match stays interrupted."
+        if json {
+            Announcer(json: true).say(text, event: .object([("event", "notice"), ("text", .string(text))]))
+        } else {
+            Console.writeError("parlor: \(text)\n")
         }
     }
 

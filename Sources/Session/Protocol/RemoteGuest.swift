@@ -42,9 +42,12 @@ public final class RemoteGuest: Participant {
         var connection: WireConnection
         /// Writes a committed state to disk; called before it is sent.
         var persist: (@Sendable (MatchState) -> Void)?
-        /// Whether the end of the match reached the guest (GOODBYE on an open connection).
-        var finalDelivered = false
+        /// How far the end of the match got to the guest; bumps `deliveryVersion` on every change.
+        var delivery = FinalDelivery.pending
+        var deliveryVersion: UInt64 = 0
         var finalWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Gives up on the guest's acknowledgement of the end.
+        var ackTimer: Task<Void, Never>?
         /// `leaveForNow` was called.
         var left = false
         /// What the guest said in GOODBYE(leaving), for the "waiting" notice.
@@ -124,9 +127,7 @@ public final class RemoteGuest: Participant {
                 newConnection.send(.goodbye(.goodbyeMatchOver, sentence: "The match is over.",
                                             finalBlob: MatchBlob.encode(state.committed)))
                 newConnection.close()
-                state.finalDelivered = true
-                for waiter in state.finalWaiters { waiter.resume() }
-                state.finalWaiters = []
+                Self.settle(&state, .delivered)
             }
             return (old, state.controller)
         }
@@ -141,24 +142,58 @@ public final class RemoteGuest: Participant {
         }
     }
 
+    /// How far the end of the match got to the guest.
+    public enum FinalDelivery: Hashable, Sendable {
+        /// Not known yet: the match is on, or its end went out and the guest has not acknowledged it.
+        case pending
+        /// The guest has the final state: it answered the end (GOODBYE(matchOver), a
+        /// REMATCH, or its connection stayed open through the after-match window),
+        /// or it came back and was given it.
+        case delivered
+        /// The guest was away at the end, or went away before acknowledging it:
+        /// it learns the end by coming back (`parlor resume`) within the grace period.
+        case lost
+    }
+
+    /// How long a guest has to acknowledge the end before it counts as gone:
+    /// without a rematch it says GOODBYE(matchOver) at once; with one, a
+    /// connection still open after this long carries the end to a live guest.
+    static let afterMatchWindow: Duration = .seconds(2)
+
+    /// Waits until it is known whether the end of the match reached the guest
+    /// (not `.pending`), or `limit` passes, and says how far it got.
+    public func finalDelivery(within limit: Duration) async -> FinalDelivery {
+        await waitForDelivery(within: limit) { $0 != .pending }
+    }
+
     /// Waits until the end of the match has reached the guest, or `limit`
     /// passes; true if it did. A guest that was away when the match ended
     /// learns it by coming back within its grace period.
     public func waitForFinalDelivery(within limit: Duration) async -> Bool {
+        await waitForDelivery(within: limit) { $0 == .delivered } == .delivered
+    }
+
+    private func waitForDelivery(within limit: Duration, until done: (FinalDelivery) -> Bool) async -> FinalDelivery {
+        let deadline = ContinuousClock.now + limit
         let timer = Task { [weak self] in
-            try? await Task.sleep(for: limit)
+            try? await Task.sleep(until: deadline)
             self?.releaseFinalWaiters()
         }
         defer { timer.cancel() }
-        await withCheckedContinuation { continuation in
-            let now = state.withLock { state -> Bool in
-                if state.finalDelivered || !state.ended { return true }
-                state.finalWaiters.append(continuation)
-                return false
+        while true {
+            let (current, version, ended) = state.withLock { ($0.delivery, $0.deliveryVersion, $0.ended) }
+            // Before the end there is nothing to deliver yet.
+            guard ended else { return .delivered }
+            if done(current) || ContinuousClock.now >= deadline { return current }
+            await withCheckedContinuation { continuation in
+                let changed = state.withLock { state -> Bool in
+                    guard state.deliveryVersion == version else { return true }
+                    state.finalWaiters.append(continuation)
+                    return false
+                }
+                if changed { continuation.resume() }
             }
-            if now { continuation.resume() }
         }
-        return state.withLock { $0.finalDelivered }
     }
 
     private func releaseFinalWaiters() {
@@ -167,6 +202,18 @@ public final class RemoteGuest: Participant {
             return state.finalWaiters
         }
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// Moves the delivery on (only from `.pending`, except that a guest coming
+    /// back always gets the end) and wakes whoever waits for it.
+    private static func settle(_ state: inout State, _ new: FinalDelivery) {
+        guard state.delivery == .pending || new == .delivered, state.delivery != new else { return }
+        state.delivery = new
+        state.deliveryVersion &+= 1
+        state.ackTimer?.cancel()
+        state.ackTimer = nil
+        for waiter in state.finalWaiters { waiter.resume() }
+        state.finalWaiters = []
     }
 
     /// Leaves the match for now without quitting it (the terminal went away,
@@ -255,14 +302,26 @@ public final class RemoteGuest: Participant {
     }
 
     public func matchEnded(_ final: MatchState, failure: MatchFailure?) {
+        let window = min(Self.afterMatchWindow, confirmationTimeout)
+        let ackLimit = confirmationTimeout
         let (ticker, connection, present, kept) = state.withLock { state in
             state.ended = true
             state.committed = final
-            // An open connection that is not known to be silent carries the end to the guest.
+            // An open connection that is not known to be silent may carry the end to the guest.
             let present = state.connection.isOpen && state.liveness.isPeerPresent
-            if failure == nil, present { state.finalDelivered = true }
             let kept = failure == nil && present && state.keepForRematch
             if kept { state.afterMatch = AfterMatch(connection: state.connection, finalState: final) }
+            if failure != nil || !present {
+                Self.settle(&state, .lost)
+            } else {
+                // A write that succeeded proves nothing: a guest killed a moment
+                // ago still accepts bytes. The end has reached it only when it
+                // answers (or, with a rematch possible, stays connected a while).
+                state.ackTimer = Task { [weak self] in
+                    do { try await Task.sleep(for: kept ? window : ackLimit) } catch { return }
+                    self?.ackTimeElapsed(kept: kept)
+                }
+            }
             return (state.ticker, state.connection, present, kept)
         }
         ticker?.cancel()
@@ -273,7 +332,9 @@ public final class RemoteGuest: Participant {
         if kept { return }  // the after-match conversation says GOODBYE when it is over
         switch failure {
         case nil:
+            // Kept open until the guest's own GOODBYE(matchOver) acknowledges it.
             connection.send(.goodbye(.goodbyeMatchOver, sentence: "The match is over.", finalBlob: MatchBlob.encode(final)))
+            return
         case .desync(let why)?:
             connection.send(.goodbye(.goodbyeDesync, sentence: String(why.prefix(200)), finalBlob: []))
         case .connectionLost(let why)?:
@@ -281,6 +342,49 @@ public final class RemoteGuest: Participant {
             connection.send(.goodbye(.goodbyeSilence, sentence: String(why.prefix(200)), finalBlob: []))
         }
         connection.close()
+    }
+
+    /// The guest did not acknowledge the end in time. With a rematch possible,
+    /// a connection still open this long after the end has carried it to a
+    /// live guest; otherwise the guest counts as gone and may come back.
+    private func ackTimeElapsed(kept: Bool) {
+        let close = state.withLock { state -> WireConnection? in
+            guard state.delivery == .pending else { return nil }
+            if kept, state.connection.isOpen {
+                Self.settle(&state, .delivered)
+                return nil
+            }
+            Self.settle(&state, .lost)
+            return kept ? nil : state.connection
+        }
+        close?.close()
+    }
+
+    /// What the guest sends after the end says whether the end reached it:
+    /// GOODBYE(matchOver) or REMATCH only come from a guest whose match ended
+    /// too; a close or anything else before that means it went away first.
+    private func noteAfterEnd(_ inbound: Inbound, kept: Bool) {
+        let close = state.withLock { state -> WireConnection? in
+            guard state.delivery == .pending else { return nil }
+            switch inbound {
+            case .message(.heartbeat):
+                return nil
+            case _ where Self.answersTheEnd(inbound):
+                Self.settle(&state, .delivered)
+            default:
+                Self.settle(&state, .lost)
+            }
+            return kept ? nil : state.connection
+        }
+        close?.close()
+    }
+
+    /// GOODBYE(matchOver) and REMATCH: what only a guest whose match has ended sends.
+    private static func answersTheEnd(_ inbound: Inbound) -> Bool {
+        switch inbound {
+        case .message(.goodbye(.goodbyeMatchOver, _, _)), .message(.rematch): true
+        default: false
+        }
     }
 
     // MARK: Inbound
@@ -291,8 +395,14 @@ public final class RemoteGuest: Participant {
         await attached.wait()
         // A replaced connection is not listened to any more.
         guard let controller, state.withLock({ $0.connection === source }) else { return }
-        let (ended, talk) = state.withLock { ($0.ended, $0.afterMatch) }
+        var (ended, talk) = state.withLock { ($0.ended, $0.afterMatch) }
+        if !ended, Self.answersTheEnd(inbound), await controller.isStopped {
+            // The guest answers an end that this host reached a moment ago:
+            // once the controller has stopped, `matchEnded` has run.
+            (ended, talk) = state.withLock { ($0.ended, $0.afterMatch) }
+        }
         if ended {
+            noteAfterEnd(inbound, kept: talk != nil)
             talk?.handle(inbound)
             return
         }
