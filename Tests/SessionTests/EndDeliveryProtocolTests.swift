@@ -74,4 +74,27 @@ import Testing
         #expect(await session.hosted.remote.finalDelivery(within: .seconds(10)) == .lost)
         #expect(ContinuousClock.now - started < .seconds(1))
     }
+
+    /// A whole match between bots; each side keeps its connection for a rematch or not.
+    static func playToTheEnd(hostKeeps: Bool, guestKeeps: Bool) async throws -> JoinedPair {
+        let pair = try await JoinedPair.make(seat: .first)
+        if hostKeeps { pair.hosted.remote.keepConnectionForRematch() }
+        if guestKeeps { pair.joined.remote.keepConnectionForRematch() }
+        let match = try await BotMatch.start(pair, host: TestStrategies.seeded(3), guest: TestStrategies.seeded(4))
+        _ = try #require(await finished(match.hostController))
+        _ = try #require(await finished(match.guestController))
+        return pair
+    }
+
+    /// Every way the two sides may stand after a normal end, with nobody deciding
+    /// about a rematch yet (a person still looking at the final board): the
+    /// host learns promptly that the end got there, and never waits for a comeback.
+    @Test(arguments: [(false, false), (false, true), (true, false), (true, true)])
+    func aLiveGuestAcknowledgesTheEndWhoeverKeepsTheConnection(hostKeeps: Bool, guestKeeps: Bool) async throws {
+        let pair = try await Self.playToTheEnd(hostKeeps: hostKeeps, guestKeeps: guestKeeps)
+        let started = ContinuousClock.now
+        #expect(await pair.hosted.remote.finalDelivery(within: .seconds(10)) == .delivered)
+        let took = ContinuousClock.now - started
+        #expect(took < .seconds(3), "took \(took)")
+    }
 }

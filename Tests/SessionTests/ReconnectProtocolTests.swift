@@ -481,6 +481,13 @@ struct ReconnectPolicyTests {
         var left = RematchNegotiation()
         _ = left.local(wants: true)
         #expect(left.peerLeft() == [.over(.peerLeft)])
+        // A GOODBYE(matchOver) is answered in kind: that tells a host the end got here.
+        var told = RematchNegotiation()
+        #expect(told.peerSaidGoodbye() == [.closeWithGoodbye, .over(.peerLeft)])
+        var agreed = RematchNegotiation()
+        _ = agreed.local(wants: true)
+        _ = agreed.peer(.accept)
+        #expect(agreed.peerSaidGoodbye().isEmpty)
     }
 
     /// Plays one match between first-legal bots over memory and returns both controllers' finals.

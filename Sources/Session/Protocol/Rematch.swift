@@ -101,7 +101,20 @@ public struct RematchNegotiation: Hashable, Sendable {
         }
     }
 
-    /// The other side said GOODBYE or the connection closed.
+    /// The other side said GOODBYE(matchOver): no rematch. It is answered
+    /// with GOODBYE(matchOver), which is how a host learns that the end of
+    /// the match reached this side (docs/PROTOCOL.md, "Endings").
+    public mutating func peerSaidGoodbye() -> [Action] {
+        switch state {
+        case .over, .agreed:
+            return []
+        default:
+            state = .over(.peerLeft)
+            return [.closeWithGoodbye, .over(.peerLeft)]
+        }
+    }
+
+    /// The other side said another GOODBYE or the connection closed.
     public mutating func peerLeft() -> [Action] {
         switch state {
         case .over, .agreed:
@@ -179,6 +192,8 @@ final class AfterMatch: Sendable {
             handler?(welcome)
         case .message(.heartbeat):
             break
+        case .message(.goodbye(.goodbyeMatchOver, _, _)):
+            run { $0.machine.peerSaidGoodbye() }
         case .message(.goodbye), .closed:
             run { $0.machine.peerLeft() }
         case .message(let other):

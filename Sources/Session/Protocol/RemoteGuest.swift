@@ -187,7 +187,8 @@ public final class RemoteGuest: Participant {
             if done(current) || ContinuousClock.now >= deadline { return current }
             await withCheckedContinuation { continuation in
                 let changed = state.withLock { state -> Bool in
-                    guard state.deliveryVersion == version else { return true }
+                    // Checked under the lock the timer takes after the deadline, so a wake-up is never missed.
+                    guard state.deliveryVersion == version, ContinuousClock.now < deadline else { return true }
                     state.finalWaiters.append(continuation)
                     return false
                 }
