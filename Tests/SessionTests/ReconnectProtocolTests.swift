@@ -483,11 +483,11 @@ struct ReconnectPolicyTests {
         #expect(left.peerLeft() == [.over(.peerLeft)])
         // A GOODBYE(matchOver) is answered in kind: that tells a host the end got here.
         var told = RematchNegotiation()
-        #expect(told.peerSaidGoodbye() == [.closeWithGoodbye, .over(.peerLeft)])
+        #expect(told.peerLeft(answering: true) == [.closeWithGoodbye, .over(.peerLeft)])
         var agreed = RematchNegotiation()
         _ = agreed.local(wants: true)
         _ = agreed.peer(.accept)
-        #expect(agreed.peerSaidGoodbye().isEmpty)
+        #expect(agreed.peerLeft(answering: true).isEmpty)
     }
 
     /// Plays one match between first-legal bots over memory and returns both controllers' finals.

@@ -67,22 +67,20 @@ enum SessionRunner {
     /// The match ended with the guest away: keeps serving its seat for the
     /// grace period so that its `parlor resume` (or reconnect) gets the end.
     private static func waitForGuestToSeeTheEnd(_ hosted: HostedMatch, grace: Duration, json: Bool) async {
+        // A JSON notice on stdout with --json, else a line on stderr.
+        let tell = { (text: String) in
+            if json {
+                Announcer(json: true).say(text, event: .object([("event", "notice"), ("text", .string(text))]))
+            } else {
+                Console.writeError("parlor: \(text)\n")
+            }
+        }
         let name = hosted.guestName
         let seconds = grace.components.seconds
-        let waiting = "waiting up to \(seconds) s for \(name) to come back and see the end"
-        if json {
-            Announcer(json: true).say(waiting, event: .object([("event", "notice"), ("text", .string(waiting))]))
-        } else {
-            Console.writeError("parlor: \(waiting)\n")
-        }
+        tell("waiting up to \(seconds) s for \(name) to come back and see the end")
         let saw = await hosted.remote.waitForFinalDelivery(within: grace)
-        let text = saw ? "\(name) came back and saw the end."
-                       : "\(name) did not come back within \(seconds) s; their copy of the match stays interrupted."
-        if json {
-            Announcer(json: true).say(text, event: .object([("event", "notice"), ("text", .string(text))]))
-        } else {
-            Console.writeError("parlor: \(text)\n")
-        }
+        tell(saw ? "\(name) came back and saw the end."
+                 : "\(name) did not come back within \(seconds) s; their copy of the match stays interrupted.")
     }
 
     /// Plays a joined match (new or resumed) to the end, then any rematches;

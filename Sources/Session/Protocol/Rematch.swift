@@ -101,27 +101,17 @@ public struct RematchNegotiation: Hashable, Sendable {
         }
     }
 
-    /// The other side said GOODBYE(matchOver): no rematch. It is answered
-    /// with GOODBYE(matchOver), which is how a host learns that the end of
-    /// the match reached this side (docs/PROTOCOL.md, "Endings").
-    public mutating func peerSaidGoodbye() -> [Action] {
+    /// The other side said GOODBYE or the connection closed. A
+    /// GOODBYE(matchOver) (`answering`) is answered in kind: that is how a
+    /// host learns that the end of the match reached this side
+    /// (docs/PROTOCOL.md, "Endings").
+    public mutating func peerLeft(answering goodbye: Bool = false) -> [Action] {
         switch state {
         case .over, .agreed:
             return []
         default:
             state = .over(.peerLeft)
-            return [.closeWithGoodbye, .over(.peerLeft)]
-        }
-    }
-
-    /// The other side said another GOODBYE or the connection closed.
-    public mutating func peerLeft() -> [Action] {
-        switch state {
-        case .over, .agreed:
-            return []
-        default:
-            state = .over(.peerLeft)
-            return [.over(.peerLeft)]
+            return (goodbye ? [.closeWithGoodbye] : []) + [.over(.peerLeft)]
         }
     }
 
@@ -193,7 +183,7 @@ final class AfterMatch: Sendable {
         case .message(.heartbeat):
             break
         case .message(.goodbye(.goodbyeMatchOver, _, _)):
-            run { $0.machine.peerSaidGoodbye() }
+            run { $0.machine.peerLeft(answering: true) }
         case .message(.goodbye), .closed:
             run { $0.machine.peerLeft() }
         case .message(let other):

@@ -42,10 +42,8 @@ public final class RemoteGuest: Participant {
         var connection: WireConnection
         /// Writes a committed state to disk; called before it is sent.
         var persist: (@Sendable (MatchState) -> Void)?
-        /// How far the end of the match got to the guest; bumps `deliveryVersion` on every change.
+        /// How far the end of the match got to the guest; every change bumps `deliveryChanged`.
         var delivery = FinalDelivery.pending
-        var deliveryVersion: UInt64 = 0
-        var finalWaiters: [CheckedContinuation<Void, Never>] = []
         /// Gives up on the guest's acknowledgement of the end.
         var ackTimer: Task<Void, Never>?
         /// `leaveForNow` was called.
@@ -71,6 +69,8 @@ public final class RemoteGuest: Participant {
     private let confirmationTimeout: Duration
     private let clock: @Sendable () -> Int64
     private let attached = Gate()
+    /// Bumped whenever `State.delivery` changes.
+    private let deliveryChanged = SettleSignal()
     private let state: Mutex<State>
 
     init(connection: WireConnection, seat: SeatIndex, initial: MatchState, timeouts: SessionTimeouts,
@@ -127,7 +127,7 @@ public final class RemoteGuest: Participant {
                 newConnection.send(.goodbye(.goodbyeMatchOver, sentence: "The match is over.",
                                             finalBlob: MatchBlob.encode(state.committed)))
                 newConnection.close()
-                Self.settle(&state, .delivered)
+                settle(&state, .delivered)
             }
             return (old, state.controller)
         }
@@ -175,46 +175,26 @@ public final class RemoteGuest: Participant {
 
     private func waitForDelivery(within limit: Duration, until done: (FinalDelivery) -> Bool) async -> FinalDelivery {
         let deadline = ContinuousClock.now + limit
-        let timer = Task { [weak self] in
-            try? await Task.sleep(until: deadline)
-            self?.releaseFinalWaiters()
-        }
-        defer { timer.cancel() }
         while true {
-            let (current, version, ended) = state.withLock { ($0.delivery, $0.deliveryVersion, $0.ended) }
+            // The count is read first: a change after reading the state then ends the wait at once.
+            let mark = deliveryChanged.count
+            let (current, ended) = state.withLock { ($0.delivery, $0.ended) }
             // Before the end there is nothing to deliver yet.
             guard ended else { return .delivered }
-            if done(current) || ContinuousClock.now >= deadline { return current }
-            await withCheckedContinuation { continuation in
-                let changed = state.withLock { state -> Bool in
-                    // Checked under the lock the timer takes after the deadline, so a wake-up is never missed.
-                    guard state.deliveryVersion == version, ContinuousClock.now < deadline else { return true }
-                    state.finalWaiters.append(continuation)
-                    return false
-                }
-                if changed { continuation.resume() }
-            }
+            let left = deadline - ContinuousClock.now
+            if done(current) || left <= .zero { return current }
+            await deliveryChanged.wait(beyond: mark, limit: left)
         }
-    }
-
-    private func releaseFinalWaiters() {
-        let waiters = state.withLock { state in
-            defer { state.finalWaiters = [] }
-            return state.finalWaiters
-        }
-        for waiter in waiters { waiter.resume() }
     }
 
     /// Moves the delivery on (only from `.pending`, except that a guest coming
     /// back always gets the end) and wakes whoever waits for it.
-    private static func settle(_ state: inout State, _ new: FinalDelivery) {
+    private func settle(_ state: inout State, _ new: FinalDelivery) {
         guard state.delivery == .pending || new == .delivered, state.delivery != new else { return }
         state.delivery = new
-        state.deliveryVersion &+= 1
         state.ackTimer?.cancel()
         state.ackTimer = nil
-        for waiter in state.finalWaiters { waiter.resume() }
-        state.finalWaiters = []
+        deliveryChanged.bump()
     }
 
     /// Leaves the match for now without quitting it (the terminal went away,
@@ -313,7 +293,7 @@ public final class RemoteGuest: Participant {
             let kept = failure == nil && present && state.keepForRematch
             if kept { state.afterMatch = AfterMatch(connection: state.connection, finalState: final) }
             if failure != nil || !present {
-                Self.settle(&state, .lost)
+                settle(&state, .lost)
             } else {
                 // A write that succeeded proves nothing: a guest killed a moment
                 // ago still accepts bytes. The end has reached it only when it
@@ -352,10 +332,10 @@ public final class RemoteGuest: Participant {
         let close = state.withLock { state -> WireConnection? in
             guard state.delivery == .pending else { return nil }
             if kept, state.connection.isOpen {
-                Self.settle(&state, .delivered)
+                settle(&state, .delivered)
                 return nil
             }
-            Self.settle(&state, .lost)
+            settle(&state, .lost)
             return kept ? nil : state.connection
         }
         close?.close()
@@ -371,9 +351,9 @@ public final class RemoteGuest: Participant {
             case .message(.heartbeat):
                 return nil
             case _ where Self.answersTheEnd(inbound):
-                Self.settle(&state, .delivered)
+                settle(&state, .delivered)
             default:
-                Self.settle(&state, .lost)
+                settle(&state, .lost)
             }
             return kept ? nil : state.connection
         }
