@@ -62,10 +62,13 @@ public protocol Game: Sendable {
     static var moveHelp: String { get }
     /// How many seats the game can be played with.
     static var seatRange: ClosedRange<Int> { get }
+    /// The seat counts the game accepts, ascending; by default every count in
+    /// `seatRange`. A game with gaps (Chinese checkers: 2, 3, 4 or 6) lists them.
+    static var seatCounts: [Int] { get }
     /// Whether seats move in strict rotation (seat = move count mod seats).
     static var alternatesStrictly: Bool { get }
 
-    /// The starting position for `seats` players (a value from `seatRange`).
+    /// The starting position for `seats` players (a value from `seatCounts`).
     init(seats: Int)
 
     /// How many seats this game was started with.
@@ -82,6 +85,15 @@ public protocol Game: Sendable {
     mutating func apply(_ move: Move) throws(RuleViolation)
     /// The result so far.
     var result: GameResult { get }
+    /// Each seat's score where the rules keep one (discs, boxes, pegs home),
+    /// indexed by seat; nil by default, for games that keep no score.
+    var scores: [Int]? { get }
+    /// Each seat's place, indexed by seat: 1 is first, and seats that tie share
+    /// a place (scores 5, 3, 5 give places 1, 3, 1). nil when the game does not
+    /// rank. By default derived from `scores` (higher is better); a game that
+    /// ranks otherwise (by finishing order) says so itself. Meaningful once the
+    /// game is over; while it goes on it is the standing so far.
+    var placements: [Int]? { get }
 
     /// What a person types for `move`, 1-based where numbers are shown.
     func notation(for move: Move) -> String
@@ -90,6 +102,17 @@ public protocol Game: Sendable {
 }
 
 extension Game {
+    public static var seatCounts: [Int] { Array(seatRange) }
+
+    public var scores: [Int]? { nil }
+
+    public var placements: [Int]? { scores.map(Self.places(byScore:)) }
+
+    /// Places for `scores`, higher is better, ties share the better place.
+    public static func places(byScore scores: [Int]) -> [Int] {
+        scores.map { score in 1 + scores.filter { $0 > score }.count }
+    }
+
     /// Returns a copy with `move` applied, or throws and changes nothing.
     public func applying(_ move: Move) throws(RuleViolation) -> Self {
         var copy = self

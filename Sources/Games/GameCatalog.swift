@@ -4,7 +4,9 @@
 /// game id into rules without knowing concrete types.
 public enum GameCatalog {
     /// The game types, in the order `parlor games` lists them.
-    public static let all: [any Game.Type] = [Connect4.self, Cube4.self, TicTacToe.self]
+    public static let all: [any Game.Type] = [
+        Connect4.self, Cube4.self, TicTacToe.self, Reversi.self, DotsAndBoxes.self, ChineseCheckers.self,
+    ]
 
     /// The game type with this exact id, or nil.
     public static func game(id: String) -> (any Game.Type)? {
@@ -14,7 +16,7 @@ public enum GameCatalog {
     /// A fresh game with this id for `seats` players, or nil for an unknown id
     /// or an unsupported number of seats.
     public static func newGame(id: String, seats: Int = 2) -> (any Game)? {
-        guard let type = game(id: id), type.seatRange.contains(seats) else { return nil }
+        guard let type = game(id: id), type.seatCounts.contains(seats) else { return nil }
         return type.init(seats: seats)
     }
 

@@ -177,7 +177,7 @@ public enum MatchBlob {
         guard type.rulesVersion == rulesVersion else {
             throw MatchBlobError.rulesVersionMismatch(game: gameID, theirs: rulesVersion, ours: type.rulesVersion)
         }
-        guard type.seatRange.contains(seatCount) else { throw MatchBlobError.invalidField("seat count for \(gameID)") }
+        guard type.seatCounts.contains(seatCount) else { throw MatchBlobError.invalidField("seat count for \(gameID)") }
         var game = type.init(seats: seatCount)
         for (index, played) in moves.enumerated() {
             guard game.activeSeat == played.seat else { throw MatchBlobError.illegalHistory(moveIndex: index) }

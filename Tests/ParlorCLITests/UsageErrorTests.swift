@@ -29,9 +29,9 @@ let badCommandLines: [([String], String)] = [
     // Games
     (["play", "conect4"], "unknown game 'conect4'. Did you mean 'connect4'?"),
     (["play", "tic-tac-toe"], "unknown game 'tic-tac-toe'. Did you mean 'tictactoe'?"),
-    (["play", "nosuchgame"], "unknown game 'nosuchgame'. Known games: connect4, cube4, tictactoe."),
+    (["play", "nosuchgame"], "unknown game 'nosuchgame'. Known games: connect4, cube4, tictactoe, reversi, dots-and-boxes, chinese-checkers."),
     (["browse", "--game", "cueb4"], "unknown game 'cueb4'. Did you mean 'cube4'?"),
-    (["bench", "bots", "-g", "chess"], "unknown game 'chess'. Known games: connect4, cube4, tictactoe."),
+    (["bench", "bots", "-g", "chess"], "unknown game 'chess'. Known games: connect4, cube4, tictactoe, reversi, dots-and-boxes, chinese-checkers."),
     // Values
     (["play", "connect4", "--vs", "bot:hrad"],
      "invalid value 'bot:hrad' for '--vs': expected bot, bot:easy, bot:medium, bot:hard or human. Did you mean 'bot:hard'?"),

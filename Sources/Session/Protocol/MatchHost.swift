@@ -145,7 +145,7 @@ public actor MatchHost {
     /// A host for `configuration`; throws if its game or name is invalid.
     /// With `saved`, it waits for that match's guest only (`parlor resume`).
     public init(configuration: HostConfiguration, resuming saved: SavedHostMatch? = nil) throws(HostError) {
-        guard let type = GameCatalog.game(id: configuration.gameID), type.seatRange.contains(2) else {
+        guard let type = GameCatalog.game(id: configuration.gameID), type.seatCounts.contains(2) else {
             throw .unknownGame(configuration.gameID)
         }
         if let saved, saved.state.gameID != type.id || saved.state.seats.count != 2 || !saved.state.seats.indices.contains(saved.hostSeat) {
