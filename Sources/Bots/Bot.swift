@@ -23,7 +23,9 @@ public struct Bot: Sendable {
     /// the UI's thread. `shouldStop` is polled every fraction of a
     /// millisecond; once it returns true the call returns nil promptly.
     /// Also nil when the game is over or has no legal move. Connect Four,
-    /// Cube Four and tic-tac-toe have dedicated engines; any other game is
+    /// Cube Four and tic-tac-toe have dedicated engines, reversi, dots and
+    /// boxes and Chinese checkers a shared search with their own judgement
+    /// (`BoardGamesPlayer`); any other game is
     /// searched through `legalMoves` and `apply`.
     public mutating func chooseMove(in game: any Game, shouldStop: @Sendable () -> Bool = { false }) -> Move? {
         guard !shouldStop(), game.activeSeat != nil else { return nil }
@@ -34,6 +36,9 @@ public struct Bot: Sendable {
     }
 
     private mutating func pick(in game: any Game, shouldStop: () -> Bool) -> Move? {
+        if BoardGamesPlayer.plays(game) {
+            return BoardGamesPlayer.chooseMove(game, level: level, random: &random, shouldStop: shouldStop)
+        }
         if level == .easy { return GenericPlayer.easyMove(game, random: &random, shouldStop: shouldStop) }
         switch game {
         case let connect4 as Connect4:
