@@ -9,10 +9,13 @@ public struct BoardCursor: Hashable, Sendable {
     public var column: Int
     /// 0-based row (tictactoe from the top, cube4 row number minus one; unused for connect4).
     public var row: Int
+    /// A hole picked to move from (Chinese checkers: the first Enter picks a peg, the second plays).
+    public var selected: Int?
     /// A cursor at (column, row).
-    public init(column: Int, row: Int = 0) {
+    public init(column: Int, row: Int = 0, selected: Int? = nil) {
         self.column = column
         self.row = row
+        self.selected = selected
     }
 }
 
@@ -20,8 +23,8 @@ public struct BoardCursor: Hashable, Sendable {
 public enum Pieces {
     /// The glyph for `seat` in `gameID`: ●/○ (X/O in ASCII) for the drop games, X/O for tictactoe.
     public static func glyph(seat: SeatIndex, gameID: String, options: DisplayOptions) -> String {
-        let ascii = ["X", "O", "A", "B"]
-        let unicode = ["●", "○", "▲", "■"]
+        let ascii = ["X", "O", "A", "B", "C", "D"]
+        let unicode = ["●", "○", "▲", "■", "◆", "★"]
         guard seat >= 0 else { return "?" }
         if gameID == TicTacToe.id || !options.unicode { return seat < ascii.count ? ascii[seat] : String(seat + 1) }
         return seat < unicode.count ? unicode[seat] : String(seat + 1)
@@ -29,7 +32,7 @@ public enum Pieces {
 
     /// The colour of `seat`'s pieces.
     public static func color(seat: SeatIndex) -> TextColor {
-        [TextColor.red, .yellow, .green, .cyan][max(0, seat) % 4]
+        [TextColor.red, .yellow, .green, .cyan, .magenta, .blue][max(0, seat) % 6]
     }
 
     /// Style of a piece; winning pieces are bold.
@@ -81,6 +84,7 @@ public enum BoardRenderer {
         case let game as TicTacToe:
             return tictactoe(game, cursor: cursor, last: last, options: options)
         default:
+            if let lines = BoardGamesRenderer.lines(for: state, cursor: cursor, options: options) { return lines }
             let moves = state.game.legalMoves.map { state.game.notation(for: $0) }.joined(separator: " ")
             return [StyledLine("Moves: \(moves)")]
         }

@@ -13,7 +13,8 @@ enum ScreenAction: Sendable {
 ///
 /// Keys: arrows move the cursor (up/down for tictactoe and cube4 rows);
 /// digits pick a column or cell, cube4 takes a letter then a digit; Enter or
-/// Space plays; `q` asks "Quit this match? (y/n)"; Ctrl-C quits without asking.
+/// Space plays (reversi, dots and boxes and Chinese checkers: see
+/// `BoardGamesCursor`); `q` asks "Quit this match? (y/n)"; Ctrl-C quits without asking.
 /// After the end, any key leaves.
 struct FullScreenModel {
     private(set) var view: ScreenView
@@ -31,7 +32,7 @@ struct FullScreenModel {
         switch state.game {
         case is Connect4: start = BoardCursor(column: 3)
         case is TicTacToe, is Cube4: start = BoardCursor(column: 1, row: 1)
-        default: start = BoardCursor(column: 0)
+        default: start = BoardGamesCursor.start(for: state.game) ?? BoardCursor(column: 0)
         }
         view = ScreenView(state: state, cursor: start, localSeats: localSeats)
         refreshCursorVisibility()
@@ -157,13 +158,24 @@ struct FullScreenModel {
             }
             return [.redraw]
         }
-        let move = moveAtCursor
+        var move = moveAtCursor
+        switch BoardGamesCursor.pick(at: view.cursor, in: view.state.game) {
+        case .choose(let cursor, let message):
+            view.cursor = cursor
+            view.message = message
+            return [.redraw]
+        case .play(let picked):
+            move = picked
+        case nil:
+            break
+        }
         guard view.state.game.isLegal(move) else {
             view.message = LineModel.illegalReason(view.state.game, move)
             return [.redraw]
         }
         submitting = true
         view.message = nil
+        view.cursor.selected = nil
         return [.play(move, seat: seat)]
     }
 
@@ -206,6 +218,11 @@ struct FullScreenModel {
     private mutating func moveCursor(_ key: Key) -> Bool {
         var cursor = view.cursor
         let game = view.state.game
+        if BoardGamesCursor.handles(game) {
+            guard let moved = BoardGamesCursor.moved(cursor, by: key, in: game) else { return false }
+            view.cursor = moved
+            return true
+        }
         let columns: Int, rows: Int
         switch game {
         case is Connect4: (columns, rows) = (Connect4.columns, 1)

@@ -250,6 +250,9 @@ struct LineModel {
         case is Connect4: return "Column \(name) is full."
         case is TicTacToe: return "Cell \(name) is taken."
         case is Cube4: return "Peg \(name) is full."
+        case is Reversi: return "\(name) turns over no disc."
+        case is DotsAndBoxes: return "The line \(name) is already drawn."
+        case is ChineseCheckers: return "\(name) is not a step or a chain of jumps for one of your pegs."
         default: return "\(name) cannot be played now."
         }
     }

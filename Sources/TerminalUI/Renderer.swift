@@ -41,6 +41,8 @@ public struct ScreenView: Sendable {
 public enum Renderer {
     /// Left margin of every line.
     static let margin = "  "
+    /// Board lines from which the screen leaves out the blank lines around the board.
+    static let tallBoard = 17
 
     /// The smallest window the view's screen fits in.
     public static func requiredSize(for view: ScreenView, options: DisplayOptions) -> TerminalSize {
@@ -86,14 +88,18 @@ public enum Renderer {
         title.append(" \(options.unicode ? "·" : "-") \(state.game.gameDisplayName)  ")
         title.append("match \(state.matchID.short)", TextStyle(dim: true))
         lines.append(title)
-        lines.append(StyledLine())
         let cursor = view.showsCursor && !view.isOver ? view.cursor : nil
-        for boardLine in BoardRenderer.lines(for: state, cursor: cursor, options: options) {
+        let board = BoardRenderer.lines(for: state, cursor: cursor, options: options)
+        // A tall board (Chinese checkers' 17 rows and more) drops the blank
+        // lines around it, so that two or three seats still fit in 80x24.
+        let roomy = board.count < tallBoard
+        if roomy { lines.append(StyledLine()) }
+        for boardLine in board {
             var line = StyledLine(margin)
             line.spans += boardLine.spans
             lines.append(line)
         }
-        lines.append(StyledLine())
+        if roomy { lines.append(StyledLine()) }
         lines += seatLines(view, options: options)
         lines.append(statusLine(view, options: options))
         lines.append(messageLine(view))
@@ -162,6 +168,11 @@ public enum Renderer {
         case Connect4.id: return "\(arrows) or 1-7: choose column   Enter: drop   q: quit"
         case Cube4.id: return "\(allArrows) or a-d,1-4: choose peg   Enter: drop   q: quit"
         case TicTacToe.id: return "\(allArrows) or 1-9: choose cell   Enter: play   q: quit"
+        case Reversi.id: return "\(allArrows) or a-h,1-8: choose cell   Enter: play   q: quit"
+        case DotsAndBoxes.id: return "\(allArrows): choose a line between two dots   Enter: draw   q: quit"
+        case ChineseCheckers.id:
+            return view.cursor.selected == nil ? "\(allArrows): choose a peg   Enter: pick it up   q: quit"
+                : "\(allArrows): choose where to   Enter: move   Esc: put back   q: quit"
         default: return "Enter: play   q: quit"
         }
     }
