@@ -24,7 +24,6 @@ enum BoardGamesPlayer {
     static func mediumDepth(_ game: any Game) -> Int {
         switch game {
         case is DotsAndBoxes: 3
-        case is ChineseCheckers: 1
         default: 2
         }
     }
@@ -36,16 +35,18 @@ enum BoardGamesPlayer {
     /// The random term `easy` adds, in evaluation units.
     static let easyNoise = 60
 
-    static func chooseMove(_ game: any Game, level: BotLevel, random: inout SplitMix64, shouldStop: () -> Bool) -> Move? {
+    /// A move for the seat to move; `thinking` is how long `hard` deepens (tests shorten it).
+    static func chooseMove(_ game: any Game, level: BotLevel, random: inout SplitMix64, shouldStop: () -> Bool,
+                           thinking: Duration = hardTime) -> Move? {
         switch game {
         case let reversi as Reversi:
-            return choose(reversi, level: level, random: &random, shouldStop: shouldStop,
+            return choose(reversi, level: level, random: &random, shouldStop: shouldStop, thinking: thinking,
                           evaluate: ReversiJudge.value, order: ReversiJudge.order)
         case let dots as DotsAndBoxes:
-            return choose(dots, level: level, random: &random, shouldStop: shouldStop,
+            return choose(dots, level: level, random: &random, shouldStop: shouldStop, thinking: thinking,
                           evaluate: DotsJudge.value, order: DotsJudge.order)
         case let checkers as ChineseCheckers:
-            return choose(checkers, level: level, random: &random, shouldStop: shouldStop,
+            return choose(checkers, level: level, random: &random, shouldStop: shouldStop, thinking: thinking,
                           evaluate: CheckersJudge.value, order: CheckersJudge.order)
         default:
             return nil
@@ -53,16 +54,16 @@ enum BoardGamesPlayer {
     }
 
     private static func choose<G: Game>(
-        _ game: G, level: BotLevel, random: inout SplitMix64, shouldStop: () -> Bool,
+        _ game: G, level: BotLevel, random: inout SplitMix64, shouldStop: () -> Bool, thinking: Duration,
         evaluate: @escaping (G, SeatIndex) -> Int, order: @escaping (G, [Move]) -> [Move]
     ) -> Move? {
         withoutActuallyEscaping(shouldStop) { stop in
-            choose(game, level: level, random: &random, stop: stop, evaluate: evaluate, order: order)
+            choose(game, level: level, random: &random, stop: stop, thinking: thinking, evaluate: evaluate, order: order)
         }
     }
 
     private static func choose<G: Game>(
-        _ game: G, level: BotLevel, random: inout SplitMix64, stop shouldStop: @escaping () -> Bool,
+        _ game: G, level: BotLevel, random: inout SplitMix64, stop shouldStop: @escaping () -> Bool, thinking: Duration,
         evaluate: @escaping (G, SeatIndex) -> Int, order: @escaping (G, [Move]) -> [Move]
     ) -> Move? {
         guard let me = game.activeSeat else { return nil }
@@ -84,7 +85,7 @@ enum BoardGamesPlayer {
             var search = ScoredSearch(me: me, evaluate: evaluate, order: order, deadline: nil, shouldStop: shouldStop)
             return search.best(game, moves: moves, depth: mediumDepth(game), random: &random)?.move
         case .hard:
-            let deadline = ContinuousClock.now + hardTime
+            let deadline = ContinuousClock.now + thinking
             var search = ScoredSearch(me: me, evaluate: evaluate, order: order, deadline: deadline, shouldStop: shouldStop)
             var chosen: Move?
             var ordered = moves
