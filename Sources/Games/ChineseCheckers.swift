@@ -30,7 +30,7 @@ public struct ChineseCheckers: Game, Hashable {
     public static let rulesVersion = 1
     public static let displayName = "Chinese Checkers"
     public static let summary = "2, 3, 4 or 6 players race ten pegs each across a 121-hole star by steps and chains of jumps; first to fill the opposite point wins."
-    public static let moveHelp = "holes from-to, row letter a-q then place in the row from the left, e.g. n1-m5; a chain of jumps as p2-n2-l4, each hop checked, or just its ends p2-l4"
+    public static let moveHelp = "from-to holes, e.g. n1-m5 (row a-q, then place in the row from the left); jumps as a chain p2-n2-l4 or by its ends p2-l4"
     public static let seatRange = 2...6
     public static let seatCounts = [2, 3, 4, 6]
     public static let alternatesStrictly = true

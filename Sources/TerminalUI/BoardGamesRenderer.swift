@@ -43,7 +43,7 @@ enum BoardGamesRenderer {
 
     static func reversi(_ game: Reversi, state: MatchState, cursor: BoardCursor?, last: PlayedMove?,
                         options: DisplayOptions) -> [StyledLine] {
-        let legal = game.activeSeat.map { game.legalBits(for: $0) } ?? 0
+        let legal = state.activeSeat.map { game.legalBits(for: $0) } ?? 0
         var header = StyledLine("  ")
         for column in 0..<Reversi.size {
             header.append(" ")
@@ -70,9 +70,9 @@ enum BoardGamesRenderer {
         }
         lines.append(scoreLine(state, title: "Discs", options: options))
         // The rules passed for the other seat: say so, since nothing else shows it.
-        if let last, let active = game.activeSeat, active == last.seat {
+        if let last, let active = state.activeSeat, active == last.seat {
             lines.append(StyledLine("\(MatchText.name(state, seat: 1 - active)) has no move and passes.", TextStyle(bold: true)))
-        } else if let active = game.activeSeat {
+        } else if let active = state.activeSeat {
             lines.append(StyledLine("+ marks where \(MatchText.label(state, seat: active, options: options)) may play.", TextStyle(dim: true)))
         }
         return lines
@@ -148,7 +148,7 @@ enum BoardGamesRenderer {
             lines.append(line)
         }
         lines.append(scoreLine(state, title: "Boxes", options: options))
-        if let last, let active = game.activeSeat, active == last.seat {
+        if let last, let active = state.activeSeat, active == last.seat {
             lines.append(StyledLine("\(MatchText.name(state, seat: active)) completed a box and moves again.", TextStyle(bold: true)))
         }
         return lines

@@ -159,14 +159,20 @@ public enum JSONEvents {
                  ("input", JSONValue(input)), ("reason", JSONValue(reason))])
     }
 
-    /// `{"event":"end","outcomes":[…],"winner":SEAT|null,"hash":…,"moves":N,"sequence":S}`
+    /// `{"event":"end","outcomes":[…],"winner":SEAT|null,"hash":…,"moves":N,"sequence":S}`; in a game
+    /// that keeps score (reversi, dots and boxes, Chinese checkers) each outcome also has `"score"`.
     public static func end(_ state: MatchState) -> JSONValue {
         let winners = state.seats.indices.filter { state.seats[$0].outcome == .won }
+        let scores = state.game.scores
         return .object([
             ("event", "end"),
             ("outcomes", .array(state.seats.indices.map { seat in
-                .object([("seat", JSONValue(seat)), ("name", JSONValue(state.seats[seat].name)),
-                         ("outcome", JSONValue(state.seats[seat].outcome.description))])
+                var fields: [(String, JSONValue)] = [
+                    ("seat", JSONValue(seat)), ("name", JSONValue(state.seats[seat].name)),
+                    ("outcome", JSONValue(state.seats[seat].outcome.description)),
+                ]
+                if let scores, scores.indices.contains(seat) { fields.append(("score", JSONValue(scores[seat]))) }
+                return .object(fields)
             })),
             ("winner", winners.count == 1 ? JSONValue(winners[0]) : .null),
             ("hash", JSONValue(hex16(state.stateHash))), ("moves", JSONValue(state.moves.count)),

@@ -183,3 +183,27 @@ struct CatalogTests {
         #expect(GameCatalog.suggestion(for: "backgammon-deluxe") == nil)
     }
 }
+
+/// The move encodings docs/PROTOCOL.md gives for the newer games ("Games: rules and move encodings").
+struct DocumentedEncodingTests {
+    @Test(arguments: [("a1", 0), ("h1", 7), ("d3", 19), ("h8", 63)])
+    func reversi(notation: String, raw: Int) {
+        #expect(Reversi().move(fromNotation: notation) == Move(raw))
+        #expect(Reversi().notation(for: Move(raw)) == notation)
+    }
+
+    @Test(arguments: [("a1-b1", 0), ("d5-e5", 19), ("a1-a2", 20), ("e4-e5", 39)])
+    func dotsAndBoxes(notation: String, raw: Int) {
+        #expect(DotsAndBoxes().move(fromNotation: notation) == Move(raw))
+        #expect(DotsAndBoxes().notation(for: Move(raw)) == notation)
+    }
+
+    @Test func chineseCheckers() {
+        #expect([("a1", 0), ("m5", 102), ("n1", 111), ("q1", 120)].allSatisfy { ChineseCheckers.hole(named: $0.0) == $0.1 })
+        let game = ChineseCheckers()
+        #expect(game.move(fromNotation: "n1-m5") == Move(13533) && game.isLegal(Move(13533)))
+        #expect(game.move(fromNotation: "o1-m5") == Move(14017) && game.isLegal(Move(14017)))
+        #expect(ChineseCheckers.homePoints(seats: 4) == [3, 4, 0, 1])
+        #expect(ChineseCheckers.moveCap == 150)
+    }
+}

@@ -23,8 +23,9 @@ struct EndToEndTests {
         let result = try await parlor(["games"])
         #expect(result.status == 0)
         #expect(result.stdout == GamesListing.text())
-        for line in ["connect4    Connect Four", "cube4       Cube Four (3D Connect Four)", "tictactoe   Tic-tac-toe",
-                     "Moves: a column, 1-7"] {
+        for line in ["connect4           Connect Four", "cube4              Cube Four (3D Connect Four)",
+                     "tictactoe          Tic-tac-toe", "reversi            Reversi", "dots-and-boxes     Dots and Boxes",
+                     "chinese-checkers   Chinese Checkers", "Moves: a column, 1-7", "Players: 2-4", "Players: 2, 3, 4 or 6"] {
             #expect(result.stdout.contains(line))
         }
     }
@@ -34,14 +35,15 @@ struct EndToEndTests {
         let result = try await parlor(["games", "--json"])
         #expect(result.status == 0)
         let lines = result.stdout.split(separator: "\n")
-        #expect(lines.count == 3)
+        #expect(lines.count == 6)
         let ids = try lines.map { line -> String in
             let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
             #expect(object?["summary"] is String)
             #expect(object?["moveHelp"] is String)
+            #expect(object?["seatCounts"] is [Int])
             return object?["id"] as? String ?? ""
         }
-        #expect(ids == ["connect4", "cube4", "tictactoe"])
+        #expect(ids == ["connect4", "cube4", "tictactoe", "reversi", "dots-and-boxes", "chinese-checkers"])
     }
 
     @Test("parlor play conect4 exits 64 and suggests connect4")
@@ -57,7 +59,7 @@ struct EndToEndTests {
     func unknownGame() async throws {
         let result = try await parlor(["play", "nosuchgame"])
         #expect(result.status == 64)
-        #expect(result.stderr.hasPrefix("Error: unknown game 'nosuchgame'. Known games: connect4, cube4, tictactoe.\n"))
+        #expect(result.stderr.hasPrefix("Error: unknown game 'nosuchgame'. Known games: connect4, cube4, tictactoe, reversi, dots-and-boxes, chinese-checkers.\n"))
     }
 
     @Test("every bad command line exits 64 with the same three-part error the parser renders", arguments: badCommandLines)

@@ -16,7 +16,8 @@ struct LoopbackMatchTests {
         return (listener, host, acceptor)
     }
 
-    @Test("bot against bot to the end, both sides with the same final state", arguments: ["connect4", "cube4", "tictactoe"])
+    @Test("bot against bot to the end, both sides with the same final state",
+          arguments: ["connect4", "cube4", "tictactoe", "reversi", "dots-and-boxes", "chinese-checkers"])
     func botsPlayToTheEnd(gameID: String) async throws {
         let (listener, host, acceptor) = try openHost(gameID)
         defer { acceptor.cancel(); listener.close() }

@@ -18,14 +18,22 @@ public enum GamesListing {
         for game in GameCatalog.all {
             var block = game.id + String(repeating: " ", count: width - game.id.count) + game.displayName + "\n"
             block += HelpRenderer.wrap(game.summary, width: HelpRenderer.width, indent: indent)
+            block += HelpRenderer.wrap("Players: " + players(game.seatCounts), width: HelpRenderer.width, indent: indent)
             block += HelpRenderer.wrap("Moves: " + game.moveHelp, width: HelpRenderer.width, indent: indent)
             blocks.append(block)
         }
         return blocks.joined(separator: "\n") + "\nStart one with 'parlor play GAME' or 'parlor host GAME'.\n"
     }
 
+    /// `2`, `2-4`, or `2, 3, 4 or 6`: the seat counts a game takes, as a person reads them.
+    public static func players(_ counts: [Int]) -> String {
+        guard let first = counts.first, let last = counts.last else { return "" }
+        if counts == Array(first...last) { return first == last ? "\(first)" : "\(first)-\(last)" }
+        return counts.dropLast().map(String.init).joined(separator: ", ") + " or \(last)"
+    }
+
     /// One JSON object per line and per game, keys sorted:
-    /// `id`, `maxSeats`, `minSeats`, `moveHelp`, `name`, `rulesVersion`, `summary`.
+    /// `id`, `maxSeats`, `minSeats`, `moveHelp`, `name`, `rulesVersion`, `seatCounts`, `summary`.
     public static func jsonLines() -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -33,7 +41,8 @@ public enum GamesListing {
         for game in GameCatalog.all {
             let entry = Entry(
                 id: game.id, name: game.displayName, summary: game.summary, moveHelp: game.moveHelp,
-                rulesVersion: game.rulesVersion, minSeats: game.seatRange.lowerBound, maxSeats: game.seatRange.upperBound)
+                rulesVersion: game.rulesVersion, minSeats: game.seatRange.lowerBound, maxSeats: game.seatRange.upperBound,
+                seatCounts: game.seatCounts)
             // Encoding a struct of strings and integers cannot fail; skip rather than trap if it ever does.
             guard let data = try? encoder.encode(entry), let line = String(data: data, encoding: .utf8) else { continue }
             out += line + "\n"
@@ -50,5 +59,6 @@ public enum GamesListing {
         var rulesVersion: Int
         var minSeats: Int
         var maxSeats: Int
+        var seatCounts: [Int]
     }
 }
