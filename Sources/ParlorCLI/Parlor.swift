@@ -21,6 +21,7 @@ public enum CommandRegistry {
         PlayOptions.self, HostOptions.self, JoinOptions.self, BrowseOptions.self, GamesOptions.self,
         MatchesOptions.self, ReplayOptions.self, ResumeOptions.self, ForgetOptions.self, DoctorOptions.self,
         BenchTurnsOptions.self, BenchBotsOptions.self, BenchSoakOptions.self, BenchRenderOptions.self,
+        VersionOptions.self, CompletionsOptions.self,
     ]
 
     /// Words that only group subcommands.
@@ -52,7 +53,7 @@ public enum Invocation: Sendable {
     case bare
     /// `parlor help`, `parlor --help`, `parlor -h`.
     case rootHelp
-    /// `parlor --version`.
+    /// `parlor --version`, `parlor -V`.
     case version
     /// `parlor help play`, `parlor play --help`.
     case help(CommandSpec)
@@ -83,6 +84,9 @@ public enum Parlor {
         exit(code.rawValue)
     }
 
+    /// What `parlor --version`, `-V` and `parlor version` print.
+    static var versionLine: String { "parlor \(ParlorVersion.current)\n" }
+
     /// Parses `arguments` (without the program name) into an invocation.
     ///
     /// Throws a `UsageFailure`, whose `rendered` text is what the user sees.
@@ -93,7 +97,7 @@ public enum Parlor {
         switch first {
         case "-h", "--help":
             return .rootHelp
-        case "--version":
+        case "--version", "-V":
             if let extra = rest.first { throw UsageFailure(.unexpectedArgument(extra, hint: nil), command: nil) }
             return .version
         case "help":
@@ -102,7 +106,7 @@ public enum Parlor {
             break
         }
         if ParsedArguments.looksLikeOption(first) {
-            throw UsageFailure(.unknownOption(first, suggestion: Suggestion.nearest(to: first, among: ["--help", "--version"])), command: nil)
+            throw UsageFailure(.unknownOption(first, suggestion: Suggestion.nearest(to: first, among: ["--help", "--version", "-V"])), command: nil)
         }
         if let group = CommandRegistry.groups.first(where: { $0.name == first }) {
             return try parseGroup(group, rest, environment: environment)
@@ -128,7 +132,7 @@ public enum Parlor {
             Console.write(HelpRenderer.rootHelp())
             return .success
         case .version:
-            Console.write("parlor \(ParlorVersion.current)\n")
+            Console.write(versionLine)
             return .success
         case .help(let spec):
             Console.write(HelpRenderer.help(for: spec))

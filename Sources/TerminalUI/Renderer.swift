@@ -23,6 +23,10 @@ public struct ScreenView: Sendable {
     public var failure: MatchFailure?
     /// Milliseconds since 1970, for the turn countdown.
     public var now: Int64 = 0
+    /// A line shown instead of whose turn it is (the replay's "Move 3 of 17").
+    public var caption: String?
+    /// The keys line, when the screen is not a match being played (the replay's).
+    public var keys: String?
 
     /// A view of `state` with the cursor at `cursor`.
     public init(state: MatchState, cursor: BoardCursor = BoardCursor(column: 0), localSeats: Set<SeatIndex> = [],
@@ -131,6 +135,7 @@ public enum Renderer {
     static func statusLine(_ view: ScreenView, options: DisplayOptions) -> StyledLine {
         let state = view.state
         let dots = MatchText.ellipsis(options)
+        if let caption = view.caption { return StyledLine(margin + sanitized(caption), TextStyle(bold: true)) }
         if view.confirmingQuit { return StyledLine(margin + "Quit this match? (y/n)", TextStyle(bold: true)) }
         if let failure = view.failure {
             return StyledLine(margin + "Match stopped: \(failure.description)", TextStyle(foreground: .red, bold: true))
@@ -160,6 +165,7 @@ public enum Renderer {
 
     /// The keys that work now.
     static func helpText(_ view: ScreenView, options: DisplayOptions) -> String {
+        if let keys = view.keys { return keys }
         if view.isOver { return "Press any key to leave." }
         if view.confirmingQuit { return "y: quit the match   n or Esc: keep playing" }
         let arrows = options.unicode ? "←/→" : "left/right"

@@ -86,17 +86,6 @@ enum JSONLines {
     }
 }
 
-/// Every move of a match in the game's notation, replayed from the start.
-func notations(of state: MatchState) -> [String] {
-    guard var game = GameCatalog.newGame(id: state.gameID, seats: state.seats.count) else { return [] }
-    var texts: [String] = []
-    for played in state.moves {
-        texts.append(game.notation(for: played.move))
-        try? game.apply(played.move)
-    }
-    return texts
-}
-
 /// A failure at run time, said in a sentence a person can act on.
 struct CommandFailure: UserFacingError {
     var message: String

@@ -2,15 +2,27 @@ import Foundation
 import Games
 import Match
 import Store
+import TerminalUI
 
-/// Runs `parlor replay ID`: the move list (plain, JSON) of a saved match.
-func runReplay(_ options: ReplayOptions) async throws -> ExitCode {
+/// Runs `parlor replay ID`: the boards move by move on a terminal, else the
+/// move list (plain, JSON) of a saved match.
+func runReplay(_ options: ReplayOptions, environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> ExitCode {
     let records = try Stores.findOne(options.id, in: Stores.default)
     // When this store keeps both sides of a match, show the one furthest along
     // (the host's, or a guest's that saw the same end).
     guard let record = records.max(by: { $0.state.sequence < $1.state.sequence }) else { return .failure }
     let state = record.state
-    let texts = notations(of: state)
+    let texts = state.moveNotations
+    if options.display.output == .automatic {
+        let isTTY = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
+        let detected = TerminalUI.DisplayOptions.detect(environment: environment, isTTY: isTTY,
+                                                         noColorFlag: !options.display.colorAllowed(environment: environment),
+                                                         asciiFlag: options.display.ascii)
+        if !detected.prefersPlainMode,
+           await ReplayScreen.run(positions: state.replayPositions, notations: texts, options: detected) {
+            return .success
+        }
+    }
     if options.display.output == .json {
         for (index, played) in state.moves.enumerated() {
             Console.write(JSONLines.line(ReplayMove(event: "move", index: index, seat: played.seat,

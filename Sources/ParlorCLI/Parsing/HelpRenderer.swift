@@ -86,7 +86,7 @@ public enum HelpRenderer {
         }
         out += column("help [COMMAND]", "Show help for a command.")
         out += "\nOPTIONS:\n"
-        out += column("--version", "Print parlor's version and exit.")
+        out += column("-V, --version", "Print parlor's version and exit.")
         out += column("-h, --help", "Show this help.")
         out += "\nSee 'parlor help COMMAND' for a command's options, and parlor(1) for everything.\n"
         return out
