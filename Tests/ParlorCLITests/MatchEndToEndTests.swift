@@ -29,23 +29,30 @@ func scratchDataHome() -> [String: String] {
     ["XDG_DATA_HOME": NSTemporaryDirectory() + "parlor-e2e-" + UUID().uuidString, "NO_COLOR": "1"]
 }
 
+/// Plays a headless `parlor play ARGUMENTS --json` match in a scratch data home and
+/// returns its JSON events and the final end event, checking that stdout held JSON only.
+func headlessMatch(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws
+    -> (events: [[String: Any]], end: [String: Any], stdout: String) {
+    let result = try await ParlorProcess.run(["play"] + arguments + ["--json"],
+                                             environment: scratchDataHome(), timeout: .seconds(120))
+    #expect(result.status == 0, "\(result.stderr)", sourceLocation: sourceLocation)
+    let events = jsonEvents(result.stdout)
+    #expect(events.count == result.stdout.split(separator: "\n").count, "stdout has non-JSON lines", sourceLocation: sourceLocation)
+    let end = try #require(events.last, sourceLocation: sourceLocation)
+    #expect(end["event"] as? String == "end", sourceLocation: sourceLocation)
+    return (events, end, result.stdout)
+}
+
 @Suite("Matches played by the real binary", .serialized)
 struct MatchEndToEndTests {
     @Test("a headless bot match ends with an end event in which hard won")
     func headlessBotMatch() async throws {
-        let result = try await ParlorProcess.run(
-            ["play", "connect4", "--bot", "hard", "--vs", "bot:easy", "--json", "--seed", "1"],
-            environment: scratchDataHome(), timeout: .seconds(120))
-        #expect(result.status == 0, "\(result.stderr)")
-        let events = jsonEvents(result.stdout)
-        #expect(events.count == result.stdout.split(separator: "\n").count, "stdout has non-JSON lines")
-        let end = try #require(events.last)
-        #expect(end["event"] as? String == "end")
+        let (_, end, stdout) = try await headlessMatch(["connect4", "--bot", "hard", "--vs", "bot:easy", "--seed", "1"])
         let outcomes = try #require(end["outcomes"] as? [[String: Any]])
         let hard = try #require(outcomes.first { $0["name"] as? String == "Hard bot" })
         #expect(hard["outcome"] as? String == "won")
         #expect((end["hash"] as? String)?.count == 16)
-        #expect(!result.stdout.contains("\u{1B}"), "escape codes on a pipe")
+        #expect(!stdout.contains("\u{1B}"), "escape codes on a pipe")
     }
 
     @Test("a tic-tac-toe game piped into plain mode reports the right winner", arguments: [

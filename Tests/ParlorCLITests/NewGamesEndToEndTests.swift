@@ -8,14 +8,7 @@ struct NewGamesEndToEndTests {
     @Test("easy against easy runs to an end event with every seat's score",
           arguments: ["reversi", "dots-and-boxes", "chinese-checkers"])
     func headlessBots(gameID: String) async throws {
-        let result = try await ParlorProcess.run(
-            ["play", gameID, "--bot", "easy", "--vs", "bot:easy", "--json", "--seed", "1"],
-            environment: scratchDataHome(), timeout: .seconds(120))
-        #expect(result.status == 0, "\(result.stderr)")
-        let events = jsonEvents(result.stdout)
-        #expect(events.count == result.stdout.split(separator: "\n").count, "stdout has non-JSON lines")
-        let end = try #require(events.last)
-        #expect(end["event"] as? String == "end")
+        let (events, end, _) = try await headlessMatch([gameID, "--bot", "easy", "--vs", "bot:easy", "--seed", "1"])
         let outcomes = try #require(end["outcomes"] as? [[String: Any]])
         #expect(outcomes.count == 2)
         #expect(outcomes.allSatisfy { $0["score"] is Int }, "\(outcomes)")
