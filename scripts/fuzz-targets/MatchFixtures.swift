@@ -39,6 +39,21 @@ func sampleMatches() -> [(name: String, state: MatchState)] {
             }
             result.append(("\(type.id)\(label)-ended", state))
         }
+        // Games for more than two players (dots-and-boxes, chinese-checkers), as
+        // far as the blob's seat count reaches: a third and fourth seat.
+        for seats in type.seatCounts where seats > 2 && MatchBlob.seatLimit.contains(seats) {
+            let names = ["Ada", "Grace Hopper ♛", "Edsger", "Barbara"]
+            let players = [FixtureIDs.host, FixtureIDs.guest, FixtureIDs.seatToken, FixtureIDs.match]
+            let seatList = (0..<seats).map { Seat(playerID: players[$0], name: names[$0]) }
+            var state = MatchState(matchID: FixtureIDs.match, game: type.init(seats: seats), seats: seatList)
+            while !state.isEnded, let seat = state.activeSeat {
+                let legal = state.game.legalMoves
+                guard !legal.isEmpty,
+                      let next = try? state.applying(.move(legal[Int(random.next() % UInt64(legal.count))], by: seat), now: 0) else { break }
+                state = next
+            }
+            result.append(("\(type.id)-\(seats)seats-ended", state))
+        }
     }
     return result
 }
