@@ -79,6 +79,10 @@ public protocol UserFacingError: Error {
 public enum Parlor {
     /// The process entry point: runs the command line and exits with its code.
     public static func main() async -> Never {
+        // A reader of stdout or stderr that goes away (`parlor host --json | head`)
+        // must not kill the process by SIGPIPE: each write then fails with EPIPE,
+        // which the frontends take as the terminal lost (the match is left for now).
+        signal(SIGPIPE, SIG_IGN)
         let code = await run(arguments: Array(CommandLine.arguments.dropFirst()),
                              environment: ProcessInfo.processInfo.environment)
         exit(code.rawValue)
@@ -234,8 +238,15 @@ enum Console {
         print(text, terminator: "")
     }
 
-    /// Writes `text` to stderr as is (no newline added).
+    /// Writes `text` to stderr as is (no newline added); a closed stderr loses the text, nothing else.
     static func writeError(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        let bytes = Array(text.utf8)
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.write(STDERR_FILENO, $0.baseAddress! + written, bytes.count - written) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return }
+            written += count
+        }
     }
 }

@@ -28,13 +28,17 @@ public final class MatchRecorder: Sendable {
 
     private let store: MatchStore
     private let books: Mutex<Books>
+    /// This process's hold on the match while the recorder lives (see `MatchClaim`).
+    private let claim: MatchClaim?
 
-    /// A recorder for the match in `record`; nothing is written until the first save.
+    /// A recorder for the match in `record`; nothing is written until the first
+    /// save. It claims the match's lock for its lifetime, so the store shows the match in play.
     public init(store: MatchStore, record: StoredMatch) {
         self.store = store
         var record = record
         record.writerPID = getpid()
         self.books = Mutex(Books(record: record))
+        self.claim = try? store.claim(record)
     }
 
     /// Save errors met so far, newest last.
@@ -54,12 +58,11 @@ public final class MatchRecorder: Sendable {
     private func handle(_ event: MatchEvent) {
         switch event {
         case .started(let state), .committed(_, let state), .adopted(let state), .rolledBack(_, _, let state):
-            save(state, phase: state.isEnded ? .ended : .playing)
+            save(state, phase: .toSave(state))
         case .ended(let state):
             save(state, phase: .ended)
         case .failed(let failure, let state):
-            // A lost connection can be resumed; a desync keeps the last good state for the record.
-            save(state, phase: state.isEnded ? .ended : (failure.isResumable ? .interrupted : .playing))
+            save(state, phase: .toSave(state, resumableFailure: failure.isResumable))
         case .turnBegan, .awaitingConfirmation, .notice:
             break
         }
@@ -67,7 +70,7 @@ public final class MatchRecorder: Sendable {
 
     /// Saves `state` now, on the caller's thread (write-ahead before a frame leaves).
     public func saveNow(_ state: MatchState) {
-        save(state, phase: state.isEnded ? .ended : .playing)
+        save(state, phase: .toSave(state))
     }
 
     /// Marks the match as interrupted (e.g. the terminal went away) and saves it.

@@ -42,6 +42,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
 /// directory is synced, so a crash at any instant leaves the old or the new
 /// record, never a torn one. Temporary names carry the writer's pid, and each
 /// rename is atomic, so two parlor processes never corrupt each other's files.
+/// A process playing a match holds its lock file (see `MatchClaim`), which is
+/// how the store tells a match in play from one whose process died.
 public struct MatchStore: Sendable {
     /// The directory holding the match files.
     public let directory: String
@@ -68,53 +70,75 @@ public struct MatchStore: Sendable {
     }
 
     /// Numbers this process's writes, so each has its own temporary file.
-    private static let writeCounter = Atomic<UInt64>(0)
+    static let writeCounter = Atomic<UInt64>(0)
+
+    /// How old a temporary file must be, besides unlocked, before the store
+    /// removes it as left by a killed save: a writer locks its file a moment
+    /// after creating it, and this covers that moment many times over.
+    static let staleTemporaryAge: Int = 60
 
     /// Saves `record` atomically (write, fsync, rename, fsync the directory).
+    ///
+    /// The temporary file is locked (`flock`) by its writer until the rename,
+    /// so `list` can tell one left by a killed save from one being written.
     public func save(_ record: StoredMatch) throws(StoreError) {
         try makeDirectory(directory)
         let final = path(for: record)
+        let bytes = record.encoded()
+        var temporary = ""
+        var fd: Int32 = -1
         // One temporary file per write, not per process: two saves of the same
         // match from one process (the recorder and a save before sending) must
-        // not truncate each other's file before its rename.
-        let serial = Self.writeCounter.add(1, ordering: .relaxed).newValue
-        let temporary = directory + "/.\(Self.fileName(matchID: record.state.matchID, role: record.role, seat: record.localSeat)).\(getpid())-\(serial).tmp"
-        let bytes = record.encoded()
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        // not truncate each other's file before its rename. A name left by a
+        // dead process whose pid this one reuses is skipped.
+        for _ in 0..<8 {
+            let serial = Self.writeCounter.add(1, ordering: .relaxed).newValue
+            temporary = directory + "/.\(Self.fileName(matchID: record.state.matchID, role: record.role, seat: record.localSeat)).\(getpid())-\(serial).tmp"
+            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            if fd >= 0 || errno != EEXIST { break }
+        }
         guard fd >= 0 else { throw .system(call: "open", path: temporary, errno: errno) }
+        _ = flock(fd, LOCK_EX)
         var written = 0
         while written < bytes.count {
             let result = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
             if result < 0 {
                 if errno == EINTR { continue }
                 let code = errno
-                close(fd); unlink(temporary)
+                unlink(temporary); close(fd)
                 throw .system(call: "write", path: temporary, errno: code)
             }
             written += result
         }
         if fsync(fd) != 0 {
             let code = errno
-            close(fd); unlink(temporary)
+            unlink(temporary); close(fd)
             throw .system(call: "fsync", path: temporary, errno: code)
         }
-        close(fd)
         guard rename(temporary, final) == 0 else {
             let code = errno
-            unlink(temporary)
+            unlink(temporary); close(fd)
             throw .system(call: "rename", path: final, errno: code)
         }
+        close(fd)
         let dirFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dirFD >= 0 { _ = fsync(dirFD); close(dirFD) }
     }
 
-    /// Reads one file.
+    /// Reads one file; its phase is where it stands now (see `phase(of:)`).
     public func load(path: String) throws(StoreError) -> StoredMatch {
         let bytes = try readFile(path, limit: StoredMatch.maximumFileSize)
-        do { return try StoredMatch(decoding: bytes) } catch { throw .unreadable(path, error) }
+        var record: StoredMatch
+        do { record = try StoredMatch(decoding: bytes) } catch { throw .unreadable(path, error) }
+        record.phase = phase(of: record)
+        return record
     }
 
-    /// Every readable match, newest first, and every file that could not be read.
+    /// Every readable match, newest first, each with the phase it stands in
+    /// now (see `phase(of:)`), and every file that could not be read.
+    ///
+    /// Also removes what killed processes left behind: temporary files of
+    /// saves that never finished and lock files nobody holds (see `save`).
     public func list() -> (matches: [StoredMatch], problems: [StoreProblem]) {
         guard let dir = opendir(directory) else { return ([], []) }
         defer { closedir(dir) }
@@ -123,8 +147,16 @@ public struct MatchStore: Sendable {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
-            guard name.hasSuffix(".match"), !name.hasPrefix(".") else { continue }
             let path = directory + "/" + name
+            if name.hasPrefix("."), name.contains(".match."), name.hasSuffix(".tmp") {
+                removeIfAbandoned(temporary: path)
+                continue
+            }
+            if name.hasPrefix("."), name.hasSuffix(".lock") {
+                MatchClaim.removeIfStale(path: path)
+                continue
+            }
+            guard name.hasSuffix(".match"), !name.hasPrefix(".") else { continue }
             do { matches.append(try load(path: path)) } catch {
                 switch error {
                 case .unreadable(_, let why): problems.append(StoreProblem(path: path, reason: why.description))
@@ -134,6 +166,19 @@ public struct MatchStore: Sendable {
         }
         matches.sort { $0.lastActivity > $1.lastActivity }
         return (matches, problems.sorted { $0.path < $1.path })
+    }
+
+    /// Removes a temporary file whose save never finished: unlocked (its
+    /// writer is gone) and older than `staleTemporaryAge` seconds.
+    private func removeIfAbandoned(temporary path: String) {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+              Int(time(nil)) - Int(info.st_mtim.tv_sec) >= Self.staleTemporaryAge,
+              flock(fd, LOCK_EX | LOCK_NB) == 0, MatchClaim.sameFile(fd, path) else { return }
+        unlink(path)
     }
 
     /// The saved matches whose id starts with `prefix` (case-insensitive).
@@ -146,13 +191,13 @@ public struct MatchStore: Sendable {
         return found
     }
 
-    /// Deletes the files of `record`.
+    /// Deletes the files of `record` (its lock file goes with its last claim, or when found stale).
     public func remove(_ record: StoredMatch) throws(StoreError) {
         let target = path(for: record)
         guard unlink(target) == 0 || errno == ENOENT else { throw .system(call: "unlink", path: target, errno: errno) }
     }
 
-    private func makeDirectory(_ path: String) throws(StoreError) {
+    func makeDirectory(_ path: String) throws(StoreError) {
         var current = ""
         for part in path.split(separator: "/", omittingEmptySubsequences: true) {
             current += "/" + part
@@ -162,10 +207,15 @@ public struct MatchStore: Sendable {
         }
     }
 
+    /// Reads a regular file; a FIFO, device or directory is refused by name
+    /// at once (opened without blocking, so a FIFO with no writer never hangs).
     private func readFile(_ path: String, limit: Int) throws(StoreError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { throw .system(call: "open", path: path, errno: errno) }
         defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .system(call: "fstat", path: path, errno: errno) }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw .unreadable(path, .notARegularFile) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {

@@ -16,9 +16,11 @@ public struct StoredMatch: Sendable {
         }
     }
 
-    /// Where the match stands for this side.
+    /// Where the match stands for this side. A file keeps the phase its
+    /// writer saved; `MatchStore.phase(of:)` decides where it stands now, and
+    /// `MatchStore.list` and `load` return that.
     public enum Phase: UInt8, Sendable, CustomStringConvertible {
-        /// Being played now (or the process died while it was: see `MatchStore.list`).
+        /// Being played now: a process holds the match's lock (saved so, and the process died: interrupted).
         case playing = 0
         /// The connection was lost and the grace period passed, or a process died; `parlor resume` continues it.
         case interrupted = 1
@@ -28,6 +30,13 @@ public struct StoredMatch: Sendable {
         public var description: String {
             switch self { case .playing: "playing"; case .interrupted: "interrupted"; case .ended: "ended" }
         }
+
+        /// The phase a side saves for `state`: ended when every seat has its
+        /// outcome; interrupted when the match stopped on a failure it can be
+        /// resumed from; else playing.
+        public static func toSave(_ state: MatchState, resumableFailure: Bool = false) -> Phase {
+            state.isEnded ? .ended : (resumableFailure ? .interrupted : .playing)
+        }
     }
 
     /// The match as this side last committed it.
@@ -36,7 +45,8 @@ public struct StoredMatch: Sendable {
     public var role: Role
     /// The seat played from this side.
     public var localSeat: Int
-    /// Playing, interrupted or ended, as this side last saved it.
+    /// Playing, interrupted or ended: as this side last saved it, or as it
+    /// stands now in a record from `MatchStore.list` or `load`.
     public var phase: Phase
     /// Milliseconds since 1970 UTC of the last committed change or phase change.
     public var lastActivity: Int64
@@ -44,7 +54,7 @@ public struct StoredMatch: Sendable {
     public var peerAddress: String
     /// The secret that lets this side take its seat again on resume (all zero if none).
     public var seatToken: [UInt8]
-    /// The process that wrote the record last (to tell a crashed "playing" match from a live one).
+    /// The process that wrote the record last (for diagnostics only: whether a match is in play is told by its lock).
     public var writerPID: Int32
     /// For a host: the TCP port it listened on, tried first by `parlor resume`; 0 if unknown.
     public var listenPort: UInt16
@@ -73,6 +83,7 @@ public struct StoredMatch: Sendable {
 /// Why a stored match could not be read.
 public enum StoredMatchError: Error, Hashable, Sendable, CustomStringConvertible {
     case notAStoredMatch
+    case notARegularFile
     case newerFormat(UInt16)
     case truncated
     case checksumMismatch
@@ -82,6 +93,7 @@ public enum StoredMatchError: Error, Hashable, Sendable, CustomStringConvertible
     public var description: String {
         switch self {
         case .notAStoredMatch: "not a parlor match file"
+        case .notARegularFile: "not a parlor match file (not a regular file: a FIFO, device or directory)"
         case .newerFormat(let v): "written by a newer parlor (format \(v))"
         case .truncated: "the file is cut short"
         case .checksumMismatch: "the file is damaged (checksum mismatch)"

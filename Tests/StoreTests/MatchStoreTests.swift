@@ -42,7 +42,9 @@ struct MatchStoreTests {
         let loaded = try #require(listed.matches.first)
         #expect(loaded.state.stateHash == original.state.stateHash)
         #expect(loaded.state.moves == original.state.moves)
-        #expect(loaded.role == .guest && loaded.localSeat == 1 && loaded.phase == .playing)
+        #expect(loaded.role == .guest && loaded.localSeat == 1)
+        // Saved as playing; nobody holds its lock, so it stands interrupted now.
+        #expect(loaded.phase == .interrupted)
         #expect(loaded.peerAddress == "127.0.0.1:7477" && loaded.seatToken == Array(repeating: 7, count: 16))
         #expect(loaded.opponentNames == ["Ana"])
     }

@@ -14,28 +14,6 @@ enum Stores {
         for problem in problems { Console.writeError("parlor: skipped a damaged match file: \(problem)\n") }
     }
 
-    /// The phase to show: a "playing" record whose writer is gone was interrupted by a crash.
-    static func shownPhase(of record: StoredMatch) -> StoredMatch.Phase {
-        guard record.phase == .playing else { return record.phase }
-        if record.writerPID > 0, record.writerPID != getpid(), processIsRunning(record.writerPID) {
-            return .playing
-        }
-        return record.writerPID == getpid() ? .playing : .interrupted
-    }
-
-    /// Whether process `pid` exists and has not exited. `kill(pid, 0)` also
-    /// succeeds for a zombie (a parlor killed a moment ago whose parent has not
-    /// collected it yet), whose match must already show as interrupted; on
-    /// Linux its state in /proc tells.
-    static func processIsRunning(_ pid: Int32) -> Bool {
-        guard kill(pid, 0) == 0 || errno == EPERM else { return false }
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let name = stat.lastIndex(of: ")") else { return true }
-        // "PID (NAME) STATE ...": Z is a zombie, X dead.
-        let state = stat[stat.index(after: name)...].dropFirst().first
-        return state != "Z" && state != "X"
-    }
-
     /// "yours", the opponent's name, or "-" when the match is over.
     static func whoseTurn(_ record: StoredMatch) -> String {
         guard let seat = record.state.activeSeat else { return "-" }

@@ -18,7 +18,7 @@ func runMatches(_ options: MatchesOptions) async throws -> ExitCode {
     var rows = [["ID", "GAME", "OPPONENT", "TURN", "STATE", "OUTCOME", "LAST ACTIVITY"]]
     for record in records {
         rows.append([record.state.matchID.short, record.state.gameID, record.opponentNames.joined(separator: ", "),
-                     Stores.whoseTurn(record), Stores.shownPhase(of: record).description, Stores.outcome(record),
+                     Stores.whoseTurn(record), record.phase.description, Stores.outcome(record),
                      Stores.timestamp(record.lastActivity)])
     }
     let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
@@ -53,7 +53,7 @@ struct MatchSummary: Encodable {
         seat = record.localSeat
         opponents = record.opponentNames
         turn = Stores.whoseTurn(record)
-        state = Stores.shownPhase(of: record).description
+        state = record.phase.description
         outcome = Stores.outcome(record)
         lastActivity = record.lastActivity
         moves = record.state.moves.count

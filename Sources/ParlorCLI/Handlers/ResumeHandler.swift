@@ -18,9 +18,14 @@ import TerminalUI
 /// record; with nothing, the most recently interrupted match.
 func runResume(_ options: ResumeOptions) async throws -> ExitCode {
     let store = LocalData.matchStore
-    let (records, problems) = store.list()
-    Stores.reportProblems(problems)
-    let record = try ResumeChoice.pick(options.target, from: records)
+    Stores.reportProblems(store.list().problems)
+    // The claim is held until this process is done with the match, so a second resume is refused.
+    let (record, claim): (StoredMatch, MatchClaim)
+    do { (record, claim) = try store.claimForResume(options.target?.request ?? .newest) } catch {
+        if case .store(let failure) = error { throw StoreFailure(error: failure) }
+        throw CommandFailure(error.description)
+    }
+    defer { claim.release() }
     let presentation = MatchPresentation(flags: options.display)
     switch record.role {
     case .host:
@@ -34,42 +39,13 @@ func runResume(_ options: ResumeOptions) async throws -> ExitCode {
     }
 }
 
-/// Choosing the saved match to resume.
-enum ResumeChoice {
-    static func pick(_ target: ResumeTarget?, from records: [StoredMatch]) throws -> StoredMatch {
-        let resumable = records.filter { $0.role != .offline && Stores.shownPhase(of: $0) == .interrupted }
-        switch target {
-        case nil:
-            guard let newest = resumable.first else {
-                throw CommandFailure(nothingToResume(records))
-            }
-            return newest
-        case .address?:
-            guard let newest = resumable.first(where: { $0.role == .guest }) else {
-                throw CommandFailure("no interrupted match joined as a guest is saved here; see 'parlor matches'")
-            }
-            return newest
-        case .match(let prefix)?:
-            let found = try Stores.findOne(prefix, in: LocalData.matchStore)
-            let sides = found.sorted { $0.role == .host && $1.role != .host }
-            guard let side = sides.first(where: { Stores.shownPhase(of: $0) == .interrupted && $0.role != .offline }) else {
-                let any = sides[0]
-                switch Stores.shownPhase(of: any) {
-                case .ended:
-                    throw CommandFailure("match \(any.state.matchID.short) is over; see 'parlor replay \(any.state.matchID.short)'")
-                case .playing:
-                    throw CommandFailure("match \(any.state.matchID.short) is being played right now (process \(any.writerPID))")
-                case .interrupted:
-                    throw CommandFailure("match \(any.state.matchID.short) was played offline; it cannot be resumed over the network")
-                }
-            }
-            return side
+extension ResumeTarget {
+    /// What the store is asked for.
+    var request: ResumeRequest {
+        switch self {
+        case .address: .newestJoined
+        case .match(let id): .match(id)
         }
-    }
-
-    private static func nothingToResume(_ records: [StoredMatch]) -> String {
-        if records.isEmpty { return "there is no saved match to resume" }
-        return "no interrupted match is saved here; 'parlor matches' lists the saved ones"
     }
 }
 

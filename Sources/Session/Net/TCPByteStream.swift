@@ -21,7 +21,8 @@ extension TCPConnection {
         return AdaptedByteStream(
             peerDescription: remoteAddress, events: stream,
             send: { [self] bytes in _ = self.send(bytes) },
-            close: { [self] in self.close() })
+            close: { [self] in self.close() },
+            peerHasClosed: { [self] in self.peerHasClosed })
     }
 }
 

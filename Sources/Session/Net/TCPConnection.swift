@@ -258,6 +258,20 @@ public final class TCPConnection: @unchecked Sendable {
         }
     }
 
+    /// Whether the connection has ended, or the peer has sent its FIN even if
+    /// this side has not read up to it yet (TCP_INFO says CLOSE_WAIT).
+    public var peerHasClosed: Bool {
+        locked {
+            guard phase == .open, fd >= 0 else { return true }
+            // struct tcp_info starts with the one-byte tcpi_state.
+            var info = [UInt8](repeating: 0, count: 8)
+            var length = socklen_t(info.count)
+            guard getsockopt(fd, Int32(IPPROTO_TCP), TCP_INFO, &info, &length) == 0, length >= 1 else { return false }
+            let closeWait: UInt8 = 8, lastAck: UInt8 = 9, closed: UInt8 = 7
+            return [closeWait, lastAck, closed].contains(info[0])
+        }
+    }
+
     /// Bytes accepted by `send` but not yet taken by the kernel.
     public var queuedByteCount: Int { locked { queuedBytes } }
 

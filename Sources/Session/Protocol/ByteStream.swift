@@ -28,6 +28,14 @@ public protocol ByteStream: Sendable {
     var events: AsyncStream<ByteStreamEvent> { get }
     /// Who is at the other end, for log lines (e.g. "192.0.2.7:51234").
     var peerDescription: String { get }
+    /// Whether the peer has already ended the stream, even if its end has
+    /// not been read yet (the host asks before it seats a guest).
+    var peerHasClosed: Bool { get }
+}
+
+extension ByteStream {
+    /// False unless the transport can tell.
+    public var peerHasClosed: Bool { false }
 }
 
 /// A `ByteStream` made of closures, to adapt a transport without a new type
@@ -38,15 +46,21 @@ public struct AdaptedByteStream: ByteStream {
     public let peerDescription: String
     private let sendBytes: @Sendable ([UInt8]) -> Void
     private let closeStream: @Sendable () -> Void
+    private let peerClosed: @Sendable () -> Bool
 
-    /// A stream whose `send` and `close` call the given closures; they must not block.
+    /// A stream whose `send` and `close` call the given closures; they must
+    /// not block. `peerHasClosed` answers `ByteStream.peerHasClosed`.
     public init(peerDescription: String, events: AsyncStream<ByteStreamEvent>,
-                send: @escaping @Sendable ([UInt8]) -> Void, close: @escaping @Sendable () -> Void) {
+                send: @escaping @Sendable ([UInt8]) -> Void, close: @escaping @Sendable () -> Void,
+                peerHasClosed: @escaping @Sendable () -> Bool = { false }) {
         self.peerDescription = peerDescription
         self.events = events
         self.sendBytes = send
         self.closeStream = close
+        self.peerClosed = peerHasClosed
     }
+
+    public var peerHasClosed: Bool { peerClosed() }
 
     public func send(_ bytes: [UInt8]) { sendBytes(bytes) }
     public func close() { closeStream() }

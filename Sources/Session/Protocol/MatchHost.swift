@@ -114,6 +114,8 @@ public actor MatchHost {
         var machine: HostHandshake
         var connection: WireConnection
         var timer: Task<Void, Never>?
+        /// When the connection was accepted, on this host's clock.
+        var accepted = ContinuousClock.now
     }
 
     /// The configuration this host runs with.
@@ -265,6 +267,13 @@ public actor MatchHost {
             connection.send(message)  // CHALLENGE; the handshake timer keeps running
         case .welcome(let welcome):
             finish(id)
+            if let gaveUp = guestGaveUp(entry) {
+                // Never seat a guest that is gone: the seat stays open for the next one.
+                resuming.remove(id)
+                connection.close()
+                report(peer, .dropped(gaveUp))
+                return
+            }
             if resuming.remove(id) != nil, let hosted {
                 // The guest is back: its new connection replaces the old one.
                 let template = welcome
@@ -297,6 +306,23 @@ public actor MatchHost {
             report(peer, outcome)
         }
     }
+
+    /// Why the guest of `entry` has given up on its handshake, if it has: it
+    /// closed the connection already (its HELLO and its end were both waiting,
+    /// say, while this host was stopped), or the handshake timeout has nearly
+    /// run out on this host's clock, so the guest's own timer, started before
+    /// it connected, has run out or will before WELCOME reaches it.
+    private func guestGaveUp(_ entry: Pending) -> String? {
+        if entry.connection.peerHasClosed { return "the guest closed the connection before it was seated" }
+        let timeout = configuration.timeouts.handshake
+        if ContinuousClock.now - entry.accepted >= timeout - min(Self.seatingMargin, timeout / 4) {
+            return "the handshake took too long to seat the guest (it gives up after \(timeout))"
+        }
+        return nil
+    }
+
+    /// How long before the handshake timeout this host stops seating a guest.
+    static let seatingMargin: Duration = .seconds(1)
 
     private func finish(_ id: UInt64) {
         pending[id]?.timer?.cancel()

@@ -40,6 +40,8 @@ final class WireConnection: Sendable {
 
     /// Who is at the other end, for logs.
     var peerDescription: String { stream.peerDescription }
+    /// Whether the peer has ended the stream already (see `ByteStream.peerHasClosed`).
+    var peerHasClosed: Bool { stream.peerHasClosed }
 
     /// When bytes last arrived (any bytes count as a sign of life).
     var lastHeard: ContinuousClock.Instant { state.withLock { $0.lastHeard } }
