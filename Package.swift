@@ -62,7 +62,7 @@ let package = Package(
         // Fakes shared by every test target.
         .target(
             name: "ParlorTestSupport",
-            dependencies: ["Games", "Match", "Session"],
+            dependencies: ["Games", "Match", "Session", "Discovery"],
             path: "Tests/ParlorTestSupport"
         ),
         .testTarget(name: "GamesTests", dependencies: ["Games"]),
@@ -70,7 +70,7 @@ let package = Package(
         .testTarget(name: "MatchTests", dependencies: ["Match", "Games", "Bots", "ParlorTestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "Match", "Games", "ParlorTestSupport"]),
         .testTarget(name: "SessionTests", dependencies: ["Session", "Match", "Games", "Bots", "ParlorTestSupport"]),
-        .testTarget(name: "DiscoveryTests", dependencies: ["Discovery"]),
+        .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "ParlorTestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "Match", "Games"]),
         .testTarget(name: "ParlorCLITests", dependencies: ["ParlorCLI", "Games", "Match", "ParlorTestSupport"]),
         // Tests that need root, network namespaces and real avahi-daemons (scripts/lab).
