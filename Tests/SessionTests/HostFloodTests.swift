@@ -1,5 +1,6 @@
 import Foundation
 @preconcurrency import Glibc
+import Bots
 import Games
 import Match
 import ParlorTestSupport
