@@ -76,16 +76,6 @@ struct StoreFailure: UserFacingError {
     var message: String { error.description }
 }
 
-/// JSON text for scripts, keys sorted, one object per line.
-enum JSONLines {
-    static func line<T: Encodable>(_ value: T) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(value), let text = String(data: data, encoding: .utf8) else { return "{}\n" }
-        return text + "\n"
-    }
-}
-
 /// Every move of a match in the game's notation, replayed from the start.
 func notations(of state: MatchState) -> [String] {
     guard var game = GameCatalog.newGame(id: state.gameID, seats: state.seats.count) else { return [] }
