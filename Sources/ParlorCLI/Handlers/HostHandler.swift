@@ -63,9 +63,7 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
         throw CommandFailure("\(error)", exitCode: .usage)
     }
 
-    let acceptor = Task {
-        for await connection in listener.connections { await host.accept(connection.byteStream()) }
-    }
+    let acceptor = Task { await host.serve(listener) }
     defer { acceptor.cancel() }
 
     // Advertise on the LAN; without DNS-SD the game is still reachable by address.

@@ -103,9 +103,7 @@ enum ResumeAsHost {
         } catch {
             throw CommandFailure("\(error)", exitCode: .dataError)
         }
-        let acceptor = Task {
-            for await connection in listener.connections { await host.accept(connection.byteStream()) }
-        }
+        let acceptor = Task { await host.serve(listener) }
         defer { acceptor.cancel() }
 
         // Advertise with the match id in TXT `match`, so the guest finds it by id;
