@@ -79,7 +79,8 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
     } catch {
         discoveryProblem = .invalidRegistration("\(error)")
     }
-    defer { if let advertisement { Task { await advertisement.withdraw() } } }
+    // Withdrawn on every way out below, and by a signal while waiting (see LANListing).
+    let listing = LANListing(advertisement: advertisement)
 
     // With a code, every join line carries it: the host reads one line aloud or pastes it.
     let codeArgument = passcode.map { " --code \($0)" } ?? ""
@@ -113,7 +114,13 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
     }
 
     let hosted: HostedMatch
-    do { hosted = try await host.waitForGuest() } catch { throw CommandFailure("\(error)") }
+    let signals = listing.withdrawOnSignal()
+    do { hosted = try await host.waitForGuest() } catch {
+        signals?.cancel()
+        await listing.withdraw()
+        throw CommandFailure("\(error)")
+    }
+    signals?.cancel()
     announcer.say("\(hosted.guestName) joined.", event: .object([
         ("event", "joined"), ("name", .string(hosted.guestName)), ("seat", .int(Int64(hosted.guestSeat))),
         ("match", .string(hosted.initialState.matchID.hex)),
@@ -125,8 +132,15 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
 
     let record = StoredMatch(state: hosted.initialState, role: .host, localSeat: hosted.hostSeat,
                              lastActivity: wallClockMilliseconds(), seatToken: hosted.seatToken.bytes, listenPort: port)
-    let exit = try await SessionRunner.playAsHost(hosted, host: host, record: record, bot: options.bot, presentation: presentation,
+    let exit: FrontendExit
+    do {
+        exit = try await SessionRunner.playAsHost(hosted, host: host, record: record, bot: options.bot, presentation: presentation,
                                                   grace: configuration.timeouts.grace, rematches: options.rematches)
+    } catch {
+        await listing.withdraw()
+        throw error
+    }
+    await listing.withdraw()
     await host.shutdown()
     return exit.exitCode
 }

@@ -120,7 +120,8 @@ enum ResumeAsHost {
         } catch {
             discoveryProblem = .invalidRegistration("\(error)")
         }
-        defer { if let advertisement { Task { await advertisement.withdraw() } } }
+        // Withdrawn on every way out below, and by a signal while waiting (see LANListing).
+        let listing = LANListing(advertisement: advertisement)
 
         let id = state.matchID.hex
         let lines = LAN.joinLines(port: port).map { $0.replacingOccurrences(of: "parlor join ", with: "parlor resume ") }
@@ -143,16 +144,29 @@ enum ResumeAsHost {
         }
 
         let hosted: HostedMatch
-        do { hosted = try await host.waitForGuest() } catch { throw CommandFailure("\(error)") }
+        let signals = listing.withdrawOnSignal()
+        do { hosted = try await host.waitForGuest() } catch {
+            signals?.cancel()
+            await listing.withdraw()
+            throw CommandFailure("\(error)")
+        }
+        signals?.cancel()
         announcer.say("\(hosted.guestName) is back.", event: .object([
             ("event", "joined"), ("name", .string(hosted.guestName)), ("seat", .int(Int64(hosted.guestSeat))),
             ("match", .string(id)), ("resumed", .bool(true)),
         ]))
         var updated = record
         updated.listenPort = port
-        let exit = try await SessionRunner.playAsHost(hosted, host: host, record: updated, bot: options.bot,
+        let exit: FrontendExit
+        do {
+            exit = try await SessionRunner.playAsHost(hosted, host: host, record: updated, bot: options.bot,
                                                       presentation: presentation, grace: configuration.timeouts.grace,
                                                       rematches: options.rematches)
+        } catch {
+            await listing.withdraw()
+            throw error
+        }
+        await listing.withdraw()
         await host.shutdown()
         return exit.exitCode
     }
