@@ -113,14 +113,7 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
         announcer.say("Waiting for a player to join… (Ctrl-C to stop)")
     }
 
-    let hosted: HostedMatch
-    let signals = listing.withdrawOnSignal()
-    do { hosted = try await host.waitForGuest() } catch {
-        signals?.cancel()
-        await listing.withdraw()
-        throw CommandFailure("\(error)")
-    }
-    signals?.cancel()
+    let hosted = try await listing.waitForGuest(of: host)
     announcer.say("\(hosted.guestName) joined.", event: .object([
         ("event", "joined"), ("name", .string(hosted.guestName)), ("seat", .int(Int64(hosted.guestSeat))),
         ("match", .string(hosted.initialState.matchID.hex)),

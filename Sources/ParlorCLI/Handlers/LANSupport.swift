@@ -134,10 +134,22 @@ struct LANListing {
         await advertisement?.withdraw()
     }
 
+    /// Waits for `host`'s guest while SIGINT, SIGTERM and SIGHUP withdraw the
+    /// listing and end the process; stops watching them before returning, so
+    /// the frontend can watch them next. A failure withdraws the listing and
+    /// is thrown as the user reads it.
+    func waitForGuest(of host: MatchHost) async throws -> HostedMatch {
+        let signals = withdrawOnSignal()
+        defer { signals?.cancel() }
+        do { return try await host.waitForGuest() } catch {
+            await withdraw()
+            throw CommandFailure("\(error)")
+        }
+    }
+
     /// Watches SIGINT, SIGTERM and SIGHUP until cancelled: each withdraws the
-    /// listing, then exits with the signal's status. Cancel it before a
-    /// frontend starts watching the same signals.
-    func withdrawOnSignal() -> SignalWatcher? {
+    /// listing, then exits with the signal's status.
+    private func withdrawOnSignal() -> SignalWatcher? {
         guard let advertisement else { return nil }
         return SignalWatcher(signals: SignalWatcher.terminating) { number in
             Task {

@@ -143,14 +143,7 @@ enum ResumeAsHost {
             announcer.say("Waiting for \(guestName)… (Ctrl-C to stop)")
         }
 
-        let hosted: HostedMatch
-        let signals = listing.withdrawOnSignal()
-        do { hosted = try await host.waitForGuest() } catch {
-            signals?.cancel()
-            await listing.withdraw()
-            throw CommandFailure("\(error)")
-        }
-        signals?.cancel()
+        let hosted = try await listing.waitForGuest(of: host)
         announcer.say("\(hosted.guestName) is back.", event: .object([
             ("event", "joined"), ("name", .string(hosted.guestName)), ("seat", .int(Int64(hosted.guestSeat))),
             ("match", .string(id)), ("resumed", .bool(true)),
