@@ -5,6 +5,7 @@
 //
 //   parlor (thin executable) -> ParlorCLI
 //   ParlorCLI -> TerminalUI, Discovery, Session, Store, Bots -> Match -> Games
+//   Bots -> Match (BotParticipant: a bot at a seat)
 //   Discovery -> CDNSSD (avahi's dns_sd.h compatibility library)
 //   Session -> CCrypto (OpenSSL's libcrypto, for passcode proofs)
 import PackageDescription
@@ -38,10 +39,11 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
         // Pure rules: no I/O.
         .target(name: "Games"),
-        // Computer opponents, searching the pure rules. Always optimised: an
+        // Computer opponents, searching the pure rules, and the participant that
+        // seats one in a match. Always optimised: an
         // unoptimised search is some 50x slower, which would make `hard` think
         // for seconds in a debug build and the bot tests run for many minutes.
-        .target(name: "Bots", dependencies: ["Games"], swiftSettings: [.unsafeFlags(["-O"])]),
+        .target(name: "Bots", dependencies: ["Match", "Games"], swiftSettings: [.unsafeFlags(["-O"])]),
         // The match blob, the match controller and the participant strategy.
         .target(name: "Match", dependencies: ["Games"]),
         // Matches kept on disk: atomic writes, damaged files reported and skipped.
@@ -62,7 +64,7 @@ let package = Package(
         // Fakes shared by every test target.
         .target(
             name: "ParlorTestSupport",
-            dependencies: ["Games", "Match", "Session"],
+            dependencies: ["Games", "Match", "Session", "Discovery", "Bots"],
             path: "Tests/ParlorTestSupport"
         ),
         .testTarget(name: "GamesTests", dependencies: ["Games"]),
@@ -70,9 +72,9 @@ let package = Package(
         .testTarget(name: "MatchTests", dependencies: ["Match", "Games", "Bots", "ParlorTestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "Match", "Games", "ParlorTestSupport"]),
         .testTarget(name: "SessionTests", dependencies: ["Session", "Match", "Games", "Bots", "ParlorTestSupport"]),
-        .testTarget(name: "DiscoveryTests", dependencies: ["Discovery"]),
-        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "Match", "Games"]),
-        .testTarget(name: "ParlorCLITests", dependencies: ["ParlorCLI", "Games", "Match", "ParlorTestSupport"]),
+        .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "ParlorTestSupport"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "Match", "Games", "Bots"]),
+        .testTarget(name: "ParlorCLITests", dependencies: ["ParlorCLI", "Games", "Match", "TerminalUI", "ParlorTestSupport"]),
         // Tests that need root, network namespaces and real avahi-daemons (scripts/lab).
         .testTarget(name: "LabTests", dependencies: ["Discovery", "ParlorTestSupport"]),
     ]

@@ -1,6 +1,6 @@
 // The shape of DNS-SD as parlor uses it: advertise one service, browse a
 // service type. DNSSDDirectory is the real one (avahi's dns_sd.h library);
-// InMemoryDirectory is the fake for tests. Nothing outside this module
+// InMemoryDirectory (Tests/ParlorTestSupport) is the fake for tests. Nothing outside this module
 // sees CDNSSD.
 
 @preconcurrency import Glibc
@@ -92,7 +92,7 @@ public struct ServiceRegistration: Sendable, Hashable {
     }
 
     /// `name` if free, else the next name in avahi's style: "Name #2", "Name #3", ...
-    static func alternativeName(for name: String, attempt: Int) -> String {
+    public static func alternativeName(for name: String, attempt: Int) -> String {
         guard attempt > 1 else { return name }
         let suffix = " #\(attempt)"
         let base = ParlorServiceInfo.prefix(of: name, maximumBytes: maximumNameBytes - suffix.utf8.count)

@@ -27,17 +27,6 @@ public enum FrontendExit: Sendable {
              .interrupted(_, let state), .left(let state): state
         }
     }
-
-    /// The conventional process exit status: 0 ended or left, 1 failed,
-    /// 129 terminal lost (as for SIGHUP), 128 + N for signal N.
-    public var exitStatus: Int32 {
-        switch self {
-        case .ended, .left: 0
-        case .failed: 1
-        case .terminalLost: SignalWatcher.exitStatus(for: SIGHUP)
-        case .interrupted(let signal, _): SignalWatcher.exitStatus(for: signal)
-        }
-    }
 }
 
 /// A frontend subscribed to a controller's events, ready to run.

@@ -2,6 +2,9 @@ import Games
 import Match
 
 /// A JSON value with keys kept in the order written, so event lines read predictably.
+///
+/// parlor's one JSON writer: the match events, and every `--json` listing
+/// (games, matches, replay, browse, doctor) are built from it.
 public indirect enum JSONValue: Hashable, Sendable {
     case string(String)
     case int(Int64)
@@ -75,9 +78,13 @@ public indirect enum JSONValue: Hashable, Sendable {
 
 extension JSONValue {
     /// A string value.
-    init(_ text: String) { self = .string(text) }
+    public init(_ text: String) { self = .string(text) }
     /// An integer value.
-    init(_ number: Int) { self = .int(Int64(number)) }
+    public init(_ number: Int) { self = .int(Int64(number)) }
+    /// An integer value.
+    public init(_ number: Int64) { self = .int(number) }
+    /// An array of strings.
+    public init(_ texts: [String]) { self = .array(texts.map { .string($0) }) }
 }
 
 /// The `--json` event lines, one object each; seats are 0-based. Pure, no I/O.

@@ -65,7 +65,4 @@ public final class SignalWatcher: Sendable {
         hangUpsIgnored.store(true, ordering: .releasing)
         signal(SIGHUP, SIG_IGN)
     }
-
-    /// The status a shell expects from a program ended by `signal`: 128 + its number.
-    public static func exitStatus(for signal: Int32) -> Int32 { 128 + signal }
 }

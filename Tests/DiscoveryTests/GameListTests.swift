@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Discovery
+import ParlorTestSupport
 
 /// What `parlor browse`, `parlor join NAME` and the lobby list, and what a typed name picks.
 @Suite struct GameListTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Discovery
+import ParlorTestSupport
 
 @Suite struct InMemoryDirectoryTests {
     let txt = (try? ParlorServiceInfoTests.sample.txtRecord()) ?? TXTRecord()

@@ -153,8 +153,8 @@ struct Lab: Sendable {
     }
 
     /// Starts `arguments` inside `host` in the background; stop it with `stop()` (down also kills it).
-    func start(host: String, _ arguments: [String]) throws -> LabProcess {
-        try LabProcess(arguments: ["exec", host] + arguments, prefix: prefix)
+    func start(host: String, _ arguments: [String], input: String? = nil) throws -> LabProcess {
+        try LabProcess(arguments: ["exec", host] + arguments, prefix: prefix, input: input)
     }
 
     /// Retries `run` until `accept` likes the output or `timeout` passes; mDNS answers take a moment.

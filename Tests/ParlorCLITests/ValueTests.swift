@@ -1,5 +1,8 @@
 import Testing
 @testable import ParlorCLI
+@preconcurrency import Glibc
+import ParlorTestSupport
+import TerminalUI
 
 @Suite("JoinTarget: addresses, names and bad ports")
 struct JoinTargetTests {
@@ -142,5 +145,19 @@ struct OtherValueTests {
         ]
         #expect(ExitCode.allCases.count == values.count)
         for (code, value) in values { #expect(code.rawValue == value) }
+    }
+
+    @Test("how a match ended gives the exit status the man page documents", arguments: [
+        (FrontendExit.ended(MatchFixtures.newMatch()), Int32(0)),
+        (.left(MatchFixtures.newMatch()), 0),
+        (.failed(.connectionLost("gone"), MatchFixtures.newMatch()), 75),
+        (.failed(.desync("two states"), MatchFixtures.newMatch()), 1),
+        (.terminalLost(MatchFixtures.newMatch()), 129),
+        (.interrupted(signal: SIGHUP, MatchFixtures.newMatch()), 129),
+        (.interrupted(signal: SIGINT, MatchFixtures.newMatch()), 130),
+        (.interrupted(signal: SIGTERM, MatchFixtures.newMatch()), 143),
+    ])
+    func matchExitStatus(_ exit: FrontendExit, _ status: Int32) {
+        #expect(exit.exitCode.rawValue == status)
     }
 }

@@ -1,3 +1,4 @@
+import Bots
 import Games
 import Match
 import ParlorTestSupport

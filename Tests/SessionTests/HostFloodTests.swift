@@ -1,5 +1,6 @@
 import Foundation
 @preconcurrency import Glibc
+import Bots
 import Games
 import Match
 import ParlorTestSupport
@@ -24,7 +25,7 @@ struct HostFloodTests {
         let host = try MatchHost(configuration: HostConfiguration(
             gameID: "connect4", hostName: "Ana", hostPlayerID: .random(), seatPreference: .first,
             timeouts: timeouts, appVersion: "test", maximumPendingHandshakes: 32))
-        let acceptor = Task { for await connection in listener.connections { await host.accept(connection.byteStream()) } }
+        let acceptor = Task { await host.serve(listener) }
         return (listener, host, acceptor)
     }
 

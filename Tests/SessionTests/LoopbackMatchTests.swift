@@ -1,3 +1,4 @@
+import Bots
 import Games
 import Match
 import ParlorTestSupport
@@ -12,7 +13,7 @@ struct LoopbackMatchTests {
         let listener = try TCPListener.listen(port: 0, on: .specific(try SocketAddress(ipAddress: "127.0.0.1", port: 0)))
         let host = try MatchHost(configuration: HostConfiguration(
             gameID: gameID, hostName: "Ana", hostPlayerID: .random(), seatPreference: .first, appVersion: "test"))
-        let acceptor = Task { for await connection in listener.connections { await host.accept(connection.byteStream()) } }
+        let acceptor = Task { await host.serve(listener) }
         return (listener, host, acceptor)
     }
 

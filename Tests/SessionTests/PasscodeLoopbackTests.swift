@@ -1,3 +1,4 @@
+import Bots
 import Games
 import Match
 import ParlorTestSupport
@@ -58,7 +59,7 @@ struct PasscodeLoopbackTests {
         configuration.passcode = code
         configuration.passcodeThrottle = throttle
         let host = try MatchHost(configuration: configuration)
-        let acceptor = Task { for await connection in listener.connections { await host.accept(connection.byteStream()) } }
+        let acceptor = Task { await host.serve(listener) }
         return (listener, host, acceptor)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Bots
 import Games
 import Match
 import Testing

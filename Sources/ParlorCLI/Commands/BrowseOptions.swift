@@ -34,23 +34,26 @@ public struct BrowseOptions: ParsableCommand, Hashable {
             protocol version, an unknown game) are listed with the reason.
             """,
         options: [
-            OptionSpec("game", short: "g", .required(valueName: "G"), help: "Only list games of this kind, e.g. connect4."),
-            OptionSpec("json", help: "One JSON object per line for each service that appears, changes or goes away."),
-            OptionSpec("timeout", short: "t", .required(valueName: "SECONDS"),
-                       help: "Look for this long, 0.1-3600 seconds, then print the list and exit (default: 3)."),
-            OptionSpec("watch", short: "w", help: "Keep the list live until interrupted."),
+            gameOption, jsonOption, timeoutOption, watchOption,
         ],
-        exclusiveGroups: [["timeout", "watch"]]
+        exclusiveGroups: [[timeoutOption.name, watchOption.name]]
     )
+
+    static let gameOption = OptionSpec("game", short: "g", .required(valueName: "G"), help: "Only list games of this kind, e.g. connect4.")
+    static let jsonOption = OptionSpec("json", help: "One JSON object per line for each service that appears, changes or goes away.")
+    static let timeoutOption = OptionSpec(
+        "timeout", short: "t", .required(valueName: "SECONDS"),
+        help: "Look for this long, 0.1-3600 seconds, then print the list and exit (default: 3).")
+    static let watchOption = OptionSpec("watch", short: "w", help: "Keep the list live until interrupted.")
 
     /// Reads `parlor browse`'s words.
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
-        game = arguments.value("game")?.lowercased()
-        json = arguments.flag("json")
-        if arguments.flag("watch") {
+        game = arguments.value(Self.gameOption)?.lowercased()
+        json = arguments.flag(Self.jsonOption)
+        if arguments.flag(Self.watchOption) {
             duration = .watch
-        } else if let text = arguments.value("timeout") {
-            duration = .timeout(try ValueParser.seconds(text, .option("--timeout"), in: 0.1...3600))
+        } else if let text = arguments.value(Self.timeoutOption) {
+            duration = .timeout(try ValueParser.seconds(text, Self.timeoutOption.source, in: 0.1...3600))
         } else {
             duration = .timeout(Self.defaultTimeout)
         }

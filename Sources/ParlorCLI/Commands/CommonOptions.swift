@@ -25,18 +25,18 @@ enum CommonOptions {
 
     /// `--rematch N`, when given.
     static func rematches(_ arguments: ParsedArguments) throws(UsageError) -> Int? {
-        guard let text = arguments.value("rematch") else { return nil }
-        return try ValueParser.wholeNumber(text, .option("--rematch"), in: 0...1000)
+        guard let text = arguments.value(rematch) else { return nil }
+        return try ValueParser.wholeNumber(text, rematch.source, in: 0...1000)
     }
 
     /// `--heartbeat-timeout` and `--grace`, when given.
     static func connectionTimeouts(_ arguments: ParsedArguments) throws(UsageError) -> ConnectionTimeouts {
         var timeouts = ConnectionTimeouts()
-        if let text = arguments.value("heartbeat-timeout") {
-            timeouts.heartbeatTimeout = try ValueParser.seconds(text, .option("--heartbeat-timeout"), in: 1...600)
+        if let text = arguments.value(heartbeatTimeout) {
+            timeouts.heartbeatTimeout = try ValueParser.seconds(text, heartbeatTimeout.source, in: 1...600)
         }
-        if let text = arguments.value("grace") {
-            timeouts.grace = try ValueParser.seconds(text, .option("--grace"), in: 1...86_400)
+        if let text = arguments.value(grace) {
+            timeouts.grace = try ValueParser.seconds(text, grace.source, in: 1...86_400)
         }
         return timeouts
     }
@@ -44,29 +44,39 @@ enum CommonOptions {
     /// The options every board-showing command ends with, in help order.
     static let display = [plain, json, ascii, noColor]
     /// `--plain` and `--json` exclude each other.
-    static let outputGroup = ["plain", "json"]
+    static let outputGroup = [plain.name, json.name]
 
     /// `--plain`/`--json`/`--ascii`/`--no-color` as given.
     static func display(_ arguments: ParsedArguments) -> DisplayFlags {
-        let output: OutputMode = arguments.flag("json") ? .json : arguments.flag("plain") ? .plain : .automatic
-        return DisplayFlags(output: output, ascii: arguments.flag("ascii"), noColor: arguments.flag("no-color"))
+        let output: OutputMode = arguments.flag(json) ? .json : arguments.flag(plain) ? .plain : .automatic
+        return DisplayFlags(output: output, ascii: arguments.flag(ascii), noColor: arguments.flag(noColor))
     }
 
     /// `--bot LEVEL`, when given.
     static func bot(_ arguments: ParsedArguments) throws(UsageError) -> BotLevelChoice? {
-        guard let text = arguments.value("bot") else { return nil }
-        return try ValueParser.choice(text, .option("--bot"), as: BotLevelChoice.self)
+        guard let text = arguments.value(bot) else { return nil }
+        return try ValueParser.choice(text, bot.source, as: BotLevelChoice.self)
+    }
+
+    /// `--name TEXT`, validated, or the login name.
+    static func playerName(_ arguments: ParsedArguments) throws(UsageError) -> String {
+        try ValueParser.playerName(arguments.value(name), name.source, environment: arguments.environment)
     }
 
     /// `--turn-timeout SECONDS`, when given.
     static func turnTimeout(_ arguments: ParsedArguments) throws(UsageError) -> Duration? {
-        guard let text = arguments.value("turn-timeout") else { return nil }
-        return try ValueParser.seconds(text, .option("--turn-timeout"), in: 1...86_400)
+        guard let text = arguments.value(turnTimeout) else { return nil }
+        return try ValueParser.seconds(text, turnTimeout.source, in: 1...86_400)
     }
 
-    /// `--seat`, or `defaultSeat`.
-    static func seat(_ arguments: ParsedArguments, default defaultSeat: SeatChoice) throws(UsageError) -> SeatChoice {
-        guard let text = arguments.value("seat") else { return defaultSeat }
-        return try ValueParser.choice(text, .option("--seat"), as: SeatChoice.self)
+    /// `--seat`, whose help (and default) each command words itself.
+    static func seat(help: String) -> OptionSpec {
+        OptionSpec("seat", .required(valueName: "first|second|random"), help: help)
+    }
+
+    /// `--seat` (declared with `seat(help:)`), or `defaultSeat`.
+    static func seat(_ arguments: ParsedArguments, _ option: OptionSpec, default defaultSeat: SeatChoice) throws(UsageError) -> SeatChoice {
+        guard let text = arguments.value(option) else { return defaultSeat }
+        return try ValueParser.choice(text, option.source, as: SeatChoice.self)
     }
 }

@@ -54,15 +54,12 @@ public struct HostOptions: ParsableCommand, Hashable {
             """,
         arguments: [ArgumentSpec("GAME", help: "The game to host; 'parlor games' lists them.")],
         options: [
-            OptionSpec("port", short: "p", .required(valueName: "N"),
-                       help: "Listen on TCP port N, 0-65535; 0 lets the system choose (default: 7477, or a free port when 7477 is taken)."),
+            portOption,
             CommonOptions.name,
-            OptionSpec("seat", .required(valueName: "first|second|random"),
-                       help: "Move first, second, or let a coin decide (default: random)."),
+            seatOption,
             CommonOptions.turnTimeout,
             CommonOptions.bot,
-            OptionSpec("code", .optional(valueName: "CODE"),
-                       help: "Require a passcode to join: --code alone makes one up and prints it, --code=CODE uses CODE (4-32 letters, digits or '-')."),
+            codeOption,
             CommonOptions.heartbeatTimeout,
             CommonOptions.grace,
             CommonOptions.rematch,
@@ -70,21 +67,29 @@ public struct HostOptions: ParsableCommand, Hashable {
         exclusiveGroups: [CommonOptions.outputGroup]
     )
 
+    static let portOption = OptionSpec(
+        "port", short: "p", .required(valueName: "N"),
+        help: "Listen on TCP port N, 0-65535; 0 lets the system choose (default: 7477, or a free port when 7477 is taken).")
+    static let seatOption = CommonOptions.seat(help: "Move first, second, or let a coin decide (default: random).")
+    static let codeOption = OptionSpec(
+        "code", .optional(valueName: "CODE"),
+        help: "Require a passcode to join: --code alone makes one up and prints it, --code=CODE uses CODE (4-32 letters, digits or '-').")
+
     /// Reads `parlor host`'s words.
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
         game = (arguments.argument(0) ?? "").lowercased()
         port = nil
-        if let text = arguments.value("port") {
-            port = UInt16(try ValueParser.wholeNumber(text, .option("--port"), in: 0...65_535))
+        if let text = arguments.value(Self.portOption) {
+            port = UInt16(try ValueParser.wholeNumber(text, Self.portOption.source, in: 0...65_535))
         }
-        name = try ValueParser.playerName(arguments.value("name"), .option("--name"), environment: arguments.environment)
-        seat = try CommonOptions.seat(arguments, default: .random)
+        name = try CommonOptions.playerName(arguments)
+        seat = try CommonOptions.seat(arguments, Self.seatOption, default: .random)
         turnTimeout = try CommonOptions.turnTimeout(arguments)
         bot = try CommonOptions.bot(arguments)
-        switch arguments.optionalValue("code") {
+        switch arguments.optionalValue(Self.codeOption) {
         case .absent: passcode = nil
         case .bare: passcode = .generate
-        case .value(let text): passcode = .given(try ValueParser.passcode(text, .option("--code")))
+        case .value(let text): passcode = .given(try ValueParser.passcode(text, Self.codeOption.source))
         }
         display = CommonOptions.display(arguments)
         timeouts = try CommonOptions.connectionTimeouts(arguments)

@@ -42,22 +42,25 @@ public struct JoinOptions: ParsableCommand, Hashable {
         options: [
             CommonOptions.name,
             CommonOptions.bot,
-            OptionSpec("code", .required(valueName: "CODE"),
-                       help: "The passcode the host gave you; without it, parlor asks on a terminal when the host needs one."),
+            codeOption,
             CommonOptions.grace,
             CommonOptions.rematch,
         ] + CommonOptions.display,
         exclusiveGroups: [CommonOptions.outputGroup]
     )
 
+    static let codeOption = OptionSpec(
+        "code", .required(valueName: "CODE"),
+        help: "The passcode the host gave you; without it, parlor asks on a terminal when the host needs one.")
+
     /// Reads `parlor join`'s words.
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
         target = nil
         if let text = arguments.argument(0) { target = try ValueParser.joinTarget(text, .argument("TARGET")) }
-        name = try ValueParser.playerName(arguments.value("name"), .option("--name"), environment: arguments.environment)
+        name = try CommonOptions.playerName(arguments)
         bot = try CommonOptions.bot(arguments)
         passcode = nil
-        if let text = arguments.value("code") { passcode = try ValueParser.passcode(text, .option("--code")) }
+        if let text = arguments.value(Self.codeOption) { passcode = try ValueParser.passcode(text, Self.codeOption.source) }
         display = CommonOptions.display(arguments)
         timeouts = try CommonOptions.connectionTimeouts(arguments)
         rematches = try CommonOptions.rematches(arguments)

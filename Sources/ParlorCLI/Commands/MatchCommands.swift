@@ -7,6 +7,8 @@ public struct MatchesOptions: ParsableCommand, Hashable {
     public init(json: Bool = false) { self.json = json }
 
     /// Arguments, flags and help of `parlor matches`.
+    static let jsonOption = OptionSpec("json", help: "One JSON object per line, one per match.")
+
     public static let spec = CommandSpec(
         path: ["matches"],
         abstract: "List saved matches.",
@@ -17,12 +19,12 @@ public struct MatchesOptions: ParsableCommand, Hashable {
             interrupted, ended), the outcome and the last activity. A damaged file \
             is reported by name and skipped.
             """,
-        options: [OptionSpec("json", help: "One JSON object per line, one per match.")]
+        options: [jsonOption]
     )
 
     /// Reads `parlor matches`'s words.
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
-        json = arguments.flag("json")
+        json = arguments.flag(Self.jsonOption)
     }
 
     /// Hands over to `runMatches`.
@@ -83,18 +85,20 @@ public struct ForgetOptions: ParsableCommand, Hashable {
     }
 
     /// Arguments, flags and help of `parlor forget`.
+    static let yesOption = OptionSpec("yes", short: "y", help: "Delete without asking.")
+
     public static let spec = CommandSpec(
         path: ["forget"],
         abstract: "Delete a saved match.",
         discussion: "On a terminal parlor asks before deleting; elsewhere it deletes only with --yes.",
         arguments: [ArgumentSpec("ID", help: "The match's id, or a prefix of it that matches one match.")],
-        options: [OptionSpec("yes", short: "y", help: "Delete without asking.")]
+        options: [yesOption]
     )
 
     /// Reads `parlor forget`'s words.
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
         id = try ValueParser.matchID(arguments.argument(0) ?? "", .argument("ID"))
-        yes = arguments.flag("yes")
+        yes = arguments.flag(Self.yesOption)
     }
 
     /// Hands over to `runForget`.

@@ -7,16 +7,18 @@ public struct GamesOptions: ParsableCommand, Hashable {
     public init(json: Bool = false) { self.json = json }
 
     /// Arguments, flags and help of `parlor games`.
+    static let jsonOption = OptionSpec("json", help: "One JSON object per line, one per game.")
+
     public static let spec = CommandSpec(
         path: ["games"],
         abstract: "List the games parlor knows, with their rules.",
         discussion: "For each game: the id to type after 'parlor play', its name, one line of rules, and how a move is typed in plain mode.",
-        options: [OptionSpec("json", help: "One JSON object per line, one per game.")]
+        options: [jsonOption]
     )
 
     /// Reads `parlor games`'s words.
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
-        json = arguments.flag("json")
+        json = arguments.flag(Self.jsonOption)
     }
 
     /// Hands over to `runGames`.
@@ -34,6 +36,8 @@ public struct DoctorOptions: ParsableCommand, Hashable {
     public init(json: Bool = false) { self.json = json }
 
     /// Arguments, flags and help of `parlor doctor`.
+    static let jsonOption = OptionSpec("json", help: "One JSON object per line, one per check.")
+
     public static let spec = CommandSpec(
         path: ["doctor"],
         abstract: "Check that LAN discovery and play work on this machine.",
@@ -43,12 +47,12 @@ public struct DoctorOptions: ParsableCommand, Hashable {
             the ports a firewall must allow: UDP 5353 for discovery and the game's \
             TCP port.
             """,
-        options: [OptionSpec("json", help: "One JSON object per line, one per check.")]
+        options: [jsonOption]
     )
 
     /// Reads `parlor doctor`'s words.
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
-        json = arguments.flag("json")
+        json = arguments.flag(Self.jsonOption)
     }
 
     /// Hands over to `runDoctor`.
@@ -66,17 +70,19 @@ public struct BenchTurnsOptions: ParsableCommand, Hashable {
     public init(count: Int = 1000) { self.count = count }
 
     /// Arguments, flags and help of `parlor bench turns`.
+    static let countOption = OptionSpec("count", short: "c", .required(valueName: "N"), help: "Turns to time, 1-1000000 (default: 1000).")
+
     public static let spec = CommandSpec(
         path: ["bench", "turns"],
         abstract: "Time a turn's round trip over loopback against a raw TCP ping-pong.",
         discussion: "Sends, validates and confirms N turns between two sessions on 127.0.0.1, sends the same bytes back and forth over a plain socket in the same run, and prints p50, p99 and their ratio.",
-        options: [OptionSpec("count", short: "c", .required(valueName: "N"), help: "Turns to time, 1-1000000 (default: 1000).")]
+        options: [countOption]
     )
 
     /// Reads `parlor bench turns`'s words.
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
         count = 1000
-        if let text = arguments.value("count") { count = try ValueParser.wholeNumber(text, .option("--count"), in: 1...1_000_000) }
+        if let text = arguments.value(Self.countOption) { count = try ValueParser.wholeNumber(text, Self.countOption.source, in: 1...1_000_000) }
     }
 
     /// Hands over to `runBenchTurns`.
@@ -99,21 +105,24 @@ public struct BenchBotsOptions: ParsableCommand, Hashable {
     }
 
     /// Arguments, flags and help of `parlor bench bots`.
+    static let gamesOption = OptionSpec("games", .required(valueName: "N"), help: "Games to play, 1-10000 (default: 100).")
+    static let gameOption = OptionSpec("game", short: "g", .required(valueName: "G"), help: "The game to play (default: connect4).")
+
     public static let spec = CommandSpec(
         path: ["bench", "bots"],
         abstract: "Play the hard bot against the medium bot and count the results.",
         discussion: "Games start from varied openings, hard and medium taking turns to move first. Prints wins, losses, draws and the time per move.",
         options: [
-            OptionSpec("games", .required(valueName: "N"), help: "Games to play, 1-10000 (default: 100)."),
-            OptionSpec("game", short: "g", .required(valueName: "G"), help: "The game to play (default: connect4)."),
+            gamesOption,
+            gameOption,
         ]
     )
 
     /// Reads `parlor bench bots`'s words.
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
         games = 100
-        if let text = arguments.value("games") { games = try ValueParser.wholeNumber(text, .option("--games"), in: 1...10_000) }
-        game = arguments.value("game")?.lowercased() ?? "connect4"
+        if let text = arguments.value(Self.gamesOption) { games = try ValueParser.wholeNumber(text, Self.gamesOption.source, in: 1...10_000) }
+        game = arguments.value(Self.gameOption)?.lowercased() ?? "connect4"
     }
 
     /// The game must be one `GameCatalog` knows.
@@ -141,6 +150,9 @@ public struct BenchSoakOptions: ParsableCommand, Hashable {
     }
 
     /// Arguments, flags and help of `parlor bench soak`.
+    static let matchesOption = OptionSpec("matches", short: "n", .required(valueName: "N"), help: "Matches to play, 1-1000000 (default: 100).")
+    static let gameOption = OptionSpec("game", short: "g", .required(valueName: "G"), help: "The game to play (default: every game in turn).")
+
     public static let spec = CommandSpec(
         path: ["bench", "soak"],
         abstract: "Play many bot matches over loopback and check that both sides agree.",
@@ -152,16 +164,16 @@ public struct BenchSoakOptions: ParsableCommand, Hashable {
             descriptors and peak memory. Exits 1 if any match desynced or failed.
             """,
         options: [
-            OptionSpec("matches", short: "n", .required(valueName: "N"), help: "Matches to play, 1-1000000 (default: 100)."),
-            OptionSpec("game", short: "g", .required(valueName: "G"), help: "The game to play (default: every game in turn)."),
+            matchesOption,
+            gameOption,
         ]
     )
 
     /// Reads `parlor bench soak`'s words.
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
         matches = 100
-        if let text = arguments.value("matches") { matches = try ValueParser.wholeNumber(text, .option("--matches"), in: 1...1_000_000) }
-        game = arguments.value("game")?.lowercased()
+        if let text = arguments.value(Self.matchesOption) { matches = try ValueParser.wholeNumber(text, Self.matchesOption.source, in: 1...1_000_000) }
+        game = arguments.value(Self.gameOption)?.lowercased()
     }
 
     /// The game, if given, must be one `GameCatalog` knows.

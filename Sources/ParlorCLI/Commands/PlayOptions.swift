@@ -46,28 +46,33 @@ public struct PlayOptions: ParsableCommand, Hashable {
             """,
         arguments: [ArgumentSpec("GAME", help: "The game to play; 'parlor games' lists them.")],
         options: [
-            OptionSpec("vs", .required(valueName: "bot[:LEVEL]|human"),
-                       help: "Play a bot of LEVEL easy, medium or hard, or a human at the same keyboard (default: bot:medium)."),
-            OptionSpec("seat", .required(valueName: "first|second|random"),
-                       help: "Move first, second, or let a coin decide (default: first)."),
+            vsOption,
+            seatOption,
             CommonOptions.bot,
             CommonOptions.turnTimeout,
-            OptionSpec("seed", .required(valueName: "N"),
-                       help: "Seed bots and the coin with N, 0-18446744073709551615, to repeat a match exactly."),
+            seedOption,
         ] + CommonOptions.display,
         exclusiveGroups: [CommonOptions.outputGroup]
     )
+
+    static let vsOption = OptionSpec(
+        "vs", .required(valueName: "bot[:LEVEL]|human"),
+        help: "Play a bot of LEVEL easy, medium or hard, or a human at the same keyboard (default: bot:medium).")
+    static let seatOption = CommonOptions.seat(help: "Move first, second, or let a coin decide (default: first).")
+    static let seedOption = OptionSpec(
+        "seed", .required(valueName: "N"),
+        help: "Seed bots and the coin with N, 0-18446744073709551615, to repeat a match exactly.")
 
     /// Reads `parlor play`'s words.
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
         game = (arguments.argument(0) ?? "").lowercased()
         opponent = .bot(.medium)
-        if let text = arguments.value("vs") { opponent = try ValueParser.opponent(text, .option("--vs")) }
-        seat = try CommonOptions.seat(arguments, default: .first)
+        if let text = arguments.value(Self.vsOption) { opponent = try ValueParser.opponent(text, Self.vsOption.source) }
+        seat = try CommonOptions.seat(arguments, Self.seatOption, default: .first)
         bot = try CommonOptions.bot(arguments)
         turnTimeout = try CommonOptions.turnTimeout(arguments)
         seed = nil
-        if let text = arguments.value("seed") { seed = try ValueParser.unsignedWholeNumber(text, .option("--seed")) }
+        if let text = arguments.value(Self.seedOption) { seed = try ValueParser.unsignedWholeNumber(text, Self.seedOption.source) }
         display = CommonOptions.display(arguments)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Bots
 import Games
 import Match
 import Session
@@ -113,7 +114,7 @@ private func playSoakMatch(index: Int, gameID: String, survivors: SurvivorWatch)
     } catch {
         return .failed(index: index, reason: "could not start the host: \(error)")
     }
-    let acceptor = Task { for await connection in listener.connections { await host.accept(connection.byteStream()) } }
+    let acceptor = Task { await host.serve(listener) }
     let connection: TCPConnection
     do {
         connection = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port)

@@ -1,4 +1,5 @@
 import Foundation
+import Bots
 import Games
 import Match
 import Session
@@ -43,7 +44,7 @@ private func benchOneMatch(seed: UInt64, remaining: Int) async throws -> ([Durat
     let host = try MatchHost(configuration: HostConfiguration(
         gameID: Connect4.id, hostName: "Host", hostPlayerID: .random(), seatPreference: .first,
         appVersion: ParlorVersion.current))
-    let acceptor = Task { for await connection in listener.connections { await host.accept(connection.byteStream()) } }
+    let acceptor = Task { await host.serve(listener) }
     defer { acceptor.cancel() }
     let connection = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port)
     async let joining = Guest.join(over: connection.byteStream(),

@@ -1,5 +1,5 @@
-import Foundation
 import Games
+import TerminalUI
 
 /// Runs `parlor games`: every game in `GameCatalog.all`, as text or JSON lines.
 func runGames(_ options: GamesOptions) async throws -> ExitCode {
@@ -35,30 +35,14 @@ public enum GamesListing {
     /// One JSON object per line and per game, keys sorted:
     /// `id`, `maxSeats`, `minSeats`, `moveHelp`, `name`, `rulesVersion`, `seatCounts`, `summary`.
     public static func jsonLines() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var out = ""
-        for game in GameCatalog.all {
-            let entry = Entry(
-                id: game.id, name: game.displayName, summary: game.summary, moveHelp: game.moveHelp,
-                rulesVersion: game.rulesVersion, minSeats: game.seatRange.lowerBound, maxSeats: game.seatRange.upperBound,
-                seatCounts: game.seatCounts)
-            // Encoding a struct of strings and integers cannot fail; skip rather than trap if it ever does.
-            guard let data = try? encoder.encode(entry), let line = String(data: data, encoding: .utf8) else { continue }
-            out += line + "\n"
-        }
-        return out
-    }
-
-    /// The JSON shape of one game.
-    struct Entry: Codable {
-        var id: String
-        var name: String
-        var summary: String
-        var moveHelp: String
-        var rulesVersion: Int
-        var minSeats: Int
-        var maxSeats: Int
-        var seatCounts: [Int]
+        GameCatalog.all.map { game in
+            JSONValue.object([
+                ("id", JSONValue(game.id)), ("maxSeats", JSONValue(game.seatRange.upperBound)),
+                ("minSeats", JSONValue(game.seatRange.lowerBound)), ("moveHelp", JSONValue(game.moveHelp)),
+                ("name", JSONValue(game.displayName)), ("rulesVersion", JSONValue(game.rulesVersion)),
+                ("seatCounts", .array(game.seatCounts.map { JSONValue($0) })),
+                ("summary", JSONValue(game.summary)),
+            ]).encoded + "\n"
+        }.joined()
     }
 }

@@ -54,16 +54,6 @@ struct StoreFailure: UserFacingError {
     var message: String { error.description }
 }
 
-/// JSON text for scripts, keys sorted, one object per line.
-enum JSONLines {
-    static func line<T: Encodable>(_ value: T) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(value), let text = String(data: data, encoding: .utf8) else { return "{}\n" }
-        return text + "\n"
-    }
-}
-
 /// A failure at run time, said in a sentence a person can act on.
 struct CommandFailure: UserFacingError {
     var message: String

@@ -63,9 +63,7 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
         throw CommandFailure("\(error)", exitCode: .usage)
     }
 
-    let acceptor = Task {
-        for await connection in listener.connections { await host.accept(connection.byteStream()) }
-    }
+    let acceptor = Task { await host.serve(listener) }
     defer { acceptor.cancel() }
 
     // Advertise on the LAN; without DNS-SD the game is still reachable by address.
@@ -81,7 +79,8 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
     } catch {
         discoveryProblem = .invalidRegistration("\(error)")
     }
-    defer { if let advertisement { Task { await advertisement.withdraw() } } }
+    // Withdrawn on every way out below, and by a signal while waiting (see LANListing).
+    let listing = LANListing(advertisement: advertisement)
 
     // With a code, every join line carries it: the host reads one line aloud or pastes it.
     let codeArgument = passcode.map { " --code \($0)" } ?? ""
@@ -114,8 +113,7 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
         announcer.say("Waiting for a player to join… (Ctrl-C to stop)")
     }
 
-    let hosted: HostedMatch
-    do { hosted = try await host.waitForGuest() } catch { throw CommandFailure("\(error)") }
+    let hosted = try await listing.waitForGuest(of: host)
     announcer.say("\(hosted.guestName) joined.", event: .object([
         ("event", "joined"), ("name", .string(hosted.guestName)), ("seat", .int(Int64(hosted.guestSeat))),
         ("match", .string(hosted.initialState.matchID.hex)),
@@ -127,8 +125,15 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
 
     let record = StoredMatch(state: hosted.initialState, role: .host, localSeat: hosted.hostSeat,
                              lastActivity: wallClockMilliseconds(), seatToken: hosted.seatToken.bytes, listenPort: port)
-    let exit = try await SessionRunner.playAsHost(hosted, host: host, record: record, bot: options.bot, presentation: presentation,
+    let exit: FrontendExit
+    do {
+        exit = try await SessionRunner.playAsHost(hosted, host: host, record: record, bot: options.bot, presentation: presentation,
                                                   grace: configuration.timeouts.grace, rematches: options.rematches)
+    } catch {
+        await listing.withdraw()
+        throw error
+    }
+    await listing.withdraw()
     await host.shutdown()
     return exit.exitCode
 }

@@ -115,3 +115,47 @@ struct JoinFailure: UserFacingError {
         }
     }
 }
+
+/// A hosted game's advertisement, withdrawn explicitly on every way out.
+///
+/// A `defer { Task { await advertisement.withdraw() } }` never ran: the
+/// process exits before the task is scheduled. The host's run awaits
+/// `withdraw()` on each way out (end of the match or series, q, the signals
+/// a frontend turns into an exit, and errors), and while waiting for a guest,
+/// when no frontend watches signals, SIGINT, SIGTERM and SIGHUP withdraw it
+/// and then end the process with the status the signal stands for.
+/// avahi-daemon then says goodbye on the LAN, and other hosts' browsers drop
+/// the game.
+struct LANListing {
+    let advertisement: (any ServiceAdvertisement)?
+
+    /// Withdraws the listing and waits until the daemon has been told; later calls do nothing.
+    func withdraw() async {
+        await advertisement?.withdraw()
+    }
+
+    /// Waits for `host`'s guest while SIGINT, SIGTERM and SIGHUP withdraw the
+    /// listing and end the process; stops watching them before returning, so
+    /// the frontend can watch them next. A failure withdraws the listing and
+    /// is thrown as the user reads it.
+    func waitForGuest(of host: MatchHost) async throws -> HostedMatch {
+        let signals = withdrawOnSignal()
+        defer { signals?.cancel() }
+        do { return try await host.waitForGuest() } catch {
+            await withdraw()
+            throw CommandFailure("\(error)")
+        }
+    }
+
+    /// Watches SIGINT, SIGTERM and SIGHUP until cancelled: each withdraws the
+    /// listing, then exits with the signal's status.
+    private func withdrawOnSignal() -> SignalWatcher? {
+        guard let advertisement else { return nil }
+        return SignalWatcher(signals: SignalWatcher.terminating) { number in
+            Task {
+                await advertisement.withdraw()
+                exit(ExitCode(endedBy: number).rawValue)
+            }
+        }
+    }
+}

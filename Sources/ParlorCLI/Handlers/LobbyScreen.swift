@@ -200,7 +200,7 @@ struct Lobby {
                 return
             }
             terminal.restore()
-            exit(SignalWatcher.exitStatus(for: number))
+            exit(ExitCode(endedBy: number).rawValue)
         }
         defer {
             inputs.close()

@@ -115,13 +115,14 @@ enum LocalData {
 }
 
 extension FrontendExit {
-    /// The process's exit status for how the match ended.
+    /// The process's exit status for how the match ended: the one place that
+    /// decides it (man/parlor.1, EXIT STATUS).
     var exitCode: ExitCode {
         switch self {
         case .ended, .left: .success
         case .failed(let failure, _): failure.isResumable ? .temporaryFailure : .failure
         case .terminalLost: .hangUp
-        case .interrupted(let signal, _): signal == SIGINT ? .interrupted : (signal == SIGHUP ? .hangUp : .terminated)
+        case .interrupted(let signal, _): ExitCode(endedBy: signal)
         }
     }
 }

@@ -1,5 +1,6 @@
 import Match
 import Store
+import TerminalUI
 
 /// Runs `parlor matches`: the saved matches, newest first.
 func runMatches(_ options: MatchesOptions) async throws -> ExitCode {
@@ -7,7 +8,7 @@ func runMatches(_ options: MatchesOptions) async throws -> ExitCode {
     Stores.reportProblems(problems)
     if options.json {
         for record in records {
-            Console.write(JSONLines.line(MatchSummary(record)))
+            Console.write(MatchSummary.json(record).encoded + "\n")
         }
         return .success
     }
@@ -31,39 +32,16 @@ func runMatches(_ options: MatchesOptions) async throws -> ExitCode {
     return .success
 }
 
-/// One saved match as `parlor matches --json` prints it.
-struct MatchSummary: Encodable {
-    var id: String
-    var game: String
-    var role: String
-    var seat: Int
-    var opponents: [String]
-    var turn: String
-    var state: String
-    var outcome: String
-    var lastActivity: Int64
-    var moves: Int
-    var sequence: UInt32
-    var hash: String
-
-    init(_ record: StoredMatch) {
-        id = record.state.matchID.hex
-        game = record.state.gameID
-        role = record.role.description
-        seat = record.localSeat
-        opponents = record.opponentNames
-        turn = Stores.whoseTurn(record)
-        state = record.phase.description
-        outcome = Stores.outcome(record)
-        lastActivity = record.lastActivity
-        moves = record.state.moves.count
-        sequence = record.state.sequence
-        hash = hex16(record.state.stateHash)
+/// One saved match as `parlor matches --json` prints it, keys sorted.
+enum MatchSummary {
+    static func json(_ record: StoredMatch) -> JSONValue {
+        .object([
+            ("game", JSONValue(record.state.gameID)), ("hash", JSONValue(JSONEvents.hex16(record.state.stateHash))),
+            ("id", JSONValue(record.state.matchID.hex)), ("lastActivity", JSONValue(record.lastActivity)),
+            ("moves", JSONValue(record.state.moves.count)), ("opponents", JSONValue(record.opponentNames)),
+            ("outcome", JSONValue(Stores.outcome(record))), ("role", JSONValue(record.role.description)),
+            ("seat", JSONValue(record.localSeat)), ("sequence", JSONValue(Int(record.state.sequence))),
+            ("state", JSONValue(record.phase.description)), ("turn", JSONValue(Stores.whoseTurn(record))),
+        ])
     }
-}
-
-/// A 64-bit hash as 16 lowercase hex digits, as JSON events print it.
-func hex16(_ value: UInt64) -> String {
-    let digits = String(value, radix: 16)
-    return String(repeating: "0", count: 16 - digits.count) + digits
 }

@@ -25,11 +25,10 @@ func runReplay(_ options: ReplayOptions, environment: [String: String] = Process
     }
     if options.display.output == .json {
         for (index, played) in state.moves.enumerated() {
-            Console.write(JSONLines.line(ReplayMove(event: "move", index: index, seat: played.seat,
-                                                    name: state.seats[played.seat].name,
-                                                    move: played.move.rawValue, notation: texts[index])))
+            Console.write(ReplayJSON.move(index: index, seat: played.seat, name: state.seats[played.seat].name,
+                                          move: played.move.rawValue, notation: texts[index]).encoded + "\n")
         }
-        Console.write(JSONLines.line(ReplayEnd(state)))
+        Console.write(ReplayJSON.end(state).encoded + "\n")
         return .success
     }
     Console.write("Match \(state.matchID.short): \(state.gameID), "
@@ -42,26 +41,22 @@ func runReplay(_ options: ReplayOptions, environment: [String: String] = Process
     return .success
 }
 
-struct ReplayMove: Encodable {
-    var event: String
-    var index: Int
-    var seat: Int
-    var name: String
-    var move: Int
-    var notation: String
-}
+/// The `replay --json` lines, keys sorted.
+enum ReplayJSON {
+    /// `{"event":"move","index":…,"move":…,"name":…,"notation":…,"seat":…}`
+    static func move(index: Int, seat: Int, name: String, move: Int, notation: String) -> JSONValue {
+        .object([("event", "move"), ("index", JSONValue(index)), ("move", JSONValue(move)), ("name", JSONValue(name)),
+                 ("notation", JSONValue(notation)), ("seat", JSONValue(seat))])
+    }
 
-struct ReplayEnd: Encodable {
-    struct SeatOutcome: Encodable { var seat: Int; var name: String; var outcome: String }
-    var event = "end"
-    var outcomes: [SeatOutcome]
-    var moves: Int
-    var sequence: UInt32
-    var hash: String
-    init(_ state: MatchState) {
-        outcomes = state.seats.enumerated().map { SeatOutcome(seat: $0, name: $1.name, outcome: $1.outcome.description) }
-        moves = state.moves.count
-        sequence = state.sequence
-        hash = hex16(state.stateHash)
+    /// `{"event":"end","hash":…,"moves":…,"outcomes":[{"name":…,"outcome":…,"seat":…}],"sequence":…}`
+    static func end(_ state: MatchState) -> JSONValue {
+        let outcomes = state.seats.enumerated().map { seat, player in
+            JSONValue.object([("name", JSONValue(player.name)), ("outcome", JSONValue(player.outcome.description)),
+                              ("seat", JSONValue(seat))])
+        }
+        return .object([("event", "end"), ("hash", JSONValue(JSONEvents.hex16(state.stateHash))),
+                        ("moves", JSONValue(state.moves.count)), ("outcomes", .array(outcomes)),
+                        ("sequence", JSONValue(Int(state.sequence)))])
     }
 }

@@ -79,9 +79,7 @@ enum ResumeAsHost {
         } catch {
             throw CommandFailure("\(error)", exitCode: .dataError)
         }
-        let acceptor = Task {
-            for await connection in listener.connections { await host.accept(connection.byteStream()) }
-        }
+        let acceptor = Task { await host.serve(listener) }
         defer { acceptor.cancel() }
 
         // Advertise with the match id in TXT `match`, so the guest finds it by id;
@@ -98,7 +96,8 @@ enum ResumeAsHost {
         } catch {
             discoveryProblem = .invalidRegistration("\(error)")
         }
-        defer { if let advertisement { Task { await advertisement.withdraw() } } }
+        // Withdrawn on every way out below, and by a signal while waiting (see LANListing).
+        let listing = LANListing(advertisement: advertisement)
 
         let id = state.matchID.hex
         let lines = LAN.joinLines(port: port).map { $0.replacingOccurrences(of: "parlor join ", with: "parlor resume ") }
@@ -120,17 +119,23 @@ enum ResumeAsHost {
             announcer.say("Waiting for \(guestName)… (Ctrl-C to stop)")
         }
 
-        let hosted: HostedMatch
-        do { hosted = try await host.waitForGuest() } catch { throw CommandFailure("\(error)") }
+        let hosted = try await listing.waitForGuest(of: host)
         announcer.say("\(hosted.guestName) is back.", event: .object([
             ("event", "joined"), ("name", .string(hosted.guestName)), ("seat", .int(Int64(hosted.guestSeat))),
             ("match", .string(id)), ("resumed", .bool(true)),
         ]))
         var updated = record
         updated.listenPort = port
-        let exit = try await SessionRunner.playAsHost(hosted, host: host, record: updated, bot: options.bot,
+        let exit: FrontendExit
+        do {
+            exit = try await SessionRunner.playAsHost(hosted, host: host, record: updated, bot: options.bot,
                                                       presentation: presentation, grace: configuration.timeouts.grace,
                                                       rematches: options.rematches)
+        } catch {
+            await listing.withdraw()
+            throw error
+        }
+        await listing.withdraw()
         await host.shutdown()
         return exit.exitCode
     }

@@ -34,6 +34,8 @@ public struct OptionSpec: Sendable, Equatable {
 
     /// `--name`, as typed.
     public var longFlag: String { "--" + name }
+    /// Where a value of this option came from, for error messages: `--name`.
+    public var source: ValueSource { .option(longFlag) }
     /// `-p`, as typed, when there is a short alias.
     public var shortFlag: String? { short.map { "-" + String($0) } }
 

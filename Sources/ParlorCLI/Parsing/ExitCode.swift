@@ -1,3 +1,5 @@
+@preconcurrency import Glibc
+
 /// How a `parlor` process ends, as the number a shell sees in `$?`.
 ///
 /// The values follow BSD `sysexits.h` where one fits, so scripts can tell a
@@ -41,6 +43,18 @@ public enum ExitCode: Int32, Sendable, CaseIterable, CustomStringConvertible {
         case .hangUp: "terminal hung up"
         case .interrupted: "interrupted"
         case .terminated: "terminated"
+        }
+    }
+}
+
+extension ExitCode {
+    /// The status for a run that a signal ended: 129 for SIGHUP, 130 for
+    /// SIGINT, 143 for SIGTERM and any other.
+    init(endedBy signal: Int32) {
+        switch signal {
+        case SIGINT: self = .interrupted
+        case SIGHUP: self = .hangUp
+        default: self = .terminated
         }
     }
 }

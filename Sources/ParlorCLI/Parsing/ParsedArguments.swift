@@ -132,24 +132,36 @@ public struct ParsedArguments: Sendable {
         self.values = values
     }
 
-    /// Whether the flag with this long name was given.
-    public func flag(_ name: String) -> Bool {
-        values[name] != nil
+    /// Whether `option`, a flag, was given.
+    ///
+    /// Options are looked up by their spec, not by a string, so a name is
+    /// written once (in the `OptionSpec` the command declares) and a typo
+    /// cannot compile.
+    public func flag(_ option: OptionSpec) -> Bool {
+        values[option.name] != nil
     }
 
-    /// The value of a required-value option, or nil when it was not given.
-    public func value(_ name: String) -> String? {
-        values[name] ?? nil
+    /// The value of `option`, a required-value option, or nil when it was not given.
+    public func value(_ option: OptionSpec) -> String? {
+        values[option.name] ?? nil
     }
 
-    /// What an optional-value option was given.
-    public func optionalValue(_ name: String) -> OptionalValue {
-        switch values[name] {
+    /// What `option`, an optional-value option, was given.
+    public func optionalValue(_ option: OptionSpec) -> OptionalValue {
+        switch values[option.name] {
         case .none: .absent
         case .some(.none): .bare
         case .some(.some(let value)): .value(value)
         }
     }
+
+    /// Looks an option up by a name written a second time: a typo returns nil silently.
+    @available(*, deprecated, message: "declare the option as a static OptionSpec and pass that")
+    public func flag(_ name: String) -> Bool { values[name] != nil }
+
+    /// Looks an option up by a name written a second time: a typo returns nil silently.
+    @available(*, deprecated, message: "declare the option as a static OptionSpec and pass that")
+    public func value(_ name: String) -> String? { values[name] ?? nil }
 
     /// The positional argument at `index`, or nil when it was left out.
     public func argument(_ index: Int) -> String? {

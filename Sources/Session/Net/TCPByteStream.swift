@@ -2,24 +2,25 @@
 extension TCPConnection {
     /// This connection as the protocol layer's byte stream. Call once: the
     /// connection's events have a single consumer.
+    ///
+    /// The stream pulls: the next chunk is taken from the connection only when
+    /// the reader asks for it, so nothing sits between the socket and the code
+    /// that reads it except the connection's own bounded inbound queue. When
+    /// the reader falls behind, that queue fills to `Options.inboundBufferLimit`,
+    /// the connection stops reading the socket, the kernel's buffers fill and
+    /// TCP's window closes: a peer that floods frames is paused at the socket
+    /// instead of growing this process's memory.
     public func byteStream() -> AdaptedByteStream {
-        let (stream, continuation) = AsyncStream<ByteStreamEvent>.makeStream(bufferingPolicy: .unbounded)
-        let source = events
-        let pump = Task {
-            for await event in source {
-                switch event {
-                case .data(let bytes): continuation.yield(.data(bytes))
-                case .closed(let reason):
-                    continuation.yield(.closed(reason.isOrderly ? nil : reason.description))
-                    continuation.finish()
-                    return
-                }
+        let events = AsyncStream<ByteStreamEvent> { [self] in
+            // nil once `.closed` has been handed out, or when the reading task is cancelled.
+            switch await nextEvent() {
+            case .data(let bytes): .data(bytes)
+            case .closed(let reason): .closed(reason.isOrderly ? nil : reason.description)
+            case nil: nil
             }
-            continuation.finish()
         }
-        continuation.onTermination = { _ in pump.cancel() }
         return AdaptedByteStream(
-            peerDescription: remoteAddress, events: stream,
+            peerDescription: remoteAddress, events: events,
             send: { [self] bytes in _ = self.send(bytes) },
             close: { [self] in self.close() },
             peerHasClosed: { [self] in self.peerHasClosed })

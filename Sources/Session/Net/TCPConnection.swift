@@ -277,7 +277,7 @@ public final class TCPConnection: @unchecked Sendable {
 
     // MARK: Loop side
 
-    private func nextEvent() async -> Event? {
+    func nextEvent() async -> Event? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Event?, Never>) in
                 locked {

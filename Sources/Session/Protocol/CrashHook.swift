@@ -20,9 +20,14 @@ import Synchronization
 ///
 /// The `after-*` phases wait a moment before dying so the bytes just written
 /// leave the socket and the peer reads them before the kernel's reset.
-public enum CrashHook {
+///
+/// Why it lives here and not in a test module: the real-process tests crash
+/// a real `parlor` at real points of a turn, so the calls must be in the
+/// shipped code paths. It is internal to Session: no other module can see
+/// or switch it, and the environment variable is its only input.
+enum CrashHook {
     /// A point in a turn where the hook may fire.
-    public enum Phase: String, Sendable, CaseIterable {
+    enum Phase: String, Sendable, CaseIterable {
         case beforeSend = "before-send"
         case afterSend = "after-send"
         case beforeConfirm = "before-confirm"
@@ -30,7 +35,7 @@ public enum CrashHook {
     }
 
     /// The environment variable read once per process.
-    public static let variable = "PARLOR_TEST_CRASH_AT"
+    static let variable = "PARLOR_TEST_CRASH_AT"
 
     private struct Plan: Sendable {
         var phase: Phase

@@ -1,8 +1,10 @@
-// A ServiceDirectory in memory, for tests: no daemon, no network.
+// A ServiceDirectory in memory, for tests: no daemon, no network. (Moved
+// from Sources/Discovery: test doubles live in the test support module.)
 // Behaves like avahi where tests can notice: a clashing name is renamed
 // "Name #2", browsers see existing services at once and later changes as
 // they happen, and withdrawn services are reported lost.
 
+import Discovery
 import Foundation
 
 /// A fake network of DNS-SD hosts held in memory.

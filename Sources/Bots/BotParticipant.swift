@@ -1,0 +1,91 @@
+// Moved from Sources/Match/LocalParticipant.swift: a bot at a seat belongs
+// with the bots (Bots -> Match -> Games, one way).
+import Dispatch
+import Games
+import Match
+import Synchronization
+
+/// A computer opponent. Thinks on a task of its own, off the UI's thread,
+/// and stops thinking when the turn or the match is over.
+public final class BotParticipant: Participant {
+    /// Chooses a move for the active seat of a game; returns nil if told to stop.
+    public typealias Strategy = @Sendable (_ game: any Game, _ shouldStop: @escaping @Sendable () -> Bool) -> Move?
+
+    private struct Thinking {
+        var controller: MatchController?
+        var generation: UInt64 = 0
+        var task: Task<Void, Never>?
+    }
+
+    public let playerID: PlayerID
+    private let strategy: Strategy
+    private let minimumThinkTime: Duration
+    private let thinking = Mutex(Thinking())
+    /// Set by `cancel()`; read by the strategy while it searches.
+    private let stopFlag = GenerationFlag()
+
+    /// A bot for the seat with `playerID`. `minimumThinkTime` paces fast bots so a person can follow.
+    public init(playerID: PlayerID, minimumThinkTime: Duration = .zero, strategy: @escaping Strategy) {
+        self.playerID = playerID
+        self.strategy = strategy
+        self.minimumThinkTime = minimumThinkTime
+    }
+
+    public func attach(to controller: MatchController) {
+        thinking.withLock { $0.controller = controller }
+    }
+
+    public func turnBegan(_ state: MatchState) {
+        let game = state.game
+        let sequence = state.sequence
+        let strategy = self.strategy
+        let pause = minimumThinkTime
+        thinking.withLock { current in
+            current.task?.cancel()
+            current.generation += 1
+            let generation = current.generation
+            stopFlag.value.store(generation, ordering: .relaxed)
+            guard let controller = current.controller else { return }
+            let flag = stopFlag
+            // The search runs on a Dispatch worker, not on Swift's cooperative
+            // pool: a long search must never starve the UI or the network
+            // tasks of a process that has only two pool threads.
+            DispatchQueue.global(qos: .userInitiated).async { [weak self] in
+                let started = ContinuousClock.now
+                let move = strategy(game) { flag.value.load(ordering: .relaxed) != generation }
+                guard let self, let move, flag.value.load(ordering: .relaxed) == generation else { return }
+                let task = Task {
+                    let elapsed = ContinuousClock.now - started
+                    if elapsed < pause { try? await Task.sleep(for: pause - elapsed) }
+                    guard !Task.isCancelled, flag.value.load(ordering: .relaxed) == generation else { return }
+                    guard let seat = state.seat(of: self.playerID), await controller.state.sequence == sequence else { return }
+                    _ = await controller.submit(.move(move, by: seat), from: self)
+                }
+                self.thinking.withLock { current in
+                    if current.generation == generation { current.task = task } else { task.cancel() }
+                }
+            }
+        }
+    }
+
+    public func stateChanged(_ state: MatchState, event: MatchEvent) {
+        if state.activeSeat != state.seat(of: playerID) { cancel() }
+    }
+
+    public func matchEnded(_ state: MatchState, failure: MatchFailure?) { cancel() }
+
+    /// Stops any search in progress.
+    public func cancel() {
+        thinking.withLock { current in
+            current.generation += 1
+            stopFlag.value.store(current.generation, ordering: .relaxed)
+            current.task?.cancel()
+            current.task = nil
+        }
+    }
+}
+
+/// A shared counter that a search polls to know it should stop.
+private final class GenerationFlag: Sendable {
+    let value = Atomic<UInt64>(0)
+}

@@ -1,1 +1,0 @@
-// Session: placeholder until its first file lands.

@@ -1,1 +1,0 @@
-// SessionTests: placeholder until its first test lands.
