@@ -24,6 +24,8 @@ public final class MatchRecorder: Sendable {
         var record: StoredMatch
         var saved: (sequence: UInt32, hash: UInt64, phase: StoredMatch.Phase)?
         var problems: [String] = []
+        /// The store already holds this match as ended (checked before the first write): never overwritten.
+        var endedOnDisk: (checked: Bool, hash: UInt64?) = (false, nil)
     }
 
     private let store: MatchStore
@@ -90,6 +92,18 @@ public final class MatchRecorder: Sendable {
                 if state.sequence == saved.sequence, state.stateHash == saved.hash, phase == saved.phase { return }
                 // Once interrupted, only a newer state (the match went on) makes it "playing" again.
                 if saved.phase == .interrupted, phase == .playing, state.sequence == saved.sequence { return }
+            }
+            if !books.endedOnDisk.checked {
+                let existing = try? store.load(path: store.path(for: books.record))
+                let ended = existing?.phase == .ended && existing?.state.matchID == state.matchID
+                books.endedOnDisk = (true, ended ? existing?.state.stateHash : nil)
+            }
+            if let final = books.endedOnDisk.hash {
+                // A finished match's record is final: a host that reuses its id cannot rewrite it.
+                let same = state.stateHash == final && phase == .ended
+                let note = "match \(state.matchID.short) is over and its record is kept as it is"
+                if !same, !books.problems.contains(note) { books.problems.append(note) }
+                return
             }
             books.record.state = state
             books.record.phase = phase

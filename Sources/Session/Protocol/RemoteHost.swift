@@ -76,6 +76,9 @@ public final class RemoteHost: Participant {
         var reconnectLoop: Task<Void, Never>?
         /// `leaveForNow` was called: this side is going away on purpose.
         var left = false
+        /// Our own change that went out and is not settled: the only change of
+        /// our seat that a state from the host may hold beyond `known`.
+        var proposal: OwnProposal?
     }
 
     private let reconnect: Reconnect?
@@ -180,6 +183,7 @@ public final class RemoteHost: Participant {
                     state.awaiting = Awaiting(token: token, sequence: resulting.sequence, stateHash: resulting.stateHash,
                                               continuation: continuation, sent: send)
                     if send {
+                        state.proposal = OwnProposal(base: state.known.sequence, change: change, resultingHash: resulting.stateHash)
                         CrashHook.reach(.beforeSend)
                         state.connection.send(message)
                     }
@@ -202,11 +206,15 @@ public final class RemoteHost: Participant {
             switch event {
             case .committed(_, let committed):
                 state.known = committed
+                state.proposal = nil
             case .adopted(let adopted):
                 state.known = adopted
                 state.resyncing = false
+                state.proposal = nil
             case .rolledBack(_, let reason, let restored):
                 state.known = restored
+                // Refused by the host: it is not in the host's state.
+                if case .rejected = reason { state.proposal = nil }
                 let needsState: Bool
                 switch reason {
                 case .confirmationTimeout, .rejected: needsState = true
@@ -305,6 +313,10 @@ public final class RemoteHost: Participant {
                 await controller.fail(.desync("the host's state is invalid: \(error)"))
                 return
             }
+            if case .failure(let desync) = checkAdoption(adopted) {
+                await controller.fail(.desync(desync.description))
+                return
+            }
             if !(await controller.adopt(adopted, from: self)) {
                 await controller.fail(.desync("the host's state does not continue ours"))
             }
@@ -333,10 +345,13 @@ public final class RemoteHost: Participant {
     }
 
     private func handleConfirm(sequence: UInt32, hash: UInt64, controller: MatchController) async {
-        enum Verdict { case late, confirmed(Awaiting, UInt64), differs(Awaiting) }
+        enum Verdict { case late, confirmed(Awaiting, UInt64), differs(Awaiting), neverSent }
         if state.withLock({ $0.awaiting?.sent == true }) { CrashHook.reach(.afterSend) }
         let verdict = state.withLock { state -> Verdict in
             guard let awaiting = state.awaiting, awaiting.sent, awaiting.sequence == sequence else {
+                // A CONFIRM answers a change we sent; one for anything else would
+                // have us ask for, and adopt, a state holding words we never said.
+                guard state.proposal?.isConfirmed(by: sequence, hash: hash) == true else { return .neverSent }
                 state.lateConfirmations += 1
                 // The host committed a change we rolled back (or are rolling
                 // back: the controller cancels the delivery just before it
@@ -354,6 +369,8 @@ public final class RemoteHost: Participant {
         switch verdict {
         case .late:
             return
+        case .neverSent:
+            await protocolViolation("CONFIRM for change \(sequence), which we never sent", controller: controller)
         case .confirmed(let awaiting, let mark):
             awaiting.continuation.resume()
             // Let the controller commit before the next message is looked at,
@@ -389,6 +406,10 @@ public final class RemoteHost: Participant {
         switch reason {
         case .goodbyeMatchOver:
             if !blob.isEmpty, !(await controller.isStopped), let final = try? MatchBlob.decode(blob) {
+                if case .failure(let desync) = checkAdoption(final) {
+                    await controller.fail(.desync(desync.description))
+                    return
+                }
                 await controller.adopt(final, from: self)
             }
             if !(await controller.isStopped) {
@@ -402,6 +423,13 @@ public final class RemoteHost: Participant {
             await connectionDropped("\(name) disconnected" + (sentence.isEmpty ? "" : " (\(sentence))"), controller: controller)
         default:
             await controller.fail(.connectionLost("\(name) left" + (sentence.isEmpty ? "" : ": \(sentence)")))
+        }
+    }
+
+    /// Whether a whole state from the host keeps our seat's words ours (`GuestRecordCheck`).
+    private func checkAdoption(_ adopted: MatchState) -> Result<Void, PushDesync> {
+        state.withLock { state in
+            GuestRecordCheck.adoption(adopted, known: state.known, guestSeat: guestSeat, proposal: state.proposal)
         }
     }
 
@@ -499,6 +527,10 @@ public final class RemoteHost: Participant {
         let host = rejoined.match
         let ours = await controller.state
         if await controller.isAwaitingConfirmation || host.sequence != ours.sequence || host.stateHash != ours.stateHash {
+            if case .failure(let desync) = checkAdoption(host) {
+                await controller.fail(.desync(desync.description))
+                return
+            }
             if !(await controller.adopt(host, from: self)), !(await controller.isStopped) {
                 await controller.fail(.desync("the host's state does not continue ours"))
             }
