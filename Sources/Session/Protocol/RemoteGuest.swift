@@ -267,6 +267,7 @@ public final class RemoteGuest: Participant {
                 state.committed = committed
                 state.hashes[committed.sequence] = committed.stateHash
                 state.persist?(committed)
+                if committed.isEnded { CrashHook.reach(.atEnd) }
                 if let inflight = state.inflight, inflight.sequence == committed.sequence, inflight.change == change {
                     state.connection.send(.confirm(sequence: committed.sequence, stateHash: committed.stateHash, deadline: committed.deadline))
                     CrashHook.reach(.afterConfirm)

@@ -79,6 +79,8 @@ public final class RemoteHost: Participant {
         /// Our own change that went out and is not settled: the only change of
         /// our seat that a state from the host may hold beyond `known`.
         var proposal: OwnProposal?
+        /// Writes a state this side committed to disk; called before anything acknowledges it.
+        var persist: (@Sendable (MatchState) -> Void)?
     }
 
     private let reconnect: Reconnect?
@@ -98,6 +100,14 @@ public final class RemoteHost: Participant {
         self.settings = settings
         self.clock = clock
         self.state = Mutex(State(connection: connection, known: initial, liveness: Liveness(settings: settings, now: .now)))
+    }
+
+    /// Has `save` write every state this side commits or adopts, synchronously,
+    /// before anything that acknowledges it (its GOODBYE(matchOver) answer to
+    /// the end, a REMATCH) can leave: the host takes the end as delivered only
+    /// once the guest has saved it. Call before the controller starts.
+    public func persistBeforeAcknowledging(_ save: @escaping @Sendable (MatchState) -> Void) {
+        state.withLock { $0.persist = save }
     }
 
     /// Whether this side gets back to the host by itself when the connection drops.
@@ -144,6 +154,8 @@ public final class RemoteHost: Participant {
         connection.markHeard()
         state.withLock { state in
             state.controller = controller
+            // A guest killed a moment after joining still has the match it was admitted to.
+            state.persist?(state.known)
             state.liveness = Liveness(settings: settings, now: .now)
             let interval = state.liveness.tickInterval
             state.ticker = Task { [weak self] in
@@ -207,7 +219,9 @@ public final class RemoteHost: Participant {
             case .committed(_, let committed):
                 state.known = committed
                 state.proposal = nil
+                state.persist?(committed)
             case .adopted(let adopted):
+                state.persist?(adopted)
                 state.known = adopted
                 state.resyncing = false
                 state.proposal = nil
@@ -242,6 +256,8 @@ public final class RemoteHost: Participant {
         ticker?.cancel()
         loop?.cancel()
         waiting?.continuation.resume(throwing: DeliveryError.transportFailed("the match has stopped"))
+        // The final state was saved when it was committed or adopted (`stateChanged`).
+        if failure == nil { CrashHook.reach(.atEnd) }
         if kept {
             // The after-match conversation says GOODBYE when it is over.
             settled.bump()
