@@ -34,7 +34,7 @@ enum SessionRunner {
             let (me, locals) = localParticipant(hosted.hostPlayerID, bot: bot, presentation: presentation)
             let controller = hosted.makeController(with: me)
             let recorder = MatchRecorder(store: LocalData.matchStore, record: record)
-            hosted.remote.persistBeforeSending { recorder.saveNow($0) }
+            hosted.remote.persistBeforeSending { try recorder.saveBeforeRevealing($0) }
             if rematch.possible { hosted.remote.keepConnectionForRematch() }
             let exit = try await presentation.play(controller, locals: locals, recorder: recorder, link: hosted.remote)
             guard case .ended = exit else { return exit }

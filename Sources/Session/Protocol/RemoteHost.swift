@@ -316,7 +316,7 @@ public final class RemoteHost: Participant {
                 return (awaiting, settled.count)
             }
             guard let waiting else { return }  // late: its change was already rolled back
-            waiting.continuation.resume(throwing: DeliveryError.rejected(sentence.isEmpty ? "\(reason)" : sentence))
+            waiting.continuation.resume(throwing: DeliveryError.rejected(reason.shown(with: sentence)))
             await settled.wait(beyond: mark, limit: .seconds(5))
         case .message(.turn(let sequence, let blob)):
             await handlePush(.turn, sequence: sequence, blob: blob, controller: controller)
@@ -437,8 +437,13 @@ public final class RemoteHost: Participant {
             // The host is going away for now (its terminal went away); it may come back with `parlor resume`.
             connection.close()
             await connectionDropped("\(name) disconnected" + (sentence.isEmpty ? "" : " (\(sentence))"), controller: controller)
+        case .goodbyeCannotSave:
+            // The host pauses until it can save; it takes the seat back once it can.
+            connection.close()
+            await connectionDropped("\(name) cannot save the match and paused it" + (sentence.isEmpty ? "" : " (\(sentence))"),
+                                    controller: controller)
         default:
-            await controller.fail(.connectionLost("\(name) left" + (sentence.isEmpty ? "" : ": \(sentence)")))
+            await controller.fail(.connectionLost("\(name) left: " + reason.shown(with: sentence)))
         }
     }
 
