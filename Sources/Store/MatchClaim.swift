@@ -200,15 +200,19 @@ extension MatchStore {
             let found: [StoredMatch]
             do { found = try find(prefix) } catch { throw .store(error) }
             let sides = found.sorted { $0.role == .host && $1.role != .host }
-            guard let side = sides.first(where: { $0.phase == .interrupted && $0.role != .offline }) else {
+            if let side = sides.first(where: { $0.phase == .interrupted && $0.role != .offline }) {
+                chosen = side
+            } else {
                 let any = sides[0]
                 switch any.phase {
+                case .ended where any.role == .host:
+                    // The host's copy is over: serve it, so a guest whose copy is behind learns the end.
+                    chosen = any
                 case .ended: throw .over(any.state.matchID)
                 case .playing: throw .inPlay(any.state.matchID, process: MatchClaim.holder(path: lockPath(for: any)))
                 case .interrupted: throw .offline(any.state.matchID)
                 }
             }
-            chosen = side
         }
         let claim: MatchClaim?
         do { claim = try self.claim(chosen) } catch { throw .store(error) }

@@ -14,8 +14,9 @@ import Synchronization
 /// stream cannot undo a write-ahead save, and saving the same state twice
 /// writes once.
 ///
-/// Failures to save are collected, not fatal: a full disk must not end a
-/// match. `problems` tells the caller what to report.
+/// Failures to save are collected in `problems`. `saveBeforeRevealing`
+/// also throws them, so the host never sends a frame for a state it failed
+/// to save (it pauses the match instead, docs/PROTOCOL.md "Endings").
 ///
 /// A final class with a mutex rather than an actor: `saveNow` is called from
 /// synchronous participant callbacks, which must not wait for an actor.
@@ -24,6 +25,8 @@ public final class MatchRecorder: Sendable {
         var record: StoredMatch
         var saved: (sequence: UInt32, hash: UInt64, phase: StoredMatch.Phase)?
         var problems: [String] = []
+        /// The store already holds this match as ended (checked before the first write): never overwritten.
+        var endedOnDisk: (checked: Bool, hash: UInt64?) = (false, nil)
     }
 
     private let store: MatchStore
@@ -68,9 +71,16 @@ public final class MatchRecorder: Sendable {
         }
     }
 
-    /// Saves `state` now, on the caller's thread (write-ahead before a frame leaves).
-    public func saveNow(_ state: MatchState) {
-        save(state, phase: .toSave(state))
+    /// Saves `state` now, on the caller's thread; true when it is on disk.
+    @discardableResult
+    public func saveNow(_ state: MatchState) -> Bool {
+        save(state, phase: .toSave(state)) == nil
+    }
+
+    /// Saves `state` now, before any frame that reveals it leaves (write-ahead);
+    /// throws when it is not on disk, so the frame is held back.
+    public func saveBeforeRevealing(_ state: MatchState) throws(SaveFailure) {
+        if let failure = save(state, phase: .toSave(state)) { throw SaveFailure(description: failure) }
     }
 
     /// Marks the match as interrupted (e.g. the terminal went away) and saves it.
@@ -85,14 +95,29 @@ public final class MatchRecorder: Sendable {
         books.withLock { $0.record.peerAddress = address }
     }
 
-    private func save(_ state: MatchState, phase: StoredMatch.Phase, force: Bool = false) {
-        books.withLock { books in
+    /// Writes `state` unless a newer or equal one is on disk; the failure's text, or nil.
+    @discardableResult
+    private func save(_ state: MatchState, phase: StoredMatch.Phase, force: Bool = false) -> String? {
+        books.withLock { books -> String? in
             if let saved = books.saved, !force {
                 // Committed sequences only grow; an older state is a late event.
-                if state.sequence < saved.sequence { return }
-                if state.sequence == saved.sequence, state.stateHash == saved.hash, phase == saved.phase { return }
+                if state.sequence < saved.sequence { return nil }
+                if state.sequence == saved.sequence, state.stateHash == saved.hash, phase == saved.phase { return nil }
                 // Once interrupted, only a newer state (the match went on) makes it "playing" again.
-                if saved.phase == .interrupted, phase == .playing, state.sequence == saved.sequence { return }
+                if saved.phase == .interrupted, phase == .playing, state.sequence == saved.sequence { return nil }
+            }
+            if !books.endedOnDisk.checked {
+                let existing = try? store.load(path: store.path(for: books.record))
+                let ended = existing?.phase == .ended && existing?.state.matchID == state.matchID
+                books.endedOnDisk = (true, ended ? existing?.state.stateHash : nil)
+            }
+            if let final = books.endedOnDisk.hash {
+                // A finished match's record is final: a host that reuses its id cannot rewrite it.
+                let same = state.stateHash == final && phase == .ended
+                let note = "match \(state.matchID.short) is over and its record is kept as it is"
+                if same { return nil }
+                if !books.problems.contains(note) { books.problems.append(note) }
+                return note
             }
             books.record.state = state
             books.record.phase = phase
@@ -100,11 +125,18 @@ public final class MatchRecorder: Sendable {
             do {
                 try store.save(books.record)
                 books.saved = (state.sequence, state.stateHash, phase)
+                return nil
             } catch {
                 books.problems.append("\(error)")
+                return "\(error)"
             }
         }
     }
+}
+
+/// A state that could not be written (full disk, read-only store, no descriptors).
+public struct SaveFailure: Error, Hashable, Sendable, CustomStringConvertible {
+    public var description: String
 }
 
 extension MatchFailure {

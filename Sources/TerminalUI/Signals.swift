@@ -56,6 +56,9 @@ public final class SignalWatcher: Sendable {
 
     private static let hangUpsIgnored = Atomic<Bool>(false)
 
+    /// Whether `ignoreHangUpsFromNowOn()` was called.
+    public static var hangUpsAreIgnored: Bool { hangUpsIgnored.load(ordering: .acquiring) }
+
     /// Once the terminal is gone (an SSH disconnect), this process ignores
     /// SIGHUP until it exits, as `nohup` would: the kernel and the terminal's
     /// owner (sshd, tmux) may send more than one, and a late one with its

@@ -29,6 +29,27 @@ struct RecorderAndFormatTests {
         #expect(try onlyRecord(in: store).listenPort == 7477)
     }
 
+    @Test func anEndedRecordIsNeverOverwritten() throws {
+        let store = MatchStore(directory: temporaryDirectory())
+        let won = try state([3]).applying(.quit(1), now: 1)
+        let first = MatchRecorder(store: store, record: StoredMatch(state: won, role: .guest, localSeat: 0, lastActivity: 0))
+        first.saveNow(won)
+        #expect(try onlyRecord(in: store).phase == .ended)
+        // A "rematch" under the same id, from a host that lies: sequence 0, playing.
+        let again = MatchRecorder(store: store, record: StoredMatch(state: try state([]), role: .guest, localSeat: 0, lastActivity: 0))
+        again.saveNow(try state([]))
+        again.saveNow(try state([3, 3]))
+        again.markInterrupted()
+        let kept = try onlyRecord(in: store)
+        #expect(kept.phase == .ended)
+        #expect(kept.state.stateHash == won.stateHash)
+        #expect(again.problems.contains { $0.contains("is over") })
+        // Saving the same ended state again (a host resumed only to deliver the end) is no problem.
+        let same = MatchRecorder(store: store, record: kept)
+        same.saveNow(won)
+        #expect(same.problems.isEmpty)
+    }
+
     @Test func interruptedStaysUntilTheMatchMovesOn() throws {
         let store = MatchStore(directory: temporaryDirectory())
         let recorder = MatchRecorder(store: store, record: StoredMatch(state: try state([3]), role: .guest, localSeat: 1,

@@ -55,8 +55,14 @@ struct MatchPresentation {
               link: (any SessionLink)? = nil) async throws -> FrontendExit {
         let prepared = await frontend.prepare(controller: controller, locals: locals)
         let recording = await recorder?.follow(controller)
+        // The frontend's signal watcher stops when it returns, before the last
+        // save: this one holds SIGINT/SIGTERM/SIGHUP from then until the record is
+        // written, so no signal kills the process by its default action meanwhile.
+        let lastSave = LastSaveGuard()
+        defer { lastSave.release() }
         do { try await controller.start() } catch { throw CommandFailure("could not start the match: \(error)", exitCode: .internalError) }
-        let exit = await prepared.run()
+        var exit = await prepared.run()
+        lastSave.frontendReturned()
         switch exit {
         case .terminalLost, .interrupted:
             if await !controller.isStopped {
@@ -71,7 +77,59 @@ struct MatchPresentation {
         if let problems = recorder?.problems, let last = problems.last {
             Console.writeError("parlor: the match could not be saved: \(last)\n")
         }
+        // A signal after the end, while it was being saved: stop now, as asked, with the end on disk.
+        if case .ended(let state) = exit, let signal = lastSave.release() { exit = .interrupted(signal: signal, state) }
         return exit
+    }
+}
+
+/// Holds the terminating signals from the moment the frontend returns until
+/// `release()`, remembering the first one that arrived in between.
+///
+/// They are ignored from the start (so the frontend's watcher, when it stops,
+/// puts back "ignored", not the default action that would kill the process),
+/// watched again once the frontend has returned, and given their old actions
+/// back by `release()`. Only one watcher per signal at a time: a second
+/// dispatch source for the same signal would take deliveries from the first.
+final class LastSaveGuard: Sendable {
+    private struct Held: @unchecked Sendable {
+        var previous: [(Int32, sighandler_t?)] = []
+        var watcher: SignalWatcher?
+        var signal: Int32?
+        var released = false
+    }
+
+    private let held = Mutex(Held())
+
+    init() {
+        held.withLock { held in
+            held.previous = SignalWatcher.terminating.map { ($0, signal($0, SIG_IGN)) }
+        }
+    }
+
+    /// The frontend's own watcher has stopped: watch (and remember) from now on.
+    func frontendReturned() {
+        let watcher = SignalWatcher(signals: SignalWatcher.terminating) { [weak self] number in self?.note(number) }
+        held.withLock { $0.watcher = watcher }
+    }
+
+    private func note(_ number: Int32) {
+        held.withLock { if $0.signal == nil { $0.signal = number } }
+    }
+
+    /// Restores the signals' actions (SIGHUP stays ignored once the terminal
+    /// is gone); returns the signal that arrived meanwhile.
+    @discardableResult
+    func release() -> Int32? {
+        let (watcher, previous, signal) = held.withLock { held in
+            defer { held.watcher = nil; held.previous = []; held.released = true }
+            return (held.watcher, held.released ? [] : held.previous, held.signal)
+        }
+        watcher?.cancel()
+        for (number, action) in previous where !(number == SIGHUP && SignalWatcher.hangUpsAreIgnored) {
+            _ = Glibc.signal(number, action)
+        }
+        return signal
     }
 }
 

@@ -100,6 +100,7 @@ enum ResumeAsHost {
         let listing = LANListing(advertisement: advertisement)
 
         let id = state.matchID.hex
+        let grace = configuration.timeouts.grace
         let lines = LAN.joinLines(port: port).map { $0.replacingOccurrences(of: "parlor join ", with: "parlor resume ") }
         announcer.say("", event: .object([
             ("event", "listening"), ("port", .int(Int64(port))), ("game", .string(gameType.id)), ("match", .string(id)),
@@ -108,7 +109,9 @@ enum ResumeAsHost {
             ("discovery", discoveryProblem.map { .string($0.description) } ?? .null),
         ]))
         if !presentation.isJSON {
-            announcer.say("Resuming \(gameType.displayName) match \(state.matchID.short) against \(guestName) on port \(port) (move \(state.moves.count)).")
+            announcer.say(state.isEnded
+                ? "Match \(state.matchID.short) (\(gameType.displayName) against \(guestName)) is over here; serving its end on port \(port) for \(guestName)'s copy."
+                : "Resuming \(gameType.displayName) match \(state.matchID.short) against \(guestName) on port \(port) (move \(state.moves.count)).")
             if let discoveryProblem {
                 Console.writeError("parlor: not advertised on the LAN: \(LAN.discoveryAdvice(discoveryProblem))\n")
             }
@@ -116,10 +119,23 @@ enum ResumeAsHost {
             announcer.say("  parlor resume \(state.matchID.short)")
             for line in lines { announcer.say("  " + line) }
             announcer.say("  parlor resume localhost:\(port)   (on this machine)")
-            announcer.say("Waiting for \(guestName)… (Ctrl-C to stop)")
+            announcer.say("Waiting up to \(grace.components.seconds) s for \(guestName)… (Ctrl-C to stop)")
         }
 
-        let hosted = try await listing.waitForGuest(of: host)
+        // Bounded: --grace, as for a guest that went away during the match.
+        let deadline = Task {
+            try await Task.sleep(for: grace)
+            await host.shutdown()
+        }
+        defer { deadline.cancel() }
+        let hosted: HostedMatch
+        do { hosted = try await listing.waitForGuest(of: host) } catch {
+            let text = state.isEnded
+                ? "\(guestName) did not come back within \(grace.components.seconds) s to learn the end; the match stays over here"
+                : "\(guestName) did not come back within \(grace.components.seconds) s; the match stays interrupted"
+            throw CommandFailure(text, exitCode: .temporaryFailure)
+        }
+        deadline.cancel()
         announcer.say("\(hosted.guestName) is back.", event: .object([
             ("event", "joined"), ("name", .string(hosted.guestName)), ("seat", .int(Int64(hosted.guestSeat))),
             ("match", .string(id)), ("resumed", .bool(true)),

@@ -34,7 +34,7 @@ enum SessionRunner {
             let (me, locals) = localParticipant(hosted.hostPlayerID, bot: bot, presentation: presentation)
             let controller = hosted.makeController(with: me)
             let recorder = MatchRecorder(store: LocalData.matchStore, record: record)
-            hosted.remote.persistBeforeSending { recorder.saveNow($0) }
+            hosted.remote.persistBeforeSending { try recorder.saveBeforeRevealing($0) }
             if rematch.possible { hosted.remote.keepConnectionForRematch() }
             let exit = try await presentation.play(controller, locals: locals, recorder: recorder, link: hosted.remote)
             guard case .ended = exit else { return exit }
@@ -79,8 +79,10 @@ enum SessionRunner {
         let seconds = grace.components.seconds
         tell("waiting up to \(seconds) s for \(name) to come back and see the end")
         let saw = await hosted.remote.waitForFinalDelivery(within: grace)
+        // Whether their copy is behind is not known here: they may have saved the end and died before answering.
         tell(saw ? "\(name) came back and saw the end."
-                 : "\(name) did not come back within \(seconds) s; their copy of the match stays interrupted.")
+                 : "\(name) did not confirm the end within \(seconds) s; if their copy is behind, "
+                   + "'parlor resume \(hosted.initialState.matchID.short)' here serves it the end again.")
     }
 
     /// Plays a joined match (new or resumed) to the end, then any rematches;
@@ -94,6 +96,8 @@ enum SessionRunner {
             let (me, locals) = localParticipant(joined.playerID, bot: bot, presentation: presentation)
             let controller = joined.makeController(with: me)
             let recorder = MatchRecorder(store: LocalData.matchStore, record: record)
+            // Saved before the host can take anything as delivered, not when the event stream gets there.
+            joined.remote.persistBeforeAcknowledging { recorder.saveNow($0) }
             if rematch.possible { joined.remote.keepConnectionForRematch() }
             let exit = try await presentation.play(controller, locals: locals, recorder: recorder, link: joined.remote)
             guard case .ended = exit, rematch.possible else { return exit }

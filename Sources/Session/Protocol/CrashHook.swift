@@ -17,6 +17,7 @@ import Synchronization
 /// | `after-send` | the CONFIRM for its TURN arrived, not yet processed | its own change was pushed |
 /// | `before-confirm` | (not reached) | a guest TURN/QUIT passed validation, not yet committed |
 /// | `after-confirm` | the CONFIRM was committed | the CONFIRM was sent |
+/// | `at-end` | its record of the end is saved, its GOODBYE(matchOver) not sent | its record of the end is saved, nothing of it sent |
 ///
 /// The `after-*` phases wait a moment before dying so the bytes just written
 /// leave the socket and the peer reads them before the kernel's reset.
@@ -32,6 +33,7 @@ enum CrashHook {
         case afterSend = "after-send"
         case beforeConfirm = "before-confirm"
         case afterConfirm = "after-confirm"
+        case atEnd = "at-end"
     }
 
     /// The environment variable read once per process.
@@ -79,7 +81,7 @@ enum CrashHook {
             // Blocks this thread on purpose: the process is about to die, and
             // the session must not act on anything else meanwhile.
             usleep(300_000)
-        case .beforeSend, .beforeConfirm:
+        case .beforeSend, .beforeConfirm, .atEnd:
             break
         }
         kill(getpid(), SIGKILL)

@@ -91,11 +91,12 @@ public enum Guest {
         case .success(let rejoined):
             guard let joined = box.take() else { throw .rejoin(.refused("the handshake ended without a match")) }
             let hostState = rejoined.match
-            guard hostState.sequence >= saved.sequence, Array(hostState.moves.prefix(saved.moves.count)) == saved.moves,
-                  hostState.seats.map(\.playerID) == saved.seats.map(\.playerID) else {
-                rejoined.connection.send(.goodbye(.goodbyeDesync, sentence: "Your copy of the match drops moves I have.", finalBlob: []))
+            // The one change of ours it may hold beyond our copy is one we may have sent just before we stopped.
+            if case .failure(let why) = GuestRecordCheck.adoption(hostState, known: saved, guestSeat: joined.seat,
+                                                                  proposal: nil, anyFirstChange: true) {
+                rejoined.connection.send(.goodbye(.goodbyeDesync, sentence: String(why.description.prefix(200)), finalBlob: []))
                 rejoined.connection.close()
-                throw .desync("the host's copy of match \(saved.matchID.short) drops moves saved here")
+                throw .desync("the host's copy of match \(saved.matchID.short) does not continue the one saved here: \(why)")
             }
             return joined
         }

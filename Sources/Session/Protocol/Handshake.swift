@@ -424,6 +424,9 @@ public struct GuestHandshake: Sendable {
         if let wanted = hello.matchID, wanted != state.matchID {
             return .failure(.badWelcome("it sent match \(state.matchID.short), we asked for \(wanted.short)"))
         }
+        if hello.matchID == nil, case .failure(let why) = GuestRecordCheck.newMatch(state) {
+            return .failure(.badWelcome(why.description))
+        }
         guard state.turnTimeout == welcome.settings.turnTimeoutSeconds else {
             return .failure(.badWelcome("its turn timeout and its match's disagree"))
         }

@@ -405,9 +405,9 @@ public actor MatchHost {
             guard let state, let guestSeat, let token = hello.seatToken else {
                 return .reject(.matchNotFound, "This host has no match to resume.")
             }
-            if let hosted, hosted.remote.isLeaving {
-                // This process is about to exit; the guest should come back to the next one.
-                return .reject(.busy, "This host is going away for now; try again in a moment.")
+            if let hosted, let busy = hosted.remote.unavailable {
+                // This process is about to exit, or cannot save: the guest should try again in a moment.
+                return .reject(.busy, busy)
             }
             if hosted != nil { resuming.insert(id) }
             return .welcome(welcome(for: state, guestSeat: guestSeat, token: token, hello: hello))

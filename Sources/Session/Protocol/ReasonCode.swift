@@ -85,6 +85,8 @@ public struct ReasonCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let goodbyeProtocolError = ReasonCode(rawValue: 303)
     /// The sender stopped hearing from the peer (no heartbeat within the timeout).
     public static let goodbyeSilence = ReasonCode(rawValue: 304)
+    /// The host could not save a committed state: it pauses the match until it can (nothing unsaved is revealed).
+    public static let goodbyeCannotSave = ReasonCode(rawValue: 305)
 
     /// Every code this version defines, in numeric order.
     public static let known: [ReasonCode] = [
@@ -93,7 +95,7 @@ public struct ReasonCode: RawRepresentable, Hashable, Sendable, CustomStringConv
         .playerIDInUse, .resumeUnsupported,
         .outOfSequence, .replayed, .notYourTurn, .notYourSeat, .illegalMove, .badBlob, .otherMatch, .otherGame,
         .historyRewritten, .hashMismatch, .outcomesDisagree, .matchOver, .notOneChange,
-        .goodbyeMatchOver, .goodbyeLeaving, .goodbyeDesync, .goodbyeProtocolError, .goodbyeSilence,
+        .goodbyeMatchOver, .goodbyeLeaving, .goodbyeDesync, .goodbyeProtocolError, .goodbyeSilence, .goodbyeCannotSave,
     ]
 
     /// The camel-case name used in docs/PROTOCOL.md and JSON, nil for a code from a newer parlor.
@@ -131,10 +133,18 @@ public struct ReasonCode: RawRepresentable, Hashable, Sendable, CustomStringConv
         case 302: "desync"
         case 303: "protocolError"
         case 304: "silence"
+        case 305: "cannotSave"
         default: nil
         }
     }
 
     /// The name, or "reason N" for a code this version does not know.
     public var description: String { name ?? "reason \(rawValue)" }
+
+    /// A received sentence as shown to the player: with a code this version
+    /// does not know, the number comes first ("reason 399: …"), as for REJECT.
+    public func shown(with sentence: String) -> String {
+        if sentence.isEmpty { return description }
+        return name == nil ? "\(description): \(sentence)" : sentence
+    }
 }

@@ -149,7 +149,7 @@ final class AfterMatch: Sendable {
     }
 
     let connection: WireConnection
-    private let finalState: MatchState
+    let finalState: MatchState
     private let state = Mutex(State())
 
     init(connection: WireConnection, finalState: MatchState) {
@@ -292,11 +292,17 @@ extension Guest {
         let options = joined.options
         let connection = talk.connection
         let frozenHello = hello
+        let finalState = talk.finalState
         let decided = await talk.decide(wants: wants, answerTimeout: answerTimeout) { welcome in
             var machine = GuestHandshake(hello: frozenHello)
             _ = machine.start()
             switch machine.event(.message(.welcome(welcome))) {
             case .joined(let accepted, let match):
+                if case .failure(let why) = GuestRecordCheck.rematch(match, guestSeat: accepted.seat, after: finalState,
+                                                                    previousSeat: joined.seat) {
+                    box.set(.failure(.badWelcome(why.description)))
+                    break
+                }
                 box.set(.success(joinedMatch(connection: connection, welcome: accepted, match: match, hello: frozenHello,
                                              options: options)))
             case .fail(let error):

@@ -40,8 +40,12 @@ public final class RemoteGuest: Participant {
         var controller: MatchController?
         /// The guest's current connection; replaced when it comes back.
         var connection: WireConnection
-        /// Writes a committed state to disk; called before it is sent.
-        var persist: (@Sendable (MatchState) -> Void)?
+        /// Writes a committed state to disk; called before it is sent; throws when it could not.
+        var persist: (@Sendable (MatchState) throws -> Void)?
+        /// Why the last committed state could not be saved: the match is paused
+        /// (the guest was told with GOODBYE(cannotSave) and cannot come back) until a save succeeds.
+        var unsaved: String?
+        var saveRetry: Task<Void, Never>?
         /// How far the end of the match got to the guest; every change bumps `deliveryChanged`.
         var delivery = FinalDelivery.pending
         /// Gives up on the guest's acknowledgement of the end.
@@ -99,9 +103,21 @@ public final class RemoteGuest: Participant {
     public var isConnected: Bool { state.withLock { $0.connection.isOpen } }
 
     /// Has `save` write every committed state before any frame that reveals
-    /// it is sent (write-ahead). Call before the controller starts.
-    public func persistBeforeSending(_ save: @escaping @Sendable (MatchState) -> Void) {
+    /// it is sent (write-ahead). When it throws, nothing that reveals the
+    /// state is sent: the match pauses (GOODBYE(cannotSave) to the guest, a
+    /// notice here), the save is tried again every second, and the guest is
+    /// taken back once one succeeds. Call before the controller starts.
+    public func persistBeforeSending(_ save: @escaping @Sendable (MatchState) throws -> Void) {
         state.withLock { $0.persist = save }
+    }
+
+    /// Why a guest coming back must try again later (REJECT busy), or nil when it may.
+    public var unavailable: String? {
+        state.withLock { state in
+            if state.left { return "This host is going away for now; try again in a moment." }
+            if state.unsaved != nil { return "This host cannot save the match right now; try again in a moment." }
+            return nil
+        }
     }
 
     /// Takes the connection over from the handshake; what arrives waits for `attach`.
@@ -116,6 +132,14 @@ public final class RemoteGuest: Participant {
     /// Called by `MatchHost` from the connection's handshake handler, so
     /// nothing the guest sends after HELLO is lost.
     func reattach(_ newConnection: WireConnection, welcome: (MatchState) -> Welcome) {
+        let refused = state.withLock { state -> Bool in
+            guard state.unsaved != nil else { return false }
+            // Its WELCOME would reveal a state that is not on disk.
+            newConnection.send(.reject(.busy, sentence: "This host cannot save the match right now; try again in a moment."))
+            newConnection.close()
+            return true
+        }
+        if refused { return }
         let (old, controller) = state.withLock { state -> (WireConnection, MatchController?) in
             let old = state.connection
             state.connection = newConnection
@@ -266,7 +290,9 @@ public final class RemoteGuest: Participant {
             case .committed(let change, let committed):
                 state.committed = committed
                 state.hashes[committed.sequence] = committed.stateHash
-                state.persist?(committed)
+                // Nothing reveals a state this side failed to save.
+                guard savedBeforeRevealing(&state, committed) else { return }
+                if committed.isEnded { CrashHook.reach(.atEnd) }
                 if let inflight = state.inflight, inflight.sequence == committed.sequence, inflight.change == change {
                     state.connection.send(.confirm(sequence: committed.sequence, stateHash: committed.stateHash, deadline: committed.deadline))
                     CrashHook.reach(.afterConfirm)
@@ -279,6 +305,68 @@ public final class RemoteGuest: Participant {
             default:
                 break
             }
+        }
+    }
+
+    // MARK: Saving
+
+    /// Writes `committed` before anything reveals it; false (and the match paused) when that failed.
+    private func savedBeforeRevealing(_ state: inout State, _ committed: MatchState) -> Bool {
+        guard let persist = state.persist else { return true }
+        do {
+            try persist(committed)
+        } catch {
+            pause(&state, because: "\(error)")
+            return false
+        }
+        if state.unsaved != nil { resumeAfterSave(&state) }
+        return true
+    }
+
+    /// The first failed save: the guest is told why and let go (it keeps
+    /// trying to come back), the player is told at once, and the save is
+    /// tried again every second.
+    private func pause(_ state: inout State, because why: String) {
+        let first = state.unsaved == nil
+        state.unsaved = why
+        guard first else { return }
+        state.departure = "the match is paused: it cannot be saved here"
+        let connection = state.connection
+        connection.send(.goodbye(.goodbyeCannotSave, sentence: "The host cannot save the match (\(why.prefix(300))); it pauses until it can.",
+                                 finalBlob: []))
+        connection.close()
+        let controller = state.controller
+        let name = self.name
+        Task { await controller?.report("could not save the match: \(why) — paused until it can be saved; \(name) was told") }
+        state.saveRetry = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                guard let self else { return }
+                if await self.retrySave() { return }
+            }
+        }
+    }
+
+    private func resumeAfterSave(_ state: inout State) {
+        state.unsaved = nil
+        state.departure = nil
+        state.saveRetry?.cancel()
+        state.saveRetry = nil
+        let controller = state.controller
+        let name = self.name
+        Task { await controller?.report("the match is saved again; \(name) can come back") }
+    }
+
+    /// Tries the failed save again; true once the committed state is on disk.
+    private func retrySave() async -> Bool {
+        state.withLock { state -> Bool in
+            guard state.unsaved != nil, let persist = state.persist else { return true }
+            do { try persist(state.committed) } catch {
+                state.unsaved = "\(error)"
+                return false
+            }
+            resumeAfterSave(&state)
+            return true
         }
     }
 
@@ -406,7 +494,7 @@ public final class RemoteGuest: Participant {
                 }
             } else {
                 // GOODBYE(leaving): the guest may come back within the grace period.
-                state.withLock { $0.departure = sentence.isEmpty ? "leaving" : sentence }
+                state.withLock { $0.departure = sentence.isEmpty && reason == .goodbyeLeaving ? "leaving" : reason.shown(with: sentence) }
                 source.close()
                 await tick()
             }

@@ -76,6 +76,11 @@ public final class RemoteHost: Participant {
         var reconnectLoop: Task<Void, Never>?
         /// `leaveForNow` was called: this side is going away on purpose.
         var left = false
+        /// Our own change that went out and is not settled: the only change of
+        /// our seat that a state from the host may hold beyond `known`.
+        var proposal: OwnProposal?
+        /// Writes a state this side committed to disk; called before anything acknowledges it.
+        var persist: (@Sendable (MatchState) -> Void)?
     }
 
     private let reconnect: Reconnect?
@@ -95,6 +100,14 @@ public final class RemoteHost: Participant {
         self.settings = settings
         self.clock = clock
         self.state = Mutex(State(connection: connection, known: initial, liveness: Liveness(settings: settings, now: .now)))
+    }
+
+    /// Has `save` write every state this side commits or adopts, synchronously,
+    /// before anything that acknowledges it (its GOODBYE(matchOver) answer to
+    /// the end, a REMATCH) can leave: the host takes the end as delivered only
+    /// once the guest has saved it. Call before the controller starts.
+    public func persistBeforeAcknowledging(_ save: @escaping @Sendable (MatchState) -> Void) {
+        state.withLock { $0.persist = save }
     }
 
     /// Whether this side gets back to the host by itself when the connection drops.
@@ -141,6 +154,8 @@ public final class RemoteHost: Participant {
         connection.markHeard()
         state.withLock { state in
             state.controller = controller
+            // A guest killed a moment after joining still has the match it was admitted to.
+            state.persist?(state.known)
             state.liveness = Liveness(settings: settings, now: .now)
             let interval = state.liveness.tickInterval
             state.ticker = Task { [weak self] in
@@ -180,6 +195,7 @@ public final class RemoteHost: Participant {
                     state.awaiting = Awaiting(token: token, sequence: resulting.sequence, stateHash: resulting.stateHash,
                                               continuation: continuation, sent: send)
                     if send {
+                        state.proposal = OwnProposal(base: state.known.sequence, change: change, resultingHash: resulting.stateHash)
                         CrashHook.reach(.beforeSend)
                         state.connection.send(message)
                     }
@@ -202,11 +218,17 @@ public final class RemoteHost: Participant {
             switch event {
             case .committed(_, let committed):
                 state.known = committed
+                state.proposal = nil
+                state.persist?(committed)
             case .adopted(let adopted):
+                state.persist?(adopted)
                 state.known = adopted
                 state.resyncing = false
+                state.proposal = nil
             case .rolledBack(_, let reason, let restored):
                 state.known = restored
+                // Refused by the host: it is not in the host's state.
+                if case .rejected = reason { state.proposal = nil }
                 let needsState: Bool
                 switch reason {
                 case .confirmationTimeout, .rejected: needsState = true
@@ -234,6 +256,8 @@ public final class RemoteHost: Participant {
         ticker?.cancel()
         loop?.cancel()
         waiting?.continuation.resume(throwing: DeliveryError.transportFailed("the match has stopped"))
+        // The final state was saved when it was committed or adopted (`stateChanged`).
+        if failure == nil { CrashHook.reach(.atEnd) }
         if kept {
             // The after-match conversation says GOODBYE when it is over.
             settled.bump()
@@ -292,7 +316,7 @@ public final class RemoteHost: Participant {
                 return (awaiting, settled.count)
             }
             guard let waiting else { return }  // late: its change was already rolled back
-            waiting.continuation.resume(throwing: DeliveryError.rejected(sentence.isEmpty ? "\(reason)" : sentence))
+            waiting.continuation.resume(throwing: DeliveryError.rejected(reason.shown(with: sentence)))
             await settled.wait(beyond: mark, limit: .seconds(5))
         case .message(.turn(let sequence, let blob)):
             await handlePush(.turn, sequence: sequence, blob: blob, controller: controller)
@@ -303,6 +327,10 @@ public final class RemoteHost: Participant {
             let adopted: MatchState
             do { adopted = try MatchBlob.decode(blob) } catch {
                 await controller.fail(.desync("the host's state is invalid: \(error)"))
+                return
+            }
+            if case .failure(let desync) = checkAdoption(adopted) {
+                await controller.fail(.desync(desync.description))
                 return
             }
             if !(await controller.adopt(adopted, from: self)) {
@@ -333,10 +361,13 @@ public final class RemoteHost: Participant {
     }
 
     private func handleConfirm(sequence: UInt32, hash: UInt64, controller: MatchController) async {
-        enum Verdict { case late, confirmed(Awaiting, UInt64), differs(Awaiting) }
+        enum Verdict { case late, confirmed(Awaiting, UInt64), differs(Awaiting), neverSent }
         if state.withLock({ $0.awaiting?.sent == true }) { CrashHook.reach(.afterSend) }
         let verdict = state.withLock { state -> Verdict in
             guard let awaiting = state.awaiting, awaiting.sent, awaiting.sequence == sequence else {
+                // A CONFIRM answers a change we sent; one for anything else would
+                // have us ask for, and adopt, a state holding words we never said.
+                guard state.proposal?.isConfirmed(by: sequence, hash: hash) == true else { return .neverSent }
                 state.lateConfirmations += 1
                 // The host committed a change we rolled back (or are rolling
                 // back: the controller cancels the delivery just before it
@@ -354,6 +385,8 @@ public final class RemoteHost: Participant {
         switch verdict {
         case .late:
             return
+        case .neverSent:
+            await protocolViolation("CONFIRM for change \(sequence), which we never sent", controller: controller)
         case .confirmed(let awaiting, let mark):
             awaiting.continuation.resume()
             // Let the controller commit before the next message is looked at,
@@ -389,6 +422,10 @@ public final class RemoteHost: Participant {
         switch reason {
         case .goodbyeMatchOver:
             if !blob.isEmpty, !(await controller.isStopped), let final = try? MatchBlob.decode(blob) {
+                if case .failure(let desync) = checkAdoption(final) {
+                    await controller.fail(.desync(desync.description))
+                    return
+                }
                 await controller.adopt(final, from: self)
             }
             if !(await controller.isStopped) {
@@ -400,8 +437,20 @@ public final class RemoteHost: Participant {
             // The host is going away for now (its terminal went away); it may come back with `parlor resume`.
             connection.close()
             await connectionDropped("\(name) disconnected" + (sentence.isEmpty ? "" : " (\(sentence))"), controller: controller)
+        case .goodbyeCannotSave:
+            // The host pauses until it can save; it takes the seat back once it can.
+            connection.close()
+            await connectionDropped("\(name) cannot save the match and paused it" + (sentence.isEmpty ? "" : " (\(sentence))"),
+                                    controller: controller)
         default:
-            await controller.fail(.connectionLost("\(name) left" + (sentence.isEmpty ? "" : ": \(sentence)")))
+            await controller.fail(.connectionLost("\(name) left: " + reason.shown(with: sentence)))
+        }
+    }
+
+    /// Whether a whole state from the host keeps our seat's words ours (`GuestRecordCheck`).
+    private func checkAdoption(_ adopted: MatchState) -> Result<Void, PushDesync> {
+        state.withLock { state in
+            GuestRecordCheck.adoption(adopted, known: state.known, guestSeat: guestSeat, proposal: state.proposal)
         }
     }
 
@@ -499,6 +548,10 @@ public final class RemoteHost: Participant {
         let host = rejoined.match
         let ours = await controller.state
         if await controller.isAwaitingConfirmation || host.sequence != ours.sequence || host.stateHash != ours.stateHash {
+            if case .failure(let desync) = checkAdoption(host) {
+                await controller.fail(.desync(desync.description))
+                return
+            }
             if !(await controller.adopt(host, from: self)), !(await controller.isStopped) {
                 await controller.fail(.desync("the host's state does not continue ours"))
             }

@@ -178,7 +178,11 @@ public enum GuestPushValidator {
         switch (kind, change) {
         case (.turn, .move(_, let seat)) where seat != guestSeat:
             return .success((change, received))
-        case (.turn, .timeExpired), (.quit, .quit):
+        case (.quit, .quit(let seat)) where seat != guestSeat:
+            // Only the guest quits its own seat; a host that says it did puts words in its mouth.
+            return .success((change, received))
+        case (.turn, .timeExpired) where known.turnTimeout > 0:
+            // `change(to:)` has checked that the seat was the one to move, with a deadline.
             return .success((change, received))
         default:
             return .failure(PushDesync("the host's change \(sequence) (\(change)) is not one the host may make"))
