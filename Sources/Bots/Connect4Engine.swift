@@ -332,6 +332,37 @@ enum Connect4Player {
         }
     }
 
+    /// How many nodes `hard` lets the exact solver search (about 1.5 s on one
+    /// core) before it falls back to the heuristic search: only positions in
+    /// the first dozen moves, outside the book, get near it. Nodes, not time,
+    /// so a seeded game replays the same on any machine.
+    static let perfectNodeBudget = 3_000_000
+    /// Below this many stones (and outside the book) an exact search takes
+    /// from seconds to hours on one core, so `hard` does not try: it plays the
+    /// heuristic search's move at once.
+    static let perfectFromMove = 8
+
+    /// `hard`: a move with the best exact score (the quickest win, a draw
+    /// when no win exists, the longest resistance when lost), the most
+    /// central among equals. A position the solver cannot finish within
+    /// `perfectNodeBudget` gets the heuristic search's move instead.
+    static func perfectMove(_ game: Connect4, solver exact: Connect4Solver, shouldStop: () -> Bool) -> Move? {
+        let board = Connect4Bits(game)
+        guard !Connect4Solver.isOver(board) else { return nil }
+        if board.moves < perfectFromMove && !exact.bookHolds(board) {
+            var random = SplitMix64(seed: 0)
+            return chooseMove(game, level: .hard, random: &random, shouldStop: shouldStop)
+        }
+        let column = withoutActuallyEscaping(shouldStop) { shouldStop in
+            exact.bestMove(board, nodeBudget: perfectNodeBudget, shouldStop: shouldStop)
+        }
+        if let column { return Move(column) }
+        guard exact.outOfBudget, !shouldStop() else { return nil }
+        // The heuristic search is deterministic for `hard`: the generator goes unused.
+        var random = SplitMix64(seed: 0)
+        return chooseMove(game, level: .hard, random: &random, shouldStop: shouldStop)
+    }
+
     /// The columns whose cell is set in `cells`, in column order.
     static func columns(_ cells: UInt64) -> [Int] {
         (0..<7).filter { cells & Connect4Bits.columnMask($0) != 0 }
