@@ -317,6 +317,9 @@ public struct Connect4Analysis: Sendable, Hashable {
     /// of the position after that move for the player who made it.
     public let moveScores: [Int?]
 
+    /// An analysis from each column's score (seven entries, nil for a full column).
+    public init(moveScores: [Int?]) { self.moveScores = moveScores }
+
     /// The position's score for the side to move: its best move's score.
     public var score: Int { moveScores.compactMap { $0 }.max() ?? 0 }
 
