@@ -60,6 +60,11 @@ public struct Bot: Sendable {
             }
             return Connect4Player.chooseMove(connect4, level: level, random: &random, shouldStop: shouldStop)
         case let cube4 as Cube4:
+            if level == .hard && !legacy {
+                return memory.withCube4Table { table in
+                    Cube4Player.chooseMove(cube4, level: level, random: &random, table: &table, shouldStop: shouldStop)
+                }
+            }
             return Cube4Player.chooseMove(cube4, level: level, random: &random, shouldStop: shouldStop)
         case let tictactoe as TicTacToe:
             return TicTacToePlayer.chooseMove(tictactoe, level: level, random: &random, shouldStop: shouldStop)
@@ -78,6 +83,15 @@ final class BotMemory: @unchecked Sendable {
     private let lock = Mutex(())
     /// `hard` Connect Four's solver; only touched under `lock`.
     private var connect4Solver: Connect4Solver?
+
+    /// `hard` Cube Four's table; only touched under `lock`.
+    private var cube4Table: TranspositionTable?
+
+    /// Runs `body` with `hard` Cube Four's table kept across moves (nil until
+    /// the first search makes one).
+    func withCube4Table<Result>(_ body: (inout TranspositionTable?) -> Result) -> Result {
+        lock.withLock { _ in body(&cube4Table) }
+    }
 
     /// Runs `body` with the solver, made with the shipped book on first use.
     func withConnect4Solver<Result>(_ body: (Connect4Solver) -> Result) -> Result {

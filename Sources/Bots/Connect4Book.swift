@@ -79,12 +79,15 @@ public struct Connect4Book: Sendable {
 
     // MARK: Building
 
-    /// Solves every position of up to `depth` stones (deepest first, so each
-    /// shallower one finds its children already known). `progress` gets the
-    /// depth being solved and the positions of that depth.
-    public static func build(depth: Int, progress: (Int, Int) -> Void = { _, _ in }) -> Connect4Book {
-        var layers: [[Connect4Bits]] = [[Connect4Bits(Connect4())]]
-        for _ in 0..<max(depth, 0) {
+    /// Solves every position of up to `depth` stones reachable from `root`
+    /// (the empty board for the real book; a later one for tests), deepest
+    /// first, so each shallower one finds its children already known.
+    /// `progress` gets the depth being solved and its number of positions.
+    public static func build(
+        from root: Connect4 = Connect4(), depth: Int, progress: (Int, Int) -> Void = { _, _ in }
+    ) -> Connect4Book {
+        var layers: [[Connect4Bits]] = [root.isOver ? [] : [Connect4Bits(root)]]
+        for _ in 0..<max(depth - root.moveCount, 0) {
             var seen = Set<UInt64>()
             var layer: [Connect4Bits] = []
             for board in layers[layers.count - 1] {
@@ -105,7 +108,7 @@ public struct Connect4Book: Sendable {
         let solver = Connect4Solver()
         var scores: [UInt64: Int] = [:]
         for ply in stride(from: layers.count - 1, through: 0, by: -1) {
-            progress(ply, layers[ply].count)
+            progress(root.moveCount + ply, layers[ply].count)
             for board in layers[ply] where Connect4Bits.winningCells(board.current, board.mask) & board.possible == 0 {
                 if let score = solver.solve(board) { scores[board.symmetricKey] = score }
             }

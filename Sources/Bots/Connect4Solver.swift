@@ -155,13 +155,17 @@ public final class Connect4Solver {
         return scores
     }
 
-    /// A column with the best exact score, the most central among equals;
-    /// nil when the game is over or stopped. Solves the position once, then
-    /// asks each move in centre order only whether it keeps that score (a
-    /// null-window search, far cheaper than scoring every move exactly).
+    /// The columns with the best exact score, centre first; nil when the
+    /// game is over or stopped. Solves the position once, then asks each
+    /// move only whether it keeps that score (a null-window search, far
+    /// cheaper than scoring every move exactly). With `firstOnly`, stops at
+    /// the first such column.
+    ///
     /// With a `nodeBudget`, gives up (nil, `outOfBudget` set) after that many
     /// nodes: a budget, unlike a clock, gives the same answer on every run.
-    func bestMove(_ board: Connect4Bits, nodeBudget: Int = .max, shouldStop: @escaping () -> Bool = { false }) -> Int? {
+    func bestMoves(
+        _ board: Connect4Bits, firstOnly: Bool = false, nodeBudget: Int = .max, shouldStop: @escaping () -> Bool = { false }
+    ) -> (columns: [Int], score: Int)? {
         guard !Self.isOver(board) else { return nil }
         self.shouldStop = shouldStop
         stopped = false
@@ -170,29 +174,39 @@ public final class Connect4Solver {
         defer { self.shouldStop = { false }; nodeLimit = .max }
         let possible = board.possible
         let wins = Connect4Bits.winningCells(board.current, board.mask) & possible
-        if let column = Self.centreOrder.first(where: { wins & Connect4Bits.columnMask($0) != 0 }) { return column }
+        let winScore = (Self.cells + 1 - board.moves) / 2
+        if wins != 0 { return (Self.centreOrder.filter { wins & Connect4Bits.columnMask($0) != 0 }, winScore) }
         let next = board.nonLosingMoves(possible)
         if next == 0 {
-            // Lost at once whatever happens: block one threat, and hope.
+            // Lost at once whatever happens: block a threat, and hope.
             let threats = Connect4Bits.winningCells(board.current ^ board.mask, board.mask) & possible
             let cells = threats != 0 ? threats : possible
-            return Self.centreOrder.first { cells & Connect4Bits.columnMask($0) != 0 }
+            return (Self.centreOrder.filter { cells & Connect4Bits.columnMask($0) != 0 }, -(Self.cells - board.moves) / 2)
         }
         let target = exactScore(board)
         if stopped { return nil }
+        var columns: [Int] = []
         for column in Self.centreOrder {
             let move = next & Connect4Bits.columnMask(column)
             guard move != 0 else { continue }
             var child = board
             child.play(move)
-            if child.moves == Self.cells { if target <= 0 { return column } else { continue } }
-            // Does the child's value, for the opponent, stay at or below -target?
-            let known = book?.score(child)
-            let keeps = known.map { -$0 >= target } ?? (-negamax(child, alpha: -target, beta: -target + 1) >= target)
+            let keeps: Bool
+            if child.moves == Self.cells {
+                keeps = target <= 0
+            } else if let known = book?.score(child) {
+                keeps = -known >= target
+            } else {
+                // Does the child's value, for the opponent, stay at or below -target?
+                keeps = -negamax(child, alpha: -target, beta: -target + 1) >= target
+            }
             if stopped { return nil }
-            if keeps { return column }
+            if keeps {
+                columns.append(column)
+                if firstOnly { break }
+            }
         }
-        return nil
+        return (columns, target)
     }
 
     /// Whether the book knows the score of every move from `board` (so a

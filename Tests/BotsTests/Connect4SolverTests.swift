@@ -3,26 +3,14 @@ import Games
 import Testing
 
 /// Positions reached by `plies` random moves (a count drawn from the range)
-/// that are not over: what the solver tests and `parlor bench bots` try.
+/// that are not over, as `parlor bench bots` makes them.
 func randomConnect4Positions(count: Int, plies: ClosedRange<Int>, seed: UInt64) -> [Connect4] {
     randomConnect4Lines(count: count, plies: plies, seed: seed).map(\.game)
 }
 
 /// `randomConnect4Positions` with the columns (0-based) that reached each.
 func randomConnect4Lines(count: Int, plies: ClosedRange<Int>, seed: UInt64) -> [(game: Connect4, columns: [Int])] {
-    var random = SplitMix64(seed: seed)
-    var positions: [(game: Connect4, columns: [Int])] = []
-    while positions.count < count {
-        var game = Connect4()
-        var columns: [Int] = []
-        let length = Int.random(in: plies, using: &random)
-        while game.moveCount < length, !game.isOver, let move = game.legalMoves.randomElement(using: &random) {
-            try? game.apply(move)
-            columns.append(move.rawValue)
-        }
-        if !game.isOver && game.moveCount == length { positions.append((game, columns)) }
-    }
-    return positions
+    Connect4Strength.positions(count: count, plies: plies, seed: seed)
 }
 
 /// The exact score by plain minimax over every line of play, through the
