@@ -61,6 +61,10 @@ let package = Package(
             dependencies: ["Games", "Bots", "Match", "Store", "Session", "Discovery", "TerminalUI"]
         ),
         .executableTarget(name: "parlor", dependencies: ["ParlorCLI"]),
+        // Builds the Connect Four opening book (scripts/build-connect4-book); not installed.
+        .executableTarget(
+            name: "connect4-book", dependencies: ["Bots", "Games"], path: "Tools/connect4-book",
+            swiftSettings: [.unsafeFlags(["-O"])]),
         // Fakes shared by every test target.
         .target(
             name: "ParlorTestSupport",

@@ -1,20 +1,36 @@
 import Games
+import Synchronization
 
 /// A computer opponent: picks moves for whichever seat is to move.
 ///
 /// A bot is a plain value holding its level and a seeded random generator,
 /// so the same seed facing the same sequence of positions plays the same
-/// moves (`--seed`). Searches allocate their own tables on every call and
-/// keep nothing between moves.
+/// moves (`--seed`). `hard` Connect Four keeps its exact solver's table
+/// (allocated on its first move, shared by copies of the bot) across moves:
+/// the table holds proven facts, so reusing it never changes an answer.
 public struct Bot: Sendable {
     /// How strongly this bot plays.
     public let level: BotLevel
     private var random: SplitMix64
+    /// `hard` as it played before the exact solver and the Cube Four
+    /// engine's rework: only `parlor bench bots` measures against it.
+    private let legacy: Bool
+    private let memory = BotMemory()
 
     /// A bot of `level` whose random choices are fixed by `seed`.
     public init(level: BotLevel, seed: UInt64) {
         self.level = level
         random = SplitMix64(seed: seed)
+        legacy = false
+    }
+
+    /// The `hard` bot of earlier releases, kept for `parlor bench bots`.
+    public static func legacyHard(seed: UInt64) -> Bot { Bot(legacyHardSeed: seed) }
+
+    private init(legacyHardSeed seed: UInt64) {
+        level = .hard
+        random = SplitMix64(seed: seed)
+        legacy = true
     }
 
     /// Picks a move for `game.activeSeat`.
@@ -42,8 +58,18 @@ public struct Bot: Sendable {
         if level == .easy { return GenericPlayer.easyMove(game, random: &random, shouldStop: shouldStop) }
         switch game {
         case let connect4 as Connect4:
+            if level == .hard && !legacy {
+                return memory.withConnect4Solver { solver in
+                    Connect4Player.perfectMove(connect4, solver: solver, shouldStop: shouldStop)
+                }
+            }
             return Connect4Player.chooseMove(connect4, level: level, random: &random, shouldStop: shouldStop)
         case let cube4 as Cube4:
+            if level == .hard && !legacy {
+                return memory.withCube4Table { table in
+                    Cube4Player.chooseMove(cube4, level: level, random: &random, table: &table, shouldStop: shouldStop)
+                }
+            }
             return Cube4Player.chooseMove(cube4, level: level, random: &random, shouldStop: shouldStop)
         case let tictactoe as TicTacToe:
             return TicTacToePlayer.chooseMove(tictactoe, level: level, random: &random, shouldStop: shouldStop)
@@ -52,6 +78,32 @@ public struct Bot: Sendable {
             return GenericPlayer.searchMove(
                 game, depth: hard ? GenericPlayer.hardDepth : GenericPlayer.mediumDepth,
                 nodeBudget: hard ? GenericPlayer.hardNodeBudget : .max, random: &random, shouldStop: shouldStop)
+        }
+    }
+}
+
+/// What a bot keeps between moves: allocated on first use, shared by the
+/// copies of one bot, behind a lock because a copy may move on another thread.
+final class BotMemory: @unchecked Sendable {
+    private let lock = Mutex(())
+    /// `hard` Connect Four's solver; only touched under `lock`.
+    private var connect4Solver: Connect4Solver?
+
+    /// `hard` Cube Four's table; only touched under `lock`.
+    private var cube4Table: TranspositionTable?
+
+    /// Runs `body` with `hard` Cube Four's table kept across moves (nil until
+    /// the first search makes one).
+    func withCube4Table<Result>(_ body: (inout TranspositionTable?) -> Result) -> Result {
+        lock.withLock { _ in body(&cube4Table) }
+    }
+
+    /// Runs `body` with the solver, made with the shipped book on first use.
+    func withConnect4Solver<Result>(_ body: (Connect4Solver) -> Result) -> Result {
+        lock.withLock { _ in
+            let solver = connect4Solver ?? Connect4Solver(book: Connect4Book.shipped)
+            connect4Solver = solver
+            return body(solver)
         }
     }
 }

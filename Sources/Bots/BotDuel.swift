@@ -24,6 +24,10 @@ public struct DuelResult: Sendable {
     public var thinkingTimeA: Duration = .zero
     /// Wall-clock time `levelB` spent choosing its moves.
     public var thinkingTimeB: Duration = .zero
+    /// The longest `levelA` took over one move.
+    public var longestMoveA: Duration = .zero
+    /// The longest `levelB` took over one move.
+    public var longestMoveB: Duration = .zero
 
     /// Average time per move for `levelA`, zero when it made none.
     public var averageMoveTimeA: Duration { movesByA == 0 ? .zero : thinkingTimeA / movesByA }
@@ -47,7 +51,36 @@ public enum BotDuel {
         gameID: String, _ a: BotLevel, against b: BotLevel, games: Int, seed: UInt64,
         progress: ((Int) -> Void)? = nil
     ) -> DuelResult {
-        var result = DuelResult(gameID: gameID, levelA: a, levelB: b)
+        play(gameID: gameID, .level(a), against: .level(b), games: games, seed: seed, progress: progress)
+    }
+
+    /// Who takes part in a duel: a level, or `hard` as it played before
+    /// (`Bot.legacyHard`), which only benches measure against.
+    public enum Entrant: Sendable, Equatable {
+        case level(BotLevel)
+        case legacyHard
+
+        func bot(seed: UInt64) -> Bot {
+            switch self {
+            case .level(let level): Bot(level: level, seed: seed)
+            case .legacyHard: Bot.legacyHard(seed: seed)
+            }
+        }
+
+        var level: BotLevel {
+            switch self {
+            case .level(let level): level
+            case .legacyHard: .hard
+            }
+        }
+    }
+
+    /// `play(gameID:_:against:games:seed:progress:)` between any two entrants.
+    public static func play(
+        gameID: String, _ a: Entrant, against b: Entrant, games: Int, seed: UInt64,
+        progress: ((Int) -> Void)? = nil
+    ) -> DuelResult {
+        var result = DuelResult(gameID: gameID, levelA: a.level, levelB: b.level)
         guard let fresh = GameCatalog.newGame(id: gameID) else { return result }
         var random = SplitMix64(seed: seed)
         var opening = fresh
@@ -55,8 +88,8 @@ public enum BotDuel {
         for index in 0..<max(games, 0) {
             if index % 2 == 0 { opening = randomOpening(from: fresh, random: &random) }
             let seatOfA = index % 2
-            var botA = Bot(level: a, seed: random.derivedSeed())
-            var botB = Bot(level: b, seed: random.derivedSeed())
+            var botA = a.bot(seed: random.derivedSeed())
+            var botB = b.bot(seed: random.derivedSeed())
             var game = opening
             var forfeitBy: SeatIndex?
             while let seat = game.activeSeat {
@@ -65,8 +98,10 @@ public enum BotDuel {
                 let elapsed = clock.now - start
                 if seat == seatOfA {
                     result.movesByA += 1; result.thinkingTimeA += elapsed
+                    result.longestMoveA = max(result.longestMoveA, elapsed)
                 } else {
                     result.movesByB += 1; result.thinkingTimeB += elapsed
+                    result.longestMoveB = max(result.longestMoveB, elapsed)
                 }
                 guard let move, (try? game.apply(move)) != nil else { forfeitBy = seat; break }
             }

@@ -332,6 +332,48 @@ enum Connect4Player {
         }
     }
 
+    /// How many nodes `hard` lets the exact solver search (about 1 s on one
+    /// core) before it falls back to the heuristic search: only positions in
+    /// the first dozen moves, outside the book, get near it. Nodes, not time,
+    /// so a seeded game replays the same on any machine.
+    static let perfectNodeBudget = 2_000_000
+    /// Nodes of heuristic search that choose among moves of equal exact value
+    /// in drawn and lost positions.
+    static let tieBreakNodeBudget = 300_000
+    /// Below this many stones (and outside the book) an exact search takes
+    /// from seconds to hours on one core, so `hard` does not try: it plays the
+    /// heuristic search's move at once.
+    static let perfectFromMove = 8
+
+    /// `hard`: a move with the best exact score (the quickest win, a draw
+    /// when no win exists, the longest resistance when lost), the most
+    /// central among equals. A position the solver cannot finish within
+    /// `perfectNodeBudget` gets the heuristic search's move instead.
+    static func perfectMove(_ game: Connect4, solver exact: Connect4Solver, shouldStop: () -> Bool) -> Move? {
+        let board = Connect4Bits(game)
+        guard !Connect4Solver.isOver(board) else { return nil }
+        if board.moves < perfectFromMove && !exact.bookHolds(board) {
+            var random = SplitMix64(seed: 0)
+            return chooseMove(game, level: .hard, random: &random, shouldStop: shouldStop)
+        }
+        let column: Int? = withoutActuallyEscaping(shouldStop) { shouldStop in
+            guard let best = exact.bestMoves(board, nodeBudget: perfectNodeBudget, shouldStop: shouldStop),
+                  let first = best.columns.first else { return nil }
+            // A win: the quickest, the most central. A draw or a loss against
+            // perfect play: among the moves that keep it, the one the heuristic
+            // search likes best, which a weaker opponent must answer precisely.
+            guard best.score <= 0, best.columns.count > 1, board.nonLosingMoves(board.possible) != 0, !shouldStop() else {
+                return first
+            }
+            return hard(board, candidates: best.columns, nodeBudget: tieBreakNodeBudget, shouldStop: shouldStop)?.column ?? first
+        }
+        if let column { return Move(column) }
+        guard exact.outOfBudget, !shouldStop() else { return nil }
+        // The heuristic search is deterministic for `hard`: the generator goes unused.
+        var random = SplitMix64(seed: 0)
+        return chooseMove(game, level: .hard, random: &random, shouldStop: shouldStop)
+    }
+
     /// The columns whose cell is set in `cells`, in column order.
     static func columns(_ cells: UInt64) -> [Int] {
         (0..<7).filter { cells & Connect4Bits.columnMask($0) != 0 }

@@ -72,6 +72,8 @@ struct Cube4Search {
     var nodes = 0
     var stopped = false
     var outOfBudget = false
+    /// When set, the search also runs out of budget at this instant.
+    var deadline: ContinuousClock.Instant?
 
     init(weights: (Int, Int, Int, Int), nodeBudget: Int, tableBits: Int?, shouldStop: @escaping () -> Bool) {
         self.weights = weights
@@ -155,7 +157,11 @@ struct Cube4Search {
     mutating func negamax(_ board: Cube4Bits, depth: Int, alpha: Int, beta: Int) -> Int {
         nodes += 1
         if nodes & 511 == 0 {
-            if shouldStop() { stopped = true } else if nodes >= nodeBudget { outOfBudget = true }
+            if shouldStop() {
+                stopped = true
+            } else if nodes >= nodeBudget || deadline.map({ ContinuousClock.now >= $0 }) == true {
+                outOfBudget = true
+            }
         }
         if aborted { return 0 }
         if board.moves == 64 { return 0 }
@@ -251,11 +257,29 @@ enum Cube4Player {
     static let mediumDepth = 2
     static let mediumWeights = (0, 1, 4, 16)
     static let hardWeights = (0, 1, 5, 24)
-    /// Nodes searched per `hard` move; a few tenths of a second in a release build.
-    static let hardNodeBudget = 400_000
+    /// Nodes the `hard` of earlier releases searched per move, with a fresh
+    /// 1 << 18 table each time (`Bot.legacyHard`, for `parlor bench bots`).
+    static let legacyNodeBudget = 400_000
+    /// Nodes `hard` searches per move: about half a second on one core.
+    static let hardNodeBudget = 1_200_000
+    /// `hard` stops deepening at this wall-clock time even within its nodes,
+    /// so a loaded machine still gets a move within a second.
+    static let hardTimeLimit = Duration.milliseconds(800)
+    /// `hard`'s table, 1 << 20 entries (16 MiB), kept across moves.
+    static let hardTableBits = 20
 
+    /// The move of `level` as earlier releases played it: `hard` with a
+    /// fresh table and a smaller budget (`Bot.legacyHard`).
+    static func chooseMove(_ game: Cube4, level: BotLevel, random: inout SplitMix64, shouldStop: () -> Bool) -> Move? {
+        var none: TranspositionTable?
+        return chooseMove(game, level: level, random: &random, table: &none, keepsTable: false, shouldStop: shouldStop)
+    }
+
+    /// With `keepsTable`, `hard` searches longer with `table`, the bot's own
+    /// kept across moves (made here on first use).
     static func chooseMove(
-        _ game: Cube4, level: BotLevel, random: inout SplitMix64, shouldStop: () -> Bool
+        _ game: Cube4, level: BotLevel, random: inout SplitMix64, table: inout TranspositionTable?,
+        keepsTable: Bool = true, shouldStop: () -> Bool
     ) -> Move? {
         let board = Cube4Bits(game)
         guard board.possible != 0 else { return nil }
@@ -278,7 +302,14 @@ enum Cube4Player {
             case .easy, .medium:
                 return medium(board, next, candidates, random: &random, shouldStop: shouldStop)
             case .hard:
-                return hard(board, next, candidates, shouldStop: shouldStop).map { Move($0.peg) }
+                guard keepsTable else {
+                    var fresh: TranspositionTable? = TranspositionTable(bits: 18)
+                    return hard(board, next, candidates, nodeBudget: legacyNodeBudget, table: &fresh, shouldStop: shouldStop)
+                        .map { Move($0.peg) }
+                }
+                if table == nil { table = TranspositionTable(bits: hardTableBits) }
+                return hard(board, next, candidates, nodeBudget: hardNodeBudget, table: &table,
+                            deadline: ContinuousClock.now + hardTimeLimit, shouldStop: shouldStop).map { Move($0.peg) }
             }
         }
     }
@@ -309,9 +340,15 @@ enum Cube4Player {
     /// nodes searched; nil when stopped.
     static func hard(
         _ board: Cube4Bits, _ next: UInt64, _ candidates: [Int], nodeBudget: Int = hardNodeBudget,
+        table: inout TranspositionTable?, deadline: ContinuousClock.Instant? = nil,
         shouldStop: @escaping () -> Bool
     ) -> (peg: Int, depth: Int, score: Int, nodes: Int)? {
-        var search = Cube4Search(weights: hardWeights, nodeBudget: nodeBudget, tableBits: 18, shouldStop: shouldStop)
+        var search = Cube4Search(weights: hardWeights, nodeBudget: nodeBudget, tableBits: nil, shouldStop: shouldStop)
+        // Moved into the search and back (never two owners), so it is never copied.
+        search.table = table
+        table = nil
+        defer { table = search.table; search.table = nil }
+        search.deadline = deadline
         search.judgesParity = true
         var ordered = candidates
         guard var chosen = ordered.first else { return nil }

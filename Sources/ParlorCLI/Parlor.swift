@@ -20,6 +20,7 @@ public enum CommandRegistry {
     public static let commands: [any ParsableCommand.Type] = [
         PlayOptions.self, HostOptions.self, JoinOptions.self, BrowseOptions.self, GamesOptions.self,
         MatchesOptions.self, ReplayOptions.self, ResumeOptions.self, ForgetOptions.self, DoctorOptions.self,
+        AnalyzeOptions.self,
         BenchTurnsOptions.self, BenchBotsOptions.self, BenchSoakOptions.self, BenchRenderOptions.self,
         VersionOptions.self, CompletionsOptions.self,
     ]

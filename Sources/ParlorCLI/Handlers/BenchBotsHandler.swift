@@ -1,25 +1,95 @@
 import Bots
 import Foundation
+import Games
 
-/// Runs `parlor bench bots`: `hard` against `medium` from varied openings,
-/// counting wins; the issue asks for at least 95 of 100 at connect4.
+/// Runs `parlor bench bots`. Connect Four: hard against medium from varied
+/// openings, each level's share of moves that keep the exact value, and the
+/// exact solver's time per position. Cube Four: hard against the hard of
+/// earlier releases, with the longest move. Other games: hard against medium.
 func runBenchBots(_ options: BenchBotsOptions) async throws -> ExitCode {
-    Console.write("parlor bench bots: \(options.games) games of \(options.game), hard against medium, seats alternating\n")
-    let games = options.games, game = options.game
-    let result = await withCheckedContinuation { continuation in
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
         // A CPU-bound loop: keep it off Swift's cooperative pool.
         DispatchQueue.global().async {
-            continuation.resume(returning: BotDuel.play(gameID: game, .hard, against: .medium, games: games, seed: 2026) { done in
-                if done % 10 == 0 { Console.writeError("  \(done)/\(games)\n") }
-            })
+            BotBench.run(game: options.game, games: options.games)
+            continuation.resume()
         }
     }
-    let hardMs = Double(result.averageMoveTimeA.microseconds) / 1000
-    let mediumMs = Double(result.averageMoveTimeB.microseconds) / 1000
-    Console.write("""
-          hard won \(result.winsByA), medium won \(result.winsByB), drawn \(result.draws) (of \(result.games))
-          time per move: hard \(String(format: "%.1f", hardMs)) ms, medium \(String(format: "%.1f", mediumMs)) ms
-
-        """)
     return .success
+}
+
+/// The figures `parlor bench bots` prints, written as they come.
+enum BotBench {
+    /// The position sets the issue names: random play of 8-12, 14-20 and 28-34 moves.
+    static let sets: [(plies: ClosedRange<Int>, count: Int)] = [(8...12, 20), (14...20, 100), (28...34, 200)]
+
+    static func run(game: String, games: Int) {
+        let opponent: BotDuel.Entrant = game == Cube4.id ? .legacyHard : .level(.medium)
+        let opponentName = game == Cube4.id ? "the hard of earlier releases" : "medium"
+        Console.write("parlor bench bots: \(games) games of \(game), hard against \(opponentName), seats alternating\n")
+        let result = BotDuel.play(gameID: game, .level(.hard), against: opponent, games: games, seed: 2026) { done in
+            if done % 10 == 0 { Console.writeError("  \(done)/\(games)\n") }
+        }
+        let share = result.games == 0 ? 0 : 100 * Double(result.winsByA) / Double(result.games)
+        Console.write("""
+              hard won \(result.winsByA), \(game == Cube4.id ? "old hard" : "medium") won \(result.winsByB), drawn \(result.draws) (of \(result.games)): hard \(percent(share))
+              time per move: hard \(milliseconds(result.averageMoveTimeA)) (longest \(milliseconds(result.longestMoveA))), \
+            other \(milliseconds(result.averageMoveTimeB)) (longest \(milliseconds(result.longestMoveB)))
+
+            """)
+        if game == Connect4.id { connect4Strength() }
+    }
+
+    /// Each level's share of value-keeping moves, and the solver's time, on each set.
+    static func connect4Strength() {
+        let entrants: [(String, BotDuel.Entrant)] = [
+            ("easy", .level(.easy)), ("medium", .level(.medium)), ("hard", .level(.hard)), ("old hard", .legacyHard),
+        ]
+        let clock = ContinuousClock()
+        let book = Connect4Book.shipped
+        Console.write("moves keeping the exact value (the best move's score), positions from random play:\n")
+        Console.write("  moves    positions" + entrants.map { pad($0.0, 10) }.joined() + "\n")
+        var timings: [String] = []
+        for (index, set) in sets.enumerated() {
+            let positions = Connect4Strength.positions(count: set.count, plies: set.plies, seed: 77 + UInt64(index)).map(\.game)
+            // Solver time per position from a cleared table, without and with the book.
+            var times: [Duration] = []
+            for useBook in [false, true] {
+                let solver = Connect4Solver(book: useBook ? book : nil)
+                var total = Duration.zero
+                for position in positions {
+                    solver.clearTable()
+                    let start = clock.now
+                    _ = solver.score(position)
+                    total += clock.now - start
+                }
+                times.append(total / positions.count)
+            }
+            timings.append("  \(pad(label(set.plies), 5, left: true))    \(pad(milliseconds(times[0]), 12))\(pad(milliseconds(times[1]), 12))")
+            let judge = Connect4Solver(book: book)
+            let analyses = positions.compactMap { judge.analyse($0) }
+            var row = "  \(pad(label(set.plies), 5, left: true))    \(pad(String(positions.count), 9))"
+            for (offset, entrant) in entrants.enumerated() {
+                let kept = Connect4Strength.movesKeepingValue(entrant.1, in: positions, judge: analyses, seed: UInt64(offset))
+                row += pad(percent(100 * Double(kept) / Double(max(analyses.count, 1))), 10)
+            }
+            Console.write(row + "\n")
+        }
+        Console.write("exact solver, mean time per position (table cleared before each):\n")
+        Console.write("  moves         no book   with book (\(book.map { "\($0.count) positions, up to move \($0.depth)" } ?? "none"))\n")
+        Console.write(timings.joined(separator: "\n") + "\n")
+    }
+
+    static func label(_ plies: ClosedRange<Int>) -> String { "\(plies.lowerBound)-\(plies.upperBound)" }
+
+    static func percent(_ value: Double) -> String { String(format: "%.1f%%", value) }
+
+    static func milliseconds(_ duration: Duration) -> String {
+        let ms = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        return ms < 1 ? String(format: "%.3f ms", ms) : String(format: "%.1f ms", ms)
+    }
+
+    static func pad(_ text: String, _ width: Int, left: Bool = false) -> String {
+        let fill = String(repeating: " ", count: max(0, width - text.count))
+        return left ? text + fill : fill + text
+    }
 }
