@@ -1,0 +1,91 @@
+import Games
+import Match
+import ParlorTestSupport
+import Testing
+@testable import Session
+
+/// GOODBYE is a peer's last word (docs/PROTOCOL.md, sections 4 and 6):
+/// nothing after it is looked at, and no GOODBYE changes a result.
+@Suite struct GoodbyeProtocolTests {
+    static func leaving() -> [UInt8] { Message.goodbye(.goodbyeLeaving, sentence: "leaving, may resume", finalBlob: []).encoded }
+
+    /// What a connection hands on, frame by frame, for one chunk of bytes.
+    static func handedOn(_ chunk: [UInt8]) async -> [Inbound] {
+        let (near, far) = InMemoryByteStream.pair()
+        let connection = WireConnection(stream: far)
+        let seen = Collected()
+        connection.start { inbound in await seen.add(inbound) }
+        near.send(chunk)
+        try? await Task.sleep(for: .milliseconds(100))
+        near.close()
+        _ = await seen.waitForClose()
+        return await seen.items
+    }
+
+    actor Collected {
+        var items: [Inbound] = []
+        func add(_ inbound: Inbound) { items.append(inbound) }
+        func waitForClose() async -> Bool {
+            for _ in 0..<500 {
+                if items.contains(where: { if case .closed = $0 { true } else { false } }) { return true }
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+            return false
+        }
+    }
+
+    // MARK: Item 8: frames after a GOODBYE
+
+    @Test func framesAfterAGoodbyeInTheSameChunkAreNotHandedOn() async {
+        let heartbeat = Message.heartbeat(senderTime: 1).encoded
+        let inbound = await Self.handedOn(heartbeat + Self.leaving() + heartbeat + [0x47, 0x45, 0x54, 0x20, 0x00])
+        let kinds = inbound.map { item -> String in
+            switch item {
+            case .message(let message): "\(message.type)"
+            case .frameError: "frameError"
+            case .messageError: "messageError"
+            case .closed(_, let midFrame): midFrame ? "closed mid-frame" : "closed"
+            }
+        }
+        // The heartbeat and the garbage after GOODBYE are ignored, not read as frames or errors.
+        #expect(kinds == ["HEARTBEAT", "GOODBYE", "closed"])
+    }
+
+    /// A guest says GOODBYE(leaving) and a TURN in one write: the host takes the departure only.
+    @Test(arguments: AttackTransport.allCases)
+    func theHostIgnoresATurnThatFollowsGoodbyeInOneWrite(over transport: AttackTransport) async throws {
+        let session = try await RawGuestSession.start(over: transport)
+        let events = EventRecorder()
+        await events.record(session.hostController)
+        let (sequence, blob) = try session.proposal(.move(Move(3), by: session.seat))
+        await session.peer.send(bytes: Self.leaving() + Message.turn(sequence: sequence, blob: blob).encoded)
+        #expect(await events.waitUntil { events in
+            events.contains { if case .notice(let text) = $0 { text.contains("Mallory disconnected") } else { false } }
+        })
+        var answers: [Message] = []
+        while let event = await session.peer.next(timeout: .seconds(3)), event != .closed {
+            if case .message(let message) = event, message.type != .heartbeat { answers.append(message) }
+        }
+        #expect(answers.isEmpty, "the host answered a frame after GOODBYE: \(answers.map(\.type))")
+        try? await Task.sleep(for: .milliseconds(200))
+        #expect(await session.hostController.state.sequence == 0, "the host committed the TURN after GOODBYE")
+        #expect(!(await events.events.contains { if case .committed = $0 { true } else { false } }))
+
+        // Coming back, the guest finds the host's state without that move.
+        let back = try await session.door.connect()
+        var hello = session.hello
+        hello.matchID = session.state.matchID
+        hello.seatToken = session.welcome.seatToken
+        let (_, state) = try #require(await back.handshake(hello))
+        #expect(state.sequence == 0 && state.moves.isEmpty)
+    }
+
+    /// The host says GOODBYE(leaving) and pushes a TURN in one write: the guest takes the departure only.
+    @Test func theGuestIgnoresAPushThatFollowsGoodbyeInOneWrite() async throws {
+        let script = try await LyingHostProtocolTests.Scripted.make(guestSeat: 1)
+        let pushed = try script.initial.applying(.move(Move(3), by: 0), now: 1_700_000_001_000)
+        await script.peer.send(bytes: Self.leaving() + Message.turn(sequence: 1, blob: MatchBlob.encode(pushed)).encoded)
+        let final = try #require(await finished(script.controller, within: .seconds(5)))
+        #expect(final.sequence == 0 && final.moves.isEmpty, "the guest took a push that followed GOODBYE")
+    }
+}
