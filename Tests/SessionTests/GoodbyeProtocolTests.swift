@@ -34,6 +34,15 @@ import Testing
         }
     }
 
+    /// The guest comes back on a new connection with its seat token: that peer and the state of its WELCOME.
+    static func comeBack(_ session: RawGuestSession) async throws -> (RawPeer, MatchState) {
+        let back = try await session.door.connect()
+        var hello = session.hello
+        hello.matchID = session.state.matchID
+        hello.seatToken = session.welcome.seatToken
+        return (back, try #require(await back.handshake(hello)).1)
+    }
+
     // MARK: Item 8: frames after a GOODBYE
 
     @Test func framesAfterAGoodbyeInTheSameChunkAreNotHandedOn() async {
@@ -72,11 +81,7 @@ import Testing
         #expect(!(await events.events.contains { if case .committed = $0 { true } else { false } }))
 
         // Coming back, the guest finds the host's state without that move.
-        let back = try await session.door.connect()
-        var hello = session.hello
-        hello.matchID = session.state.matchID
-        hello.seatToken = session.welcome.seatToken
-        let (_, state) = try #require(await back.handshake(hello))
+        let (_, state) = try await Self.comeBack(session)
         #expect(state.sequence == 0 && state.moves.isEmpty)
     }
 
@@ -87,5 +92,59 @@ import Testing
         await script.peer.send(bytes: Self.leaving() + Message.turn(sequence: 1, blob: MatchBlob.encode(pushed)).encoded)
         let final = try #require(await finished(script.controller, within: .seconds(5)))
         #expect(final.sequence == 0 && final.moves.isEmpty, "the guest took a push that followed GOODBYE")
+    }
+
+    // MARK: Item 9: a GOODBYE never changes a result
+
+    /// The guest's seat 0 is about to lose: the host (seat 1) has three in column 4 and the guest is to move.
+    static func guestAboutToLose(over transport: AttackTransport, turnTimeout: UInt32 = 0) async throws -> RawGuestSession {
+        var session = try await RawGuestSession.start(over: transport, turnTimeout: turnTimeout)
+        for column in [0, 0, 6] {
+            try await session.play(column)
+            try await session.hostPlays(3)
+        }
+        return session
+    }
+
+    @Test(arguments: [ReasonCode.goodbyeDesync, .goodbyeMatchOver])
+    func aForgedGoodbyeFromALosingGuestDoesNotEraseTheHostsWin(reason: ReasonCode) async throws {
+        let session = try await Self.guestAboutToLose(over: .memory, turnTimeout: 2)
+        let events = EventRecorder()
+        await events.record(session.hostController)
+        // Instead of moving, the guest claims a desync, or that the match is over with a final state it made up.
+        var forged = session.state
+        forged.seats[session.seat].outcome = .won
+        await session.peer.send(.goodbye(reason, sentence: "hash differs", finalBlob: reason == .goodbyeMatchOver ? MatchBlob.encode(forged) : []))
+        let final = try #require(await finished(session.hostController, within: .seconds(10)))
+        #expect(await events.waitUntil { $0.contains { if case .ended = $0 { true } else { false } } }, "the host ended with an error")
+        #expect(final.isEnded)
+        #expect(final.seats[session.seat].outcome == .timeExpired)
+        #expect(final.seats[session.hostSeat].outcome == .won)
+        // The guest that comes back learns that it lost.
+        let (_, seen) = try await Self.comeBack(session)
+        #expect(seen.stateHash == final.stateHash)
+    }
+
+    @Test(arguments: AttackTransport.allCases)
+    func aGuestThatSaidDesyncComesBackToTheHostsStateAndPlaysOn(over transport: AttackTransport) async throws {
+        var session = try await RawGuestSession.start(over: transport)
+        let events = EventRecorder()
+        await events.record(session.hostController)
+        try await session.play(2)
+        try await session.hostPlays(3)
+        await session.peer.send(.goodbye(.goodbyeDesync, sentence: "hash differs", finalBlob: []))
+        #expect(await events.waitUntil { events in
+            events.contains { if case .notice(let text) = $0 { text.contains("Mallory disconnected (its copy of the match disagrees") } else { false } }
+        })
+        #expect(!(await session.hostController.isStopped), "the host stopped the match on the guest's desync")
+        // The host's state wins: the guest takes it and the match goes on.
+        let (back, state) = try await Self.comeBack(session)
+        #expect(state.stateHash == session.state.stateHash)
+        let next = try state.applying(.move(Move(2), by: session.seat), now: wallClockMilliseconds())
+        await back.send(.turn(sequence: next.sequence, blob: MatchBlob.encode(next)))
+        guard case .confirm(next.sequence, next.stateHash, _)? = await back.nextMessage() else {
+            Issue.record("expected CONFIRM after coming back")
+            return
+        }
     }
 }
