@@ -98,7 +98,10 @@ import Testing
 
     /// The guest's seat 0 is about to lose: the host (seat 1) has three in column 4 and the guest is to move.
     static func guestAboutToLose(over transport: AttackTransport, turnTimeout: UInt32 = 0) async throws -> RawGuestSession {
-        var session = try await RawGuestSession.start(over: transport, turnTimeout: turnTimeout)
+        // A grace period well past the turn timeout: the guest's time runs out while its seat is kept.
+        let timeouts = SessionTimeouts(handshake: .seconds(5), heartbeatInterval: .milliseconds(100),
+                                       heartbeatTimeout: .seconds(2), confirmation: .seconds(2), grace: .seconds(30))
+        var session = try await RawGuestSession.start(over: transport, turnTimeout: turnTimeout, timeouts: timeouts)
         for column in [0, 0, 6] {
             try await session.play(column)
             try await session.hostPlays(3)
