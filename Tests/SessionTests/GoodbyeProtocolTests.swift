@@ -9,17 +9,26 @@ import Testing
 @Suite struct GoodbyeProtocolTests {
     static func leaving() -> [UInt8] { Message.goodbye(.goodbyeLeaving, sentence: "leaving, may resume", finalBlob: []).encoded }
 
-    /// What a connection hands on, frame by frame, for one chunk of bytes.
-    static func handedOn(_ chunk: [UInt8]) async -> [Inbound] {
+    /// What a connection hands on, frame by frame, for chunks of bytes sent one after the other.
+    static func handedOn(_ chunks: [UInt8]...) async -> [String] {
         let (near, far) = InMemoryByteStream.pair()
         let connection = WireConnection(stream: far)
         let seen = Collected()
         connection.start { inbound in await seen.add(inbound) }
-        near.send(chunk)
-        try? await Task.sleep(for: .milliseconds(100))
+        for chunk in chunks {
+            near.send(chunk)
+            try? await Task.sleep(for: .milliseconds(50))
+        }
         near.close()
         _ = await seen.waitForClose()
-        return await seen.items
+        return await seen.items.map { item -> String in
+            switch item {
+            case .message(let message): "\(message.type)"
+            case .frameError: "frameError"
+            case .messageError: "messageError"
+            case .closed(_, let midFrame): midFrame ? "closed mid-frame" : "closed"
+            }
+        }
     }
 
     actor Collected {
@@ -47,16 +56,14 @@ import Testing
 
     @Test func framesAfterAGoodbyeInTheSameChunkAreNotHandedOn() async {
         let heartbeat = Message.heartbeat(senderTime: 1).encoded
-        let inbound = await Self.handedOn(heartbeat + Self.leaving() + heartbeat + [0x47, 0x45, 0x54, 0x20, 0x00])
-        let kinds = inbound.map { item -> String in
-            switch item {
-            case .message(let message): "\(message.type)"
-            case .frameError: "frameError"
-            case .messageError: "messageError"
-            case .closed(_, let midFrame): midFrame ? "closed mid-frame" : "closed"
-            }
-        }
+        let kinds = await Self.handedOn(heartbeat + Self.leaving() + heartbeat + [0x47, 0x45, 0x54, 0x20, 0x00])
         // The heartbeat and the garbage after GOODBYE are ignored, not read as frames or errors.
+        #expect(kinds == ["HEARTBEAT", "GOODBYE", "closed"])
+    }
+
+    @Test func framesAfterAGoodbyeInALaterChunkAreNotHandedOnEither() async {
+        let heartbeat = Message.heartbeat(senderTime: 1).encoded
+        let kinds = await Self.handedOn(heartbeat, Self.leaving(), heartbeat, Array(heartbeat.prefix(5)))
         #expect(kinds == ["HEARTBEAT", "GOODBYE", "closed"])
     }
 
