@@ -67,10 +67,11 @@ struct RawGuestSession {
     /// The host's side of the match (its `RemoteGuest` is `hosted.remote`).
     let hosted: HostedMatch
 
-    static func start(over transport: AttackTransport = .memory) async throws -> RawGuestSession {
+    static func start(over transport: AttackTransport = .memory, turnTimeout: UInt32 = 0,
+                      timeouts: SessionTimeouts = quickTimeouts) async throws -> RawGuestSession {
         let host = try MatchHost(configuration: HostConfiguration(
             gameID: "connect4", hostName: "Hostess", hostPlayerID: .random(), seatPreference: .second,
-            timeouts: quickTimeouts, appVersion: "test"))
+            turnTimeoutSeconds: turnTimeout, timeouts: timeouts, appVersion: "test"))
         let door = try HostDoor(transport, host: host)
         let peer = try await door.connect()
         let hello = Hello(appVersion: "test", playerID: .random(), playerName: "Mallory")

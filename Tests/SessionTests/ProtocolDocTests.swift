@@ -29,6 +29,11 @@ enum ProtocolExamples {
         (try? initial.applying(.move(Move(3), by: 0), now: now + 5_000)) ?? initial
     }
 
+    static var afterBoQuits: MatchState {
+        // Bo (index 1) quits after Ada's move, 2 s later: both seats are done, Bo quit, Ada won.
+        (try? afterOneMove.applying(.quit(1), now: now + 7_000)) ?? afterOneMove
+    }
+
     static var hello: Hello {
         Hello(protocolVersions: [1], appVersion: "0.1.0", playerID: bo, playerName: "Bo",
               games: [GameVersion(id: "connect4", rulesVersion: 1)])
@@ -68,6 +73,7 @@ enum ProtocolExamples {
         let blob = MatchBlob.encode(afterOneMove)
         return [
             ("blob", blobSegments(blob)),
+            ("blob-quit", blobSegments(MatchBlob.encode(afterBoQuits))),
             ("hello", frame(.hello(hello))),
             ("welcome", frame(.welcome(welcome))),
             ("turn", frame(.turn(sequence: 1, blob: blob))),
@@ -260,7 +266,12 @@ enum ProtocolExamples {
         let state = try MatchBlob.decode(blob)
         #expect(state.moves == [PlayedMove(seat: 0, move: Move(3))])
         #expect(state.seats.map(\.name) == ["Ada", "Bo"])
-        for (name, bytes) in documented where name != "blob" && name != "passcode-key" {
+        let quit = try MatchBlob.decode(try #require(documented["blob-quit"]))
+        // A seat that quits (or times out) in a two-seat match carries status 2 done, not 1 left (section 5).
+        #expect(quit.seats.map(\.status) == [.done, .done])
+        #expect(quit.seats.map(\.outcome) == [.won, .quit])
+        #expect(quit.isEnded && quit.deadline == 0)
+        for (name, bytes) in documented where !name.hasPrefix("blob") && name != "passcode-key" {
             var decoder = FrameDecoder()
             decoder.append(bytes)
             let frame = try #require(try decoder.next(), "example \(name)")

@@ -79,7 +79,7 @@ public struct ReasonCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let goodbyeMatchOver = ReasonCode(rawValue: 300)
     /// The sender leaves but may come back to resume (issue 5).
     public static let goodbyeLeaving = ReasonCode(rawValue: 301)
-    /// The sender found the two copies of the match disagree; the match is void on both sides.
+    /// The sender found the two copies of the match disagree; the match is interrupted on both sides and goes on from the host's state.
     public static let goodbyeDesync = ReasonCode(rawValue: 302)
     /// The sender received something it cannot parse or that breaks the protocol.
     public static let goodbyeProtocolError = ReasonCode(rawValue: 303)

@@ -485,19 +485,21 @@ public final class RemoteGuest: Participant {
         case .message(.heartbeat):
             break
         case .message(.goodbye(let reason, let sentence, _)):
-            if reason == .goodbyeDesync {
-                await controller.fail(.desync("\(name) found that the two copies of the match disagree: \(sentence)"))
-            } else if reason == .goodbyeMatchOver {
-                // The guest ends only on changes this host committed, so this host ended first.
-                if !(await controller.isStopped) {
-                    await controller.fail(.desync("\(name) says the match is over, but it is not over here"))
-                }
-            } else {
-                // GOODBYE(leaving): the guest may come back within the grace period.
-                state.withLock { $0.departure = sentence.isEmpty && reason == .goodbyeLeaving ? "leaving" : reason.shown(with: sentence) }
-                source.close()
-                await tick()
+            // This host's copy is the match, so no GOODBYE from the guest ends
+            // it or changes a result: each one (leaving, desync, a matchOver
+            // while the match is not over here, a code from a newer parlor) is
+            // the guest going away for now. Its seat is kept for the grace
+            // period, the turn timeout keeps running, and a guest that comes
+            // back gets this host's state (docs/PROTOCOL.md, section 6).
+            let why = switch reason {
+            case .goodbyeLeaving where sentence.isEmpty: "leaving"
+            case .goodbyeDesync: "its copy of the match disagrees with this one: " + reason.shown(with: sentence)
+            case .goodbyeMatchOver: "it says the match is over, but it is not over here"
+            default: reason.shown(with: sentence)
             }
+            state.withLock { $0.departure = why }
+            source.close()
+            await tick()
         case .message(let other):
             await protocolViolation("\(other.type) is not a message a guest sends")
         case .frameError(let error):

@@ -17,7 +17,8 @@ enum Inbound: Sendable {
 /// One handler call at a time, in order: the handshake's handler hands the
 /// connection to the session by swapping the handler before it returns, so
 /// no message can slip between the two. After a framing error the reader
-/// stops (the stream has no frame boundary any more).
+/// stops (the stream has no frame boundary any more); after a GOODBYE it
+/// hands on nothing but the end of the stream.
 ///
 /// A final class with a mutex rather than an actor: `send` and `lastHeard`
 /// are called synchronously from participants' callbacks, which must not wait.
@@ -81,12 +82,16 @@ final class WireConnection: Sendable {
 
     private func readLoop() async {
         var decoder = FrameDecoder()
+        // GOODBYE is the peer's last word (docs/PROTOCOL.md, section 4): every
+        // frame after it, in the same segment or a later one, is not looked at.
+        var heardGoodbye = false
         for await event in stream.events {
             switch event {
             case .data(let bytes):
                 state.withLock { $0.lastHeard = .now }
+                guard !heardGoodbye else { continue }
                 decoder.append(bytes)
-                while true {
+                frames: while true {
                     let frame: Frame?
                     do { frame = try decoder.next() } catch {
                         await dispatch(.frameError(error))
@@ -103,10 +108,14 @@ final class WireConnection: Sendable {
                         return
                     }
                     await dispatch(.message(message))
+                    if case .goodbye = message {
+                        heardGoodbye = true
+                        break frames
+                    }
                 }
             case .closed(let why):
                 markClosed()
-                await dispatch(.closed(why, midFrame: decoder.bufferedByteCount > 0))
+                await dispatch(.closed(why, midFrame: !heardGoodbye && decoder.bufferedByteCount > 0))
                 // Break the connection → handler → participant → connection cycle.
                 state.withLock { $0.handler = nil }
                 return
@@ -114,7 +123,7 @@ final class WireConnection: Sendable {
         }
         // The stream ended without a `.closed` event.
         markClosed()
-        await dispatch(.closed(nil, midFrame: decoder.bufferedByteCount > 0))
+        await dispatch(.closed(nil, midFrame: !heardGoodbye && decoder.bufferedByteCount > 0))
     }
 
     private func markClosed() {
