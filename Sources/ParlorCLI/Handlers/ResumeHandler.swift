@@ -226,7 +226,8 @@ enum ResumeAsGuest {
         let joined: JoinedMatch
         do {
             joined = try await Guest.resume(dial: dial, hello: hello, saved: state, options: guestOptions) { attempt, error, left in
-                guard attempt == 1 || lastReminder.due(every: .seconds(10)) else { return }
+                // Nothing to wait for once the grace is spent: the failure below says what happened.
+                guard left >= .seconds(1), attempt == 1 || lastReminder.due(every: .seconds(10)) else { return }
                 let text = "waiting for \(hostName) to come back (\(left.components.seconds) s left): \(error)"
                 announcer.say(text, event: .object([("event", "notice"), ("text", .string(text))]))
             }
@@ -235,7 +236,9 @@ enum ResumeAsGuest {
             case .desync(let why):
                 throw CommandFailure("could not resume: \(why)", exitCode: .dataError)
             case .rejoin(.refused(let why)):
-                throw CommandFailure("could not resume: \(why)")
+                // Say who answered: at a saved address that may be another parlor that took the port.
+                let answered = reached.value.map { " at \($0)" } ?? ""
+                throw CommandFailure("could not resume match \(state.matchID.short)\(answered): \(why)")
             default:
                 throw CommandFailure("could not resume match \(state.matchID.short) within \(grace.components.seconds) s: \(error)",
                                      exitCode: .temporaryFailure)
