@@ -74,6 +74,33 @@ import Testing
         try await EndOfMatchEndToEndTests.expectBothEnded(table, id)
     }
 
+    /// Within the host's grace this time: the resumed host (--grace 30) is
+    /// stopped while its guest resumes with --grace 3 and gives up. After
+    /// SIGCONT the host reads that guest's HELLO and its close together; it
+    /// must not take it back (no "is back", no match that then waits for a
+    /// guest who is gone), and it keeps waiting, so the guest's next resume
+    /// is taken back and the match finishes.
+    @Test func aGuestThatGaveUpWhileTheResumedHostWasStoppedIsNotCalledBack() async throws {
+        let table = Table()
+        let (_, id) = try await Self.interruptedMatch(table)
+        let host = try SpawnedParlor(["resume", "--bot", "easy", "--json", "--grace", "30"], environment: table.environment(.host))
+        #expect(await host.line(containing: "\"listening\"") != nil, Comment(rawValue: host.transcript))
+        host.send(SIGSTOP)
+        let gaveUp = try SpawnedParlor(["resume", "--bot", "easy", "--json", "--grace", "3"], environment: table.environment(.guest))
+        #expect(await gaveUp.wait(timeout: .seconds(30)) == 75, Comment(rawValue: gaveUp.transcript))
+        try await Task.sleep(for: .seconds(1))
+        host.send(SIGCONT)
+        try await Task.sleep(for: .seconds(2))
+        #expect(!host.output.contains("\"joined\""), "the host took back a guest that had given up:\n\(host.transcript)")
+
+        let back = try SpawnedParlor(["resume", "--bot", "easy", "--json", "--grace", "60"], environment: table.environment(.guest))
+        #expect(await back.wait(timeout: .seconds(90)) == 0, Comment(rawValue: back.transcript))
+        #expect(await host.wait(timeout: .seconds(30)) == 0, Comment(rawValue: host.transcript))
+        #expect(host.output.components(separatedBy: "\"joined\"").count == 2, Comment(rawValue: host.transcript))
+        #expect(!host.output.contains("did not come back"), Comment(rawValue: host.transcript))
+        try await EndOfMatchEndToEndTests.expectBothEnded(table, id)
+    }
+
     /// Another parlor (hosting tic-tac-toe) took the port the guest saved.
     /// The guest's `parlor resume` says that whoever answers there is not
     /// this match's host, and its copy is kept as it was.

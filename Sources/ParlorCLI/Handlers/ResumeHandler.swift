@@ -199,10 +199,13 @@ enum ResumeAsGuest {
         let matchHex = state.matchID.hex
         let lookOnTheLAN = address == nil
         let reached = AddressBox()
+        // One dial stays within its `timeout` (the looking included), so the retries end within --grace.
         let dial: Dialer = { timeout in
-            if lookOnTheLAN, let service = await MatchFinder.find(matchID: matchHex, within: .seconds(2)) {
+            let began = ContinuousClock.now
+            let left = { max(timeout - (ContinuousClock.now - began), .milliseconds(100)) }
+            if lookOnTheLAN, let service = await MatchFinder.find(matchID: matchHex, within: min(.seconds(2), timeout / 2)) {
                 let addresses = service.addresses.compactMap { try? SocketAddress(ipAddress: $0.host, port: service.port) }
-                if let connection = try? await TCPConnection.connect(addresses: addresses, timeout: timeout) {
+                if let connection = try? await TCPConnection.connect(addresses: addresses, timeout: left()) {
                     reached.set(connection.remoteAddress)
                     return connection.byteStream()
                 }
@@ -210,7 +213,7 @@ enum ResumeAsGuest {
             guard let target else {
                 throw NetError.connectFailed(host: "match \(matchHex.prefix(8))", port: 0, attempts: [])
             }
-            let stream = try await TCPConnection.connect(host: target.host, port: target.port, timeout: timeout).byteStream()
+            let stream = try await TCPConnection.connect(host: target.host, port: target.port, timeout: left()).byteStream()
             reached.set(target.host.contains(":") ? "[\(target.host)]:\(target.port)" : "\(target.host):\(target.port)")
             return stream
         }
