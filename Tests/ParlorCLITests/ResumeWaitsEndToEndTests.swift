@@ -27,6 +27,22 @@ import Testing
         return (port, id)
     }
 
+    /// `parlor resume --grace hostGrace` on the host, stopped (SIGSTOP) while
+    /// the guest's `parlor resume --grace 3` tries and gives up (exit 75,
+    /// within its grace), continued (SIGCONT) 1 s later. Returns the host.
+    static func hostStoppedWhileItsGuestGivesUp(_ table: Table, hostGrace: Int) async throws -> SpawnedParlor {
+        let host = try SpawnedParlor(["resume", "--bot", "easy", "--json", "--grace", "\(hostGrace)"], environment: table.environment(.host))
+        #expect(await host.line(containing: "\"listening\"") != nil, Comment(rawValue: host.transcript))
+        host.send(SIGSTOP)
+        let began = ContinuousClock.now
+        let guest = try SpawnedParlor(["resume", "--bot", "easy", "--json", "--grace", "3"], environment: table.environment(.guest))
+        #expect(await guest.wait(timeout: .seconds(30)) == 75, Comment(rawValue: guest.transcript))
+        #expect(ContinuousClock.now - began < .seconds(10), "the guest's wait was not bounded by its grace")
+        try await Task.sleep(for: .seconds(1))
+        host.send(SIGCONT)
+        return host
+    }
+
     /// `parlor resume --grace 3` on the host with nobody coming back gives up after about 3 s.
     @Test func aResumedHostWaitsOnlyItsGraceForTheGuest() async throws {
         let table = Table()
@@ -47,15 +63,7 @@ import Testing
     @Test func aResumedHostStoppedPastItsGraceNeverCallsTheDepartedGuestBack() async throws {
         let table = Table()
         let (_, id) = try await Self.interruptedMatch(table)
-        let host = try SpawnedParlor(["resume", "--bot", "easy", "--json", "--grace", "3"], environment: table.environment(.host))
-        #expect(await host.line(containing: "\"listening\"") != nil, Comment(rawValue: host.transcript))
-        host.send(SIGSTOP)
-        let began = ContinuousClock.now
-        let guest = try SpawnedParlor(["resume", "--bot", "easy", "--json", "--grace", "3"], environment: table.environment(.guest))
-        #expect(await guest.wait(timeout: .seconds(30)) == 75, Comment(rawValue: guest.transcript))
-        #expect(ContinuousClock.now - began < .seconds(15), "the guest's wait was not bounded by its grace")
-        try await Task.sleep(for: .seconds(1))
-        host.send(SIGCONT)
+        let host = try await Self.hostStoppedWhileItsGuestGivesUp(table, hostGrace: 3)
         #expect(await host.wait(timeout: .seconds(30)) == 75, Comment(rawValue: host.transcript))
         #expect(!host.output.contains("\"joined\""), Comment(rawValue: host.transcript))
         #expect(!host.output.contains("is back"), Comment(rawValue: host.transcript))
@@ -83,13 +91,7 @@ import Testing
     @Test func aGuestThatGaveUpWhileTheResumedHostWasStoppedIsNotCalledBack() async throws {
         let table = Table()
         let (_, id) = try await Self.interruptedMatch(table)
-        let host = try SpawnedParlor(["resume", "--bot", "easy", "--json", "--grace", "30"], environment: table.environment(.host))
-        #expect(await host.line(containing: "\"listening\"") != nil, Comment(rawValue: host.transcript))
-        host.send(SIGSTOP)
-        let gaveUp = try SpawnedParlor(["resume", "--bot", "easy", "--json", "--grace", "3"], environment: table.environment(.guest))
-        #expect(await gaveUp.wait(timeout: .seconds(30)) == 75, Comment(rawValue: gaveUp.transcript))
-        try await Task.sleep(for: .seconds(1))
-        host.send(SIGCONT)
+        let host = try await Self.hostStoppedWhileItsGuestGivesUp(table, hostGrace: 30)
         try await Task.sleep(for: .seconds(2))
         #expect(!host.output.contains("\"joined\""), "the host took back a guest that had given up:\n\(host.transcript)")
 
