@@ -199,10 +199,13 @@ enum ResumeAsGuest {
         let matchHex = state.matchID.hex
         let lookOnTheLAN = address == nil
         let reached = AddressBox()
+        // One dial stays within its `timeout` (the looking included), so the retries end within --grace.
         let dial: Dialer = { timeout in
-            if lookOnTheLAN, let service = await MatchFinder.find(matchID: matchHex, within: .seconds(2)) {
+            let began = ContinuousClock.now
+            let left = { max(timeout - (ContinuousClock.now - began), .milliseconds(100)) }
+            if lookOnTheLAN, let service = await MatchFinder.find(matchID: matchHex, within: min(.seconds(2), timeout / 2)) {
                 let addresses = service.addresses.compactMap { try? SocketAddress(ipAddress: $0.host, port: service.port) }
-                if let connection = try? await TCPConnection.connect(addresses: addresses, timeout: timeout) {
+                if let connection = try? await TCPConnection.connect(addresses: addresses, timeout: left()) {
                     reached.set(connection.remoteAddress)
                     return connection.byteStream()
                 }
@@ -210,7 +213,7 @@ enum ResumeAsGuest {
             guard let target else {
                 throw NetError.connectFailed(host: "match \(matchHex.prefix(8))", port: 0, attempts: [])
             }
-            let stream = try await TCPConnection.connect(host: target.host, port: target.port, timeout: timeout).byteStream()
+            let stream = try await TCPConnection.connect(host: target.host, port: target.port, timeout: left()).byteStream()
             reached.set(target.host.contains(":") ? "[\(target.host)]:\(target.port)" : "\(target.host):\(target.port)")
             return stream
         }
@@ -226,7 +229,8 @@ enum ResumeAsGuest {
         let joined: JoinedMatch
         do {
             joined = try await Guest.resume(dial: dial, hello: hello, saved: state, options: guestOptions) { attempt, error, left in
-                guard attempt == 1 || lastReminder.due(every: .seconds(10)) else { return }
+                // Nothing to wait for once the grace is spent: the failure below says what happened.
+                guard left >= .seconds(1), attempt == 1 || lastReminder.due(every: .seconds(10)) else { return }
                 let text = "waiting for \(hostName) to come back (\(left.components.seconds) s left): \(error)"
                 announcer.say(text, event: .object([("event", "notice"), ("text", .string(text))]))
             }
@@ -235,7 +239,9 @@ enum ResumeAsGuest {
             case .desync(let why):
                 throw CommandFailure("could not resume: \(why)", exitCode: .dataError)
             case .rejoin(.refused(let why)):
-                throw CommandFailure("could not resume: \(why)")
+                // Say who answered: at a saved address that may be another parlor that took the port.
+                let answered = reached.value.map { " at \($0)" } ?? ""
+                throw CommandFailure("could not resume match \(state.matchID.short)\(answered): \(why)")
             default:
                 throw CommandFailure("could not resume match \(state.matchID.short) within \(grace.components.seconds) s: \(error)",
                                      exitCode: .temporaryFailure)

@@ -47,12 +47,19 @@ public struct ReconnectPolicy: Hashable, Sendable {
     /// reset), a name that does not resolve (yet), a handshake that timed out
     /// or was cut, and REJECT busy or handshakeTimeout. Fatal: any other
     /// REJECT (badSeatToken, matchNotFound, …), a peer that is not a parlor
-    /// host or breaks the protocol, and an unusable WELCOME.
+    /// host or breaks the protocol, and an unusable WELCOME. A refusal for the
+    /// game, rules, protocol version or match says that another parlor answers
+    /// there, not this match's host, and the text says so.
     public static func verdict(for error: any Error) -> ReconnectVerdict {
         if let join = error as? JoinError {
             switch join {
             case .rejected(let reason, let sentence):
                 if reason == .busy || reason == .handshakeTimeout { return .retry }
+                if notThisMatchsHost.contains(reason) {
+                    // A HELLO that asks for a match never offers a game to choose: whoever refuses it
+                    // for its game, rules or match is some other parlor that took the address.
+                    return .stop("the parlor answering there is not this match's host (it refused (\(reason)): \(sentence))")
+                }
                 return .stop("the host refused (\(reason)): \(sentence)")
             case .timedOut, .connectionClosed:
                 return .retry
@@ -63,6 +70,10 @@ public struct ReconnectPolicy: Hashable, Sendable {
         if error is NetError || error is CancellationError { return .retry }
         return .retry
     }
+
+    /// Refusals of a HELLO that names a match which say the peer hosts something else: another
+    /// parlor answers on the address (a new match, another game, another version), not this match's host.
+    static let notThisMatchsHost: Set<ReasonCode> = [.versionUnsupported, .gameUnknown, .rulesVersionMismatch, .matchNotFound]
 }
 
 /// Why getting back to the host failed for good.
