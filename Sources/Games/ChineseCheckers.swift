@@ -51,13 +51,14 @@ public struct ChineseCheckers: Game, Hashable {
     public let seatCount: Int
     /// The seat to move while the game goes on.
     private var toMove: SeatIndex = 0
-    /// Seats that have left the match, bit per seat.
-    public private(set) var departed: UInt8 = 0
+    /// Who is still in the rotation.
+    public private(set) var rotation: SeatRotation
 
     /// A fresh board for `seats` players; an unsupported count (5) is set up as the next smaller one.
     public init(seats: Int = 2) {
         let count = Self.seatCounts.last { $0 <= seats } ?? 2
         seatCount = count
+        rotation = SeatRotation(seatCount: count)
         holes = Array(repeating: -1, count: Self.holeCount)
         for (seat, point) in Self.homePoints(seats: count).enumerated() {
             for hole in Self.board.points[point] { holes[hole] = Int8(seat) }
@@ -93,22 +94,14 @@ public struct ChineseCheckers: Game, Hashable {
     public var activeSeat: SeatIndex? { result == .inProgress ? toMove : nil }
 
     /// Whether `seat` has left the match.
-    public func hasLeft(_ seat: SeatIndex) -> Bool { departed & (1 << UInt8(seat)) != 0 }
-
-    /// The next seat after `seat` in rotation that has not left.
-    private func nextPresent(after seat: SeatIndex) -> SeatIndex {
-        var next = (seat + 1) % seatCount
-        while hasLeft(next) && next != seat { next = (next + 1) % seatCount }
-        return next
-    }
+    public func hasLeft(_ seat: SeatIndex) -> Bool { rotation.hasLeft(seat) }
 
     /// The seat's pegs are lifted off the board (they would block other seats'
     /// targets for ever), it is skipped in the rotation, and it ranks last.
     public mutating func seatLeft(_ seat: SeatIndex) {
-        guard (0..<seatCount).contains(seat), !hasLeft(seat) else { return }
-        departed |= 1 << UInt8(seat)
+        guard rotation.remove(seat) else { return }
         for hole in holes.indices where holes[hole] == Int8(seat) { holes[hole] = -1 }
-        if toMove == seat { toMove = nextPresent(after: seat) }
+        if toMove == seat { toMove = rotation.next(after: seat) }
     }
 
     /// The seat with a peg in `hole`, or nil.
@@ -195,7 +188,7 @@ public struct ChineseCheckers: Game, Hashable {
         holes[from] = -1
         holes[to] = Int8(seat)
         moveCount += 1
-        toMove = nextPresent(after: seat)
+        toMove = rotation.next(after: seat)
         let target = targetHoles(of: seat)
         if target.allSatisfy({ holes[$0] >= 0 }), target.contains(where: { holes[$0] == Int8(seat) }) {
             result = .won(by: seat)

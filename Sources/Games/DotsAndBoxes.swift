@@ -49,11 +49,14 @@ public struct DotsAndBoxes: Game, Hashable {
     public private(set) var result: GameResult = .inProgress
     public let seatCount: Int
     private var toMove: SeatIndex = 0
-    /// Seats that have left the match, bit per seat: skipped in the rotation, never ranked first.
-    public private(set) var departed: UInt8 = 0
+    /// Who is still in the rotation.
+    public private(set) var rotation: SeatRotation
 
     /// A fresh board for `seats` players (clamped to 2-4).
-    public init(seats: Int = 2) { seatCount = min(max(seats, 2), 4) }
+    public init(seats: Int = 2) {
+        seatCount = min(max(seats, 2), 4)
+        rotation = SeatRotation(seatCount: seatCount)
+    }
 
     public var activeSeat: SeatIndex? { result == .inProgress ? toMove : nil }
 
@@ -117,7 +120,7 @@ public struct DotsAndBoxes: Game, Hashable {
             owners[box] = seat
             completed += 1
         }
-        if completed == 0 { toMove = nextPresent(after: seat) }
+        if completed == 0 { toMove = rotation.next(after: seat) }
         if moveCount == Self.lineCount {
             let scores = scores ?? []
             let present = scores.indices.filter { !hasLeft($0) }
@@ -128,20 +131,12 @@ public struct DotsAndBoxes: Game, Hashable {
     }
 
     /// Whether `seat` has left the match.
-    public func hasLeft(_ seat: SeatIndex) -> Bool { departed & (1 << UInt8(seat)) != 0 }
-
-    /// The next seat after `seat` in rotation that has not left.
-    private func nextPresent(after seat: SeatIndex) -> SeatIndex {
-        var next = (seat + 1) % seatCount
-        while hasLeft(next) && next != seat { next = (next + 1) % seatCount }
-        return next
-    }
+    public func hasLeft(_ seat: SeatIndex) -> Bool { rotation.hasLeft(seat) }
 
     /// The seat's boxes stay drawn and counted, but it never moves again and cannot win.
     public mutating func seatLeft(_ seat: SeatIndex) {
-        guard (0..<seatCount).contains(seat), !hasLeft(seat) else { return }
-        departed |= 1 << UInt8(seat)
-        if toMove == seat { toMove = nextPresent(after: seat) }
+        guard rotation.remove(seat) else { return }
+        if toMove == seat { toMove = rotation.next(after: seat) }
     }
 
     /// Placements among the seats still playing; a seat that left ranks below all of them.
