@@ -23,7 +23,9 @@
 /// win): that seat wins. It also ends after `moveCap` moves per seat
 /// (bots that shuffle would otherwise never end): the seat with most pegs in
 /// its target, then the least total distance to go, wins; equal on both is
-/// a draw. `scores` is pegs in the target; `placements` rank by the same
+/// a draw. A seat that leaves while two or more play on has its pegs lifted
+/// off the board, is skipped in the rotation and ranks last; the rotation
+/// is then no longer strict. `scores` is pegs in the target; `placements` rank by the same
 /// order, with the winner first.
 public struct ChineseCheckers: Game, Hashable {
     public static let id = "chinese-checkers"
@@ -47,11 +49,16 @@ public struct ChineseCheckers: Game, Hashable {
     public private(set) var moveCount = 0
     public private(set) var result: GameResult = .inProgress
     public let seatCount: Int
+    /// The seat to move while the game goes on.
+    private var toMove: SeatIndex = 0
+    /// Who is still in the rotation.
+    public private(set) var rotation: SeatRotation
 
     /// A fresh board for `seats` players; an unsupported count (5) is set up as the next smaller one.
     public init(seats: Int = 2) {
         let count = Self.seatCounts.last { $0 <= seats } ?? 2
         seatCount = count
+        rotation = SeatRotation(seatCount: count)
         holes = Array(repeating: -1, count: Self.holeCount)
         for (seat, point) in Self.homePoints(seats: count).enumerated() {
             for hole in Self.board.points[point] { holes[hole] = Int8(seat) }
@@ -64,6 +71,7 @@ public struct ChineseCheckers: Game, Hashable {
         holes = Array(repeating: -1, count: Self.holeCount)
         for (hole, seat) in pegs where holes.indices.contains(hole) { holes[hole] = Int8(seat) }
         self.moveCount = moveCount
+        toMove = moveCount % self.seatCount
     }
 
     /// The points seats start on, in seat order.
@@ -83,7 +91,18 @@ public struct ChineseCheckers: Game, Hashable {
     /// The holes `seat` must fill.
     public func targetHoles(of seat: SeatIndex) -> [Int] { Self.board.points[targetPoint(of: seat)] }
 
-    public var activeSeat: SeatIndex? { result == .inProgress ? moveCount % seatCount : nil }
+    public var activeSeat: SeatIndex? { result == .inProgress ? toMove : nil }
+
+    /// Whether `seat` has left the match.
+    public func hasLeft(_ seat: SeatIndex) -> Bool { rotation.hasLeft(seat) }
+
+    /// The seat's pegs are lifted off the board (they would block other seats'
+    /// targets for ever), it is skipped in the rotation, and it ranks last.
+    public mutating func seatLeft(_ seat: SeatIndex) {
+        guard rotation.remove(seat) else { return }
+        for hole in holes.indices where holes[hole] == Int8(seat) { holes[hole] = -1 }
+        if toMove == seat { toMove = rotation.next(after: seat) }
+    }
 
     /// The seat with a peg in `hole`, or nil.
     public func peg(at hole: Int) -> SeatIndex? {
@@ -108,7 +127,7 @@ public struct ChineseCheckers: Game, Hashable {
     public var placements: [Int]? {
         let scores = scores ?? []
         let keys = (0..<seatCount).map { seat -> (Int, Int, Int) in
-            (result == .won(by: seat) ? 0 : 1, -scores[seat], distanceToGo(of: seat))
+            (result == .won(by: seat) ? 0 : hasLeft(seat) ? 2 : 1, -scores[seat], distanceToGo(of: seat))
         }
         return keys.map { key in 1 + keys.filter { $0 < key }.count }
     }
@@ -169,13 +188,15 @@ public struct ChineseCheckers: Game, Hashable {
         holes[from] = -1
         holes[to] = Int8(seat)
         moveCount += 1
+        toMove = rotation.next(after: seat)
         let target = targetHoles(of: seat)
         if target.allSatisfy({ holes[$0] >= 0 }), target.contains(where: { holes[$0] == Int8(seat) }) {
             result = .won(by: seat)
         } else if moveCount >= Self.moveCap * seatCount {
+            let present = (0..<seatCount).filter { !hasLeft($0) }
             let keys = (0..<seatCount).map { (-(scores?[$0] ?? 0), distanceToGo(of: $0)) }
-            let best = keys.min { $0 < $1 } ?? (0, 0)
-            let leaders = keys.indices.filter { keys[$0] == best }
+            let best = present.map { keys[$0] }.min { $0 < $1 } ?? (0, 0)
+            let leaders = present.filter { keys[$0] == best }
             result = leaders.count == 1 ? .won(by: leaders[0]) : .draw
         }
     }

@@ -16,6 +16,11 @@
 /// top is a draw for everyone by `GameResult`; the placements still tell
 /// the lower places apart).
 ///
+/// A seat that leaves (quits or runs out of time) while two or more play on
+/// keeps its boxes on the board, is skipped in the rotation from then on,
+/// and cannot win: the result and the placements rank the seats still
+/// playing first.
+///
 /// Only the 5x5-dot board is offered: `init(seats:)` carries no size, and a
 /// size would have to travel in the match blob; `dots` and `boxes` are
 /// constants so that a sized variant is a new game id later.
@@ -44,9 +49,14 @@ public struct DotsAndBoxes: Game, Hashable {
     public private(set) var result: GameResult = .inProgress
     public let seatCount: Int
     private var toMove: SeatIndex = 0
+    /// Who is still in the rotation.
+    public private(set) var rotation: SeatRotation
 
     /// A fresh board for `seats` players (clamped to 2-4).
-    public init(seats: Int = 2) { seatCount = min(max(seats, 2), 4) }
+    public init(seats: Int = 2) {
+        seatCount = min(max(seats, 2), 4)
+        rotation = SeatRotation(seatCount: seatCount)
+    }
 
     public var activeSeat: SeatIndex? { result == .inProgress ? toMove : nil }
 
@@ -110,13 +120,30 @@ public struct DotsAndBoxes: Game, Hashable {
             owners[box] = seat
             completed += 1
         }
-        if completed == 0 { toMove = (seat + 1) % seatCount }
+        if completed == 0 { toMove = rotation.next(after: seat) }
         if moveCount == Self.lineCount {
             let scores = scores ?? []
-            let top = scores.max() ?? 0
-            let leaders = scores.indices.filter { scores[$0] == top }
+            let present = scores.indices.filter { !hasLeft($0) }
+            let top = present.map { scores[$0] }.max() ?? 0
+            let leaders = present.filter { scores[$0] == top }
             result = leaders.count == 1 ? .won(by: leaders[0]) : .draw
         }
+    }
+
+    /// Whether `seat` has left the match.
+    public func hasLeft(_ seat: SeatIndex) -> Bool { rotation.hasLeft(seat) }
+
+    /// The seat's boxes stay drawn and counted, but it never moves again and cannot win.
+    public mutating func seatLeft(_ seat: SeatIndex) {
+        guard rotation.remove(seat) else { return }
+        if toMove == seat { toMove = rotation.next(after: seat) }
+    }
+
+    /// Placements among the seats still playing; a seat that left ranks below all of them.
+    public var placements: [Int]? {
+        let scores = scores ?? []
+        let keys = scores.indices.map { (hasLeft($0) ? 1 : 0, -scores[$0]) }
+        return keys.map { key in 1 + keys.filter { $0 < key }.count }
     }
 
     /// The two dots a line joins, as (column, row) pairs, the upper or left one first.

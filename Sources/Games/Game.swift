@@ -95,6 +95,12 @@ public protocol Game: Sendable {
     /// game is over; while it goes on it is the standing so far.
     var placements: [Int]? { get }
 
+    /// `seat` has left the match (it quit or ran out of time) while at least
+    /// two other seats play on: from now on the game never names it to move
+    /// and never ranks it above a seat still playing. Games for two seats
+    /// never see this (a departure ends their match); the default does nothing.
+    mutating func seatLeft(_ seat: SeatIndex)
+
     /// What a person types for `move`, 1-based where numbers are shown.
     func notation(for move: Move) -> String
     /// Parses what a person typed (trimmed, case-insensitive), or nil.
@@ -105,6 +111,8 @@ extension Game {
     public static var seatCounts: [Int] { Array(seatRange) }
 
     public var scores: [Int]? { nil }
+
+    public mutating func seatLeft(_ seat: SeatIndex) {}
 
     public var placements: [Int]? { scores.map(Self.places(byScore:)) }
 

@@ -57,12 +57,18 @@ extension MatchBlobError: CustomStringConvertible {
 public enum MatchBlob {
     /// The blob's first four bytes, "PMB\0".
     public static let magic: [UInt8] = [0x50, 0x4D, 0x42, 0x00]
-    /// The format this parlor writes.
-    public static let currentFormat: UInt16 = 1
+    /// The newest format this parlor reads and writes. Format 1 is written for
+    /// two-seat matches (byte for byte what release 1 wrote); format 2, which
+    /// adds when each seat left, for three seats or more.
+    public static let currentFormat: UInt16 = 2
+    /// The format a state is written in.
+    static func format(of state: MatchState) -> UInt16 { state.seats.count == 2 ? 1 : 2 }
+    /// Format 2's "left after" value for a seat that has not left.
+    static let stillPlaying: UInt16 = 0xFFFF
     /// The largest blob accepted or produced (GameKit's limit).
     public static let maximumSize = 256 * 1024
     /// Most seats a match may have.
-    public static let seatLimit = 2...4
+    public static let seatLimit = 2...8
     /// Most moves a blob may hold (far above any catalog game's 64).
     public static let maximumMoves = 4096
     /// Longest game id.
@@ -82,17 +88,19 @@ public enum MatchBlob {
 
     private static func body(of state: MatchState, deadline: Int64) -> ByteWriter {
         var writer = ByteWriter(capacity: 96 + state.moves.count * 3)
+        let format = format(of: state)
         writer.write(bytes: magic)
-        writer.write(currentFormat)
+        writer.write(format)
         writer.write(bytes: state.matchID.bytes)
         writer.writeShortString(state.gameID)
         writer.write(UInt16(clamping: state.rulesVersion))
         writer.write(UInt8(clamping: state.seats.count))
-        for seat in state.seats {
+        for (index, seat) in state.seats.enumerated() {
             writer.write(bytes: seat.playerID.bytes)
             writer.writeShortString(seat.name)
             writer.write(seat.status.rawValue)
             writer.write(seat.outcome.rawValue)
+            if format >= 2 { writer.write(state.leftAfter[index].map { UInt16(clamping: $0) } ?? stillPlaying) }
         }
         writer.write(state.sequence)
         writer.write(state.turnTimeout)
@@ -118,11 +126,11 @@ public enum MatchBlob {
             guard try reader.readBytes(4) == magic else { throw MatchBlobError.notAMatch }
             let format = try reader.readUInt16()
             switch format {
-            case currentFormat: break
+            case 1, 2: break
             case 0: throw MatchBlobError.unknownFormat(format)
             default: throw MatchBlobError.newerFormat(format)
             }
-            return try decodeVersion1(&reader)
+            return try decodeBody(&reader, format: format)
         } catch let error as MatchBlobError {
             throw error
         } catch let error as ByteReader.Truncated {
@@ -132,7 +140,8 @@ public enum MatchBlob {
         }
     }
 
-    private static func decodeVersion1(_ reader: inout ByteReader) throws -> MatchState {
+    /// Formats 1 and 2: the same fields, format 2 with each seat's "left after".
+    private static func decodeBody(_ reader: inout ByteReader, format: UInt16) throws -> MatchState {
         guard let matchID = MatchID(bytes: try reader.readBytes(16)) else { throw MatchBlobError.invalidField("match id") }
         let gameBytes = try reader.readShortBytes()
         guard (1...maximumGameIDBytes).contains(gameBytes.count),
@@ -143,7 +152,10 @@ public enum MatchBlob {
         let rulesVersion = Int(try reader.readUInt16())
         let seatCount = Int(try reader.readUInt8())
         guard seatLimit.contains(seatCount) else { throw MatchBlobError.invalidField("seat count") }
+        // Each state has one encoding: two seats are always format 1.
+        guard format == 1 || seatCount > 2 else { throw MatchBlobError.invalidField("format for two seats") }
         var seats: [Seat] = []
+        var leftAfter: [Int?] = []
         for _ in 0..<seatCount {
             guard let player = PlayerID(bytes: try reader.readBytes(16)) else { throw MatchBlobError.invalidField("player id") }
             let nameBytes = try reader.readShortBytes()
@@ -153,6 +165,10 @@ public enum MatchBlob {
             guard let status = SeatStatus(rawValue: try reader.readUInt8()) else { throw MatchBlobError.invalidField("seat status") }
             guard let outcome = Outcome(rawValue: try reader.readUInt8()) else { throw MatchBlobError.invalidField("seat outcome") }
             seats.append(Seat(playerID: player, name: name, status: status, outcome: outcome))
+            if format >= 2 {
+                let left = try reader.readUInt16()
+                leftAfter.append(left == stillPlaying ? nil : Int(left))
+            }
         }
         guard Set(seats.map(\.playerID)).count == seats.count else { throw MatchBlobError.invalidField("player ids (duplicated)") }
         let sequence = try reader.readUInt32()
@@ -178,13 +194,36 @@ public enum MatchBlob {
             throw MatchBlobError.rulesVersionMismatch(game: gameID, theirs: rulesVersion, ours: type.rulesVersion)
         }
         guard type.seatCounts.contains(seatCount) else { throw MatchBlobError.invalidField("seat count for \(gameID)") }
+        let departed = seats.map { $0.outcome == .quit || $0.outcome == .timeExpired }
+        if format == 1 {
+            // Release 1's two-seat matches end at their one departure.
+            leftAfter = departed.map { $0 ? moves.count : nil }
+        }
+        guard zip(leftAfter, departed).allSatisfy({ ($0 != nil) == $1 && ($0 ?? 0) <= moves.count }) else {
+            throw MatchBlobError.invalidField("seat left after")
+        }
+        // Replay the history with each departure where it happened: the game
+        // skips a seat that left while two or more played on.
+        let departures = leftAfter.enumerated().compactMap { seat, after in after.map { (seat: seat, after: $0) } }
+            .sorted { ($0.after, $0.seat) < ($1.after, $1.seat) }
         var game = type.init(seats: seatCount)
+        var playing = seatCount
+        var nextDeparture = departures.startIndex
+        func leave(before moveIndex: Int) {
+            while nextDeparture < departures.endIndex, departures[nextDeparture].after == moveIndex {
+                playing -= 1
+                if playing >= 2 { game.seatLeft(departures[nextDeparture].seat) }
+                nextDeparture += 1
+            }
+        }
         for (index, played) in moves.enumerated() {
-            guard game.activeSeat == played.seat else { throw MatchBlobError.illegalHistory(moveIndex: index) }
+            leave(before: index)
+            guard playing >= 2, game.activeSeat == played.seat else { throw MatchBlobError.illegalHistory(moveIndex: index) }
             do { try game.apply(played.move) } catch { throw MatchBlobError.illegalHistory(moveIndex: index) }
         }
+        leave(before: moves.count)
         let state = MatchState(matchID: matchID, game: game, seats: seats, moves: moves, sequence: sequence,
-                               turnTimeout: turnTimeout, deadline: deadline)
+                               turnTimeout: turnTimeout, deadline: deadline, leftAfter: leftAfter)
         // Departures happen only while the match goes on, so at most one seat of
         // a two-seat match can have left, and nothing can follow the end.
         guard Int(sequence) == moves.count + state.departureCount else { throw MatchBlobError.invalidField("sequence") }

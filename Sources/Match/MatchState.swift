@@ -65,6 +65,11 @@ public struct MatchState: Sendable {
     public var turnTimeout: UInt32
     /// When the active seat's turn expires, in milliseconds since 1970 UTC; 0 means none.
     public var deadline: Int64
+    /// For each seat, how many moves had been played when it left (quit or ran
+    /// out of time); nil while it plays or once it finished normally. With three
+    /// or more seats the match goes on after a departure, and replaying the
+    /// history needs to know when each seat stopped taking turns.
+    public private(set) var leftAfter: [Int?]
 
     /// A new match of `game` between `seats`, nobody has moved yet.
     public init(matchID: MatchID, game: any Game, seats: [Seat], turnTimeout: UInt32 = 0, now: Int64 = 0) {
@@ -76,14 +81,19 @@ public struct MatchState: Sendable {
         self.turnTimeout = turnTimeout
         self.deadline = turnTimeout > 0 && now > 0 ? now + Int64(turnTimeout) * 1000 : 0
         self.seats = seats.map { var s = $0; s.status = .playing; s.outcome = .none; return s }
+        self.leftAfter = Array(repeating: nil, count: seats.count)
     }
 
     /// Rebuilds a state from decoded parts without checking them; the blob decoder validates.
     init(matchID: MatchID, game: any Game, seats: [Seat], moves: [PlayedMove], sequence: UInt32,
-         turnTimeout: UInt32, deadline: Int64) {
+         turnTimeout: UInt32, deadline: Int64, leftAfter: [Int?]) {
         self.matchID = matchID; self.game = game; self.seats = seats; self.moves = moves
         self.sequence = sequence; self.turnTimeout = turnTimeout; self.deadline = deadline
+        self.leftAfter = leftAfter
     }
+
+    /// Whether any seat has left while the match went on (the rotation is then no longer strict).
+    public var someSeatHasLeft: Bool { leftAfter.contains { $0 != nil } }
 
     /// The game's id, e.g. `connect4`.
     public var gameID: String { type(of: game).id }
@@ -121,19 +131,17 @@ public struct MatchState: Sendable {
         switch change {
         case .move(let move, _):
             guard activeSeat == seat else { throw .notYourTurn(active: activeSeat, attempted: seat) }
-            if type(of: game).alternatesStrictly, game.paritySeat != seat {
+            if type(of: game).alternatesStrictly, !someSeatHasLeft, game.paritySeat != seat {
                 throw .notYourTurn(active: game.paritySeat, attempted: seat)
             }
             do { try next.game.apply(move) } catch { throw .illegalMove(move) }
             next.moves.append(PlayedMove(seat: seat, move: move))
         case .quit:
-            next.seats[seat].status = .left
-            next.seats[seat].outcome = .quit
+            next.depart(seat, as: .quit)
         case .timeExpired:
             guard activeSeat == seat else { throw .notYourTurn(active: activeSeat, attempted: seat) }
             guard deadline > 0, now >= deadline else { throw .deadlineNotReached }
-            next.seats[seat].status = .left
-            next.seats[seat].outcome = .timeExpired
+            next.depart(seat, as: .timeExpired)
         }
         next.sequence += 1
         next.settleOutcomes()
@@ -141,9 +149,19 @@ public struct MatchState: Sendable {
         return next
     }
 
+    /// Marks `seat` as gone; when two or more seats still play, the game goes
+    /// on without it (the game skips it from now on).
+    mutating func depart(_ seat: SeatIndex, as outcome: Outcome) {
+        seats[seat].status = .left
+        seats[seat].outcome = outcome
+        if leftAfter.indices.contains(seat) { leftAfter[seat] = moves.count }
+        if seats.filter({ $0.status == .playing }).count >= 2 { game.seatLeft(seat) }
+    }
+
     /// Sets every seat's outcome and status from the rules and departures.
     ///
-    /// With two seats, a departure ends the match and the other seat wins.
+    /// When one seat is left, it wins (with two seats, any departure ends the
+    /// match); otherwise the rules decide.
     mutating func settleOutcomes() {
         let present = seats.indices.filter { seats[$0].status != .left }
         if present.count <= 1 {
@@ -225,7 +243,8 @@ public struct MatchState: Sendable {
             throw .ruleViolation(error)
         }
         guard expected.seats.map(\.outcome) == next.seats.map(\.outcome),
-              expected.seats.map(\.status) == next.seats.map(\.status) else { throw .outcomesDisagree }
+              expected.seats.map(\.status) == next.seats.map(\.status),
+              expected.leftAfter == next.leftAfter else { throw .outcomesDisagree }
         return change
     }
 }

@@ -39,38 +39,50 @@ func sampleMatches() -> [(name: String, state: MatchState)] {
             }
             result.append(("\(type.id)\(label)-ended", state))
         }
-        // Games for more than two players (dots-and-boxes, chinese-checkers), as
-        // far as the blob's seat count reaches: a third and fourth seat.
+        // Games for more than two players (dots-and-boxes, chinese-checkers):
+        // every seat count they take (format 2 blobs), played to the end, once
+        // with a seat quitting early so the match goes on without it.
         for seats in type.seatCounts where seats > 2 && MatchBlob.seatLimit.contains(seats) {
-            let names = ["Ada", "Grace Hopper ♛", "Edsger", "Barbara"]
-            let players = [FixtureIDs.host, FixtureIDs.guest, FixtureIDs.seatToken, FixtureIDs.match]
-            let seatList = (0..<seats).map { Seat(playerID: players[$0], name: names[$0]) }
-            var state = MatchState(matchID: FixtureIDs.match, game: type.init(seats: seats), seats: seatList)
-            while !state.isEnded, let seat = state.activeSeat {
-                let legal = state.game.legalMoves
-                guard !legal.isEmpty,
-                      let next = try? state.applying(.move(legal[Int(random.next() % UInt64(legal.count))], by: seat), now: 0) else { break }
-                state = next
+            let names = ["Ada", "Grace Hopper ♛", "Edsger", "Barbara", "Alan", "Kathleen"]
+            let players = (0..<seats).map { index in
+                PlayerID(bytes: (0..<16).map { UInt8(truncatingIfNeeded: 0x40 + index * 16 + $0) }) ?? FixtureIDs.host
             }
-            result.append(("\(type.id)-\(seats)seats-ended", state))
+            let seatList = (0..<seats).map { Seat(playerID: players[$0], name: names[$0]) }
+            for quitter in [nil, 1] as [Int?] {
+                var state = MatchState(matchID: FixtureIDs.match, game: type.init(seats: seats), seats: seatList)
+                while !state.isEnded, let seat = state.activeSeat {
+                    if let quitter, state.moves.count == 3, state.seats[quitter].status == .playing,
+                       let next = try? state.applying(.quit(quitter), now: 0) {
+                        state = next
+                        continue
+                    }
+                    let legal = state.game.legalMoves
+                    guard !legal.isEmpty,
+                          let next = try? state.applying(.move(legal[Int(random.next() % UInt64(legal.count))], by: seat), now: 0) else { break }
+                    state = next
+                }
+                result.append(("\(type.id)-\(seats)seats-\(quitter == nil ? "ended" : "one-quit")", state))
+            }
         }
     }
     return result
 }
 
-/// Where the deadline field starts in a version 1 blob, or nil if the bytes
+/// Where the deadline field starts in a format 1 or 2 blob, or nil if the bytes
 /// are not laid out far enough to tell (docs/PROTOCOL.md, "The match blob").
 func deadlineOffset(inBlob blob: [UInt8]) -> Int? {
     var reader = ByteReader(blob)
     do {
-        _ = try reader.readBytes(4 + 2 + 16)       // magic, format, match id
+        _ = try reader.readBytes(4)                 // magic
+        let format = try reader.readUInt16()
+        _ = try reader.readBytes(16)                // match id
         _ = try reader.readShortBytes()             // game id
         _ = try reader.readUInt16()                 // rules version
         let seats = Int(try reader.readUInt8())
         for _ in 0..<seats {
             _ = try reader.readBytes(16)
             _ = try reader.readShortBytes()
-            _ = try reader.readBytes(2)
+            _ = try reader.readBytes(format >= 2 ? 4 : 2)   // status, outcome (, left after)
         }
         _ = try reader.readBytes(4 + 4)             // sequence, turn timeout
         return reader.offset
