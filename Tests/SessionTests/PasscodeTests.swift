@@ -106,9 +106,14 @@ import Testing
         #expect(policy.verdict(on: Self.hello(proof: good), challenge: challenge) == .admit)
         #expect(policy.verdict(on: Self.hello(proof: Array(repeating: 7, count: 48)), challenge: challenge)
                 == .refuse(.passcodeWrong, PasscodeSentences.wrong))
-        // Too many wrong proofs waiting: refused busy, and the proof is not even checked.
+        // A proof that has not waited its turn yet is not checked: it waits first.
+        var early = policy
+        early.passcode?.turn = .notQueued
+        #expect(early.verdict(on: Self.hello(proof: good), challenge: challenge) == .waitForTurn)
+        #expect(early.verdict(on: Self.hello(proof: Array(repeating: 7, count: 48)), challenge: challenge) == .waitForTurn)
+        // No place in the queue: refused busy, and the proof is not even checked.
         var crowded = policy
-        crowded.passcode?.verifying = false
+        crowded.passcode?.turn = .refused
         #expect(crowded.verdict(on: Self.hello(proof: good), challenge: challenge) == .refuse(.busy, PasscodeSentences.tooManyGuesses))
         // The code comes before the free seat: a stranger cannot tell a full match from an open one.
         var full = policy
