@@ -327,7 +327,7 @@ public enum JoinError: Error, Hashable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .rejected(let reason, let sentence): "the host refused (\(reason)): \(sentence)"
+        case .rejected(_, let sentence): "the host refused: \(sentence)"
         case .timedOut: "the host did not answer in time"
         case .connectionClosed(let why): "the host closed the connection" + (why.map { " (\($0))" } ?? "")
         case .notAParlorHost(let error): "that address is not a parlor host: \(error)"

@@ -8,6 +8,9 @@ public struct ConnectionReport: Hashable, Sendable, CustomStringConvertible {
     /// What became of it.
     public var outcome: HandshakeOutcome
 
+    /// The address it came from, without the port: "192.0.2.7", "[::1]".
+    public var address: String { MatchHost.sourceAddress(peer) }
+
     public var description: String { "\(peer): \(outcome)" }
 }
 

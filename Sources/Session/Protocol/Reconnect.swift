@@ -53,7 +53,7 @@ public struct ReconnectPolicy: Hashable, Sendable {
             switch join {
             case .rejected(let reason, let sentence):
                 if reason == .busy || reason == .handshakeTimeout { return .retry }
-                return .stop("the host refused (\(reason)): \(sentence)")
+                return .stop("the host refused: \(sentence)")
             case .timedOut, .connectionClosed:
                 return .retry
             case .notAParlorHost, .protocolError, .badWelcome, .passcodeNeeded, .passcodeUnavailable:
