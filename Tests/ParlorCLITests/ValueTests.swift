@@ -100,6 +100,15 @@ struct PlayerNameTests {
 
 @Suite("Passcodes, match ids, opponents, colour")
 struct OtherValueTests {
+    @Test("the passcode prompt names the game when it is known, and the address only when it is not")
+    func passcodePrompt() {
+        #expect(PasscodeQuestion(game: "Ana's Connect Four", address: "192.0.2.7:7477").prompt == "Passcode for \"Ana's Connect Four\": ")
+        #expect(PasscodeQuestion(game: nil, address: "192.0.2.7:7477").prompt == "Passcode for the game at 192.0.2.7:7477: ")
+        // An advertised name is someone else's text: nothing in it reaches the terminal raw.
+        #expect(PasscodeQuestion(game: "Eve\u{1B}[2J", address: "192.0.2.7:7477").prompt == "Passcode for \"Eve\\u{1B}[2J\": ")
+        #expect(PasscodeQuestion.tries == 3)
+    }
+
     @Test("passcodes", arguments: [
         ("ab12", nil), ("AB-12-cd", nil), (String(repeating: "a", count: 32), nil),
         ("abc", PasscodeProblem.tooShort), ("", .tooShort), (String(repeating: "a", count: 33), .tooLong),
