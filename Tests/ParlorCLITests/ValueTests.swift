@@ -109,6 +109,18 @@ struct OtherValueTests {
         #expect(PasscodeQuestion.tries == 3)
     }
 
+    @Test("a refused join says the host's sentence, never the reason's name; busy is worth trying again later (75)")
+    func joinRefusals() {
+        let busy = JoinFailure(error: .rejected(.busy, "Too many passcodes are waiting to be checked; try again in a moment."))
+        #expect(busy.exitCode == .temporaryFailure)
+        #expect(busy.message == "could not join: the host refused: Too many passcodes are waiting to be checked; try again in a moment.")
+        let wrong = JoinFailure(error: .rejected(.passcodeWrong, "That passcode is wrong."), wrongTries: 3)
+        #expect(wrong.exitCode == .failure)
+        #expect(wrong.message == "could not join: the host refused the passcode 3 times; check the code with the host and join again")
+        let full = JoinFailure(error: .rejected(.matchFull, "The match on this host already has its players."))
+        #expect(full.message == "could not join: the host refused: The match on this host already has its players.")
+    }
+
     @Test("passcodes", arguments: [
         ("ab12", nil), ("AB-12-cd", nil), (String(repeating: "a", count: 32), nil),
         ("abc", PasscodeProblem.tooShort), ("", .tooShort), (String(repeating: "a", count: 33), .tooLong),

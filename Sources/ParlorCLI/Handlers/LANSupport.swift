@@ -102,6 +102,8 @@ struct JoinFailure: UserFacingError {
     var exitCode: ExitCode {
         switch error {
         case .timedOut, .connectionClosed: .temporaryFailure
+        // Too many joins at once, or no place for a passcode to wait its turn: later may work.
+        case .rejected(.busy, _): .temporaryFailure
         case .passcodeNeeded: .usage
         default: .failure
         }
