@@ -43,7 +43,7 @@ extension LabSuite {
                 #expect(missing.status == 64, "stderr: \(missing.standardError)")
                 #expect(missing.standardError.contains("--code"), "stderr: \(missing.standardError)")
 
-                // A wrong code: refused after the delay, exit 1.
+                // A wrong code: refused (at once, the first from an address), exit 1.
                 let started = Date()
                 let wrong = await lab.run(
                     host: "B",

@@ -74,7 +74,7 @@ struct GoodCommandLineTests {
         #expect(HostOptions.defaultPort == 7477)
     }
 
-    @Test("host: --code alone generates, --code=CODE gives, a following word stays positional")
+    @Test("host: --code alone generates; --code CODE and --code=CODE give; the game or an option after a bare --code is not the code")
     func hostCode() throws {
         #expect(try parsed(["host", "connect4", "--code"], as: HostOptions.self).passcode == .generate)
         let codeBeforeGame = try parsed(["host", "--code", "connect4"], as: HostOptions.self)
@@ -82,6 +82,22 @@ struct GoodCommandLineTests {
         #expect(codeBeforeGame.game == "connect4")
         #expect(try parsed(["host", "connect4", "--code=ab-12"], as: HostOptions.self).passcode == .given("ab-12"))
         #expect(try parsed(["host", "connect4"], as: HostOptions.self).passcode == nil)
+        // The case: `host --code 1234` with the game before it, or after the code.
+        #expect(try parsed(["host", "connect4", "--code", "1234"], as: HostOptions.self) == HostOptions(
+            game: "connect4", port: nil, name: "Ana", seat: .random, passcode: .given("1234")))
+        let codeFirst = try parsed(["host", "--code", "ab-12", "tictactoe"], as: HostOptions.self)
+        #expect(codeFirst.passcode == .given("ab-12") && codeFirst.game == "tictactoe")
+        // A word that looks like an option is the next option, not the code.
+        let bareThenFlag = try parsed(["host", "connect4", "--code", "--port", "0"], as: HostOptions.self)
+        #expect(bareThenFlag.passcode == .generate && bareThenFlag.port == 0)
+        let bareThenGameThenFlag = try parsed(["host", "--code", "connect4", "--bot", "easy"], as: HostOptions.self)
+        #expect(bareThenGameThenFlag.passcode == .generate && bareThenGameThenFlag.game == "connect4")
+        // Given twice, the last counts.
+        #expect(try parsed(["host", "connect4", "--code", "1234", "--code"], as: HostOptions.self).passcode == .generate)
+        #expect(try parsed(["host", "connect4", "--code", "--code", "wxyz"], as: HostOptions.self).passcode == .given("wxyz"))
+        // join takes --code CODE and --code=CODE alike.
+        #expect(try parsed(["join", "127.0.0.1:7477", "--code=ab12"], as: JoinOptions.self).passcode == "ab12")
+        #expect(try parsed(["join", "127.0.0.1:7477", "--code", "ab12"], as: JoinOptions.self).passcode == "ab12")
     }
 
     @Test("host: short aliases, port 0, a trimmed Unicode name")

@@ -100,6 +100,27 @@ struct PlayerNameTests {
 
 @Suite("Passcodes, match ids, opponents, colour")
 struct OtherValueTests {
+    @Test("the passcode prompt names the game when it is known, and the address only when it is not")
+    func passcodePrompt() {
+        #expect(PasscodeQuestion(game: "Ana's Connect Four", address: "192.0.2.7:7477").prompt == "Passcode for \"Ana's Connect Four\": ")
+        #expect(PasscodeQuestion(game: nil, address: "192.0.2.7:7477").prompt == "Passcode for the game at 192.0.2.7:7477: ")
+        // An advertised name is someone else's text: nothing in it reaches the terminal raw.
+        #expect(PasscodeQuestion(game: "Eve\u{1B}[2J", address: "192.0.2.7:7477").prompt == "Passcode for \"Eve\\u{1B}[2J\": ")
+        #expect(PasscodeQuestion.tries == 3)
+    }
+
+    @Test("a refused join says the host's sentence, never the reason's name; busy is worth trying again later (75)")
+    func joinRefusals() {
+        let busy = JoinFailure(error: .rejected(.busy, "Too many passcodes are waiting to be checked; try again in a moment."))
+        #expect(busy.exitCode == .temporaryFailure)
+        #expect(busy.message == "could not join: the host refused: Too many passcodes are waiting to be checked; try again in a moment.")
+        let wrong = JoinFailure(error: .rejected(.passcodeWrong, "That passcode is wrong."), wrongTries: 3)
+        #expect(wrong.exitCode == .failure)
+        #expect(wrong.message == "could not join: the host refused the passcode 3 times; check the code with the host and join again")
+        let full = JoinFailure(error: .rejected(.matchFull, "The match on this host already has its players."))
+        #expect(full.message == "could not join: the host refused: The match on this host already has its players.")
+    }
+
     @Test("passcodes", arguments: [
         ("ab12", nil), ("AB-12-cd", nil), (String(repeating: "a", count: 32), nil),
         ("abc", PasscodeProblem.tooShort), ("", .tooShort), (String(repeating: "a", count: 33), .tooLong),

@@ -106,9 +106,14 @@ import Testing
         #expect(policy.verdict(on: Self.hello(proof: good), challenge: challenge) == .admit)
         #expect(policy.verdict(on: Self.hello(proof: Array(repeating: 7, count: 48)), challenge: challenge)
                 == .refuse(.passcodeWrong, PasscodeSentences.wrong))
-        // Too many wrong proofs waiting: refused busy, and the proof is not even checked.
+        // A proof that has not waited its turn yet is not checked: it waits first.
+        var early = policy
+        early.passcode?.turn = .notQueued
+        #expect(early.verdict(on: Self.hello(proof: good), challenge: challenge) == .waitForTurn)
+        #expect(early.verdict(on: Self.hello(proof: Array(repeating: 7, count: 48)), challenge: challenge) == .waitForTurn)
+        // No place in the queue: refused busy, and the proof is not even checked.
         var crowded = policy
-        crowded.passcode?.verifying = false
+        crowded.passcode?.turn = .refused
         #expect(crowded.verdict(on: Self.hello(proof: good), challenge: challenge) == .refuse(.busy, PasscodeSentences.tooManyGuesses))
         // The code comes before the free seat: a stranger cannot tell a full match from an open one.
         var full = policy
@@ -147,6 +152,34 @@ import Testing
             Issue.record("the handshake timeout still runs after CHALLENGE")
             return
         }
+    }
+
+    @Test("a proof waiting its turn ignores everything but the peer closing, and is answered when it is decided again")
+    func theHostMachineLetsAProofWaitItsTurn() {
+        let challenge = PasscodeChallenge(matchID: Self.matchID, hostNonce: Self.hostNonce)
+        let proved = Self.hello(proof: Array(repeating: 7, count: 48))
+        func waiting() -> HostHandshake {
+            var machine = HostHandshake()
+            _ = machine.event(.message(.hello(Self.hello())))
+            _ = machine.decided(.challenge(challenge))
+            #expect(machine.event(.message(.hello(proved))) == .evaluate(proved))
+            #expect(machine.decided(.waitForTurn) == HostHandshake.Action.none)
+            #expect(machine.state == .proofWaiting)
+            return machine
+        }
+        var machine = waiting()
+        // The handshake timeout and more frames do not answer early: the answer comes at the proof's turn.
+        #expect(machine.event(.timedOut) == HostHandshake.Action.none)
+        #expect(machine.event(.message(.hello(proved))) == HostHandshake.Action.none)
+        #expect(machine.state == .proofWaiting)
+        guard case .rejectAndClose(.reject(.passcodeWrong, _), _) = machine.decided(.reject(.passcodeWrong, PasscodeSentences.wrong)) else {
+            Issue.record("the proof's turn must answer it"); return
+        }
+        #expect(machine.state == .closed)
+        var left = waiting()
+        guard case .close(.dropped(let why)) = left.event(.peerClosed(nil)) else { Issue.record("a peer that leaves ends the wait"); return }
+        #expect(why.contains("passcode proof waited"))
+        #expect(left.decided(.reject(.passcodeWrong, PasscodeSentences.wrong)) == HostHandshake.Action.none, "nothing is sent to a peer that left")
     }
 
     @Test func theGuestAnswersAChallengeOnlyWithACode() throws {

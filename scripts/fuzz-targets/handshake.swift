@@ -4,7 +4,8 @@
 // WELCOME's match blob). No sockets: the state machines are pure.
 //
 // Input: one scenario byte (is the seat free, is there a match to resume,
-// does the host need a passcode), then the bytes a peer sends.
+// does the host need a passcode, is a proof checked at once, refused for
+// want of a place, or first made to wait its turn), then the bytes a peer sends.
 //
 // Invariants: nothing traps; the host evaluates only HELLOs, at most one
 // (two when it needs a passcode: one CHALLENGE per connection, and only then);
@@ -23,7 +24,7 @@ func fuzzOne(_ bytes: [UInt8]) {
     let policy = HostAdmissionPolicy(gameID: "connect4", rulesVersion: GameCatalog.game(id: "connect4")?.rulesVersion ?? 1,
                                      seatAvailable: scenario & 1 == 0,
                                      currentMatch: scenario & 2 == 0 ? nil : (FixtureIDs.match, FixtureIDs.seatToken),
-                                     passcode: scenario & 16 == 0 ? nil : fixturePasscodeKey.map { PasscodeGate(key: $0, verifying: scenario & 32 == 0) })
+                                     passcode: scenario & 16 == 0 ? nil : fixturePasscodeKey.map { PasscodeGate(key: $0, turn: scenario & 32 != 0 ? .refused : scenario & 64 != 0 ? .notQueued : .due) })
 
     var events: [HostHandshake.Event] = []
     var decoder = FrameDecoder()
@@ -54,7 +55,15 @@ private func hostSide(_ events: [HostHandshake.Event], policy: HostAdmissionPoli
             guard case .message(.hello(let sent)) = event, sent == hello else {
                 fuzzCheck(false, "evaluated a HELLO that was not the event"); return
             }
-            action = machine.decided(admission(for: hello, challenge: machine.challenge, policy: policy, hostSeatFirst: hostSeatFirst))
+            let decision = admission(for: hello, challenge: machine.challenge, policy: policy, hostSeatFirst: hostSeatFirst)
+            action = machine.decided(decision)
+            if case .waitForTurn = decision {
+                // The proof's turn comes (the shell's timer): decide again, checking it.
+                fuzzCheck(machine.state == .proofWaiting && action == .none, "a waiting proof left the machine \(machine.state)")
+                var due = policy
+                due.passcode?.turn = .due
+                action = machine.decided(admission(for: hello, challenge: machine.challenge, policy: due, hostSeatFirst: hostSeatFirst))
+            }
         }
         switch action {
         case .none, .evaluate:
@@ -76,7 +85,7 @@ private func hostSide(_ events: [HostHandshake.Event], policy: HostAdmissionPoli
             fuzzCheck(machine.state == .admitted, "welcomed but not admitted")
             guard case .message(.hello(let hello)) = event else { fuzzCheck(false, "welcomed without a HELLO"); return }
             if let gate = policy.passcode, hello.matchID == nil {
-                fuzzCheck(gate.verifying && gate.key.accepts(hello.passcodeProof, for: fixtureChallenge) && machine.challenge != nil,
+                fuzzCheck(gate.turn != .refused && gate.key.accepts(hello.passcodeProof, for: fixtureChallenge) && machine.challenge != nil,
                           "a coded host admitted a new guest without a valid proof")
             }
             welcomeWorks(welcome, for: hello)
@@ -86,7 +95,7 @@ private func hostSide(_ events: [HostHandshake.Event], policy: HostAdmissionPoli
     }
     fuzzCheck(challenges <= 1, "sent \(challenges) CHALLENGEs on one connection")
     fuzzCheck(evaluated <= 1 + challenges, "evaluated \(evaluated) HELLOs on one connection")
-    fuzzCheck(![.awaitingHello, .challenged, .deciding].contains(machine.state), "the handshake never ended (\(machine.state))")
+    fuzzCheck(![.awaitingHello, .challenged, .deciding, .proofWaiting].contains(machine.state), "the handshake never ended (\(machine.state))")
 }
 
 /// The passcode of coded scenarios, its key (derived once: PBKDF2 is slow on
@@ -103,6 +112,7 @@ private func admission(for hello: Hello, challenge: PasscodeChallenge?, policy: 
     case .admit: break
     case .refuse(let reason, let sentence): return .reject(reason, sentence)
     case .challenge: return .challenge(fixtureChallenge)
+    case .waitForTurn: return .waitForTurn
     }
     let guestSeat = hostSeatFirst ? 1 : 0
     let hostID = hello.playerID == FixtureIDs.host ? FixtureIDs.seatToken : FixtureIDs.host

@@ -73,7 +73,7 @@ public struct HostOptions: ParsableCommand, Hashable {
     static let seatOption = CommonOptions.seat(help: "Move first, second, or let a coin decide (default: random).")
     static let codeOption = OptionSpec(
         "code", .optional(valueName: "CODE"),
-        help: "Require a passcode to join: --code alone makes one up and prints it, --code=CODE uses CODE (4-32 letters, digits or '-').")
+        help: "Require a passcode to join: --code alone makes one up and prints it, --code CODE or --code=CODE uses CODE (4-32 letters, digits or '-'); a following word that is the game, or starts with '-', is not taken as the code.")
 
     /// Reads `parlor host`'s words.
     public init(parsing arguments: ParsedArguments) throws(UsageError) {

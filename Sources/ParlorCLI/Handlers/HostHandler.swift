@@ -113,7 +113,14 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
         announcer.say("Waiting for a player to join… (Ctrl-C to stop)")
     }
 
-    let hosted = try await listing.waitForGuest(of: host)
+    // While it waits, the host hears of every wrong passcode: someone is trying.
+    let notices = passcode == nil ? nil : Task { await WrongPasscodeNotices.relay(host.reports, to: announcer) }
+    let hosted: HostedMatch
+    do { hosted = try await listing.waitForGuest(of: host) } catch {
+        notices?.cancel()
+        throw error
+    }
+    notices?.cancel()
     announcer.say("\(hosted.guestName) joined.", event: .object([
         ("event", "joined"), ("name", .string(hosted.guestName)), ("seat", .int(Int64(hosted.guestSeat))),
         ("match", .string(hosted.initialState.matchID.hex)),
@@ -136,4 +143,18 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
     await listing.withdraw()
     await host.shutdown()
     return exit.exitCode
+}
+
+/// "A wrong passcode from 192.0.2.7." on the host's screen, and
+/// `{"event":"wrongPasscode","from":"192.0.2.7"}` with `--json`, for each
+/// proof the host checked and found wrong.
+enum WrongPasscodeNotices {
+    static func relay(_ reports: AsyncStream<ConnectionReport>, to announcer: Announcer) async {
+        for await report in reports {
+            guard case .rejected(.passcodeWrong, _) = report.outcome else { continue }
+            announcer.say(text(from: report.address), event: .object([("event", "wrongPasscode"), ("from", .string(report.address))]))
+        }
+    }
+
+    static func text(from address: String) -> String { "A wrong passcode from \(address)." }
 }

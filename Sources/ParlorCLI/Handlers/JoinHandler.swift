@@ -16,6 +16,8 @@ func runJoin(_ options: JoinOptions) async throws -> ExitCode {
     let peerAddress: String
     let dial: Dialer
     var needsPasscode = false
+    /// The advertised name ("Ana's Connect Four") when joined by name: what the passcode prompt names.
+    var gameName: String?
     switch options.target {
     case .address(let host, let port)?:
         let shown = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
@@ -25,11 +27,11 @@ func runJoin(_ options: JoinOptions) async throws -> ExitCode {
         peerAddress = shown
         dial = SessionRunner.dialer(host: host, port: port)
     case .name(let name)?:
-        (connection, peerAddress, needsPasscode) = try await ServiceFinder.reach(name: name, json: presentation.isJSON)
+        (connection, peerAddress, needsPasscode, gameName) = try await ServiceFinder.reach(name: name, json: presentation.isJSON)
         dial = SessionRunner.dialer(addresses: connection.remote.map { [$0] } ?? [])
     case nil:
         // A picker on a terminal; a usage error otherwise (ServiceFinder.swift).
-        (connection, peerAddress, needsPasscode) = try await ServiceFinder.reach(name: nil, json: presentation.isJSON)
+        (connection, peerAddress, needsPasscode, gameName) = try await ServiceFinder.reach(name: nil, json: presentation.isJSON)
         dial = SessionRunner.dialer(addresses: connection.remote.map { [$0] } ?? [])
     }
 
@@ -37,28 +39,36 @@ func runJoin(_ options: JoinOptions) async throws -> ExitCode {
     let hello = Hello(appVersion: ParlorVersion.current, playerID: LocalData.playerID, playerName: playerName)
     var guestOptions = SessionRunner.guestOptions(grace: options.timeouts.grace, dial: dial)
     guestOptions.passcode = options.passcode
+    let question = PasscodeQuestion(game: gameName, address: peerAddress)
     var stream: any ByteStream = connection.byteStream()
     if needsPasscode && guestOptions.passcode == nil {
         // The advertisement says so: ask before the handshake, on a fresh
         // connection afterwards (the host would not wait while someone types).
         stream.close()
-        guestOptions.passcode = try await PasscodeQuestion.ask(host: peerAddress)
+        guestOptions.passcode = try await question.ask()
         stream = try await redial(dial, shown: peerAddress)
     }
+    var wrongTries = 0
     let joined: JoinedMatch
-    do {
-        joined = try await Guest.join(over: stream, hello: hello, options: guestOptions)
-    } catch .passcodeNeeded where guestOptions.passcode == nil {
-        // Joined by address: only the host's CHALLENGE told us. Ask once, then try once more.
-        guestOptions.passcode = try await PasscodeQuestion.ask(host: peerAddress)
-        let again = try await redial(dial, shown: peerAddress)
+    while true {
         do {
-            joined = try await Guest.join(over: again, hello: hello, options: guestOptions)
+            joined = try await Guest.join(over: stream, hello: hello, options: guestOptions)
+            break
+        } catch .passcodeNeeded where guestOptions.passcode == nil {
+            // Joined by address: only the host's CHALLENGE told us. Ask, then try again.
+            guestOptions.passcode = try await question.ask()
+        } catch .rejected(.passcodeWrong, _) {
+            wrongTries += 1
+            // On a terminal a mistyped code is asked for again, up to `PasscodeQuestion.tries` in all.
+            guard isInteractiveTerminal, wrongTries < PasscodeQuestion.tries else {
+                throw JoinFailure(error: .rejected(.passcodeWrong, ""), wrongTries: wrongTries)
+            }
+            Console.writeError("That passcode is wrong (\(wrongTries) of \(PasscodeQuestion.tries) tries).\n")
+            guestOptions.passcode = try await question.ask()
         } catch {
             throw JoinFailure(error: error)
         }
-    } catch {
-        throw JoinFailure(error: error)
+        stream = try await redial(dial, shown: peerAddress)
     }
     announcer.say("Joined \(joined.hostName)'s \(joined.initialState.game.gameDisplayName) at \(peerAddress).", event: .object([
         ("event", "joined"), ("host", .string(joined.hostName)), ("seat", .int(Int64(joined.seat))),
@@ -78,17 +88,37 @@ private func redial(_ dial: Dialer, shown: String) async throws -> any ByteStrea
 }
 
 /// Asking the person at the terminal for the host's passcode.
-enum PasscodeQuestion {
+struct PasscodeQuestion {
+    /// Wrong codes a person at a terminal may type before `join` gives up.
+    static let tries = 3
+
+    /// The advertised name of the game, when joined by name or picked from the list.
+    var game: String?
+    /// The host's address as shown.
+    var address: String
+
+    /// What the prompt and the messages call the host: the game's advertised
+    /// name, or (joined by address, when the game is not known before the
+    /// code is proved) "the game at ADDRESS".
+    var what: String {
+        game.map { "\"\(Text.escapingUnprintable($0))\"" } ?? "the game at \(address)"
+    }
+
+    /// The prompt: "Passcode for "Ana's Connect Four": ".
+    var prompt: String { "Passcode for \(what): " }
+
     /// The code typed at a terminal without echo. Without a terminal it fails
     /// with a usage error (exit 64) that says to pass `--code`; Ctrl-C or
     /// Ctrl-D at the prompt ends parlor as interrupted (exit 130).
-    static func ask(host: String) async throws -> String {
+    func ask() async throws -> String {
+        let host = what
         guard isInteractiveTerminal else {
             throw CommandFailure("\(host) needs a passcode; ask its host for the code and join with --code CODE", exitCode: .usage)
         }
+        let prompt = prompt
         let answer = await withCheckedContinuation { (continuation: CheckedContinuation<Result<SecretPrompt.Answer, TerminalError>, Never>) in
             let thread = Thread {
-                continuation.resume(returning: Result { () throws(TerminalError) in try SecretPrompt.ask("Passcode for \(host): ") })
+                continuation.resume(returning: Result { () throws(TerminalError) in try SecretPrompt.ask(prompt) })
             }
             thread.name = "parlor-passcode-prompt"
             thread.start()

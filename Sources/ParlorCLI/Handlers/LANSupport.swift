@@ -97,19 +97,28 @@ struct ConnectFailure: UserFacingError {
 /// A refused or failed handshake as the user reads it; a REJECT is final (no retry).
 struct JoinFailure: UserFacingError {
     let error: JoinError
+    /// Wrong codes refused in this join (typed at the prompt, or given with --code).
+    var wrongTries = 1
     var exitCode: ExitCode {
         switch error {
         case .timedOut, .connectionClosed: .temporaryFailure
+        // Too many joins at once, or no place for a passcode to wait its turn: later may work.
+        case .rejected(.busy, _): .temporaryFailure
         case .passcodeNeeded: .usage
         default: .failure
         }
     }
     var message: String {
         switch error {
+        case .rejected(.passcodeWrong, _) where wrongTries > 1:
+            "could not join: the host refused the passcode \(wrongTries) times; check the code with the host and join again"
         case .rejected(.passcodeWrong, _):
-            "could not join: the host refused the passcode (passcodeWrong); check the code with the host and join again"
+            "could not join: the host refused the passcode; check the code with the host and join again"
         case .rejected(.passcodeRequired, _), .passcodeNeeded:
             "could not join: the host needs a passcode; join with --code CODE"
+        case .rejected(_, let sentence):
+            // The host's own sentence; the reason's name is for logs and --json, not for people.
+            "could not join: the host refused: \(sentence)"
         default:
             "could not join: \(error)"
         }

@@ -5,11 +5,10 @@ public enum OptionValueKind: Sendable, Equatable {
     /// Always a value, either `--port 7477` or `--port=7477`. The associated
     /// text names the value in help and usage (`N`).
     case required(valueName: String)
-    /// A value only when attached with `=`: `--code` alone and `--code=1234`.
-    ///
-    /// This is getopt_long's `optional_argument` rule. A following word is
-    /// never taken as the value, so `parlor host --code connect4` still
-    /// means game `connect4` with a generated code.
+    /// A value that may be left out: `--code` alone, `--code=1234`, or
+    /// `--code 1234` when the next word does not look like an option and no
+    /// required argument needs it, so `parlor host --code connect4` still
+    /// means game `connect4` with a generated code (`ParsedArguments`).
     case optional(valueName: String)
 }
 

@@ -17,7 +17,11 @@ public enum OptionalValue: Sendable, Equatable {
 /// - `--name value` and `--name=value`; `-p value` for short aliases;
 /// - a required value is the next word unless that word looks like an
 ///   option (`-x`, `--x`; a negative number is fine); use `--name=-x` then;
-/// - an optional value is taken only with `=`;
+/// - an optional value (`--code [CODE]`) is `--code=CODE`, or the next word
+///   unless that word looks like an option or is needed as one of the
+///   command's required arguments: `host connect4 --code 1234` gives the
+///   code 1234, `host --code connect4` a bare `--code` and the game
+///   connect4 (`ParsedArguments.init`);
 /// - an option given twice keeps the last value;
 /// - `--` ends options: every word after it is positional;
 /// - `-h` or `--help` anywhere before `--` asks for help, whatever else is wrong.
@@ -50,7 +54,9 @@ public struct ParsedArguments: Sendable {
         var positionals: [String] = []
         var values: [String: String?] = [:]
         var order: [String] = []
-        var pendingHint: (option: String, word: String)?
+        // Words after a bare optional-value option, taken as its value unless
+        // a required argument needs them (decided once all words are read).
+        var tentative: [(option: String, word: String, position: Int)] = []
         var index = 0
         var optionsEnded = false
 
@@ -103,8 +109,11 @@ public struct ParsedArguments: Sendable {
                 }
             case .optional:
                 values[option.name] = .some(attached)
+                tentative.removeAll { $0.option == option.name }  // given again: the last one counts
                 if attached == nil, index < words.count, !Self.looksLikeOption(words[index]) {
-                    pendingHint = (option.longFlag, words[index])
+                    tentative.append((option.name, words[index], positionals.count))
+                    values[option.name] = .some(words[index])
+                    index += 1
                 }
             }
             order.append(option.name)
@@ -117,16 +126,16 @@ public struct ParsedArguments: Sendable {
             if given.count >= 2 { throw .mutuallyExclusive("--" + given[0], "--" + given[1]) }
         }
         let required = spec.arguments.filter { !$0.isOptional }
+        // A word a required argument needs is that argument, not an option's value.
+        for taken in tentative where positionals.count < required.count {
+            positionals.insert(taken.word, at: min(taken.position, positionals.count))
+            values[taken.option] = .some(nil)
+        }
         if positionals.count < required.count {
             throw .missingArgument(required[positionals.count].name)
         }
         if positionals.count > spec.arguments.count {
-            let extra = positionals[spec.arguments.count]
-            // The likely cause: `--code 1234` where `--code=1234` was meant.
-            let hint = pendingHint.map {
-                "To give \($0.option) a value, write '\($0.option)=\(Text.escapingUnprintable($0.word))'."
-            }
-            throw .unexpectedArgument(extra, hint: hint)
+            throw .unexpectedArgument(positionals[spec.arguments.count], hint: nil)
         }
         self.positionals = positionals
         self.values = values

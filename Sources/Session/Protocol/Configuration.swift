@@ -98,42 +98,58 @@ public struct HostConfiguration: Sendable {
     }
 }
 
-/// How a host slows down passcode guessing (docs/PROTOCOL.md, "Passcodes").
+/// How a host slows down passcode guessing (docs/PROTOCOL.md, "Passcodes");
+/// `PasscodeQueue` applies it.
 ///
-/// A wrong proof is answered REJECT passcodeWrong only after a delay, which
-/// doubles with each wrong proof from the same address (forgotten after
-/// `memory` without one), up to `maximumDelay`. While `maximumWaitingPerAddress`
-/// refusals for one address wait, or `maximumWaiting` in all, further proofs
-/// (from that address, or from anyone) are refused `busy` without being
-/// checked, so one guesser cannot keep everyone else out.
-/// The delay is a timer, not a sleeping thread: the match and other
+/// Every proof waits on its own connection before it is checked: an
+/// address's delay grows with its wrong proofs of late and its proofs
+/// waiting now (none for a clean address; then `firstDelay`, doubling up to
+/// `maximumDelay`; forgotten after `memory` without a wrong one), and the
+/// whole host checks at most one proof per `judgingInterval`. At most
+/// `maximumWaitingPerAddress` proofs wait for one address and
+/// `maximumWaiting` in all; beyond that a new proof is refused `busy`
+/// unchecked, a full queue making room for an address with fewer waiting.
+/// The waits are timers, not sleeping threads: the match and other
 /// handshakes go on meanwhile.
 public struct PasscodeThrottle: Hashable, Sendable {
-    /// The delay of the first wrong proof from an address. Default 1 s.
+    /// The delay after the first wrong proof from an address. Default 1 s.
     public var firstDelay: Duration
-    /// The longest delay. Default 8 s (below the guest's 10 s handshake timeout,
-    /// so a person who mistyped still reads the refusal).
+    /// The longest delay. Default 6 s (well below the guest's 10 s handshake
+    /// timeout, so a person who mistyped still reads the refusal, and a guest
+    /// sharing an address with a guesser is still answered in time).
     public var maximumDelay: Duration
     /// How long an address's wrong proofs are remembered. Default 10 minutes.
     public var memory: Duration
-    /// Refusals allowed to wait at once, from all addresses. Default 16.
+    /// Proofs allowed to wait at once, from all addresses. Default 24.
     public var maximumWaiting: Int
-    /// Refusals allowed to wait at once for one address. Default 2.
+    /// Proofs allowed to wait at once for one address. Default 4.
     public var maximumWaitingPerAddress: Int
+    /// The least time between two proofs checked by this host: the cap on
+    /// guesses per second, over all addresses. Default 250 ms (4 a second).
+    public var judgingInterval: Duration
 
     /// A throttle; see each field for its default.
-    public init(firstDelay: Duration = .seconds(1), maximumDelay: Duration = .seconds(8),
-                memory: Duration = .seconds(600), maximumWaiting: Int = 16, maximumWaitingPerAddress: Int = 2) {
+    public init(firstDelay: Duration = .seconds(1), maximumDelay: Duration = .seconds(6),
+                memory: Duration = .seconds(600), maximumWaiting: Int = 24, maximumWaitingPerAddress: Int = 4,
+                judgingInterval: Duration = .milliseconds(250)) {
         self.firstDelay = firstDelay
         self.maximumDelay = maximumDelay
         self.memory = memory
         self.maximumWaiting = maximumWaiting
         self.maximumWaitingPerAddress = maximumWaitingPerAddress
+        self.judgingInterval = judgingInterval
     }
 
-    /// The delay for the `count`-th wrong proof (1-based) from one address.
+    /// The delay of a proof from an address with `count` wrong proofs of late
+    /// and waiting proofs: none for 0, then `firstDelay` doubling to `maximumDelay`.
     public func delay(afterWrongProofs count: Int) -> Duration {
-        Duration.doubling(firstDelay, times: count - 1, upTo: maximumDelay)
+        count <= 0 ? .zero : Duration.doubling(firstDelay, times: count - 1, upTo: maximumDelay)
+    }
+
+    /// The longest a proof waits before it is checked, once it has a place:
+    /// its address's longest delay or a full queue's worth of turns.
+    public var longestWait: Duration {
+        max(maximumDelay, judgingInterval * maximumWaiting)
     }
 }
 

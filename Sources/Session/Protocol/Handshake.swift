@@ -29,6 +29,9 @@ public enum Admission: Hashable, Sendable {
     case reject(ReasonCode, String)
     /// This host needs a passcode: send CHALLENGE and wait for a HELLO with a proof.
     case challenge(PasscodeChallenge)
+    /// The HELLO's passcode proof waits its turn (`PasscodeQueue`); decide
+    /// again when it is due, or when the queue refuses it.
+    case waitForTurn
 }
 
 /// The host side of one connection's handshake, as a pure state machine.
@@ -46,6 +49,9 @@ public struct HostHandshake: Hashable, Sendable {
         case challenged
         /// HELLO received; the shell is deciding.
         case deciding
+        /// The passcode proof waits its turn before it is checked; only the
+        /// peer closing ends this early.
+        case proofWaiting
         /// WELCOME sent; the session takes over the connection.
         case admitted
         /// Closed, after a REJECT or without one.
@@ -91,7 +97,13 @@ public struct HostHandshake: Hashable, Sendable {
 
     /// Feeds one event.
     public mutating func event(_ event: Event) -> Action {
-        // Anything after the decision belongs to the session, or to nobody.
+        if state == .proofWaiting, case .peerClosed(let why) = event {
+            state = .closed
+            let text = "closed while its passcode proof waited"
+            return .close(outcome: .dropped(why.map { "\(text): \($0)" } ?? text))
+        }
+        // Anything after the decision belongs to the session, or to nobody;
+        // a waiting proof is answered when its turn comes, whatever else arrives.
         guard state == .awaitingHello || state == .challenged else { return .none }
         switch event {
         case .message(.hello(let hello)):
@@ -123,8 +135,11 @@ public struct HostHandshake: Hashable, Sendable {
 
     /// Feeds the admission decision for the HELLO passed to `.evaluate`.
     public mutating func decided(_ admission: Admission) -> Action {
-        guard state == .deciding else { return .none }
+        guard state == .deciding || state == .proofWaiting else { return .none }
         switch admission {
+        case .waitForTurn:
+            state = .proofWaiting
+            return .none
         case .welcome(let welcome):
             state = .admitted
             return .welcome(welcome)
@@ -181,6 +196,8 @@ public struct HostAdmissionPolicy: Sendable {
         /// Send a CHALLENGE first: the host needs a passcode and this
         /// connection has not been challenged yet.
         case challenge
+        /// The proof must wait its turn before it is checked (`PasscodeQueue`).
+        case waitForTurn
     }
 
     /// Checks a HELLO in the documented order (docs/PROTOCOL.md section 7).
@@ -196,7 +213,11 @@ public struct HostAdmissionPolicy: Sendable {
         if let gate = passcode {
             guard let challenge else { return .challenge }
             guard !hello.passcodeProof.isEmpty else { return .refuse(.passcodeRequired, PasscodeSentences.required) }
-            guard gate.verifying else { return .refuse(.busy, PasscodeSentences.tooManyGuesses) }
+            switch gate.turn {
+            case .notQueued: return .waitForTurn
+            case .refused: return .refuse(.busy, PasscodeSentences.tooManyGuesses)
+            case .due: break
+            }
             guard gate.key.accepts(hello.passcodeProof, for: challenge) else {
                 return .refuse(.passcodeWrong, PasscodeSentences.wrong)
             }
@@ -219,7 +240,7 @@ public struct HostAdmissionPolicy: Sendable {
         switch verdict(on: hello, challenge: nil) {
         case .admit: nil
         case .refuse(let reason, let sentence): (reason, sentence)
-        case .challenge: (.passcodeRequired, PasscodeSentences.required)
+        case .challenge, .waitForTurn: (.passcodeRequired, PasscodeSentences.required)
         }
     }
 
@@ -254,17 +275,27 @@ public struct HostAdmissionPolicy: Sendable {
 
 /// What a host that needs a passcode knows when it checks a proof.
 public struct PasscodeGate: Sendable {
+    /// Where a proof stands in the host's queue of proofs (`PasscodeQueue`).
+    public enum Turn: Hashable, Sendable {
+        /// It has no place yet: it must wait its turn first.
+        case notQueued
+        /// Its turn has come: check it.
+        case due
+        /// The queue has no place for it: refuse it `busy` without checking,
+        /// so the answer says nothing about the code and guessing cannot go
+        /// faster than the queue allows.
+        case refused
+    }
+
     /// The key derived from the host's code for the match a new guest joins.
     public var key: PasscodeKey
-    /// False while too many wrong proofs wait out their delay: a proof is
-    /// then refused `busy` without being checked, so the answer says nothing
-    /// about the code and guessing cannot go faster than the delays allow.
-    public var verifying: Bool
+    /// Where this connection's proof stands.
+    public var turn: Turn
 
     /// A gate; see the fields.
-    public init(key: PasscodeKey, verifying: Bool = true) {
+    public init(key: PasscodeKey, turn: Turn = .due) {
         self.key = key
-        self.verifying = verifying
+        self.turn = turn
     }
 }
 
@@ -272,7 +303,7 @@ public struct PasscodeGate: Sendable {
 enum PasscodeSentences {
     static let required = "This host needs a passcode; ask the host for it and join with --code."
     static let wrong = "That passcode is wrong."
-    static let tooManyGuesses = "Too many wrong passcodes lately; try again in a moment."
+    static let tooManyGuesses = "Too many passcodes are waiting to be checked; try again in a moment."
 }
 
 /// Why joining a host failed. Never retried automatically: a REJECT is final.
@@ -296,7 +327,7 @@ public enum JoinError: Error, Hashable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .rejected(let reason, let sentence): "the host refused (\(reason)): \(sentence)"
+        case .rejected(_, let sentence): "the host refused: \(sentence)"
         case .timedOut: "the host did not answer in time"
         case .connectionClosed(let why): "the host closed the connection" + (why.map { " (\($0))" } ?? "")
         case .notAParlorHost(let error): "that address is not a parlor host: \(error)"

@@ -8,6 +8,9 @@ public struct ConnectionReport: Hashable, Sendable, CustomStringConvertible {
     /// What became of it.
     public var outcome: HandshakeOutcome
 
+    /// The address it came from, without the port: "192.0.2.7", "[::1]".
+    public var address: String { MatchHost.sourceAddress(peer) }
+
     public var description: String { "\(peer): \(outcome)" }
 }
 
@@ -100,9 +103,10 @@ public struct SavedHostMatch: Sendable {
 /// with a `SavedHostMatch`, the host admits only that match's guest.
 ///
 /// With `HostConfiguration.passcode`, a new guest must first prove the code
-/// (CHALLENGE, then a HELLO with the proof). A wrong proof is refused only
-/// after a delay (`PasscodeThrottle`), on a timer, so guessing is slow while
-/// the match and every other handshake go on.
+/// (CHALLENGE, then a HELLO with the proof). Every proof waits its turn on
+/// its own connection before it is checked (`PasscodeQueue`), on a timer,
+/// so guessing is slow while the match and every other handshake go on,
+/// and a guesser's waiting proofs never hold up another connection's.
 ///
 /// The TCP shell calls `accept(_:)` for every accepted connection; the CLI
 /// awaits `waitForGuest()` and builds a controller from the `HostedMatch`.
@@ -139,10 +143,10 @@ public actor MatchHost {
     private let upcomingMatchID: MatchID
     /// The key derived from the passcode for `upcomingMatchID`; nil for an open host.
     private let passcodeKey: PasscodeKey?
-    /// Wrong proofs per source address, for the growing delay.
-    private var wrongProofs: [String: (count: Int, last: ContinuousClock.Instant)] = [:]
-    /// Refusals of wrong proofs waiting out their delay, by handshake id.
-    private var waitingRefusals: [UInt64: (connection: WireConnection, source: String, timer: Task<Void, Never>)] = [:]
+    /// When each passcode proof is checked.
+    private var proofs: PasscodeQueue
+    /// Proofs waiting their turn, by handshake id: the HELLO and its timer.
+    private var waitingProofs: [UInt64: (hello: Hello, timer: Task<Void, Never>)] = [:]
 
     /// A host for `configuration`; throws if its game or name is invalid.
     /// With `saved`, it waits for that match's guest only (`parlor resume`).
@@ -159,6 +163,7 @@ public actor MatchHost {
         configuration.timeouts = configuration.timeouts.withHeartbeatFittingTheTimeout()
         self.configuration = configuration
         self.gameType = type
+        self.proofs = PasscodeQueue(throttle: configuration.passcodeThrottle)
         let seed: UInt64
         if case .random(let given?) = configuration.seatPreference { seed = given } else { seed = UInt64.random(in: .min ... .max) }
         self.random = SplitMix64(seed: seed)
@@ -178,8 +183,8 @@ public actor MatchHost {
     /// Whether a guest has been admitted.
     public var hasGuest: Bool { hosted != nil }
 
-    /// Refusals of wrong passcodes now waiting out their delay.
-    public var waitingRefusalCount: Int { waitingRefusals.count }
+    /// Passcode proofs now waiting their turn to be checked.
+    public var waitingProofCount: Int { waitingProofs.count }
 
     /// Runs the handshake on a newly accepted connection. Returns at once.
     public func accept(_ stream: any ByteStream) {
@@ -188,7 +193,8 @@ public actor MatchHost {
             stream.close()
             return
         }
-        guard pending.count < configuration.maximumPendingHandshakes else {
+        // Proofs waiting their turn have their own caps (`PasscodeQueue`).
+        guard pending.count - waitingProofs.count < configuration.maximumPendingHandshakes else {
             let sentence = "This host has too many connections starting; try again in a moment."
             connection.send(.reject(.busy, sentence: sentence))
             connection.close()
@@ -224,11 +230,11 @@ public actor MatchHost {
             entry.connection.close()
         }
         pending = [:]
-        for (_, waiting) in waitingRefusals {
+        for (id, waiting) in waitingProofs {
             waiting.timer.cancel()
-            waiting.connection.close()
+            proofs.remove(id)
         }
-        waitingRefusals = [:]
+        waitingProofs = [:]
         for waiter in waiters { waiter.resume(returning: hosted) }
         waiters = []
         reportSink.finish()
@@ -250,8 +256,55 @@ public actor MatchHost {
         guard var entry = pending[id] else { return }
         var action = entry.machine.event(event)
         if case .evaluate(let hello) = action {
-            action = entry.machine.decided(admission(for: hello, challenge: entry.machine.challenge, id: id))
+            let decision = admission(for: hello, challenge: entry.machine.challenge, id: id, turn: .notQueued)
+            action = entry.machine.decided(decision)
+            if case .waitForTurn = decision {
+                pending[id] = entry
+                queueProof(id, hello: hello)
+                return
+            }
         }
+        pending[id] = entry
+        perform(action, id: id)
+    }
+
+    /// Gives the proof in `hello` its place in the queue, or refuses it (and
+    /// the proof whose place it takes) `busy` unchecked.
+    private func queueProof(_ id: UInt64, hello: Hello) {
+        guard let entry = pending[id] else { return }
+        switch proofs.arrive(id, from: Self.sourceAddress(entry.connection.peerDescription), at: .now) {
+        case .refuse:
+            decideProof(id, hello: hello, turn: .refused)
+        case .judge(let at, let evicting):
+            if let evicting, let evicted = waitingProofs.removeValue(forKey: evicting) {
+                evicted.timer.cancel()
+                decideProof(evicting, hello: evicted.hello, turn: .refused)
+            }
+            let timer = Task { [weak self] in
+                do { try await Task.sleep(until: at, clock: .continuous) } catch { return }
+                await self?.proofDue(id)
+            }
+            waitingProofs[id] = (hello, timer)
+        }
+    }
+
+    /// The proof of handshake `id` has waited its turn: check it now.
+    private func proofDue(_ id: UInt64) {
+        guard let waiting = waitingProofs.removeValue(forKey: id) else { return }
+        decideProof(id, hello: waiting.hello, turn: .due)
+    }
+
+    private func decideProof(_ id: UInt64, hello: Hello, turn: PasscodeGate.Turn) {
+        guard var entry = pending[id] else { return }
+        let decision = admission(for: hello, challenge: entry.machine.challenge, id: id, turn: turn)
+        if turn == .due {
+            if case .reject(.passcodeWrong, _) = decision {
+                proofs.judged(id, wrong: true, at: .now)
+            } else {
+                proofs.judged(id, wrong: false, at: .now)
+            }
+        }
+        let action = entry.machine.decided(decision)
         pending[id] = entry
         perform(action, id: id)
     }
@@ -288,10 +341,6 @@ public actor MatchHost {
             }
         case .rejectAndClose(let message, let outcome):
             finish(id)
-            if case .rejected(.passcodeWrong, _) = outcome {
-                refuseLater(id, connection: connection, message: message, outcome: outcome)
-                return
-            }
             connection.send(message)
             connection.close()
             report(peer, outcome)
@@ -327,34 +376,8 @@ public actor MatchHost {
     private func finish(_ id: UInt64) {
         pending[id]?.timer?.cancel()
         pending[id] = nil
-    }
-
-    /// Sends a wrong-passcode REJECT after the throttle's delay for this
-    /// source address. The connection leaves the pending handshakes (so it
-    /// does not hold up honest guests) and counts against `maximumWaiting`.
-    private func refuseLater(_ id: UInt64, connection: WireConnection, message: Message, outcome: HandshakeOutcome) {
-        let throttle = configuration.passcodeThrottle
-        let source = Self.sourceAddress(connection.peerDescription)
-        let now = ContinuousClock.now
-        if wrongProofs.count >= 4096 { wrongProofs = wrongProofs.filter { now - $0.value.last < throttle.memory } }
-        var record = wrongProofs[source] ?? (count: 0, last: now)
-        if now - record.last >= throttle.memory { record.count = 0 }
-        record.count += 1
-        record.last = now
-        wrongProofs[source] = record
-        let delay = throttle.delay(afterWrongProofs: record.count)
-        let timer = Task { [weak self] in
-            do { try await Task.sleep(for: delay) } catch { return }
-            await self?.endWaitingRefusal(id, message: message, outcome: outcome)
-        }
-        waitingRefusals[id] = (connection, source, timer)
-    }
-
-    private func endWaitingRefusal(_ id: UInt64, message: Message, outcome: HandshakeOutcome) {
-        guard let waiting = waitingRefusals.removeValue(forKey: id) else { return }
-        waiting.connection.send(message)
-        waiting.connection.close()
-        report(waiting.connection.peerDescription, outcome)
+        waitingProofs.removeValue(forKey: id)?.timer.cancel()
+        proofs.remove(id)
     }
 
     /// "192.0.2.7:5000" → "192.0.2.7", "[::1]:5000" → "[::1]": wrong guesses are counted per address, not per port.
@@ -376,14 +399,9 @@ public actor MatchHost {
     // MARK: Admission
 
     /// The admission decision, and when admitting, the match and WELCOME.
-    private func admission(for hello: Hello, challenge: PasscodeChallenge?, id: UInt64) -> Admission {
+    private func admission(for hello: Hello, challenge: PasscodeChallenge?, id: UInt64, turn: PasscodeGate.Turn) -> Admission {
         let current = hosted.map { ($0.initialState.matchID, $0.seatToken) } ?? saved.map { ($0.state.matchID, $0.seatToken) }
-        let throttle = configuration.passcodeThrottle
-        let source = pending[id].map { Self.sourceAddress($0.connection.peerDescription) } ?? ""
-        let gate = passcodeKey.map { key in
-            PasscodeGate(key: key, verifying: waitingRefusals.count < throttle.maximumWaiting
-                         && waitingRefusals.values.count { $0.source == source } < throttle.maximumWaitingPerAddress)
-        }
+        let gate = passcodeKey.map { PasscodeGate(key: $0, turn: turn) }
         let policy = HostAdmissionPolicy(gameID: gameType.id, rulesVersion: gameType.rulesVersion,
                                          seatAvailable: hosted == nil && saved == nil && !isShutDown,
                                          currentMatch: current, passcode: gate)
@@ -392,6 +410,8 @@ public actor MatchHost {
             break
         case .refuse(let reason, let sentence):
             return .reject(reason, sentence)
+        case .waitForTurn:
+            return .waitForTurn
         case .challenge:
             guard let key = passcodeKey, let fresh = try? PasscodeChallenge.fresh(for: key.matchID) else {
                 return .reject(.busy, "This host cannot make a passcode challenge right now; try again in a moment.")

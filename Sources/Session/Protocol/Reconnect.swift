@@ -58,9 +58,9 @@ public struct ReconnectPolicy: Hashable, Sendable {
                 if notThisMatchsHost.contains(reason) {
                     // A HELLO that asks for a match never offers a game to choose: whoever refuses it
                     // for its game, rules or match is some other parlor that took the address.
-                    return .stop("the parlor answering there is not this match's host (it refused (\(reason)): \(sentence))")
+                    return .stop("the parlor answering there is not this match's host (it refused: \(sentence))")
                 }
-                return .stop("the host refused (\(reason)): \(sentence)")
+                return .stop("the host refused: \(sentence)")
             case .timedOut, .connectionClosed:
                 return .retry
             case .notAParlorHost, .protocolError, .badWelcome, .passcodeNeeded, .passcodeUnavailable:
