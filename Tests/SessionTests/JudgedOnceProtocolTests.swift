@@ -60,4 +60,35 @@ import Testing
             #expect(hostState.deadline > 0)
         }
     }
+
+    @Test("a guest's forged deadline is not committed: the host's CONFIRM, state and STATE carry its own clock",
+          arguments: [UInt32(0), 60])
+    func aForgedDeadlineIsReplacedByTheHosts(turnTimeout: UInt32) async throws {
+        var session = try await RawGuestSession.start(turnTimeout: turnTimeout)
+        // The deadline is outside the hash, so a blob with a forged one is otherwise valid.
+        var next = try session.state.applying(.move(Move(3), by: session.seat), now: wallClockMilliseconds())
+        _ = MatchBlob.encode(next)
+        next.deadline = 32_503_680_000_000  // the year 3000
+        let before = wallClockMilliseconds()
+        let answer = await session.send(.turn(sequence: next.sequence, blob: MatchBlob.encode(next)))
+        guard case .confirm(next.sequence, let hash, let deadline)? = answer else {
+            Issue.record("expected CONFIRM, got \(String(describing: answer))")
+            return
+        }
+        #expect(hash == next.stateHash)
+        let hostState = await session.hostController.state
+        if turnTimeout == 0 {
+            #expect(deadline == 0)
+        } else {
+            #expect(deadline >= before + 60_000 && deadline <= wallClockMilliseconds() + 60_000)
+        }
+        #expect(hostState.deadline == deadline)
+        guard case .state(let blob)? = await session.send(.stateRequest(knownSequence: next.sequence)) else {
+            Issue.record("expected STATE")
+            return
+        }
+        let sent = try MatchBlob.decode(blob)
+        #expect(sent.deadline == deadline)
+        #expect(sent.stateHash == hash)
+    }
 }
