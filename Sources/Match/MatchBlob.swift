@@ -75,15 +75,44 @@ public enum MatchBlob {
     public static let maximumGameIDBytes = 32
 
     /// Encodes a state. Deterministic: equal states give equal bytes.
+    ///
+    /// Worked out once per state and kept with it (copies share it), so the
+    /// pushes, saves and CONFIRMs of one committed state encode it once.
     public static func encode(_ state: MatchState) -> [UInt8] {
-        var writer = body(of: state, deadline: state.deadline)
-        writer.write(stateHash(of: state))
-        return writer.bytes
+        encoded(state).blob
     }
 
     /// FNV-1a 64 over the encoding with the deadline field set to 0 and no hash.
     public static func stateHash(of state: MatchState) -> UInt64 {
-        fnv1a64(body(of: state, deadline: 0).bytes)
+        encoded(state).hash
+    }
+
+    private static func encoded(_ state: MatchState) -> EncodingCache.Encoded {
+        guard let cache = state.encoding else { return encodeAfresh(state) }
+        return cache.value { encodeAfresh(state) }
+    }
+
+    private static func encodeAfresh(_ state: MatchState) -> EncodingCache.Encoded {
+        MatchWork.note(state.matchID, \.encodes)
+        var writer = body(of: state, deadline: state.deadline)
+        let hash = hashIgnoringDeadline(writer.bytes[...], moves: state.moves.count)
+        writer.write(hash)
+        return EncodingCache.Encoded(blob: writer.bytes, hash: hash)
+    }
+
+    /// The state hash of a blob `body` (everything before the hash) holding
+    /// `moves` moves: FNV-1a 64 with the deadline field read as zeros.
+    private static func hashIgnoringDeadline(_ body: ArraySlice<UInt8>, moves: Int) -> UInt64 {
+        // The deadline is followed by the move count (2 bytes) and 3 bytes a move.
+        let deadlineStart = body.endIndex - moves * 3 - 2 - 8
+        let deadlineEnd = deadlineStart + 8
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for index in body.indices {
+            let byte = index >= deadlineStart && index < deadlineEnd ? 0 : body[index]
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return hash
     }
 
     private static func body(of state: MatchState, deadline: Int64) -> ByteWriter {
@@ -140,8 +169,23 @@ public enum MatchBlob {
         }
     }
 
+    /// A blob's fields, each checked on its own (not yet against the rules).
+    private struct Fields {
+        var format: UInt16
+        var matchID: MatchID
+        var gameID: String
+        var type: any Game.Type
+        var seats: [Seat]
+        var leftAfter: [Int?]
+        var sequence: UInt32
+        var turnTimeout: UInt32
+        var deadline: Int64
+        var moves: [PlayedMove]
+        var storedHash: UInt64
+    }
+
     /// Formats 1 and 2: the same fields, format 2 with each seat's "left after".
-    private static func decodeBody(_ reader: inout ByteReader, format: UInt16) throws -> MatchState {
+    private static func readFields(_ reader: inout ByteReader, format: UInt16) throws -> Fields {
         guard let matchID = MatchID(bytes: try reader.readBytes(16)) else { throw MatchBlobError.invalidField("match id") }
         let gameBytes = try reader.readShortBytes()
         guard (1...maximumGameIDBytes).contains(gameBytes.count),
@@ -202,6 +246,18 @@ public enum MatchBlob {
         guard zip(leftAfter, departed).allSatisfy({ ($0 != nil) == $1 && ($0 ?? 0) <= moves.count }) else {
             throw MatchBlobError.invalidField("seat left after")
         }
+        return Fields(format: format, matchID: matchID, gameID: gameID, type: type, seats: seats, leftAfter: leftAfter,
+                      sequence: sequence, turnTimeout: turnTimeout, deadline: deadline, moves: moves, storedHash: storedHash)
+    }
+
+    private static func decodeBody(_ reader: inout ByteReader, format: UInt16) throws -> MatchState {
+        let fields = try readFields(&reader, format: format)
+        let (matchID, type, seats, leftAfter, moves) = (fields.matchID, fields.type, fields.seats, fields.leftAfter, fields.moves)
+        let (sequence, turnTimeout, deadline, storedHash) = (fields.sequence, fields.turnTimeout, fields.deadline, fields.storedHash)
+        let seatCount = seats.count
+        MatchWork.note(matchID, \.decodes)
+        MatchWork.note(matchID, \.applies, moves.count)
+
         // Replay the history with each departure where it happened: the game
         // skips a seat that left while two or more played on.
         let departures = leftAfter.enumerated().compactMap { seat, after in after.map { (seat: seat, after: $0) } }
@@ -222,15 +278,59 @@ public enum MatchBlob {
             do { try game.apply(played.move) } catch { throw MatchBlobError.illegalHistory(moveIndex: index) }
         }
         leave(before: moves.count)
-        let state = MatchState(matchID: matchID, game: game, seats: seats, moves: moves, sequence: sequence,
+        var state = MatchState(matchID: matchID, game: game, seats: seats, moves: moves, sequence: sequence,
                                turnTimeout: turnTimeout, deadline: deadline, leftAfter: leftAfter)
         // Departures happen only while the match goes on, so at most one seat of
         // a two-seat match can have left, and nothing can follow the end.
         guard Int(sequence) == moves.count + state.departureCount else { throw MatchBlobError.invalidField("sequence") }
         guard state.expectedSeats() == seats else { throw MatchBlobError.outcomesDisagree }
         if state.departureCount > 0 && seats.count == 2 && game.isOver { throw MatchBlobError.outcomesDisagree }
-        let computed = stateHash(of: state)
+        // In its own format the blob is the state's encoding (each state has
+        // one), so it is hashed as it came and kept as the state's encoding.
+        let canonical = format == self.format(of: state)
+        let computed = canonical ? hashIgnoringDeadline(reader.bytes.dropLast(8), moves: moves.count) : stateHash(of: state)
         guard computed == storedHash else { throw MatchBlobError.hashMismatch(stored: storedHash, computed: computed) }
+        if canonical { state.encoding = EncodingCache(EncodingCache.Encoded(blob: reader.bytes, hash: computed)) }
         return state
+    }
+
+    /// Reads `bytes` as the state one change after `base`, judging only that
+    /// change by the rules instead of replaying the whole history; nil when the
+    /// bytes are anything else, or anything is wrong with them (a full
+    /// `decode` and `base.change(to:)` then say what, exactly as before).
+    ///
+    /// Accepting here implies that `decode` and `change(to:)` accept: the
+    /// fields are read with the same checks, the history extends `base`'s
+    /// (a valid state) by the one change the rules allow, with the outcomes
+    /// they imply, and the hash covers exactly the state returned.
+    static func successor(of base: MatchState, decoding bytes: [UInt8]) -> MatchSuccessor? {
+        guard bytes.count <= maximumSize else { return nil }
+        var reader = ByteReader(bytes)
+        guard let magicBytes = try? reader.readBytes(4), magicBytes == magic,
+              let format = try? reader.readUInt16(), format == self.format(of: base),
+              let fields = try? readFields(&reader, format: format),
+              fields.gameID == base.gameID, fields.type.rulesVersion == base.rulesVersion,
+              fields.sequence == base.sequence &+ 1 else { return nil }
+        MatchWork.note(base.matchID, \.decodes)
+        // The received fields with our position: `judge` compares everything but the game, and makes the game.
+        let received = MatchState(matchID: fields.matchID, game: base.game, seats: fields.seats, moves: fields.moves,
+                                  sequence: fields.sequence, turnTimeout: fields.turnTimeout, deadline: fields.deadline,
+                                  leftAfter: fields.leftAfter)
+        guard let (change, expected) = try? base.judge(received) else { return nil }
+        let hash = hashIgnoringDeadline(bytes.dropLast(8), moves: fields.moves.count)
+        guard hash == fields.storedHash else { return nil }
+        var state = expected
+        state.deadline = fields.deadline
+        state.encoding = EncodingCache(EncodingCache.Encoded(blob: bytes, hash: hash))
+        return MatchSuccessor(change: change, state: state, baseSequence: base.sequence, baseHash: base.stateHash)
+    }
+}
+
+extension MatchState {
+    /// Reads a blob from a peer as the state one change after this one,
+    /// judging that change once; nil when it is not a valid such state (then
+    /// `MatchBlob.decode` and `change(to:)` tell why). See `MatchBlob.successor(of:decoding:)`.
+    public func successor(decoding blob: [UInt8]) -> MatchSuccessor? {
+        MatchBlob.successor(of: self, decoding: blob)
     }
 }

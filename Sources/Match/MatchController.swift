@@ -142,6 +142,22 @@ public actor MatchController {
     /// deadline is then taken as is). Its changes supersede a pending one.
     public func submit(_ change: MatchChange, from participant: any Participant,
                        authoritative: MatchState? = nil) async -> SubmitResult {
+        await submit(change, from: participant, authoritative: authoritative, judged: nil)
+    }
+
+    /// Proposes a change that was judged on our committed state already
+    /// (a peer's blob read with `MatchState.successor(decoding:)`): it is
+    /// committed as judged, not applied again. The same refusals as
+    /// `submit(_:from:authoritative:)`; a change of the authority comes with
+    /// its deadline, one of another participant gets ours. When our state has
+    /// moved on since, the change is judged again on the state we have.
+    public func submit(_ successor: MatchSuccessor, from participant: any Participant) async -> SubmitResult {
+        await submit(successor.change, from: participant, authoritative: participant.isAuthority ? successor.state : nil,
+                     judged: successor)
+    }
+
+    private func submit(_ change: MatchChange, from participant: any Participant, authoritative: MatchState?,
+                        judged: MatchSuccessor?) async -> SubmitResult {
         guard started, !stopped else { return .rejected(.matchOver) }
         guard let seat = seat(of: participant) else { return .rejected(.notAParticipant) }
         let fromAuthority = participant.isAuthority
@@ -159,6 +175,11 @@ public actor MatchController {
             now = max(now, state.deadline)
         }
         var next: MatchState
+        if let judged, judged.follows(state) {
+            next = judged.state
+            if !fromAuthority { next.startTurnClock(now: now) }
+            return await propose(change, resulting: next, origin: ObjectIdentifier(participant))
+        }
         do { next = try state.applying(change, now: now) } catch { return .rejected(.rule(error)) }
         if let authoritative {
             guard authoritative.stateHash == next.stateHash else { return .rejected(.authoritativeStateDisagrees) }

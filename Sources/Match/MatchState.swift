@@ -1,4 +1,5 @@
 import Games
+import Synchronization
 
 /// One committed change to a match: a move, or a seat leaving.
 public enum MatchChange: Hashable, Sendable, CustomStringConvertible {
@@ -54,22 +55,29 @@ public enum MatchRuleError: Error, Hashable, Sendable {
 /// snapshot on failure. `sequence` counts committed changes (moves, quits,
 /// time expiries); the state hash covers everything but the deadline.
 public struct MatchState: Sendable {
-    public var matchID: MatchID
+    public var matchID: MatchID { didSet { encoding = nil } }
     /// The game position after `moves`.
-    public private(set) var game: any Game
-    public var seats: [Seat]
-    public private(set) var moves: [PlayedMove]
+    public private(set) var game: any Game { didSet { encoding = nil } }
+    public var seats: [Seat] { didSet { encoding = nil } }
+    public private(set) var moves: [PlayedMove] { didSet { encoding = nil } }
     /// Number of committed changes; the next change has `sequence + 1`.
-    public private(set) var sequence: UInt32
+    public private(set) var sequence: UInt32 { didSet { encoding = nil } }
     /// Seconds a seat has for its turn; 0 means no limit.
-    public var turnTimeout: UInt32
+    public var turnTimeout: UInt32 { didSet { encoding = nil } }
     /// When the active seat's turn expires, in milliseconds since 1970 UTC; 0 means none.
-    public var deadline: Int64
+    public var deadline: Int64 {
+        // The hash leaves the deadline out, so a known encoding only needs its deadline bytes rewritten.
+        didSet { if deadline != oldValue { encoding = encoding?.movingDeadline(to: deadline, moves: moves.count) } }
+    }
     /// For each seat, how many moves had been played when it left (quit or ran
     /// out of time); nil while it plays or once it finished normally. With three
     /// or more seats the match goes on after a departure, and replaying the
     /// history needs to know when each seat stopped taking turns.
-    public private(set) var leftAfter: [Int?]
+    public private(set) var leftAfter: [Int?] { didSet { encoding = nil } }
+    /// This state's blob and hash, worked out at most once and shared by its
+    /// copies (`MatchBlob.encode`, `stateHash`). Any change drops it; nil
+    /// means "work it out every time".
+    var encoding: EncodingCache? = EncodingCache()
 
     /// A new match of `game` between `seats`, nobody has moved yet.
     public init(matchID: MatchID, game: any Game, seats: [Seat], turnTimeout: UInt32 = 0, now: Int64 = 0) {
@@ -134,6 +142,7 @@ public struct MatchState: Sendable {
             if type(of: game).alternatesStrictly, !someSeatHasLeft, game.paritySeat != seat {
                 throw .notYourTurn(active: game.paritySeat, attempted: seat)
             }
+            MatchWork.note(matchID, \.applies)
             do { try next.game.apply(move) } catch { throw .illegalMove(move) }
             next.moves.append(PlayedMove(seat: seat, move: move))
         case .quit:
@@ -145,8 +154,14 @@ public struct MatchState: Sendable {
         }
         next.sequence += 1
         next.settleOutcomes()
-        next.deadline = (!next.isEnded && next.turnTimeout > 0) ? now + Int64(next.turnTimeout) * 1000 : 0
+        next.startTurnClock(now: now)
+        next.encoding = EncodingCache()
         return next
+    }
+
+    /// Sets the deadline of the turn that begins at `now`: none once the match has ended or without a turn timeout.
+    mutating func startTurnClock(now: Int64) {
+        deadline = (!isEnded && turnTimeout > 0) ? now + Int64(turnTimeout) * 1000 : 0
     }
 
     /// Marks `seat` as gone; when two or more seats still play, the game goes
@@ -210,6 +225,12 @@ public struct MatchState: Sendable {
     /// rules allow, with the outcomes the rules imply. The hash is checked by
     /// the decoder. The deadline is the sender's business and is not compared.
     public func change(to next: MatchState) throws(SuccessorError) -> MatchChange {
+        try judge(next).change
+    }
+
+    /// `change(to:)`, also returning our state after the change as the rules make it
+    /// (`next` with our own game position and deadline).
+    func judge(_ next: MatchState) throws(SuccessorError) -> (change: MatchChange, expected: MatchState) {
         guard next.matchID == matchID else { throw .otherMatch }
         guard next.gameID == gameID, next.rulesVersion == rulesVersion else { throw .otherGame }
         guard next.sequence == sequence &+ 1 else { throw .wrongSequence(expected: sequence &+ 1, got: next.sequence) }
@@ -245,7 +266,59 @@ public struct MatchState: Sendable {
         guard expected.seats.map(\.outcome) == next.seats.map(\.outcome),
               expected.seats.map(\.status) == next.seats.map(\.status),
               expected.leftAfter == next.leftAfter else { throw .outcomesDisagree }
-        return change
+        return (change, expected)
+    }
+}
+
+/// A change judged once: `state` is the state after `change`, worked out by
+/// the rules from a base state that had `baseSequence` and `baseHash`. Only
+/// this module makes one (`MatchState.successor(decoding:)`), so a
+/// controller whose committed state is that base may commit `state` without
+/// judging the change again (`MatchController.submit(_:from:)`).
+public struct MatchSuccessor: Sendable {
+    /// The one change.
+    public let change: MatchChange
+    /// The state after it, with the sender's deadline and the received blob as its encoding.
+    public let state: MatchState
+    let baseSequence: UInt32
+    let baseHash: UInt64
+
+    /// Whether `base` is the state this change was judged on.
+    func follows(_ base: MatchState) -> Bool {
+        base.sequence == baseSequence && base.stateHash == baseHash
+    }
+}
+
+/// A state's encoding, worked out once. A class so that copies of a state
+/// share it; the lock makes filling it in safe from any thread.
+final class EncodingCache: Sendable {
+    struct Encoded: Sendable {
+        /// The whole blob, the state hash last.
+        var blob: [UInt8]
+        var hash: UInt64
+    }
+
+    private let stored: Mutex<Encoded?>
+
+    init(_ encoded: Encoded? = nil) { stored = Mutex(encoded) }
+
+    /// The encoding, made by `make` the first time.
+    func value(_ make: () -> Encoded) -> Encoded {
+        if let known = stored.withLock({ $0 }) { return known }
+        let made = make()
+        stored.withLock { $0 = $0 ?? made }
+        return made
+    }
+
+    /// A cache for the same state with another deadline: the blob's deadline
+    /// field rewritten (it sits before the move count and the moves), the hash kept.
+    func movingDeadline(to deadline: Int64, moves: Int) -> EncodingCache {
+        guard var known = stored.withLock({ $0 }) else { return EncodingCache() }
+        let offset = known.blob.count - 8 - moves * 3 - 2 - 8
+        guard offset >= 0 else { return EncodingCache() }
+        let value = UInt64(bitPattern: deadline)
+        for index in 0..<8 { known.blob[offset + index] = UInt8(truncatingIfNeeded: value >> (56 - 8 * index)) }
+        return EncodingCache(known)
     }
 }
 

@@ -529,16 +529,18 @@ public final class RemoteGuest: Participant {
                                            guestSeat: seat, committedHashes: state.hashes)
             }
             let change: MatchChange
+            let judged: MatchSuccessor?
             switch verdict {
             case .failure(let rejection):
                 connection.send(.turnRejected(sequence: sequence, reason: rejection.reason, sentence: rejection.sentence))
                 return
             case .success(let accepted):
-                change = accepted.0
+                (change, judged) = accepted
             }
             CrashHook.reach(.beforeConfirm)
             state.withLock { $0.inflight = (sequence, change) }
-            let result = await controller.submit(change, from: self)
+            // Judged once, by the validator: the controller commits what it judged.
+            let result = if let judged { await controller.submit(judged, from: self) } else { await controller.submit(change, from: self) }
             state.withLock { $0.inflight = nil }
             switch result {
             case .committed:

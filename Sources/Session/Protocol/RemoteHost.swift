@@ -406,8 +406,14 @@ public final class RemoteHost: Participant {
         switch GuestPushValidator.validate(kind, sequence: sequence, blob: blob, known: known, guestSeat: guestSeat) {
         case .failure(let desync):
             await controller.fail(.desync(desync.description))
-        case .success(let (change, received)):
-            switch await controller.submit(change, from: self, authoritative: received) {
+        case .success(let (change, received, judged)):
+            // Judged once, by the validator: the controller commits the host's state as judged.
+            let result = if let judged {
+                await controller.submit(judged, from: self)
+            } else {
+                await controller.submit(change, from: self, authoritative: received)
+            }
+            switch result {
             case .committed:
                 break
             case .rejected(let why):

@@ -42,13 +42,15 @@ public struct TurnRejection: Error, Hashable, Sendable {
 /// Nothing here changes the match; the host submits only what passes.
 public enum HostTurnValidator {
     /// Validates change number `sequence` carried by a `kind` message against
-    /// the host's committed state. On success returns the single change and
-    /// the received state (which the controller then recomputes and commits).
+    /// the host's committed state. On success returns the single change and,
+    /// read against `committed` (the usual case), the state after it as the
+    /// rules made it: the controller commits that without judging it again.
     ///
     /// - Parameter committedHashes: state hash of every committed sequence,
     ///   used to tell a replay (an exact earlier state) from a stale turn.
     public static func validate(_ kind: ChangeMessageKind, sequence: UInt32, blob: [UInt8], committed: MatchState,
-                                guestSeat: SeatIndex, committedHashes: [UInt32: UInt64]) -> Result<(MatchChange, MatchState), TurnRejection> {
+                                guestSeat: SeatIndex, committedHashes: [UInt32: UInt64])
+        -> Result<(change: MatchChange, judged: MatchSuccessor?), TurnRejection> {
         // 1. Nothing changes after the end.
         guard !committed.isEnded else { return .failure(TurnRejection(.matchOver, "The match is over.")) }
         // 2. The sequence number: exactly the next one.
@@ -65,6 +67,12 @@ public enum HostTurnValidator {
         // 3. Only the active seat may move.
         if kind == .turn, committed.activeSeat != guestSeat {
             return .failure(TurnRejection(.notYourTurn, "It is not your turn."))
+        }
+        // 4-6 at once when the blob is one valid change after ours: only that
+        // change is judged (`MatchState.successor(decoding:)`). Anything else
+        // goes through the full checks below, which say what is wrong.
+        if let judged = committed.successor(decoding: blob) {
+            return ownChange(kind, judged.change, guestSeat: guestSeat).map { ($0, judged) }
         }
         // 4. The blob decodes, with its hash and a legal history.
         let received: MatchState
@@ -91,12 +99,18 @@ public enum HostTurnValidator {
             return .failure(rejection(for: error, guestSeat: guestSeat))
         }
         // 7. The guest's own seat, and the change the message kind says.
+        return ownChange(kind, change, guestSeat: guestSeat).map { ($0, nil) }
+    }
+
+    /// Step 7: the guest's own seat, and the change the message kind says.
+    private static func ownChange(_ kind: ChangeMessageKind, _ change: MatchChange, guestSeat: SeatIndex)
+        -> Result<MatchChange, TurnRejection> {
         guard change.seat == guestSeat else {
             return .failure(TurnRejection(.notYourSeat, "That change is for seat \(change.seat + 1); yours is seat \(guestSeat + 1)."))
         }
         switch (kind, change) {
         case (.turn, .move), (.quit, .quit):
-            return .success((change, received))
+            return .success(change)
         case (_, .timeExpired):
             return .failure(TurnRejection(.notYourSeat, "Only the host decides when a turn's time runs out."))
         default:
@@ -159,10 +173,19 @@ public enum HostTurnValidator {
 /// means the two copies have diverged (a desync), which ends the match.
 public enum GuestPushValidator {
     /// Validates change number `sequence` from the host; failure is the desync's description.
+    ///
+    /// On success returns the change and the host's state; read against
+    /// `known` (the usual case), only the change was judged, and `judged`
+    /// lets the controller commit it without judging it again.
     public static func validate(_ kind: ChangeMessageKind, sequence: UInt32, blob: [UInt8], known: MatchState,
-                                guestSeat: SeatIndex) -> Result<(MatchChange, MatchState), PushDesync> {
+                                guestSeat: SeatIndex)
+        -> Result<(change: MatchChange, received: MatchState, judged: MatchSuccessor?), PushDesync> {
         guard sequence == known.sequence &+ 1 else {
             return .failure(PushDesync("the host sent change \(sequence) after change \(known.sequence)"))
+        }
+        if let judged = known.successor(decoding: blob) {
+            return hostMay(kind, judged.change, sequence: sequence, known: known, guestSeat: guestSeat)
+                .map { ($0, judged.state, judged) }
         }
         let received: MatchState
         do { received = try MatchBlob.decode(blob) } catch {
@@ -175,15 +198,21 @@ public enum GuestPushValidator {
         do { change = try known.change(to: received) } catch {
             return .failure(PushDesync("the host's change \(sequence) does not follow from our state (\(error))"))
         }
+        return hostMay(kind, change, sequence: sequence, known: known, guestSeat: guestSeat).map { ($0, received, nil) }
+    }
+
+    /// Whether the host may make `change` with a `kind` message.
+    private static func hostMay(_ kind: ChangeMessageKind, _ change: MatchChange, sequence: UInt32, known: MatchState,
+                                guestSeat: SeatIndex) -> Result<MatchChange, PushDesync> {
         switch (kind, change) {
         case (.turn, .move(_, let seat)) where seat != guestSeat:
-            return .success((change, received))
+            return .success(change)
         case (.quit, .quit(let seat)) where seat != guestSeat:
             // Only the guest quits its own seat; a host that says it did puts words in its mouth.
-            return .success((change, received))
+            return .success(change)
         case (.turn, .timeExpired) where known.turnTimeout > 0:
             // `change(to:)` has checked that the seat was the one to move, with a deadline.
-            return .success((change, received))
+            return .success(change)
         default:
             return .failure(PushDesync("the host's change \(sequence) (\(change)) is not one the host may make"))
         }
