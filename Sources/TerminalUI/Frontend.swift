@@ -7,15 +7,19 @@ import Match
 /// How a frontend's run ended. Every case carries the last committed state so
 /// the caller can print it, save it, or tell a peer.
 public enum FrontendExit: Sendable {
-    /// The match ended (a win, a draw, or a seat quit — including ours via `q`).
+    /// The match ended (a win, a draw, or a seat quit — including ours via `q` then `y`, or `/quit`).
     case ended(MatchState)
     /// The match stopped on this side because of a failure.
     case failed(MatchFailure, MatchState)
     /// The terminal went away (SIGHUP, EIO: an SSH disconnect). Nothing was
     /// quit; the match is still resumable. Draw nothing more.
     case terminalLost(MatchState)
-    /// A signal ended the run (SIGINT after quitting our seats, SIGTERM without).
+    /// A signal ended the run (Ctrl-C, SIGINT, SIGTERM). Nothing was quit:
+    /// this side leaves for now and the match stays resumable.
     case interrupted(signal: Int32, MatchState)
+    /// Input ended (plain or JSON mode) when a local seat had to move with no
+    /// line left. Nothing was quit: this side leaves for now, as with Ctrl-C.
+    case inputEnded(MatchState)
     /// The player left a match that goes on without them (a spectator of a
     /// bot match pressed q); the caller decides whether to stop the controller.
     case left(MatchState)
@@ -24,7 +28,7 @@ public enum FrontendExit: Sendable {
     public var state: MatchState {
         switch self {
         case .ended(let state), .failed(_, let state), .terminalLost(let state),
-             .interrupted(_, let state), .left(let state): state
+             .interrupted(_, let state), .inputEnded(let state), .left(let state): state
         }
     }
 }

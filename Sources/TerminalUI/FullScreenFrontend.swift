@@ -8,8 +8,9 @@ import Match
 ///
 /// Keys: ←/→ (and ↑/↓ for tictactoe and cube4) move the cursor, digits pick
 /// a column or cell (cube4: a letter a-d and a digit 1-4), Enter or Space
-/// plays, `q` asks "Quit this match? (y/n)", Ctrl-C quits at once. The screen
-/// keeps redrawing and `q` keeps working while another seat thinks.
+/// plays, `q` asks "Quit this match? (y/n)" (only `y` quits), Ctrl-C leaves
+/// for now without quitting (`.interrupted`, the match stays resumable). The
+/// screen keeps redrawing and `q` keeps working while another seat thinks.
 ///
 /// The terminal is restored on every way out: the run returning, a thrown
 /// error or `exit()` elsewhere (an `atexit` hook), SIGINT, SIGTERM and SIGHUP
@@ -33,9 +34,6 @@ public struct FullScreenFrontend: MatchFrontend {
         self.inputFD = input
         self.outputFD = output
     }
-
-    /// How long a quit after Ctrl-C may take before the run returns anyway.
-    static let interruptGrace: Duration = .seconds(2)
 
     /// Subscribes to `controller`'s events; the terminal is set up only when the run starts.
     public func prepare(controller: MatchController, locals: [LocalParticipant]) async -> PreparedMatch {
@@ -97,7 +95,10 @@ public struct FullScreenFrontend: MatchFrontend {
             terminal.restore()
             if terminalGone { return exit }
             if let interrupted { return .interrupted(signal: interrupted, exit.state) }
-            if case .left = exit { return exit }
+            switch exit {
+            case .left, .interrupted, .inputEnded, .terminalLost: return exit
+            case .ended, .failed: break
+            }
             // Leave the result on the normal screen, where it stays after parlor ends.
             let ascii = DisplayOptions(colorDepth: .none, attributes: false, unicode: options.unicode)
             let text = MatchText.resultLine(exit.state, options: ascii) + "\n" + MatchText.winnerLine(exit.state, options: ascii) + "\n"
@@ -115,16 +116,9 @@ public struct FullScreenFrontend: MatchFrontend {
                 return await finish(model.exitWhenTheTerminalIsLost, terminalGone: true)
             case .signal(let number):
                 if number == SIGHUP { return await finish(model.exitWhenTheTerminalIsLost, terminalGone: true) }
-                if number != SIGINT || interrupted != nil || model.localSeats.isEmpty {
-                    interrupted = number
-                    return await finish(.interrupted(signal: number, model.state))
-                }
+                // SIGINT and SIGTERM never quit a seat: this side leaves for now.
                 interrupted = number
-                actions = model.handle(.interrupt)
-                Task {
-                    try? await Task.sleep(for: Self.interruptGrace)
-                    hub.send(.signal(number))
-                }
+                return await finish(.interrupted(signal: number, model.state))
             case .resize:
                 writer.invalidate()
                 actions = [.redraw]

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
 import Games
 import Match
 
@@ -14,7 +17,8 @@ enum ScreenAction: Sendable {
 /// Keys: arrows move the cursor (up/down for tictactoe and cube4 rows);
 /// digits pick a column or cell, cube4 takes a letter then a digit; Enter or
 /// Space plays (reversi, dots and boxes and Chinese checkers: see
-/// `BoardGamesCursor`); `q` asks "Quit this match? (y/n)"; Ctrl-C quits without asking.
+/// `BoardGamesCursor`); `q` asks "Quit this match? (y/n)" and only `y` quits;
+/// Ctrl-C leaves for now without quitting (the match stays resumable).
 /// After the end, any key leaves.
 struct FullScreenModel {
     private(set) var view: ScreenView
@@ -22,7 +26,7 @@ struct FullScreenModel {
     /// Decides between `…` and `...` in messages.
     let options: DisplayOptions
     private var submitting = false
-    /// The player asked to quit (q then y, or Ctrl-C); finish when the match ends.
+    /// The player asked to quit (q then y); finish when the match ends.
     private(set) var leaving = false
 
     init(state: MatchState, localSeats: Set<SeatIndex>, options: DisplayOptions) {
@@ -110,7 +114,8 @@ struct FullScreenModel {
 
     mutating func handle(_ key: Key) -> [ScreenAction] {
         if view.isOver { return [.finish(exit)] }
-        if key == .interrupt { return quitNow() }
+        // Ctrl-C never quits: this side leaves for now, the match stays resumable.
+        if key == .interrupt { return [.finish(.interrupted(signal: SIGINT, view.state))] }
         if view.confirmingQuit {
             switch key {
             case .character("y"), .character("Y"):
@@ -139,7 +144,7 @@ struct FullScreenModel {
         }
     }
 
-    /// Quits the local seat to move (or the first still playing), without asking.
+    /// Quits the local seat to move (or the first still playing); called once `y` confirmed it.
     private mutating func quitNow() -> [ScreenAction] {
         let seat = activeLocalSeat ?? localSeats.sorted().first { view.state.seats[$0].status == .playing }
         guard let seat else { return [.finish(.left(view.state))] }

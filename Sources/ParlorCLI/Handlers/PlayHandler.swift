@@ -62,3 +62,41 @@ func runPlay(_ options: PlayOptions) async throws -> ExitCode {
     let exit = try await presentation.play(controller, locals: locals, recorder: recorder)
     return exit.exitCode
 }
+
+/// `parlor resume` of a match played offline (against a bot, hot seat, or
+/// bots watched): continued on this machine, from the saved state, with the
+/// same seats. Which seats a bot plays, and at which level, is read from the
+/// seat names `play` gave them (`BotLevelChoice.playerName`); every other
+/// seat is the person at this terminal.
+enum ResumeOffline {
+    /// The bot level of the seat `play` named `name`, nil for a person.
+    static func botLevel(seatNamed name: String) -> BotLevelChoice? {
+        BotLevelChoice.allCases.first { name == $0.playerName || name == $0.playerName + " 2" }
+    }
+
+    static func run(_ record: StoredMatch, presentation: MatchPresentation) async throws -> ExitCode {
+        var state = record.state
+        // The turn clock starts again now: the time away does not count against the seat to move.
+        if state.turnTimeout > 0 { state.deadline = wallClockMilliseconds() + Int64(state.turnTimeout) * 1000 }
+        var locals: [LocalParticipant] = []
+        let participants: [any Participant] = state.seats.map { seat in
+            if let level = botLevel(seatNamed: seat.name) {
+                return BotParticipant(playerID: seat.playerID, minimumThinkTime: presentation.botPause,
+                                      strategy: botStrategy(level, seed: freshSeed()))
+            }
+            let local = LocalParticipant(playerID: seat.playerID)
+            locals.append(local)
+            return local
+        }
+        Announcer(json: presentation.isJSON).say(
+            "Resuming \(state.game.gameDisplayName) match \(state.matchID.short) at move \(state.moves.count + 1).",
+            event: .object([("event", "resumed"), ("match", .string(state.matchID.hex)), ("moves", .int(Int64(state.moves.count)))]))
+        var saved = record
+        saved.state = state
+        saved.phase = .playing
+        saved.lastActivity = wallClockMilliseconds()
+        let controller = MatchController(state: state, participants: participants)
+        let recorder = MatchRecorder(store: LocalData.matchStore, record: saved)
+        return try await presentation.play(controller, locals: locals, recorder: recorder).exitCode
+    }
+}
