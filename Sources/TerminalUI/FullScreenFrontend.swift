@@ -101,7 +101,13 @@ public struct FullScreenFrontend: MatchFrontend {
             }
             // Leave the result on the normal screen, where it stays after parlor ends.
             let ascii = DisplayOptions(colorDepth: .none, attributes: false, unicode: options.unicode)
-            let text = MatchText.resultLine(exit.state, options: ascii) + "\n" + MatchText.winnerLine(exit.state, options: ascii) + "\n"
+            var failure: MatchFailure?
+            if case .failed(let reason, _) = exit { failure = reason }
+            // Broken at spaces to the window's width, not mid-word by the terminal.
+            let columns = (terminal.size() ?? .standard).columns - 1
+            let text = MatchText.endingLines(exit.state, failure: failure, localSeats: model.localSeats, options: ascii)
+                .flatMap { StyledLine($0).wrapped(to: columns, indent: "").map(\.text) }
+                .map { $0 + "\n" }.joined()
             _ = writeAll(fd: outputFD, Array(text.utf8))
             return exit
         }

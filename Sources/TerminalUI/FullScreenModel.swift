@@ -90,6 +90,7 @@ struct FullScreenModel {
             view.confirmingQuit = false
             view.awaitingConfirmation = false
             view.message = nil
+            view.notice = nil  // "waiting for Bo (8 s left)" is stale once it is over
             refreshCursorVisibility()
             return leaving ? [.finish(exit)] : [.redraw]
         case .failed(let failure, let state):
@@ -97,6 +98,9 @@ struct FullScreenModel {
             view.failure = failure
             view.confirmingQuit = false
             view.awaitingConfirmation = false
+            // The stale "waiting for …" notice gives way to what happens next.
+            view.notice = nil
+            view.message = state.isEnded ? nil : MatchText.whatNext(state, failure: failure, localSeats: localSeats)
             refreshCursorVisibility()
             return leaving ? [.finish(exit)] : [.redraw]
         }

@@ -129,7 +129,8 @@ struct LineModel {
             state = new
             over = true
             if isJSON { return json(JSONEvents.error(failure, new)) + [.finish(.failed(failure, new))] }
-            return say("Match stopped: \(failure.description).") + [.finish(.failed(failure, new))]
+            return MatchText.endingLines(new, failure: failure, localSeats: localSeats, options: options).flatMap(say)
+                + [.finish(.failed(failure, new))]
         }
     }
 

@@ -83,7 +83,9 @@ struct MatchPresentation {
         // A signal after the end, while it was being saved: stop now, as asked, with the end on disk.
         if case .ended(let state) = exit, let signal = lastSave.release() { exit = .interrupted(signal: signal, state) }
         switch exit {
-        case .interrupted, .inputEnded: if leftForNow { Ending.leftForNow(exit, lan: link != nil, json: isJSON) }
+        case .interrupted, .inputEnded: if leftForNow {
+                Ending.leftForNow(exit, peer: link == nil ? nil : Ending.peerName(exit.state, locals: locals), json: isJSON)
+            }
         default: break  // a lost terminal shows nothing more
         }
         return exit
