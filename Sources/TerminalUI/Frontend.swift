@@ -61,9 +61,18 @@ public struct PreparedMatch: Sendable {
 public protocol MatchFrontend: Sendable {
     /// Subscribes to `controller`'s events. Call before `controller.start()`.
     func prepare(controller: MatchController, locals: [LocalParticipant]) async -> PreparedMatch
+    /// As `prepare(controller:locals:)`, asking `endQuestion` on the final
+    /// board when this frontend can take a one-key answer there (full screen);
+    /// others ignore it and leave `endQuestion.answer` nil.
+    func prepare(controller: MatchController, locals: [LocalParticipant], endQuestion: EndQuestion?) async -> PreparedMatch
 }
 
 extension MatchFrontend {
+    /// No one-key answers here: the question is not asked.
+    public func prepare(controller: MatchController, locals: [LocalParticipant], endQuestion: EndQuestion?) async -> PreparedMatch {
+        await prepare(controller: controller, locals: locals)
+    }
+
     /// Prepares, starts the controller, and runs to the end.
     /// Throws only if the controller refuses to start (a seat without exactly one participant).
     public func play(controller: MatchController, locals: [LocalParticipant]) async throws(SubmitRejection) -> FrontendExit {
@@ -84,6 +93,8 @@ enum FrontendEvent: Sendable {
     case tick
     /// A local submission (`play` or `quit`) came back.
     case submitted(SubmitResult, quitting: Bool)
+    /// The end question got a note from the other side.
+    case endQuestionChanged
 }
 
 /// Which participant plays which seat, from the state's player ids.

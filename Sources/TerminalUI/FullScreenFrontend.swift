@@ -37,13 +37,19 @@ public struct FullScreenFrontend: MatchFrontend {
 
     /// Subscribes to `controller`'s events; the terminal is set up only when the run starts.
     public func prepare(controller: MatchController, locals: [LocalParticipant]) async -> PreparedMatch {
+        await prepare(controller: controller, locals: locals, endQuestion: nil)
+    }
+
+    /// As `prepare(controller:locals:)`; the final board asks `endQuestion`, answered with one key.
+    public func prepare(controller: MatchController, locals: [LocalParticipant], endQuestion: EndQuestion?) async -> PreparedMatch {
         let events = await controller.events()
         let initial = await controller.state
         let frontend = self
-        return PreparedMatch { await frontend.run(events: events, initial: initial, locals: locals) }
+        return PreparedMatch { await frontend.run(events: events, initial: initial, locals: locals, endQuestion: endQuestion) }
     }
 
-    private func run(events: AsyncStream<MatchEvent>, initial: MatchState, locals: [LocalParticipant]) async -> FrontendExit {
+    private func run(events: AsyncStream<MatchEvent>, initial: MatchState, locals: [LocalParticipant],
+                     endQuestion: EndQuestion?) async -> FrontendExit {
         let terminal = Terminal(input: inputFD, output: outputFD)
         do {
             try terminal.enterFullScreen()
@@ -62,7 +68,8 @@ public struct FullScreenFrontend: MatchFrontend {
         }
         let resizes = SignalWatcher(signals: [SIGWINCH]) { _ in hub.send(.resize) }
         let seats = LocalSeats(state: initial, locals: locals)
-        var model = FullScreenModel(state: initial, localSeats: seats.seats, options: options)
+        var model = FullScreenModel(state: initial, localSeats: seats.seats, options: options, endQuestion: endQuestion)
+        endQuestion?.onChange { hub.send(.endQuestionChanged) }
         let writer = ScreenWriter(terminal: terminal, options: options) { hub.send(.input(.lost)) }
         let forwarding = hub.forward(events)
         let ticker = hub.ticking(every: .seconds(1))
@@ -70,6 +77,7 @@ public struct FullScreenFrontend: MatchFrontend {
         reader.start()
         var interrupted: Int32?
         defer {
+            endQuestion?.onChange(nil)
             reader.stop()
             ticker.cancel()
             forwarding.cancel()
@@ -132,6 +140,8 @@ public struct FullScreenFrontend: MatchFrontend {
                 if model.state.deadline > 0 && !model.view.isOver { actions = [.redraw] }
             case .submitted(let result, let quitting):
                 actions = model.submitted(result, quitting: quitting)
+            case .endQuestionChanged:
+                actions = model.endQuestionChanged()
             }
             for action in actions {
                 switch action {

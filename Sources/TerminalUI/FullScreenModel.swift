@@ -19,7 +19,9 @@ enum ScreenAction: Sendable {
 /// Space plays (reversi, dots and boxes and Chinese checkers: see
 /// `BoardGamesCursor`); `q` asks "Quit this match? (y/n)" and only `y` quits;
 /// Ctrl-C leaves for now without quitting (the match stays resumable).
-/// After the end, any key leaves.
+/// After the end, any key leaves; with an end question ("Rematch with seats
+/// swapped?", "Play again?") y answers yes and n, q or Esc no, without Enter,
+/// unless this side quit (it is never asked) or the other side settled it.
 struct FullScreenModel {
     private(set) var view: ScreenView
     let localSeats: Set<SeatIndex>
@@ -29,9 +31,13 @@ struct FullScreenModel {
     /// The player asked to quit (q then y); finish when the match ends.
     private(set) var leaving = false
 
-    init(state: MatchState, localSeats: Set<SeatIndex>, options: DisplayOptions) {
+    /// Asked on the final board, if any.
+    let endQuestion: EndQuestion?
+
+    init(state: MatchState, localSeats: Set<SeatIndex>, options: DisplayOptions, endQuestion: EndQuestion? = nil) {
         self.localSeats = localSeats
         self.options = options
+        self.endQuestion = endQuestion
         let start: BoardCursor
         switch state.game {
         case is Connect4: start = BoardCursor(column: 3)
@@ -92,6 +98,7 @@ struct FullScreenModel {
             view.message = nil
             view.notice = nil  // "waiting for Bo (8 s left)" is stale once it is over
             refreshCursorVisibility()
+            refreshEndQuestion()
             return leaving ? [.finish(exit)] : [.redraw]
         case .failed(let failure, let state):
             view.state = state
@@ -108,6 +115,23 @@ struct FullScreenModel {
         return [.redraw]
     }
 
+    /// The end question is asked once the match is over, unless a seat of
+    /// ours quit (nobody is asked after quitting) or it was withdrawn; the
+    /// other side's latest word is shown as the message.
+    private mutating func refreshEndQuestion() {
+        guard let endQuestion, view.state.isEnded, view.failure == nil else { view.endQuestion = nil; return }
+        let current = endQuestion.current
+        let weQuit = localSeats.contains { view.state.seats[$0].outcome == .quit }
+        view.endQuestion = current.open && !weQuit ? endQuestion.question : nil
+        if let note = current.note, !weQuit { view.message = note }
+    }
+
+    /// The other side said something about the end question.
+    mutating func endQuestionChanged() -> [ScreenAction] {
+        refreshEndQuestion()
+        return [.redraw]
+    }
+
     /// The controller's stream ended. It always does right after the end
     /// event: the final board then stays, saying "Press any key to leave", so
     /// the player sees how it ended (a key, a lost terminal or a signal leaves).
@@ -117,7 +141,15 @@ struct FullScreenModel {
     // MARK: keys
 
     mutating func handle(_ key: Key) -> [ScreenAction] {
-        if view.isOver { return [.finish(exit)] }
+        if view.isOver {
+            guard view.endQuestion != nil, let endQuestion else { return [.finish(exit)] }
+            switch key {
+            case .character("y"), .character("Y"): endQuestion.answered(true)
+            case .character("n"), .character("N"), .character("q"), .character("Q"), .escape, .interrupt: endQuestion.answered(false)
+            default: return []
+            }
+            return [.finish(exit)]
+        }
         // Ctrl-C never quits: this side leaves for now, the match stays resumable.
         if key == .interrupt { return [.finish(.interrupted(signal: SIGINT, view.state))] }
         if view.confirmingQuit {

@@ -27,6 +27,8 @@ public struct ScreenView: Sendable {
     public var caption: String?
     /// The keys line, when the screen is not a match being played (the replay's).
     public var keys: String?
+    /// The one-key question on the final board ("Rematch with seats swapped?"), while it stands.
+    public var endQuestion: String?
 
     /// A view of `state` with the cursor at `cursor`.
     public init(state: MatchState, cursor: BoardCursor = BoardCursor(column: 0), localSeats: Set<SeatIndex> = [],
@@ -134,7 +136,8 @@ public enum Renderer {
         }
         lines += status
         lines += wrap(messageLine(view))
-        lines += wrap(StyledLine(margin + helpText(view, options: options), TextStyle(dim: true)))
+        let asking = view.isOver && view.endQuestion != nil
+        lines += wrap(StyledLine(margin + helpText(view, options: options), asking ? TextStyle(bold: true) : TextStyle(dim: true)))
         return Frame(lines: lines)
     }
 
@@ -193,6 +196,7 @@ public enum Renderer {
     /// The keys that work now.
     static func helpText(_ view: ScreenView, options: DisplayOptions) -> String {
         if let keys = view.keys { return keys }
+        if view.isOver, let question = view.endQuestion { return "\(question) y: yes   n: no" }
         if view.isOver { return "Press any key to leave." }
         if view.confirmingQuit { return "y: quit the match   n or Esc: keep playing" }
         let arrows = options.unicode ? "←/→" : "left/right"

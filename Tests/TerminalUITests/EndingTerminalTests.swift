@@ -12,6 +12,12 @@ struct EndingTerminalTests {
         lines.joined(separator: " ").split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
     }
 
+    /// The process that `parent` (the pane's shell) runs.
+    static func child(of parent: Int32) -> Int32? {
+        let text = (try? String(contentsOfFile: "/proc/\(parent)/task/\(parent)/children", encoding: .utf8)) ?? ""
+        return text.split(separator: " ").first.flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+
     /// The match id in the title line.
     static func matchID(_ screen: String) -> String? {
         guard let range = screen.range(of: "match ") else { return nil }
@@ -26,12 +32,14 @@ struct EndingTerminalTests {
         let hostHome = LeavingTerminalTests.home("end-host"), guestHome = LeavingTerminalTests.home("end-guest")
         defer { for path in [hostHome.path, guestHome.path] { try? FileManager.default.removeItem(atPath: path) } }
         let port = 47_000 + Int.random(in: 0..<900)
-        let host = try TmuxSession.start([parlor, "host", "connect4", "--port", "\(port)", "--name", "Ana", "--seat", "first",
+        // Under a shell that prints parlor's exit status on the normal screen afterwards.
+        let shell = "\"$0\" \"$@\"; echo \"exit status $?\"; sleep 60"
+        let host = try TmuxSession.start(["sh", "-c", shell, parlor, "host", "connect4", "--port", "\(port)", "--name", "Ana", "--seat", "first",
                                           "--grace", "3", "--rematch", "0"],
                                          columns: columns, rows: 24, environment: hostHome.environment)
         defer { host.kill() }
         #expect(await host.waitFor("Waiting for a player"), "\(host.screenText())")
-        let guest = try TmuxSession.start([parlor, "join", "127.0.0.1:\(port)", "--name", "Bo", "--grace", "3", "--rematch", "0"],
+        let guest = try TmuxSession.start(["sh", "-c", shell, parlor, "join", "127.0.0.1:\(port)", "--name", "Bo", "--grace", "3", "--rematch", "0"],
                                           columns: columns, rows: 24, environment: guestHome.environment)
         defer { guest.kill() }
         #expect(await host.waitFor("Your turn"), "\(host.screenText())")
@@ -41,7 +49,8 @@ struct EndingTerminalTests {
 
         // One side's parlor dies at once (kill -9: no goodbye); the other is left behind.
         let (gone, left, goneName) = dies == "guest" ? (guest, host, "Bo") : (host, guest, "Ana")
-        _ = kill(try #require(gone.pid), SIGKILL)
+        let shellPID = try #require(gone.pid)
+        _ = kill(try #require(Self.child(of: shellPID)), SIGKILL)
         #expect(await left.waitFor("Press any key to leave", timeout: .seconds(30)), "\(left.screenText())")
         let endScreen = left.screen()
         let text = Self.words(endScreen)
@@ -54,15 +63,14 @@ struct EndingTerminalTests {
 
         // After a key, the normal screen keeps the same words, broken at spaces.
         left.send("x")
-        #expect(await left.waitForExit(), "\(left.screenText())")
-        #expect(await left.waitUntil { _ in left.exitStatus != nil } && left.exitStatus == 75, "\(left.screenText())")
+        #expect(await left.waitFor("exit status 75", timeout: .seconds(20)), "\(left.screenText())")
         let after = left.screen()
         let afterText = Self.words(after)
         #expect(afterText.contains("Match stopped: connection lost: \(goneName) did not come back within 3 s"), "\(after)")
         #expect(afterText.contains("and \(goneName) must run 'parlor resume \(id)' on the other machine."), "\(after.joined(separator: "\n"))")
         #expect(!afterText.contains("is still playing"), "\(after.joined(separator: "\n"))")
         // The ending is broken at spaces, short of the edge: no word split by the terminal.
-        let ending = after.drop { !$0.contains("Match stopped") }.filter { !$0.isEmpty && !$0.hasPrefix("Pane is dead") }
+        let ending = after.drop { !$0.contains("Match stopped") }.filter { !$0.isEmpty && !$0.hasPrefix("exit status") }
         #expect(ending.count >= 3, "\(after.joined(separator: "\n"))")
         #expect(ending.allSatisfy { $0.count < columns }, "\(after.joined(separator: "\n"))")
     }

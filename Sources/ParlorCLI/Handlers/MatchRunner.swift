@@ -51,10 +51,11 @@ struct MatchPresentation {
     /// was lost, SIGHUP, SIGTERM, Ctrl-C, or the end of input), nothing is
     /// quit: the peer is told with GOODBYE(leaving) through `link`, the match
     /// is saved as interrupted, and (unless the terminal is gone) this side
-    /// reads how to continue it with `parlor resume`.
+    /// reads how to continue it with `parlor resume`. `endQuestion` is asked
+    /// on the final board (full screen only), answered with one key.
     func play(_ controller: MatchController, locals: [LocalParticipant], recorder: MatchRecorder?,
-              link: (any SessionLink)? = nil) async throws -> FrontendExit {
-        let prepared = await frontend.prepare(controller: controller, locals: locals)
+              link: (any SessionLink)? = nil, endQuestion: EndQuestion? = nil) async throws -> FrontendExit {
+        let prepared = await frontend.prepare(controller: controller, locals: locals, endQuestion: endQuestion)
         let recording = await recorder?.follow(controller)
         // The frontend's signal watcher stops when it returns, before the last
         // save: this one holds SIGINT/SIGTERM/SIGHUP from then until the record is

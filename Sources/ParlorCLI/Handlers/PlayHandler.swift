@@ -8,13 +8,30 @@ import TerminalUI
 /// Runs `parlor play GAME`: a match at this terminal, against a bot or hot-seat.
 ///
 /// The same `MatchController` runs here as in LAN play; only the participants differ.
+/// A person who played a match to its end (and did not quit) is asked
+/// "Play again?" (one key on the full screen, a line in plain mode).
 func runPlay(_ options: PlayOptions) async throws -> ExitCode {
     guard let gameType = GameCatalog.game(id: options.game) else {
         throw CommandFailure("unknown game '\(options.game)'", exitCode: .usage)
     }
     let presentation = MatchPresentation(flags: options.display)
-    let seed = options.seed ?? freshSeed()
-    var generator = SplitMix64(seed: seed)
+    var generator = SplitMix64(seed: options.seed ?? freshSeed())
+    let asks = options.bot == nil && !presentation.isJSON && isatty(STDIN_FILENO) == 1
+    while true {
+        let question = asks && presentation.isFullScreen ? EndQuestion("Play again?") : nil
+        let (exit, localSeats) = try await playOnce(options, gameType: gameType, presentation: presentation,
+                                                    generator: &generator, endQuestion: question)
+        guard asks, case .ended(let state) = exit, !localSeats.contains(where: { state.seats[$0].outcome == .quit }) else {
+            return exit.exitCode
+        }
+        let again = if let question { question.answer ?? false } else { await RematchPlan.askYesNo("Play again? (y/n) ") }
+        guard again else { return exit.exitCode }
+    }
+}
+
+/// One match of `parlor play`; returns how it ended and the seats played at this terminal.
+private func playOnce(_ options: PlayOptions, gameType: any Game.Type, presentation: MatchPresentation,
+                      generator: inout SplitMix64, endQuestion: EndQuestion?) async throws -> (FrontendExit, [Int]) {
     let environment = ProcessInfo.processInfo.environment
 
     // Who sits where. Seat 0 moves first.
@@ -59,8 +76,8 @@ func runPlay(_ options: PlayOptions) async throws -> ExitCode {
     let recorder = MatchRecorder(store: LocalData.matchStore,
                                  record: StoredMatch(state: state, role: .offline, localSeat: localFirst ? 0 : 1,
                                                      lastActivity: wallClockMilliseconds()))
-    let exit = try await presentation.play(controller, locals: locals, recorder: recorder)
-    return exit.exitCode
+    let exit = try await presentation.play(controller, locals: locals, recorder: recorder, endQuestion: endQuestion)
+    return (exit, locals.compactMap { state.seat(of: $0.playerID) })
 }
 
 /// `parlor resume` of a match played offline (against a bot, hot seat, or
