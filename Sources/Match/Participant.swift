@@ -42,6 +42,13 @@ public enum MatchFailure: Error, Hashable, Sendable, CustomStringConvertible {
         case .connectionLost(let why): "connection lost: \(why)"
         }
     }
+
+    /// Whether the match can go on later with `parlor resume` (the one place
+    /// that decides it: the exit status, the saved phase and the ending text follow it).
+    public var isResumable: Bool {
+        if case .connectionLost = self { return true }
+        return false
+    }
 }
 
 /// Someone who sits at a seat: a human at this terminal, a bot, or a remote peer.

@@ -137,8 +137,6 @@ public enum ResumeRefusal: Error, Sendable, CustomStringConvertible {
     case over(MatchID)
     /// Another process plays the match now (its pid when known).
     case inPlay(MatchID, process: Int32?)
-    /// The match was played offline.
-    case offline(MatchID)
     /// Finding the match by id failed.
     case store(StoreError)
 
@@ -151,7 +149,6 @@ public enum ResumeRefusal: Error, Sendable, CustomStringConvertible {
         case .inPlay(let id, let process):
             "match \(id.short) is being played right now\(process.map { " (by process \($0))" } ?? ""); "
                 + "it can be resumed once that process has ended"
-        case .offline(let id): "match \(id.short) was played offline; it cannot be resumed over the network"
         case .store(let error): error.description
         }
     }
@@ -184,10 +181,11 @@ extension MatchStore {
 
     /// Picks the saved match `parlor resume` continues and claims it, so two
     /// resumes of one match never both run: the newest interrupted one (a
-    /// guest's for `.newestJoined`), or the one named by id.
+    /// guest's for `.newestJoined`), or the one named by id. Offline matches
+    /// (against a bot, or hot seat) are resumable too, on this machine.
     public func claimForResume(_ request: ResumeRequest) throws(ResumeRefusal) -> (StoredMatch, MatchClaim) {
         let records = list().matches
-        let resumable = records.filter { $0.role != .offline && $0.phase == .interrupted }
+        let resumable = records.filter { $0.phase == .interrupted }
         let chosen: StoredMatch
         switch request {
         case .newest:
@@ -200,7 +198,7 @@ extension MatchStore {
             let found: [StoredMatch]
             do { found = try find(prefix) } catch { throw .store(error) }
             let sides = found.sorted { $0.role == .host && $1.role != .host }
-            if let side = sides.first(where: { $0.phase == .interrupted && $0.role != .offline }) {
+            if let side = sides.first(where: { $0.phase == .interrupted }) {
                 chosen = side
             } else {
                 let any = sides[0]
@@ -209,8 +207,8 @@ extension MatchStore {
                     // The host's copy is over: serve it, so a guest whose copy is behind learns the end.
                     chosen = any
                 case .ended: throw .over(any.state.matchID)
-                case .playing: throw .inPlay(any.state.matchID, process: MatchClaim.holder(path: lockPath(for: any)))
-                case .interrupted: throw .offline(any.state.matchID)
+                case .playing, .interrupted:
+                    throw .inPlay(any.state.matchID, process: MatchClaim.holder(path: lockPath(for: any)))
                 }
             }
         }

@@ -139,13 +139,6 @@ public struct SaveFailure: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String
 }
 
-extension MatchFailure {
-    /// Whether the match can go on later with `parlor resume`.
-    public var isResumable: Bool {
-        if case .connectionLost = self { return true }
-        return false
-    }
-}
 
 /// This installation's stable player id, kept in the store's parent directory.
 public enum PlayerIdentity {

@@ -86,6 +86,33 @@ public struct StyledLine: Hashable, Sendable {
         }
         return result
     }
+
+    /// The line broken at spaces into lines of at most `columns` terminal
+    /// columns, each in the style of this line's first span (used for the
+    /// one-style status, message and key lines); the leading spaces stay on
+    /// the first line, continuation lines start with `indent`. A word longer
+    /// than a line is cut where the line ends.
+    public func wrapped(to columns: Int, indent: String) -> [StyledLine] {
+        guard width > columns, columns > displayWidth(indent) + 1 else { return [self] }
+        let style = spans.first?.style ?? .plain
+        let whole = text
+        let leading = String(whole.prefix { $0 == " " })
+        var lines: [StyledLine] = []
+        var current = leading
+        var lineHasWord = false
+        for word in whole.dropFirst(leading.count).split(separator: " ") {
+            let candidate = lineHasWord ? current + " " + word : current + word
+            if displayWidth(candidate) <= columns || !lineHasWord {
+                current = candidate
+            } else {
+                lines.append(StyledLine(current, style).clipped(to: columns))
+                current = indent + word
+            }
+            lineHasWord = true
+        }
+        lines.append(StyledLine(current, style).clipped(to: columns))
+        return lines
+    }
 }
 
 /// A whole screen: lines from the top left. Pure data, built by `Renderer`.

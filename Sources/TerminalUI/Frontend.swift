@@ -7,15 +7,19 @@ import Match
 /// How a frontend's run ended. Every case carries the last committed state so
 /// the caller can print it, save it, or tell a peer.
 public enum FrontendExit: Sendable {
-    /// The match ended (a win, a draw, or a seat quit — including ours via `q`).
+    /// The match ended (a win, a draw, or a seat quit — including ours via `q` then `y`, or `/quit`).
     case ended(MatchState)
     /// The match stopped on this side because of a failure.
     case failed(MatchFailure, MatchState)
     /// The terminal went away (SIGHUP, EIO: an SSH disconnect). Nothing was
     /// quit; the match is still resumable. Draw nothing more.
     case terminalLost(MatchState)
-    /// A signal ended the run (SIGINT after quitting our seats, SIGTERM without).
+    /// A signal ended the run (Ctrl-C, SIGINT, SIGTERM). Nothing was quit:
+    /// this side leaves for now and the match stays resumable.
     case interrupted(signal: Int32, MatchState)
+    /// Input ended (plain or JSON mode) when a local seat had to move with no
+    /// line left. Nothing was quit: this side leaves for now, as with Ctrl-C.
+    case inputEnded(MatchState)
     /// The player left a match that goes on without them (a spectator of a
     /// bot match pressed q); the caller decides whether to stop the controller.
     case left(MatchState)
@@ -24,7 +28,7 @@ public enum FrontendExit: Sendable {
     public var state: MatchState {
         switch self {
         case .ended(let state), .failed(_, let state), .terminalLost(let state),
-             .interrupted(_, let state), .left(let state): state
+             .interrupted(_, let state), .inputEnded(let state), .left(let state): state
         }
     }
 }
@@ -57,9 +61,18 @@ public struct PreparedMatch: Sendable {
 public protocol MatchFrontend: Sendable {
     /// Subscribes to `controller`'s events. Call before `controller.start()`.
     func prepare(controller: MatchController, locals: [LocalParticipant]) async -> PreparedMatch
+    /// As `prepare(controller:locals:)`, asking `endQuestion` on the final
+    /// board when this frontend can take a one-key answer there (full screen);
+    /// others ignore it and leave `endQuestion.answer` nil.
+    func prepare(controller: MatchController, locals: [LocalParticipant], endQuestion: EndQuestion?) async -> PreparedMatch
 }
 
 extension MatchFrontend {
+    /// No one-key answers here: the question is not asked.
+    public func prepare(controller: MatchController, locals: [LocalParticipant], endQuestion: EndQuestion?) async -> PreparedMatch {
+        await prepare(controller: controller, locals: locals)
+    }
+
     /// Prepares, starts the controller, and runs to the end.
     /// Throws only if the controller refuses to start (a seat without exactly one participant).
     public func play(controller: MatchController, locals: [LocalParticipant]) async throws(SubmitRejection) -> FrontendExit {
@@ -80,6 +93,8 @@ enum FrontendEvent: Sendable {
     case tick
     /// A local submission (`play` or `quit`) came back.
     case submitted(SubmitResult, quitting: Bool)
+    /// The end question got a note from the other side.
+    case endQuestionChanged
 }
 
 /// Which participant plays which seat, from the state's player ids.

@@ -8,8 +8,9 @@ import Match
 ///
 /// Keys: ←/→ (and ↑/↓ for tictactoe and cube4) move the cursor, digits pick
 /// a column or cell (cube4: a letter a-d and a digit 1-4), Enter or Space
-/// plays, `q` asks "Quit this match? (y/n)", Ctrl-C quits at once. The screen
-/// keeps redrawing and `q` keeps working while another seat thinks.
+/// plays, `q` asks "Quit this match? (y/n)" (only `y` quits), Ctrl-C leaves
+/// for now without quitting (`.interrupted`, the match stays resumable). The
+/// screen keeps redrawing and `q` keeps working while another seat thinks.
 ///
 /// The terminal is restored on every way out: the run returning, a thrown
 /// error or `exit()` elsewhere (an `atexit` hook), SIGINT, SIGTERM and SIGHUP
@@ -34,18 +35,21 @@ public struct FullScreenFrontend: MatchFrontend {
         self.outputFD = output
     }
 
-    /// How long a quit after Ctrl-C may take before the run returns anyway.
-    static let interruptGrace: Duration = .seconds(2)
-
     /// Subscribes to `controller`'s events; the terminal is set up only when the run starts.
     public func prepare(controller: MatchController, locals: [LocalParticipant]) async -> PreparedMatch {
+        await prepare(controller: controller, locals: locals, endQuestion: nil)
+    }
+
+    /// As `prepare(controller:locals:)`; the final board asks `endQuestion`, answered with one key.
+    public func prepare(controller: MatchController, locals: [LocalParticipant], endQuestion: EndQuestion?) async -> PreparedMatch {
         let events = await controller.events()
         let initial = await controller.state
         let frontend = self
-        return PreparedMatch { await frontend.run(events: events, initial: initial, locals: locals) }
+        return PreparedMatch { await frontend.run(events: events, initial: initial, locals: locals, endQuestion: endQuestion) }
     }
 
-    private func run(events: AsyncStream<MatchEvent>, initial: MatchState, locals: [LocalParticipant]) async -> FrontendExit {
+    private func run(events: AsyncStream<MatchEvent>, initial: MatchState, locals: [LocalParticipant],
+                     endQuestion: EndQuestion?) async -> FrontendExit {
         let terminal = Terminal(input: inputFD, output: outputFD)
         do {
             try terminal.enterFullScreen()
@@ -64,7 +68,8 @@ public struct FullScreenFrontend: MatchFrontend {
         }
         let resizes = SignalWatcher(signals: [SIGWINCH]) { _ in hub.send(.resize) }
         let seats = LocalSeats(state: initial, locals: locals)
-        var model = FullScreenModel(state: initial, localSeats: seats.seats, options: options)
+        var model = FullScreenModel(state: initial, localSeats: seats.seats, options: options, endQuestion: endQuestion)
+        endQuestion?.onChange { hub.send(.endQuestionChanged) }
         let writer = ScreenWriter(terminal: terminal, options: options) { hub.send(.input(.lost)) }
         let forwarding = hub.forward(events)
         let ticker = hub.ticking(every: .seconds(1))
@@ -72,6 +77,7 @@ public struct FullScreenFrontend: MatchFrontend {
         reader.start()
         var interrupted: Int32?
         defer {
+            endQuestion?.onChange(nil)
             reader.stop()
             ticker.cancel()
             forwarding.cancel()
@@ -97,10 +103,19 @@ public struct FullScreenFrontend: MatchFrontend {
             terminal.restore()
             if terminalGone { return exit }
             if let interrupted { return .interrupted(signal: interrupted, exit.state) }
-            if case .left = exit { return exit }
+            switch exit {
+            case .left, .interrupted, .inputEnded, .terminalLost: return exit
+            case .ended, .failed: break
+            }
             // Leave the result on the normal screen, where it stays after parlor ends.
             let ascii = DisplayOptions(colorDepth: .none, attributes: false, unicode: options.unicode)
-            let text = MatchText.resultLine(exit.state, options: ascii) + "\n" + MatchText.winnerLine(exit.state, options: ascii) + "\n"
+            var failure: MatchFailure?
+            if case .failed(let reason, _) = exit { failure = reason }
+            // Broken at spaces to the window's width, not mid-word by the terminal.
+            let columns = (terminal.size() ?? .standard).columns - 1
+            let text = MatchText.endingLines(exit.state, failure: failure, localSeats: model.localSeats, options: ascii)
+                .flatMap { StyledLine($0).wrapped(to: columns, indent: "").map(\.text) }
+                .map { $0 + "\n" }.joined()
             _ = writeAll(fd: outputFD, Array(text.utf8))
             return exit
         }
@@ -115,16 +130,9 @@ public struct FullScreenFrontend: MatchFrontend {
                 return await finish(model.exitWhenTheTerminalIsLost, terminalGone: true)
             case .signal(let number):
                 if number == SIGHUP { return await finish(model.exitWhenTheTerminalIsLost, terminalGone: true) }
-                if number != SIGINT || interrupted != nil || model.localSeats.isEmpty {
-                    interrupted = number
-                    return await finish(.interrupted(signal: number, model.state))
-                }
+                // SIGINT and SIGTERM never quit a seat: this side leaves for now.
                 interrupted = number
-                actions = model.handle(.interrupt)
-                Task {
-                    try? await Task.sleep(for: Self.interruptGrace)
-                    hub.send(.signal(number))
-                }
+                return await finish(.interrupted(signal: number, model.state))
             case .resize:
                 writer.invalidate()
                 actions = [.redraw]
@@ -132,6 +140,8 @@ public struct FullScreenFrontend: MatchFrontend {
                 if model.state.deadline > 0 && !model.view.isOver { actions = [.redraw] }
             case .submitted(let result, let quitting):
                 actions = model.submitted(result, quitting: quitting)
+            case .endQuestionChanged:
+                actions = model.endQuestionChanged()
             }
             for action in actions {
                 switch action {

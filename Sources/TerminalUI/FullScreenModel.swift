@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
 import Games
 import Match
 
@@ -14,20 +17,27 @@ enum ScreenAction: Sendable {
 /// Keys: arrows move the cursor (up/down for tictactoe and cube4 rows);
 /// digits pick a column or cell, cube4 takes a letter then a digit; Enter or
 /// Space plays (reversi, dots and boxes and Chinese checkers: see
-/// `BoardGamesCursor`); `q` asks "Quit this match? (y/n)"; Ctrl-C quits without asking.
-/// After the end, any key leaves.
+/// `BoardGamesCursor`); `q` asks "Quit this match? (y/n)" and only `y` quits;
+/// Ctrl-C leaves for now without quitting (the match stays resumable).
+/// After the end, any key leaves; with an end question ("Rematch with seats
+/// swapped?", "Play again?") y answers yes and n, q or Esc no, without Enter,
+/// unless this side quit (it is never asked) or the other side settled it.
 struct FullScreenModel {
     private(set) var view: ScreenView
     let localSeats: Set<SeatIndex>
     /// Decides between `…` and `...` in messages.
     let options: DisplayOptions
     private var submitting = false
-    /// The player asked to quit (q then y, or Ctrl-C); finish when the match ends.
+    /// The player asked to quit (q then y); finish when the match ends.
     private(set) var leaving = false
 
-    init(state: MatchState, localSeats: Set<SeatIndex>, options: DisplayOptions) {
+    /// Asked on the final board, if any.
+    let endQuestion: EndQuestion?
+
+    init(state: MatchState, localSeats: Set<SeatIndex>, options: DisplayOptions, endQuestion: EndQuestion? = nil) {
         self.localSeats = localSeats
         self.options = options
+        self.endQuestion = endQuestion
         let start: BoardCursor
         switch state.game {
         case is Connect4: start = BoardCursor(column: 3)
@@ -86,17 +96,39 @@ struct FullScreenModel {
             view.confirmingQuit = false
             view.awaitingConfirmation = false
             view.message = nil
+            view.notice = nil  // "waiting for Bo (8 s left)" is stale once it is over
             refreshCursorVisibility()
+            refreshEndQuestion()
             return leaving ? [.finish(exit)] : [.redraw]
         case .failed(let failure, let state):
             view.state = state
             view.failure = failure
             view.confirmingQuit = false
             view.awaitingConfirmation = false
+            // The stale "waiting for …" notice gives way to what happens next.
+            view.notice = nil
+            view.message = state.isEnded ? nil : MatchText.whatNext(state, failure: failure, localSeats: localSeats)
             refreshCursorVisibility()
             return leaving ? [.finish(exit)] : [.redraw]
         }
         refreshCursorVisibility()
+        return [.redraw]
+    }
+
+    /// The end question is asked once the match is over, unless a seat of
+    /// ours quit (nobody is asked after quitting) or it was withdrawn; the
+    /// other side's latest word is shown as the message.
+    private mutating func refreshEndQuestion() {
+        guard let endQuestion, view.state.isEnded, view.failure == nil else { view.endQuestion = nil; return }
+        let current = endQuestion.current
+        let weQuit = localSeats.contains { view.state.seats[$0].outcome == .quit }
+        view.endQuestion = current.open && !weQuit ? endQuestion.question : nil
+        if let note = current.note, !weQuit { view.message = note }
+    }
+
+    /// The other side said something about the end question.
+    mutating func endQuestionChanged() -> [ScreenAction] {
+        refreshEndQuestion()
         return [.redraw]
     }
 
@@ -109,8 +141,17 @@ struct FullScreenModel {
     // MARK: keys
 
     mutating func handle(_ key: Key) -> [ScreenAction] {
-        if view.isOver { return [.finish(exit)] }
-        if key == .interrupt { return quitNow() }
+        if view.isOver {
+            guard view.endQuestion != nil, let endQuestion else { return [.finish(exit)] }
+            switch key {
+            case .character("y"), .character("Y"): endQuestion.answered(true)
+            case .character("n"), .character("N"), .character("q"), .character("Q"), .escape, .interrupt: endQuestion.answered(false)
+            default: return []
+            }
+            return [.finish(exit)]
+        }
+        // Ctrl-C never quits: this side leaves for now, the match stays resumable.
+        if key == .interrupt { return [.finish(.interrupted(signal: SIGINT, view.state))] }
         if view.confirmingQuit {
             switch key {
             case .character("y"), .character("Y"):
@@ -139,7 +180,7 @@ struct FullScreenModel {
         }
     }
 
-    /// Quits the local seat to move (or the first still playing), without asking.
+    /// Quits the local seat to move (or the first still playing); called once `y` confirmed it.
     private mutating func quitNow() -> [ScreenAction] {
         let seat = activeLocalSeat ?? localSeats.sorted().first { view.state.seats[$0].status == .playing }
         guard let seat else { return [.finish(.left(view.state))] }

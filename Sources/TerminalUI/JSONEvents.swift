@@ -194,8 +194,12 @@ public enum JSONEvents {
         case .desync: kind = "desync"
         case .connectionLost: kind = "connectionLost"
         }
+        // Whether and how the match continues, as the text frontends say it.
+        let resumable = failure.isResumable && !state.isEnded
         return .object([("event", "error"), ("kind", JSONValue(kind)), ("reason", JSONValue(failure.description)),
-                        ("sequence", JSONValue(Int(state.sequence))), ("hash", JSONValue(hex16(state.stateHash)))])
+                        ("sequence", JSONValue(Int(state.sequence))), ("hash", JSONValue(hex16(state.stateHash))),
+                        ("canContinue", .bool(resumable)),
+                        ("resume", resumable ? JSONValue(MatchText.resumeCommand(state)) : .null)])
     }
 
     /// `{"event":"error","kind":"input","reason":…}` for a frontend failure that is not the match's (e.g. stdout closed).

@@ -7,9 +7,10 @@ import Match
 /// Plain mode: the board as text lines, a prompt, one move per line on stdin.
 /// For pipes, `TERM=dumb`, screen readers and `--plain`. Never writes an escape code.
 ///
-/// A wrong move gets a message and the prompt again; `q` or `quit` quits (in
-/// turn or out of turn); end of input quits the local seat when it must move
-/// and nothing is left to read. The result is printed as
+/// A wrong move gets a message and the prompt again; a `/quit` line quits (in
+/// turn or out of turn; `q` alone only says how); Ctrl-C, SIGTERM and end of
+/// input (when a local seat must move and nothing is left to read) leave for
+/// now without quitting, so the match can be resumed. The result is printed as
 /// `Result: Ana (X) won, Bot (O) lost.` followed by `Ana (X) wins.` or `It's a draw.`
 public struct PlainFrontend: MatchFrontend {
     /// Unicode pieces if allowed; colour and attributes are never used here.
@@ -69,9 +70,6 @@ public struct JSONFrontend: MatchFrontend {
 
 /// The shell around `LineModel`: reads lines on a thread, writes in order, performs the model's actions.
 enum LineSession {
-    /// How long a quit after Ctrl-C may take (a remote confirmation) before the run returns anyway.
-    static let interruptGrace: Duration = .seconds(2)
-
     static func prepare(format: LineModel.Format, controller: MatchController, locals: [LocalParticipant],
                         inputFD: Int32, outputFD: Int32, handlesSignals: Bool) async -> PreparedMatch {
         let events = await controller.events()
@@ -92,7 +90,6 @@ enum LineSession {
         let reader = InputReader(fd: inputFD, mode: .lines) { hub.send(.input($0)) }
         reader.start()
         let watcher = handlesSignals ? SignalWatcher(signals: SignalWatcher.terminating) { hub.send(.signal($0)) } : nil
-        var interrupted: Int32?
         defer {
             reader.stop()
             watcher?.cancel()
@@ -110,24 +107,16 @@ enum LineSession {
             case .input(.lost):
                 SignalWatcher.ignoreHangUpsFromNowOn()
                 return .terminalLost(model.state)
-            case .input(.key), .tick, .resize:
+            case .input(.key), .tick, .resize, .endQuestionChanged:
                 break
             case .signal(let number):
                 if number == SIGHUP {
                     SignalWatcher.ignoreHangUpsFromNowOn()
                     return .terminalLost(model.state)
                 }
-                if number != SIGINT || interrupted != nil || seats.seats.isEmpty {
-                    await writer.drained(timeout: .milliseconds(200))
-                    return .interrupted(signal: number, model.state)
-                }
-                // Ctrl-C: quit our seat like `q`, give it a moment, then return regardless.
-                interrupted = number
-                actions = model.handle(line: "q")
-                Task {
-                    try? await Task.sleep(for: interruptGrace)
-                    hub.send(.signal(number))
-                }
+                // Ctrl-C and SIGTERM never quit a seat: this side leaves for now.
+                await writer.drained(timeout: .milliseconds(200))
+                return .interrupted(signal: number, model.state)
             case .submitted(let result, let quitting):
                 actions = model.submitted(result, quitting: quitting)
             }
@@ -141,7 +130,6 @@ enum LineSession {
                     if let participant = seats.participants[seat] { hub.submit(participant, move: nil) }
                 case .finish(let exit):
                     await writer.drained()
-                    if let interrupted { return .interrupted(signal: interrupted, exit.state) }
                     return exit
                 }
             }

@@ -13,9 +13,10 @@ enum LineAction: Sendable {
 /// The state machine behind plain and JSON mode; pure, tested by feeding it events.
 ///
 /// Input lines are queued and each is used when a local seat is to move, so
-/// a whole game can be piped in ahead of time. `q`/`quit` quits at once, in
-/// turn or out of turn. When input has ended and a local seat must move with
-/// nothing left to read, that seat quits: end of input quits cleanly.
+/// a whole game can be piped in ahead of time. A `/quit` line quits at once,
+/// in turn or out of turn; `q` or `quit` alone only says how (a quit is never
+/// an accident). When input has ended and a local seat must move with nothing
+/// left to read, this side leaves for now (`.inputEnded`): nothing is quit.
 struct LineModel {
     enum Format: Sendable {
         /// Human-readable text; `interactive` keeps the prompt on the line being typed.
@@ -128,7 +129,8 @@ struct LineModel {
             state = new
             over = true
             if isJSON { return json(JSONEvents.error(failure, new)) + [.finish(.failed(failure, new))] }
-            return say("Match stopped: \(failure.description).") + [.finish(.failed(failure, new))]
+            return MatchText.endingLines(new, failure: failure, localSeats: localSeats, options: options).flatMap(say)
+                + [.finish(.failed(failure, new))]
         }
     }
 
@@ -144,7 +146,16 @@ struct LineModel {
     mutating func handle(line raw: String) -> [LineAction] {
         guard !over else { return [] }
         let line = raw.trimmingCharacters()
-        if ["q", "quit"].contains(line.lowercased()) { return quitNow() }
+        let word = line.lowercased()
+        if word == Self.quitLine { return quitNow() }
+        if ["q", "quit"].contains(word) {
+            // Watching bots: nothing to lose, q leaves. A seat of ours: say how to quit, never quit by accident.
+            if localSeats.isEmpty { return quitNow() }
+            let why = "type \(Self.quitLine) to quit this match (it counts as a loss); "
+                + "Ctrl-C or the end of input leaves it for now, to resume later"
+            return json(JSONEvents.rejected(input: line, seat: activeLocalSeat, reason: why))
+                + say("To quit, \(why).") + (activeLocalSeat.map(prompt) ?? [])
+        }
         queue.append(line)
         return pump()
     }
@@ -154,6 +165,9 @@ struct LineModel {
         inputEnded = true
         return pump()
     }
+
+    /// The line that quits a local seat in plain and JSON mode.
+    static let quitLine = "/quit"
 
     /// A local seat quits: the one to move, else the first still playing.
     private mutating func quitNow() -> [LineAction] {
@@ -215,7 +229,7 @@ struct LineModel {
             guard !line.isEmpty else { continue }
             guard let move = state.game.move(fromNotation: line) else {
                 actions += json(JSONEvents.rejected(input: line, seat: seat, reason: "not a move"))
-                actions += say("'\(sanitized(line))' is not a move here: type \(MatchText.moveHelp(state)), or q to quit.")
+                actions += say("'\(sanitized(line))' is not a move here: type \(MatchText.moveHelp(state)), or \(Self.quitLine) to quit.")
                 actions += prompt(seat)
                 continue
             }
@@ -230,8 +244,10 @@ struct LineModel {
             return actions + [.play(move, seat: seat)]
         }
         if inputEnded {
-            leaving = true
-            return actions + say("End of input: \(MatchText.name(state, seat: seat)) leaves the match.") + [.quit(seat: seat)]
+            // Leaving for now, never a quit: the match is saved and can be resumed.
+            over = true
+            return actions + say("End of input: \(MatchText.name(state, seat: seat)) leaves the match for now.")
+                + [.finish(.inputEnded(state))]
         }
         return actions
     }

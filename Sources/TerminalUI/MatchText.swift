@@ -36,6 +36,33 @@ public enum MatchText {
         return state.isEnded ? "The match is over." : "The match is not over."
     }
 
+    /// The exact command that continues `state` on a machine that keeps a side of it.
+    public static func resumeCommand(_ state: MatchState) -> String { "parlor resume \(state.matchID.short)" }
+
+    /// What happens next after the match stopped on this side without being
+    /// over: whether it can continue, this side's exact `parlor resume` line,
+    /// and what the other side must do. `localSeats` names the other player.
+    public static func whatNext(_ state: MatchState, failure: MatchFailure, localSeats: Set<SeatIndex>) -> String {
+        let command = resumeCommand(state)
+        guard failure.isResumable else {
+            return "The match cannot continue; 'parlor replay \(state.matchID.short)' shows the moves this side kept."
+        }
+        let others = state.seats.indices.filter { !localSeats.contains($0) }
+        let other = localSeats.count == 1 && others.count == 1 ? name(state, seat: others[0]) : "The other player"
+        return "The match is not over and can continue: run '\(command)' here, "
+            + "and \(other) must run '\(command)' on the other machine."
+    }
+
+    /// How a stopped match reads once it is over on this side: the result and
+    /// the winner, or, when it stopped early, why and what happens next.
+    public static func endingLines(_ state: MatchState, failure: MatchFailure?, localSeats: Set<SeatIndex>,
+                                   options: DisplayOptions) -> [String] {
+        if let failure, !state.isEnded {
+            return ["Match stopped: \(sanitized(failure.description)).", whatNext(state, failure: failure, localSeats: localSeats)]
+        }
+        return [resultLine(state, options: options), winnerLine(state, options: options)]
+    }
+
     /// The outcome as a past-tense word: won, lost, tied, quit, ran out of time.
     public static func outcomeWords(_ outcome: Outcome) -> String {
         switch outcome {

@@ -27,6 +27,8 @@ public struct ScreenView: Sendable {
     public var caption: String?
     /// The keys line, when the screen is not a match being played (the replay's).
     public var keys: String?
+    /// The one-key question on the final board ("Rematch with seats swapped?"), while it stands.
+    public var endQuestion: String?
 
     /// A view of `state` with the cursor at `cursor`.
     public init(state: MatchState, cursor: BoardCursor = BoardCursor(column: 0), localSeats: Set<SeatIndex> = [],
@@ -45,6 +47,8 @@ public struct ScreenView: Sendable {
 public enum Renderer {
     /// Left margin of every line.
     static let margin = "  "
+    /// Where a wrapped status or message line goes on.
+    static let wrapIndent = margin + "  "
     /// Board lines from which the screen leaves out the blank lines around the board.
     static let tallBoard = 17
 
@@ -62,7 +66,20 @@ public enum Renderer {
         guard size.columns >= needed.columns, size.rows >= needed.rows else {
             return tooSmall(needed: needed, size: size)
         }
-        return layout(view, options: options)
+        // A long status or message wraps short of the window's edge instead of
+        // being cut, when the window has the rows for it (without the blank
+        // lines around the board if need be).
+        for compact in [false, true] {
+            let wrapped = layout(view, options: options, width: size.columns - 1, compact: compact)
+            if wrapped.height <= size.rows { return wrapped }
+        }
+        // Still too tall: the message (what happens next) stays whole, the
+        // status gives up its last lines ("…"; the normal screen shows it all at the end).
+        let width = size.columns - 1
+        let tall = layout(view, options: options, width: width, compact: true)
+        let statusRows = statusLine(view, options: options).wrapped(to: width, indent: wrapIndent).count
+        return layout(view, options: options, width: width, compact: true,
+                      statusRows: max(1, statusRows - (tall.height - size.rows)))
     }
 
     /// The notice shown instead of a board that would not fit.
@@ -83,8 +100,10 @@ public enum Renderer {
         return encoder.encode(screen(for: view, options: options, size: size), size: size).count
     }
 
-    /// The screen's lines regardless of window size.
-    static func layout(_ view: ScreenView, options: DisplayOptions) -> Frame {
+    /// The screen's lines; with `width`, the status, message and key lines
+    /// wrap at it; `compact` leaves out the blank lines around the board.
+    static func layout(_ view: ScreenView, options: DisplayOptions, width: Int? = nil, compact: Bool = false,
+                       statusRows: Int? = nil) -> Frame {
         let state = view.state
         var lines: [StyledLine] = []
         var title = StyledLine(margin)
@@ -96,7 +115,7 @@ public enum Renderer {
         let board = BoardRenderer.lines(for: state, cursor: cursor, options: options)
         // A tall board (Chinese checkers' 17 rows and more) drops the blank
         // lines around it, so that two or three seats still fit in 80x24.
-        let roomy = board.count < tallBoard
+        let roomy = !compact && board.count < tallBoard
         if roomy { lines.append(StyledLine()) }
         for boardLine in board {
             var line = StyledLine(margin)
@@ -105,9 +124,20 @@ public enum Renderer {
         }
         if roomy { lines.append(StyledLine()) }
         lines += seatLines(view, options: options)
-        lines.append(statusLine(view, options: options))
-        lines.append(messageLine(view))
-        lines.append(StyledLine(margin + helpText(view, options: options), TextStyle(dim: true)))
+        let wrap = { (line: StyledLine) in width.map { line.wrapped(to: $0, indent: wrapIndent) } ?? [line] }
+        var status = wrap(statusLine(view, options: options))
+        if let statusRows, status.count > statusRows, let width {
+            status = Array(status.prefix(statusRows))
+            let last = status[statusRows - 1]
+            let ellipsis = MatchText.ellipsis(options)
+            var cut = last.clipped(to: width - displayWidth(ellipsis))
+            cut.append(ellipsis, last.spans.first?.style ?? .plain)
+            status[statusRows - 1] = cut
+        }
+        lines += status
+        lines += wrap(messageLine(view))
+        let asking = view.isOver && view.endQuestion != nil
+        lines += wrap(StyledLine(margin + helpText(view, options: options), asking ? TextStyle(bold: true) : TextStyle(dim: true)))
         return Frame(lines: lines)
     }
 
@@ -166,6 +196,7 @@ public enum Renderer {
     /// The keys that work now.
     static func helpText(_ view: ScreenView, options: DisplayOptions) -> String {
         if let keys = view.keys { return keys }
+        if view.isOver, let question = view.endQuestion { return "\(question) y: yes   n: no" }
         if view.isOver { return "Press any key to leave." }
         if view.confirmingQuit { return "y: quit the match   n or Esc: keep playing" }
         let arrows = options.unicode ? "←/→" : "left/right"

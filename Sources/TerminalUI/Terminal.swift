@@ -60,6 +60,30 @@ public final class Terminal: Sendable {
     /// Whether `fd` is a terminal.
     public static func isTTY(_ fd: Int32) -> Bool { isatty(fd) == 1 }
 
+    /// Whether `fd` can be seen, without reading from it, to hold no input at
+    /// all: `/dev/null`, a closed descriptor, an empty file read to its end, or
+    /// a pipe or socket whose writer is gone with nothing left in it. False
+    /// for a terminal, and for a pipe that may still bring lines later.
+    public static func hasNoInput(_ fd: Int32) -> Bool {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return errno == EBADF }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG:
+            return lseek(fd, 0, SEEK_CUR) >= info.st_size
+        case S_IFCHR:
+            guard isatty(fd) != 1 else { return false }
+            var null = stat()
+            return stat("/dev/null", &null) == 0 && null.st_rdev == info.st_rdev
+        case S_IFIFO, S_IFSOCK:
+            var poll = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard Glibc.poll(&poll, 1, 0) == 1, poll.revents & Int16(POLLHUP) != 0 else { return false }
+            var waiting: Int32 = 0
+            return ioctl(fd, UInt(FIONREAD), &waiting) == 0 && waiting == 0
+        default:
+            return false
+        }
+    }
+
     /// Whether writes have failed because the terminal is gone (SSH disconnect, EIO).
     public var isLost: Bool { state.withLock { $0.lost } }
 

@@ -80,7 +80,7 @@ extension LabSuite {
                         ? ["host", "connect4", "--json", "--seat", "first", "--rematch", "0", "--name", "Ana"]
                         : ["host", "connect4", "--bot", "medium", "--json", "--name", "Ana"]
                     let host = try lab.start(host: "A", ParlorCommand.command(arguments, data: hostData),
-                                             input: way == .q ? "q\n" : nil)
+                                             input: way == .q ? "/quit\n" : nil)
                     try await host.waitForOutput(containing: "\"event\":\"listening\"", timeout: 20)
                     try await watchers.waitUntilListed()
 

@@ -21,7 +21,8 @@ struct NewGamesEndToEndTests {
     func pipedReversi() async throws {
         let result = try await ParlorProcess.run(["play", "reversi", "--vs", "human", "--plain"], stdin: "d3\nc3\nz9\n",
                                                  environment: scratchDataHome(), timeout: .seconds(30))
-        #expect(result.status == 0, "\(result.stderr)")
+        // The moves run out mid-game: the match is left for now (75), not quit.
+        #expect(result.status == 75, "\(result.stderr)")
         #expect(result.stdout.contains("Player 1 (X) played d3."), "\(result.stdout.suffix(600))")
         #expect(result.stdout.contains("Player 2 (O) played c3."))
         #expect(result.stdout.contains("Discs: Player 1 (X) 3, Player 2 (O) 3"))
@@ -35,7 +36,7 @@ struct NewGamesEndToEndTests {
         let result = try await ParlorProcess.run(["play", "chinese-checkers", "--vs", "human", "--plain"],
                                                  stdin: "o1-m5\nb1-d1-f2\na1-b1\n",
                                                  environment: scratchDataHome(), timeout: .seconds(30))
-        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.status == 75, "\(result.stderr)")
         #expect(result.stdout.contains("Player 1 (X) played o1-m5."), "\(result.stdout.suffix(800))")
         #expect(result.stdout.contains("'b1-d1-f2' is not a move here"))
         #expect(result.stdout.contains("a1-b1 is not a step or a chain of jumps"))

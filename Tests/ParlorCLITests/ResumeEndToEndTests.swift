@@ -96,7 +96,7 @@ import Testing
                                       environment: table.environment(.guest, ["PARLOR_TEST_CRASH_AT": "after-send:1"]),
                                       keepStdinOpen: true)
         #expect(await guest.line(containing: "\"event\":\"turn\",\"seat\":1") != nil, Comment(rawValue: guest.transcript))
-        guest.type("q\n")
+        guest.type("/quit\n")
         #expect(await guest.wait(timeout: .seconds(20)) == 128 + SIGKILL, Comment(rawValue: guest.transcript))
         // The host's match is over (its bot won), but it knows the guest never saw that.
         #expect(await host.line(containing: "to come back and see the end", timeout: .seconds(20)) != nil,
@@ -204,7 +204,7 @@ import Testing
         guest.type("4\n")
         #expect(await guest.line(containing: "\"event\":\"move\",\"seat\":1", timeout: .seconds(10)) != nil,
                 Comment(rawValue: guest.transcript))
-        guest.type("q\n")
+        guest.type("/quit\n")
         #expect(await guest.wait(timeout: .seconds(10)) == 0, Comment(rawValue: guest.transcript))
         #expect(await host.wait(timeout: .seconds(10)) == 0, Comment(rawValue: host.transcript))
     }

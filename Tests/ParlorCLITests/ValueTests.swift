@@ -174,6 +174,7 @@ struct OtherValueTests {
         (.failed(.connectionLost("gone"), MatchFixtures.newMatch()), 75),
         (.failed(.desync("two states"), MatchFixtures.newMatch()), 1),
         (.terminalLost(MatchFixtures.newMatch()), 129),
+        (.inputEnded(MatchFixtures.newMatch()), 75),
         (.interrupted(signal: SIGHUP, MatchFixtures.newMatch()), 129),
         (.interrupted(signal: SIGINT, MatchFixtures.newMatch()), 130),
         (.interrupted(signal: SIGTERM, MatchFixtures.newMatch()), 143),

@@ -484,7 +484,7 @@ struct ReconnectPolicyTests {
         #expect(left.peerLeft() == [.over(.peerLeft)])
         // A GOODBYE(matchOver) is answered in kind: that tells a host the end got here.
         var told = RematchNegotiation()
-        #expect(told.peerLeft(answering: true) == [.closeWithGoodbye, .over(.peerLeft)])
+        #expect(told.peerLeft(answering: true) == [.closeWithGoodbye, .over(.peerDeclined)])
         var agreed = RematchNegotiation()
         _ = agreed.local(wants: true)
         _ = agreed.peer(.accept)
@@ -554,8 +554,9 @@ struct ReconnectPolicyTests {
         // The host learns the guest left without asking its player anything.
         let deadline = ContinuousClock.now + .seconds(5)
         while pair.hosted.remote.rematchRuledOut == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(pair.hosted.remote.rematchRuledOut == .peerLeft)
-        guard case .over(.peerLeft) = await pair.host.rematch(after: pair.hosted, wants: true, answerTimeout: .seconds(5)) else {
+        // Its GOODBYE(matchOver) is its "no".
+        #expect(pair.hosted.remote.rematchRuledOut == .peerDeclined)
+        guard case .over(.peerDeclined) = await pair.host.rematch(after: pair.hosted, wants: true, answerTimeout: .seconds(5)) else {
             Issue.record("expected the guest's GOODBYE to end it")
             return
         }

@@ -1,3 +1,4 @@
+import Glibc
 import Games
 import Match
 import Testing
@@ -83,7 +84,7 @@ struct FullScreenModelTests {
         #expect(waiting.view.showsCursor)
     }
 
-    @Test("q asks first; n keeps playing, y quits; Ctrl-C quits without asking")
+    @Test("q asks first; n keeps playing, y quits; Ctrl-C leaves for now and quits nothing")
     func quitting() {
         var screen = model(Connect4(), moves: [3])  // out of turn: quitting still works
         _ = screen.handle(.character("q"))
@@ -96,7 +97,13 @@ struct FullScreenModelTests {
         #expect(finished(screen.handle(.ended(ended))))
 
         var interrupted = model(TicTacToe())
-        #expect(quitSeat(interrupted.handle(.interrupt)) == 0)
+        let actions = interrupted.handle(.interrupt)
+        #expect(quitSeat(actions) == nil)
+        guard case .finish(.interrupted(let signal, let state))? = actions.first else {
+            Issue.record("Ctrl-C should leave for now, got \(actions)"); return
+        }
+        #expect(signal == SIGINT)
+        #expect(state.seats.allSatisfy { $0.outcome == .none })
     }
 
     @Test("a refused move shows the refusal's description")

@@ -76,22 +76,24 @@ struct LineFrontendTests {
         #expect(prompts >= 4)
     }
 
-    @Test("end of input quits the local seat cleanly")
+    @Test("end of input leaves for now: nothing is quit")
     func plainEndOfInput() async throws {
         let run = try await PipeRun.run(Connect4(), input: "4\n")
-        guard case .ended(let state) = run.exit else { Issue.record("expected .ended, got \(run.exit)"); return }
-        #expect(state.seats[0].outcome == .quit)
-        #expect(state.seats[1].outcome == .won)
-        #expect(run.output.contains("End of input"))
-        #expect(run.output.contains("Result: Ana (X) quit, Bot (O) won."))
-        #expect(run.output.contains("Bot (O) wins (Ana quit)."))
+        guard case .inputEnded(let state) = run.exit else { Issue.record("expected .inputEnded, got \(run.exit)"); return }
+        #expect(state.seats.allSatisfy { $0.outcome == .none })
+        #expect(state.moves.count == 2)
+        #expect(run.output.contains("End of input: Ana leaves the match for now."))
+        #expect(!run.output.contains("quit."))
     }
 
-    @Test("q quits at once")
+    @Test("/quit quits at once; q alone only says how")
     func plainQuit() async throws {
-        let run = try await PipeRun.run(Cube4(), input: "q\n")
+        let run = try await PipeRun.run(Cube4(), input: "q\n/quit\n")
         #expect(run.exit.state.seats[0].outcome == .quit)
+        #expect(run.output.contains("To quit, type /quit to quit this match"))
         #expect(run.output.contains("Ana (X) quit."))
+        let asked = try await PipeRun.run(Cube4(), input: "q\n")
+        #expect(asked.exit.state.seats[0].outcome == .none, "q alone quit the match")
     }
 
     @Test("cube4 moves are typed as a column letter and a row number")

@@ -31,6 +31,7 @@ struct RealTerminalTests {
         case .failed: kind = "failed"
         case .terminalLost: kind = "terminalLost"
         case .interrupted(let signal, _): kind = "interrupted\(signal)"
+        case .inputEnded: kind = "inputEnded"
         case .left: kind = "left"
         }
         if case .terminalLost = exit {

@@ -35,9 +35,10 @@ public struct PlayOptions: ParsableCommand, Hashable {
         abstract: "Play a game at this terminal against a bot or a friend.",
         discussion: """
             On a terminal the board fills the screen: arrow keys or digits choose \
-            a move, Enter plays it, q quits. When stdin or stdout is not a terminal, \
-            or with --plain, the board is printed as text and moves are read one per \
-            line; end of input quits the match.
+            a move, Enter plays it, q then y quits. When stdin or stdout is not a \
+            terminal, or with --plain, the board is printed as text and moves are \
+            read one per line; /quit quits. Ctrl-C or end of input leaves the match \
+            for now: nothing is quit, and 'parlor resume' continues it.
 
             With --bot the local side is played by a bot too, so a match can run \
             to the end without anyone at the keyboard:

@@ -35,6 +35,12 @@ func runJoin(_ options: JoinOptions) async throws -> ExitCode {
         dial = SessionRunner.dialer(addresses: connection.remote.map { [$0] } ?? [])
     }
 
+    // Refused before the handshake takes a seat: with no input at all it would be left at once.
+    if options.bot == nil && Terminal.hasNoInput(STDIN_FILENO) {
+        connection.close()
+        throw CommandFailure("there is no input to play from (standard input is empty), so no seat was taken; "
+                             + "join from a terminal, pipe the moves in, or let a bot play with --bot LEVEL", exitCode: .usage)
+    }
     let playerName = options.bot.map(\.playerName) ?? options.name
     let hello = Hello(appVersion: ParlorVersion.current, playerID: LocalData.playerID, playerName: playerName)
     var guestOptions = SessionRunner.guestOptions(grace: options.timeouts.grace, dial: dial)

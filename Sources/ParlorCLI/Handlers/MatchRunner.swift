@@ -48,12 +48,14 @@ struct MatchPresentation {
     /// Prepares the frontend and the recorder, starts the controller, and plays to the end.
     ///
     /// When this side goes away without the match being over (the terminal
-    /// was lost, SIGHUP, SIGTERM, or Ctrl-C whose quit did not get through),
-    /// the peer is told with GOODBYE(leaving) through `link` and the match is
-    /// saved as interrupted, for `parlor resume`.
+    /// was lost, SIGHUP, SIGTERM, Ctrl-C, or the end of input), nothing is
+    /// quit: the peer is told with GOODBYE(leaving) through `link`, the match
+    /// is saved as interrupted, and (unless the terminal is gone) this side
+    /// reads how to continue it with `parlor resume`. `endQuestion` is asked
+    /// on the final board (full screen only), answered with one key.
     func play(_ controller: MatchController, locals: [LocalParticipant], recorder: MatchRecorder?,
-              link: (any SessionLink)? = nil) async throws -> FrontendExit {
-        let prepared = await frontend.prepare(controller: controller, locals: locals)
+              link: (any SessionLink)? = nil, endQuestion: EndQuestion? = nil) async throws -> FrontendExit {
+        let prepared = await frontend.prepare(controller: controller, locals: locals, endQuestion: endQuestion)
         let recording = await recorder?.follow(controller)
         // The frontend's signal watcher stops when it returns, before the last
         // save: this one holds SIGINT/SIGTERM/SIGHUP from then until the record is
@@ -63,11 +65,13 @@ struct MatchPresentation {
         do { try await controller.start() } catch { throw CommandFailure("could not start the match: \(error)", exitCode: .internalError) }
         var exit = await prepared.run()
         lastSave.frontendReturned()
+        var leftForNow = false
         switch exit {
-        case .terminalLost, .interrupted:
+        case .terminalLost, .interrupted, .inputEnded:
             if await !controller.isStopped {
                 await link?.leaveForNow("leaving, may resume")
                 recorder?.markInterrupted()
+                leftForNow = true
             }
         case .ended, .failed, .left:
             break
@@ -79,6 +83,12 @@ struct MatchPresentation {
         }
         // A signal after the end, while it was being saved: stop now, as asked, with the end on disk.
         if case .ended(let state) = exit, let signal = lastSave.release() { exit = .interrupted(signal: signal, state) }
+        switch exit {
+        case .interrupted, .inputEnded: if leftForNow {
+                Ending.leftForNow(exit, peer: link == nil ? nil : Ending.peerName(exit.state, locals: locals), json: isJSON)
+            }
+        default: break  // a lost terminal shows nothing more
+        }
         return exit
     }
 }
@@ -179,6 +189,7 @@ extension FrontendExit {
         switch self {
         case .ended, .left: .success
         case .failed(let failure, _): failure.isResumable ? .temporaryFailure : .failure
+        case .inputEnded: .temporaryFailure
         case .terminalLost: .hangUp
         case .interrupted(let signal, _): ExitCode(endedBy: signal)
         }

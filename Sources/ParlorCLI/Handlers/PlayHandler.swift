@@ -8,13 +8,30 @@ import TerminalUI
 /// Runs `parlor play GAME`: a match at this terminal, against a bot or hot-seat.
 ///
 /// The same `MatchController` runs here as in LAN play; only the participants differ.
+/// A person who played a match to its end (and did not quit) is asked
+/// "Play again?" (one key on the full screen, a line in plain mode).
 func runPlay(_ options: PlayOptions) async throws -> ExitCode {
     guard let gameType = GameCatalog.game(id: options.game) else {
         throw CommandFailure("unknown game '\(options.game)'", exitCode: .usage)
     }
     let presentation = MatchPresentation(flags: options.display)
-    let seed = options.seed ?? freshSeed()
-    var generator = SplitMix64(seed: seed)
+    var generator = SplitMix64(seed: options.seed ?? freshSeed())
+    let asks = options.bot == nil && !presentation.isJSON && isatty(STDIN_FILENO) == 1
+    while true {
+        let question = asks && presentation.isFullScreen ? EndQuestion("Play again?") : nil
+        let (exit, localSeats) = try await playOnce(options, gameType: gameType, presentation: presentation,
+                                                    generator: &generator, endQuestion: question)
+        guard asks, case .ended(let state) = exit, !localSeats.contains(where: { state.seats[$0].outcome == .quit }) else {
+            return exit.exitCode
+        }
+        let again = if let question { question.answer ?? false } else { await RematchPlan.askYesNo("Play again? (y/n) ") }
+        guard again else { return exit.exitCode }
+    }
+}
+
+/// One match of `parlor play`; returns how it ended and the seats played at this terminal.
+private func playOnce(_ options: PlayOptions, gameType: any Game.Type, presentation: MatchPresentation,
+                      generator: inout SplitMix64, endQuestion: EndQuestion?) async throws -> (FrontendExit, [Int]) {
     let environment = ProcessInfo.processInfo.environment
 
     // Who sits where. Seat 0 moves first.
@@ -59,6 +76,44 @@ func runPlay(_ options: PlayOptions) async throws -> ExitCode {
     let recorder = MatchRecorder(store: LocalData.matchStore,
                                  record: StoredMatch(state: state, role: .offline, localSeat: localFirst ? 0 : 1,
                                                      lastActivity: wallClockMilliseconds()))
-    let exit = try await presentation.play(controller, locals: locals, recorder: recorder)
-    return exit.exitCode
+    let exit = try await presentation.play(controller, locals: locals, recorder: recorder, endQuestion: endQuestion)
+    return (exit, locals.compactMap { state.seat(of: $0.playerID) })
+}
+
+/// `parlor resume` of a match played offline (against a bot, hot seat, or
+/// bots watched): continued on this machine, from the saved state, with the
+/// same seats. Which seats a bot plays, and at which level, is read from the
+/// seat names `play` gave them (`BotLevelChoice.playerName`); every other
+/// seat is the person at this terminal.
+enum ResumeOffline {
+    /// The bot level of the seat `play` named `name`, nil for a person.
+    static func botLevel(seatNamed name: String) -> BotLevelChoice? {
+        BotLevelChoice.allCases.first { name == $0.playerName || name == $0.playerName + " 2" }
+    }
+
+    static func run(_ record: StoredMatch, presentation: MatchPresentation) async throws -> ExitCode {
+        var state = record.state
+        // The turn clock starts again now: the time away does not count against the seat to move.
+        if state.turnTimeout > 0 { state.deadline = wallClockMilliseconds() + Int64(state.turnTimeout) * 1000 }
+        var locals: [LocalParticipant] = []
+        let participants: [any Participant] = state.seats.map { seat in
+            if let level = botLevel(seatNamed: seat.name) {
+                return BotParticipant(playerID: seat.playerID, minimumThinkTime: presentation.botPause,
+                                      strategy: botStrategy(level, seed: freshSeed()))
+            }
+            let local = LocalParticipant(playerID: seat.playerID)
+            locals.append(local)
+            return local
+        }
+        Announcer(json: presentation.isJSON).say(
+            "Resuming \(state.game.gameDisplayName) match \(state.matchID.short) at move \(state.moves.count + 1).",
+            event: .object([("event", "resumed"), ("match", .string(state.matchID.hex)), ("moves", .int(Int64(state.moves.count)))]))
+        var saved = record
+        saved.state = state
+        saved.phase = .playing
+        saved.lastActivity = wallClockMilliseconds()
+        let controller = MatchController(state: state, participants: participants)
+        let recorder = MatchRecorder(store: LocalData.matchStore, record: saved)
+        return try await presentation.play(controller, locals: locals, recorder: recorder).exitCode
+    }
 }

@@ -15,7 +15,8 @@ import TerminalUI
 ///
 /// Which record: with an ID, that match (the host's record when this store
 /// holds both sides); with HOST:PORT, the most recent interrupted guest
-/// record; with nothing, the most recently interrupted match.
+/// record; with nothing, the most recently interrupted match. A match played
+/// offline continues on this machine (`ResumeOffline`).
 func runResume(_ options: ResumeOptions) async throws -> ExitCode {
     let store = LocalData.matchStore
     Stores.reportProblems(store.list().problems)
@@ -35,7 +36,7 @@ func runResume(_ options: ResumeOptions) async throws -> ExitCode {
         if case .address(let host, let port)? = options.target { address = (host, port) }
         return try await ResumeAsGuest.run(record, address: address, options: options, presentation: presentation)
     case .offline:
-        throw CommandFailure("match \(record.state.matchID.short) was played offline; it cannot be resumed over the network")
+        return try await ResumeOffline.run(record, presentation: presentation)
     }
 }
 

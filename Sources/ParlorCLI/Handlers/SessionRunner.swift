@@ -36,7 +36,11 @@ enum SessionRunner {
             let recorder = MatchRecorder(store: LocalData.matchStore, record: record)
             hosted.remote.persistBeforeSending { try recorder.saveBeforeRevealing($0) }
             if rematch.possible { hosted.remote.keepConnectionForRematch() }
-            let exit = try await presentation.play(controller, locals: locals, recorder: recorder, link: hosted.remote)
+            let question = rematch.question()
+            let news = RematchPlan.follow(hosted.remote, controller: controller, peer: hosted.guestName, question: question)
+            defer { news?.cancel() }
+            let exit = try await presentation.play(controller, locals: locals, recorder: recorder, link: hosted.remote,
+                                                   endQuestion: question)
             guard case .ended = exit else { return exit }
             // The guest acknowledges the end at once (GOODBYE, or by staying for the rematch talk);
             // one that was away, or went away before it, learns the end by coming back.
@@ -49,7 +53,8 @@ enum SessionRunner {
                 rematch.explain(end, peer: hosted.guestName)
                 return exit
             }
-            let wants = await rematch.wanted(peer: hosted.guestName, peerOffered: hosted.remote.peerOfferedRematch)
+            let wants = await rematch.wanted(peer: hosted.guestName, peerOffered: hosted.remote.peerOfferedRematch,
+                                             question: question, weQuit: exit.state.seats[hosted.hostSeat].outcome == .quit)
             switch await host.rematch(after: hosted, wants: wants) {
             case .over(let end):
                 rematch.explain(end, peer: hosted.guestName)
@@ -99,13 +104,18 @@ enum SessionRunner {
             // Saved before the host can take anything as delivered, not when the event stream gets there.
             joined.remote.persistBeforeAcknowledging { recorder.saveNow($0) }
             if rematch.possible { joined.remote.keepConnectionForRematch() }
-            let exit = try await presentation.play(controller, locals: locals, recorder: recorder, link: joined.remote)
+            let question = rematch.question()
+            let news = RematchPlan.follow(joined.remote, controller: controller, peer: joined.hostName, question: question)
+            defer { news?.cancel() }
+            let exit = try await presentation.play(controller, locals: locals, recorder: recorder, link: joined.remote,
+                                                   endQuestion: question)
             guard case .ended = exit, rematch.possible else { return exit }
             if let end = joined.remote.rematchRuledOut {
                 rematch.explain(end, peer: joined.hostName)
                 return exit
             }
-            let wants = await rematch.wanted(peer: joined.hostName, peerOffered: joined.remote.peerOfferedRematch)
+            let wants = await rematch.wanted(peer: joined.hostName, peerOffered: joined.remote.peerOfferedRematch,
+                                             question: question, weQuit: exit.state.seats[joined.seat].outcome == .quit)
             switch await Guest.rematch(after: joined, wants: wants) {
             case .over(let end):
                 rematch.explain(end, peer: joined.hostName)
@@ -144,29 +154,69 @@ enum SessionRunner {
 
 /// Whether and how this side takes part in rematches: `--rematch N` offers
 /// and accepts up to N without asking; without it, a person at a terminal
-/// (no `--bot`) is asked after each match; otherwise there is no rematch
-/// (the connection closes with GOODBYE at once, which the peer reads as "no").
+/// (no `--bot`) is asked after each match (on the full screen's final board,
+/// one key; in plain mode, a line), unless they quit it; otherwise there is
+/// no rematch (the connection closes with GOODBYE at once, which the peer
+/// reads as "no").
 struct RematchPlan {
     private var left: Int
     private let asks: Bool
+    private let onTheBoard: Bool
     private let announcer: Announcer
 
     init(rematches: Int?, bot: BotLevelChoice?, presentation: MatchPresentation) {
         left = rematches ?? 0
         asks = rematches == nil && bot == nil && !presentation.isJSON && isatty(STDIN_FILENO) == 1
+        onTheBoard = presentation.isFullScreen
         announcer = Announcer(json: presentation.isJSON)
     }
 
     /// Whether a rematch can happen after this match (decides whether the connection is kept).
     var possible: Bool { asks || left > 0 }
 
-    /// This side's answer: the flag's, or the person's.
-    func wanted(peer: String, peerOffered: Bool) async -> Bool {
+    /// The one-key question for the final board, when the person is asked there.
+    func question() -> EndQuestion? {
+        asks && left == 0 && onTheBoard ? EndQuestion("Rematch with seats swapped?") : nil
+    }
+
+    /// Tells `question`, as it comes, whether the other side offered a rematch
+    /// or ruled one out (said no, left). Follows `talk` from the end of the match
+    /// until cancelled or settled; nil when there is no question.
+    static func follow(_ talk: any RematchTalk, controller: MatchController, peer: String,
+                       question: EndQuestion?) -> Task<Void, Never>? {
+        guard let question else { return nil }
+        return Task {
+            while !Task.isCancelled, !(await controller.isStopped) { try? await Task.sleep(for: .milliseconds(100)) }
+            var toldOffer = false
+            while !Task.isCancelled {
+                // notConnected: the conversation is not set up yet (or the peer was away); not the peer's answer.
+                if let end = talk.rematchRuledOut, end != .notConnected {
+                    question.tell(sentence(end, peer: peer) ?? "No rematch.", settled: true)
+                    return
+                }
+                if !toldOffer, talk.peerOfferedRematch {
+                    toldOffer = true
+                    question.tell("\(peer) offers a rematch with seats swapped.", settled: false)
+                }
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+    }
+
+    /// This side's answer: the flag's, the key on the final board, or a typed
+    /// line; never asked of a side that quit the match.
+    func wanted(peer: String, peerOffered: Bool, question: EndQuestion?, weQuit: Bool) async -> Bool {
         if left > 0 { return true }
-        guard asks else { return false }
-        let question = peerOffered ? "\(peer) offers a rematch with seats swapped. Accept? (y/n) "
-                                   : "Rematch with seats swapped? (y/n) "
-        return await askYesNo(question)
+        guard asks, !weQuit else { return false }
+        let wants: Bool
+        if onTheBoard {
+            wants = question?.answer ?? false
+        } else {
+            wants = await Self.askYesNo(peerOffered ? "\(peer) offers a rematch with seats swapped. Accept? (y/n) "
+                                               : "Rematch with seats swapped? (y/n) ")
+        }
+        if wants && !peerOffered { announcer.say("Waiting for \(peer)'s answer\u{2026}") }
+        return wants
     }
 
     /// A rematch began.
@@ -179,19 +229,23 @@ struct RematchPlan {
 
     /// Why there is no rematch, when it is worth saying.
     func explain(_ end: RematchEnd, peer: String) {
-        let text: String
-        switch end {
-        case .weDeclined, .notConnected: return
-        case .peerDeclined: text = "\(peer) does not want a rematch."
-        case .peerLeft: text = "\(peer) left; no rematch."
-        case .noAnswer: text = "\(peer) did not answer the rematch offer."
-        case .protocolError(let why): text = "No rematch: \(why)."
-        }
+        guard let text = Self.sentence(end, peer: peer) else { return }
         announcer.say(text, event: .object([("event", "notice"), ("text", .string(text))]))
     }
 
+    /// The sentence for why there is no rematch; nil when there is nothing to say.
+    static func sentence(_ end: RematchEnd, peer: String) -> String? {
+        switch end {
+        case .weDeclined, .notConnected: nil
+        case .peerDeclined: "\(peer) does not want a rematch."
+        case .peerLeft: "\(peer) left; no rematch."
+        case .noAnswer: "\(peer) did not answer the rematch offer."
+        case .protocolError(let why): "No rematch: \(why)."
+        }
+    }
+
     /// Asks on the terminal and reads one line on a Dispatch thread; end of input means no.
-    private func askYesNo(_ question: String) async -> Bool {
+    static func askYesNo(_ question: String) async -> Bool {
         Console.write(question)
         fflush(nil)
         let line: String? = await withCheckedContinuation { continuation in
@@ -201,3 +255,14 @@ struct RematchPlan {
         return answer == "y" || answer == "yes"
     }
 }
+
+/// What `RematchPlan.follow` reads of either side's remote participant.
+protocol RematchTalk: Sendable {
+    /// The other side offered a rematch that this side has not answered.
+    var peerOfferedRematch: Bool { get }
+    /// Why there can be no rematch any more, or nil while one is possible.
+    var rematchRuledOut: RematchEnd? { get }
+}
+
+extension RemoteGuest: RematchTalk {}
+extension RemoteHost: RematchTalk {}

@@ -102,16 +102,19 @@ public struct RematchNegotiation: Hashable, Sendable {
     }
 
     /// The other side said GOODBYE or the connection closed. A
-    /// GOODBYE(matchOver) (`answering`) is answered in kind: that is how a
-    /// host learns that the end of the match reached this side
-    /// (docs/PROTOCOL.md, "Endings").
+    /// GOODBYE(matchOver) (`answering`) is its "no" (docs/PROTOCOL.md,
+    /// section 11), so the player reads that it does not want a rematch, and
+    /// it is answered in kind: that is how a host learns that the end of the
+    /// match reached this side (docs/PROTOCOL.md, "Endings"). Any other
+    /// GOODBYE or a closed connection: the other side left.
     public mutating func peerLeft(answering goodbye: Bool = false) -> [Action] {
         switch state {
         case .over, .agreed:
             return []
         default:
-            state = .over(.peerLeft)
-            return (goodbye ? [.closeWithGoodbye] : []) + [.over(.peerLeft)]
+            let end: RematchEnd = goodbye ? .peerDeclined : .peerLeft
+            state = .over(end)
+            return (goodbye ? [.closeWithGoodbye] : []) + [.over(end)]
         }
     }
 

@@ -487,10 +487,18 @@ public final class RemoteHost: Participant {
         state.withLock { $0.reconnectLoop = loop }
     }
 
+    /// What the guest's player reads while the host is away: only the host's
+    /// own `parlor resume` brings back a host whose parlor stopped.
+    private var hostMustResume: String {
+        let id = state.withLock { $0.known.matchID.short }
+        return "; if \(name)'s parlor stopped, \(name) must run 'parlor resume \(id)' there"
+    }
+
     private func reconnectLoop(_ why: String, _ reconnect: Reconnect) async {
         guard let controller else { return }
+        let hostMustResume = self.hostMustResume
         let grace = settings.grace
-        await controller.report("\(why) — waiting for \(name) to come back (\(grace.roundedUpSeconds) s left)")
+        await controller.report("\(why) — waiting for \(name) to come back (\(grace.roundedUpSeconds) s left)\(hostMustResume)")
         let lastReminder = Mutex(ContinuousClock.now)
         let reminderInterval = settings.noticeInterval
         let gate = Gate()
@@ -511,7 +519,7 @@ public final class RemoteHost: Participant {
                     last = .now
                     return true
                 }
-                if remind { await controller.report("waiting for \(name) to come back (\(left.roundedUpSeconds) s left)") }
+                if remind { await controller.report("waiting for \(name) to come back (\(left.roundedUpSeconds) s left)\(hostMustResume)") }
             })
         switch result {
         case .success(let rejoined):

@@ -1,0 +1,35 @@
+import Foundation
+import Match
+import TerminalUI
+
+/// What a person reads when this side leaves a match that is not over: why,
+/// that nothing was lost, the exact command that continues it, and (on the
+/// LAN) what the other side was told.
+enum Ending {
+    /// This side left for now (Ctrl-C, SIGTERM, end of input): the match is
+    /// saved as interrupted; `peer` (on the LAN) was told it may come back.
+    static func leftForNow(_ exit: FrontendExit, peer: String?, json: Bool) {
+        let state = exit.state
+        let why: String
+        switch exit {
+        case .inputEnded: why = "end of input"
+        case .interrupted(let signal, _): why = signal == SIGTERM ? "SIGTERM" : "Ctrl-C"
+        default: why = "the terminal went away"
+        }
+        let command = MatchText.resumeCommand(state)
+        var text = "You left match \(state.matchID.short) for now (\(why)); nothing was quit and it is saved here."
+        if let peer { text += "\n\(peer) was told you may come back, and waits for you." }
+        text += "\nTo continue it, run: \(command)"
+        Announcer(json: json).say(text, event: .object([
+            ("event", "leftForNow"), ("match", .string(state.matchID.hex)), ("reason", .string(why)),
+            ("resume", .string(command)),
+        ]))
+    }
+
+    /// The other player's name, when exactly one other seat is not played here.
+    static func peerName(_ state: MatchState, locals: [LocalParticipant]) -> String {
+        let mine = Set(locals.compactMap { state.seat(of: $0.playerID) })
+        let others = state.seats.indices.filter { !mine.contains($0) }
+        return mine.count == 1 && others.count == 1 ? MatchText.name(state, seat: others[0]) : "The other player"
+    }
+}
