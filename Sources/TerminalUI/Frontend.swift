@@ -80,6 +80,8 @@ enum FrontendEvent: Sendable {
     case tick
     /// A local submission (`play` or `quit`) came back.
     case submitted(SubmitResult, quitting: Bool)
+    /// The hint key's answer for the position at `sequence` (full screen only).
+    case hint(Move?, sequence: UInt32)
 }
 
 /// Which participant plays which seat, from the state's player ids.

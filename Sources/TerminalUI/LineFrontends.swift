@@ -110,7 +110,7 @@ enum LineSession {
             case .input(.lost):
                 SignalWatcher.ignoreHangUpsFromNowOn()
                 return .terminalLost(model.state)
-            case .input(.key), .tick, .resize:
+            case .input(.key), .tick, .resize, .hint:
                 break
             case .signal(let number):
                 if number == SIGHUP {

@@ -12,7 +12,8 @@ func runPlay(_ options: PlayOptions) async throws -> ExitCode {
     guard let gameType = GameCatalog.game(id: options.game) else {
         throw CommandFailure("unknown game '\(options.game)'", exitCode: .usage)
     }
-    let presentation = MatchPresentation(flags: options.display)
+    var presentation = MatchPresentation(flags: options.display)
+    presentation.allowHints()
     let seed = options.seed ?? freshSeed()
     var generator = SplitMix64(seed: seed)
     let environment = ProcessInfo.processInfo.environment
