@@ -13,7 +13,9 @@ struct Cube4SearchTests {
             while starts != 0 {
                 let start = UInt64(starts.trailingZeroBitCount)
                 starts &= starts - 1
-                lines.insert((0..<4).reduce(UInt64(0)) { $0 | 1 << (start + UInt64($1) * direction.shift) })
+                var line: UInt64 = 0
+                for step in 0..<UInt64(4) { line |= 1 << (start + step * direction.shift) }
+                lines.insert(line)
             }
         }
         #expect(lines == Set(Cube4.lineMasks))
