@@ -33,6 +33,15 @@ public struct Bot: Sendable {
         legacy = true
     }
 
+    /// This bot with its random choices fixed afresh by `seed`, sharing its
+    /// tables (they hold facts about positions, true in any game): a bench
+    /// plays many games with one bot per side and allocates them once.
+    public func reseeded(_ seed: UInt64) -> Bot {
+        var copy = self
+        copy.random = SplitMix64(seed: seed)
+        return copy
+    }
+
     /// Picks a move for `game.activeSeat`.
     ///
     /// Pure CPU and possibly a few hundred milliseconds of it: call it off

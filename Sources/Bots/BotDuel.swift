@@ -60,7 +60,7 @@ public enum BotDuel {
         case level(BotLevel)
         case legacyHard
 
-        func bot(seed: UInt64) -> Bot {
+        public func bot(seed: UInt64) -> Bot {
             switch self {
             case .level(let level): Bot(level: level, seed: seed)
             case .legacyHard: Bot.legacyHard(seed: seed)
@@ -88,6 +88,9 @@ public enum BotDuel {
         for index in 0..<max(games, 0) {
             if index % 2 == 0 { opening = randomOpening(from: fresh, random: &random) }
             let seatOfA = index % 2
+            // Fresh bots for every game, so that each game is a trial of its own
+            // (a time-limited search would otherwise play differently after the
+            // games before it); within a game each keeps its tables across moves.
             var botA = a.bot(seed: random.derivedSeed())
             var botB = b.bot(seed: random.derivedSeed())
             var game = opening

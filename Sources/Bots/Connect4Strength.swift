@@ -24,11 +24,12 @@ public enum Connect4Strength {
 
     /// How many of `entrant`'s moves in `positions` keep the exact value
     /// (the same score as the best move: a win as quick, a draw, a loss as
-    /// slow), judged by `judge`'s analysis of each position.
+    /// slow), judged by `judge`'s analysis of each position. `bot` keeps its
+    /// tables from one call to the next.
     public static func movesKeepingValue(
-        _ entrant: BotDuel.Entrant, in positions: [Connect4], judge: [Connect4Analysis], seed: UInt64
+        _ bot: Bot, in positions: [Connect4], judge: [Connect4Analysis], seed: UInt64
     ) -> Int {
-        var bot = entrant.bot(seed: seed)
+        var bot = bot.reseeded(seed)
         var kept = 0
         for (game, analysis) in zip(positions, judge) {
             guard let move = bot.chooseMove(in: game) else { continue }

@@ -50,6 +50,28 @@ enum Cube4Lines {
         return result
     }()
     static let through: [UInt64] = (0..<64).flatMap { cell in all.filter { $0 & (1 << UInt64(cell)) != 0 } }
+
+    /// The lines of one direction: each starts on a cell of `starts` and
+    /// goes on `shift`, 2 `shift` and 3 `shift` cells above it.
+    struct Direction {
+        let shift: UInt64
+        let starts: UInt64
+    }
+
+    /// The 13 directions (3 along the axes, 6 diagonals in the planes, 4
+    /// through the cube), each written with a positive shift: 76 lines in all.
+    static let directions: [Direction] = {
+        let steps = [(1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 1, 0), (-1, 1, 0), (1, 0, 1), (-1, 0, 1),
+                     (0, 1, 1), (0, -1, 1), (1, 1, 1), (-1, 1, 1), (1, -1, 1), (-1, -1, 1)]
+        return steps.map { dx, dy, dz in
+            var starts: UInt64 = 0
+            for z in 0..<4 { for y in 0..<4 { for x in 0..<4 {
+                let inside = [0, 3].allSatisfy { k in (0..<4).contains(x + k * dx) && (0..<4).contains(y + k * dy) && (0..<4).contains(z + k * dz) }
+                if inside { starts |= 1 << UInt64(z * 16 + y * 4 + x) }
+            } } }
+            return Direction(shift: UInt64(dx + 4 * dy + 16 * dz), starts: starts)
+        }
+    }()
 }
 
 /// The search behind `medium` and `hard` Cube Four: negamax with alpha-beta,
@@ -66,6 +88,14 @@ struct Cube4Search {
     let weights: (Int, Int, Int, Int)
     /// Whether leaves also judge threats by level parity (`hard`).
     var judgesParity = false
+    /// Today's `hard`: a forced move (a single legal reply, such as the block
+    /// of a threat) costs no depth, so forcing lines are read to their end
+    /// rather than cut at the horizon; moves after the first are tried with a
+    /// null window first; cutting moves are remembered (history) and tried
+    /// earlier elsewhere. Off for `medium` and `Bot.legacyHard`.
+    var readsForcedLines = false
+    /// Cut-offs per side and cell (`readsForcedLines` only), for move ordering.
+    var history = [Int32](repeating: 0, count: 128)
     let nodeBudget: Int
     let shouldStop: () -> Bool
     var table: TranspositionTable?
@@ -86,8 +116,59 @@ struct Cube4Search {
 
     /// Each side's winning cells (empty cells completing a line) and the
     /// open-line score for the side to move.
+    ///
+    /// Bit-parallel: the lines of one direction all have their first cell in
+    /// `starts` and the next ones `shift`, 2 `shift` and 3 `shift` above it,
+    /// so shifting the stones down lines up every line's four cells on its
+    /// first cell, and their counts are added bit-sliced, 16 lines at a time.
+    /// Gives exactly what `analyseLineByLine` gives (a test checks it).
     @inline(__always)
     func analyse(_ board: Cube4Bits) -> (mine: UInt64, theirs: UInt64, score: Int) {
+        let me = board.current, them = board.current ^ board.mask
+        var mine: UInt64 = 0, theirs: UInt64 = 0, score = 0
+        for direction in Cube4Lines.directions {
+            let (a, aCount) = Self.slice(me, direction)
+            let (b, bCount) = Self.slice(them, direction)
+            let starts = direction.starts
+            let openToMe = starts & ~(b.0 | b.1 | b.2 | b.3)
+            let openToThem = starts & ~(a.0 | a.1 | a.2 | a.3)
+            score += weights.0 * (openToMe & aCount.0).nonzeroBitCount + weights.1 * (openToMe & aCount.1).nonzeroBitCount
+                + weights.2 * (openToMe & aCount.2).nonzeroBitCount + weights.3 * (openToMe & aCount.3).nonzeroBitCount
+            // A line empty of both counts once, as the first side's (weights.0 is 0 anyway).
+            score -= weights.1 * (openToThem & bCount.1).nonzeroBitCount + weights.2 * (openToThem & bCount.2).nonzeroBitCount
+                + weights.3 * (openToThem & bCount.3).nonzeroBitCount
+            mine |= Self.gaps(openToMe & aCount.3 & ~aCount.4, a, direction.shift)
+            theirs |= Self.gaps(openToThem & bCount.3 & ~bCount.4, b, direction.shift)
+        }
+        return (mine, theirs, score)
+    }
+
+    /// The stones of `side` on each line's four cells, moved onto its first
+    /// cell, and the lines holding 0, 1, 2, 3 or more (4: `.3` and `.4`) of them.
+    @inline(__always)
+    private static func slice(_ side: UInt64, _ direction: Cube4Lines.Direction)
+        -> ((UInt64, UInt64, UInt64, UInt64), (UInt64, UInt64, UInt64, UInt64, UInt64)) {
+        let shift = direction.shift, starts = direction.starts
+        let x = side & starts, y = (side &>> shift) & starts
+        let z = (side &>> (2 * shift)) & starts, w = (side &>> (3 * shift)) & starts
+        let s1 = x ^ y, c1 = x & y, s2 = z ^ w, c2 = z & w
+        let low = s1 ^ s2, carry = s1 & s2
+        let mid = c1 ^ c2 ^ carry
+        let high = (c1 & c2) | (c1 & carry) | (c2 & carry)
+        let counts = (~low & ~mid & ~high, low & ~mid & ~high, ~low & mid & ~high, (low & mid) | high, high)
+        return ((x, y, z, w), counts)
+    }
+
+    /// The empty cell of each line in `lines` (first cells), given the stones moved onto them.
+    @inline(__always)
+    private static func gaps(_ lines: UInt64, _ stones: (UInt64, UInt64, UInt64, UInt64), _ shift: UInt64) -> UInt64 {
+        (lines & ~stones.0) | ((lines & ~stones.1) &<< shift) | ((lines & ~stones.2) &<< (2 * shift))
+            | ((lines & ~stones.3) &<< (3 * shift))
+    }
+
+    /// `analyse` one line at a time, as earlier releases did: the reference
+    /// the bit-parallel version is tested against.
+    func analyseLineByLine(_ board: Cube4Bits) -> (mine: UInt64, theirs: UInt64, score: Int) {
         let me = board.current, them = board.current ^ board.mask
         var mine: UInt64 = 0, theirs: UInt64 = 0, score = 0
         for line in lines {
@@ -174,9 +255,12 @@ struct Cube4Search {
             (next, judgement, mine, theirs) = (moves, score, myCells, theirCells)
         }
         if board.moves >= 62 { return 0 }
-        if depth <= 0 {
+        // One legal reply (a block, or the only peg left that does not lose at once): it costs no depth.
+        let forced = readsForcedLines && next & (next &- 1) == 0
+        if depth <= 0 && !(forced && theirs & board.possible != 0) {
             return judgement + (judgesParity ? Self.threatScore(board, mine: mine, theirs: theirs) : 0)
         }
+        let childDepth = forced ? depth : depth - 1
 
         var alpha = alpha, beta = beta
         let best = Self.win - (board.moves + 3)
@@ -201,14 +285,32 @@ struct Cube4Search {
         let alphaBefore = alpha
         var bestScore = -Self.infinity
         var bestPeg = 0
+        var searched = 0
         while let peg = Self.popBest(&keys) {
             var child = board
-            child.play(next & Cube4Bits.pegMask(peg))
-            let score = -negamax(child, depth: depth - 1, alpha: -beta, beta: -alpha)
+            let cell = next & Cube4Bits.pegMask(peg)
+            child.play(cell)
+            var score: Int
+            if readsForcedLines && searched > 0 {
+                // Prove it is no better than the best so far, cheaply; search it fully only if it is.
+                score = -negamax(child, depth: childDepth, alpha: -alpha - 1, beta: -alpha)
+                if score > alpha && score < beta && !aborted {
+                    score = -negamax(child, depth: childDepth, alpha: -beta, beta: -alpha)
+                }
+            } else {
+                score = -negamax(child, depth: childDepth, alpha: -beta, beta: -alpha)
+            }
+            searched += 1
             if aborted { return 0 }
             if score > bestScore { bestScore = score; bestPeg = peg }
             if score > alpha { alpha = score }
-            if alpha >= beta { break }
+            if alpha >= beta {
+                if readsForcedLines {
+                    let slot = (board.moves & 1) << 6 | cell.trailingZeroBitCount
+                    history[slot] = min(history[slot] &+ Int32(max(depth, 1) * max(depth, 1)), 1 << 20)
+                }
+                break
+            }
         }
         let bound: ScoreBound = bestScore <= alphaBefore ? .upper : (bestScore >= beta ? .lower : .exact)
         table?.store(key, depth: depth, score: bestScore, bound: bound, move: bestPeg)
@@ -234,7 +336,10 @@ struct Cube4Search {
                 if b == 0 { value += 1 + 2 * a.nonzeroBitCount }
                 if a == 0 { value += 1 + b.nonzeroBitCount }
             }
-            keys[peg] = Int32(value)
+            // History breaks ties between cells the lines judge alike.
+            keys[peg] = readsForcedLines
+                ? Int32(value) << 10 | min(history[(board.moves & 1) << 6 | cell] >> 4, 1023)
+                : Int32(value)
         }
         return keys
     }
@@ -260,10 +365,9 @@ enum Cube4Player {
     /// Nodes the `hard` of earlier releases searched per move, with a fresh
     /// 1 << 18 table each time (`Bot.legacyHard`, for `parlor bench bots`).
     static let legacyNodeBudget = 400_000
-    /// Nodes `hard` searches per move: about half a second on one core.
-    static let hardNodeBudget = 1_200_000
-    /// `hard` stops deepening at this wall-clock time even within its nodes,
-    /// so a loaded machine still gets a move within a second.
+    /// `hard` searches until this wall-clock time (then plays the best move
+    /// of the deepest search finished, or of the one under way if it already
+    /// found a better one), so every move takes under a second.
     static let hardTimeLimit = Duration.milliseconds(800)
     /// `hard`'s table, 1 << 20 entries (16 MiB), kept across moves.
     static let hardTableBits = 20
@@ -308,8 +412,8 @@ enum Cube4Player {
                         .map { Move($0.peg) }
                 }
                 if table == nil { table = TranspositionTable(bits: hardTableBits) }
-                return hard(board, next, candidates, nodeBudget: hardNodeBudget, table: &table,
-                            deadline: ContinuousClock.now + hardTimeLimit, shouldStop: shouldStop).map { Move($0.peg) }
+                return hard(board, next, candidates, nodeBudget: .max, table: &table,
+                            deadline: ContinuousClock.now + hardTimeLimit, strong: true, shouldStop: shouldStop).map { Move($0.peg) }
             }
         }
     }
@@ -338,9 +442,11 @@ enum Cube4Player {
 
     /// The `hard` search: the peg, the last finished depth, its score and the
     /// nodes searched; nil when stopped.
+    /// `strong`: today's `hard` (`Cube4Search.readsForcedLines`); without
+    /// it, the search of `Bot.legacyHard`.
     static func hard(
-        _ board: Cube4Bits, _ next: UInt64, _ candidates: [Int], nodeBudget: Int = hardNodeBudget,
-        table: inout TranspositionTable?, deadline: ContinuousClock.Instant? = nil,
+        _ board: Cube4Bits, _ next: UInt64, _ candidates: [Int], nodeBudget: Int,
+        table: inout TranspositionTable?, deadline: ContinuousClock.Instant? = nil, strong: Bool = false,
         shouldStop: @escaping () -> Bool
     ) -> (peg: Int, depth: Int, score: Int, nodes: Int)? {
         var search = Cube4Search(weights: hardWeights, nodeBudget: nodeBudget, tableBits: nil, shouldStop: shouldStop)
@@ -350,6 +456,7 @@ enum Cube4Player {
         defer { table = search.table; search.table = nil }
         search.deadline = deadline
         search.judgesParity = true
+        search.readsForcedLines = strong
         var ordered = candidates
         guard var chosen = ordered.first else { return nil }
         var finishedDepth = 0, chosenScore = 0
@@ -357,16 +464,30 @@ enum Cube4Player {
             var alpha = -Cube4Search.infinity
             var bestPeg = ordered[0]
             var scores: [Int: Int] = [:]
-            for peg in ordered {
+            for (index, peg) in ordered.enumerated() {
                 var child = board
                 child.play(next & Cube4Bits.pegMask(peg))
-                let score = -search.negamax(child, depth: depth - 1, alpha: -Cube4Search.infinity, beta: -alpha)
+                var score: Int
+                if strong && index > 0 {
+                    score = -search.negamax(child, depth: depth - 1, alpha: -alpha - 1, beta: -alpha)
+                    if score > alpha && !search.stopped && !search.outOfBudget {
+                        score = -search.negamax(child, depth: depth - 1, alpha: -Cube4Search.infinity, beta: -alpha)
+                    }
+                } else {
+                    score = -search.negamax(child, depth: depth - 1, alpha: -Cube4Search.infinity, beta: -alpha)
+                }
                 if search.stopped { return nil }
                 if search.outOfBudget { break }
                 scores[peg] = score
                 if score > alpha { alpha = score; bestPeg = peg }
             }
-            if search.outOfBudget { break }
+            if search.outOfBudget {
+                // The last move searched first was the previous best: a move that beat it fully is better still.
+                if strong, bestPeg != chosen, let score = scores[bestPeg], let previous = scores[chosen], score > previous {
+                    chosen = bestPeg; chosenScore = score
+                }
+                break
+            }
             chosen = bestPeg; finishedDepth = depth; chosenScore = alpha
             ordered.sort { (scores[$0] ?? 0) > (scores[$1] ?? 0) }
             if let index = ordered.firstIndex(of: chosen) { ordered.remove(at: index); ordered.insert(chosen, at: 0) }

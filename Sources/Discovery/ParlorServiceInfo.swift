@@ -27,7 +27,9 @@ public enum ParlorTXTError: Error, Sendable, Hashable, CustomStringConvertible {
 ///
 /// Keys: `pv` protocol version, `game` game id, `rv` rules version, `seats`
 /// "taken/total", `state` open|playing, `match` match id, `code` 0|1
-/// (passcode needed), `app` app version, `host` the host player's name.
+/// (passcode needed), `app` app version, `host` the host player's name,
+/// `hints` 1 when the host allows the hint key (absent or any other value:
+/// no hints; readers from before hints ignore the key).
 public struct ParlorServiceInfo: Sendable, Hashable {
     /// Whether the match still waits for players.
     public enum State: String, Sendable, Hashable, CaseIterable {
@@ -57,6 +59,8 @@ public struct ParlorServiceInfo: Sendable, Hashable {
     public var appVersion: String
     /// The host player's name, for display.
     public var hostPlayerName: String
+    /// Whether the host allows the hint key on both sides (`parlor host --hints`).
+    public var hintsAllowed = false
 
     /// Longest host player name put in the record, in UTF-8 bytes; longer names are cut.
     public static let maximumHostNameBytes = 63
@@ -105,6 +109,9 @@ public struct ParlorServiceInfo: Sendable, Hashable {
         }
         appVersion = (try? Self.text("app", in: txt)) ?? ""
         hostPlayerName = (try? Self.text("host", in: txt)) ?? ""
+        // Anything but "1" (a later version's value too) means no hints: the safe side.
+        hintsAllowed = txt["hints"] == "1"
+
     }
 
     /// The TXT record to advertise; the host player's name is cut to `maximumHostNameBytes`.
@@ -119,6 +126,7 @@ public struct ParlorServiceInfo: Sendable, Hashable {
         try txt.set("code", to: needsPasscode ? "1" : "0")
         try txt.set("app", to: appVersion)
         try txt.set("host", to: Self.prefix(of: hostPlayerName, maximumBytes: Self.maximumHostNameBytes))
+        if hintsAllowed { try txt.set("hints", to: "1") }
         return txt
     }
 

@@ -95,6 +95,8 @@ enum FrontendEvent: Sendable {
     case submitted(SubmitResult, quitting: Bool)
     /// The end question got a note from the other side.
     case endQuestionChanged
+    /// The hint key's answer for the position at `sequence` (full screen only).
+    case hint(Move?, sequence: UInt32)
 }
 
 /// Which participant plays which seat, from the state's player ids.

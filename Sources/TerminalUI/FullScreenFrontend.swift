@@ -1,14 +1,17 @@
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
+import Dispatch
 import Games
 import Match
+import Synchronization
 
 /// The full-screen terminal UI: alternate screen, raw keys, redraw on resize.
 ///
 /// Keys: ←/→ (and ↑/↓ for tictactoe and cube4) move the cursor, digits pick
 /// a column or cell (cube4: a letter a-d and a digit 1-4), Enter or Space
-/// plays, `q` asks "Quit this match? (y/n)" (only `y` quits), Ctrl-C leaves
+/// plays, `h` (`H` in reversi) shows the best move when `hints` is set,
+/// `q` asks "Quit this match? (y/n)" (only `y` quits), Ctrl-C leaves
 /// for now without quitting (`.interrupted`, the match stays resumable). The
 /// screen keeps redrawing and `q` keeps working while another seat thinks.
 ///
@@ -27,12 +30,20 @@ public struct FullScreenFrontend: MatchFrontend {
     public var inputFD: Int32
     /// The terminal's output, normally 1.
     public var outputFD: Int32
+    /// Where the hint key gets the best move; nil: no hints in this match.
+    public var hints: HintSource?
+
+    /// Finds the best move for the side to move in a game; returns nil if
+    /// told to stop (polled often) or if it has none. Runs off the UI's thread.
+    public typealias HintSource = @Sendable (_ game: any Game, _ shouldStop: @escaping @Sendable () -> Bool) -> Move?
 
     /// A full-screen frontend on the terminal at `input`/`output`.
-    public init(options: DisplayOptions, input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO) {
+    public init(options: DisplayOptions, input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO,
+                hints: HintSource? = nil) {
         self.options = options
         self.inputFD = input
         self.outputFD = output
+        self.hints = hints
     }
 
     /// Subscribes to `controller`'s events; the terminal is set up only when the run starts.
@@ -68,8 +79,11 @@ public struct FullScreenFrontend: MatchFrontend {
         }
         let resizes = SignalWatcher(signals: [SIGWINCH]) { _ in hub.send(.resize) }
         let seats = LocalSeats(state: initial, locals: locals)
-        var model = FullScreenModel(state: initial, localSeats: seats.seats, options: options, endQuestion: endQuestion)
+        var model = FullScreenModel(state: initial, localSeats: seats.seats, options: options, endQuestion: endQuestion,
+                                    hintsAllowed: hints != nil)
         endQuestion?.onChange { hub.send(.endQuestionChanged) }
+        // Bumped on every match event and on the way out: a hint search for an older position stops.
+        let position = PositionCounter()
         let writer = ScreenWriter(terminal: terminal, options: options) { hub.send(.input(.lost)) }
         let forwarding = hub.forward(events)
         let ticker = hub.ticking(every: .seconds(1))
@@ -78,6 +92,7 @@ public struct FullScreenFrontend: MatchFrontend {
         var interrupted: Int32?
         defer {
             endQuestion?.onChange(nil)
+            position.advance()
             reader.stop()
             ticker.cancel()
             forwarding.cancel()
@@ -123,7 +138,9 @@ public struct FullScreenFrontend: MatchFrontend {
         for await event in hub.stream {
             var actions: [ScreenAction] = []
             switch event {
-            case .match(let matchEvent): actions = model.handle(matchEvent)
+            case .match(let matchEvent):
+                position.advance()
+                actions = model.handle(matchEvent)
             case .matchStreamEnded: actions = model.matchStreamEnded()
             case .input(.key(let key)): actions = model.handle(key)
             case .input(.lost), .input(.endOfInput), .input(.line):
@@ -142,6 +159,8 @@ public struct FullScreenFrontend: MatchFrontend {
                 actions = model.submitted(result, quitting: quitting)
             case .endQuestionChanged:
                 actions = model.endQuestionChanged()
+            case .hint(let move, let sequence):
+                actions = model.hinted(move, sequence: sequence)
             }
             for action in actions {
                 switch action {
@@ -153,9 +172,24 @@ public struct FullScreenFrontend: MatchFrontend {
                     if let participant = seats.participants[seat] { hub.submit(participant, move: nil) }
                 case .finish(let exit):
                     return await finish(exit)
+                case .findHint(let game, let sequence):
+                    guard let hints else { break }
+                    let asked = position.value
+                    // Off the cooperative pool, like a bot's search: it may take most of a second.
+                    DispatchQueue.global(qos: .userInitiated).async {
+                        let move = hints(game) { position.value != asked }
+                        hub.send(.hint(move, sequence: sequence))
+                    }
                 }
             }
         }
         return await finish(.ended(model.state))
     }
+}
+
+/// Counts the positions a full screen has shown, for stopping stale hint searches.
+private final class PositionCounter: Sendable {
+    private let counter = Atomic<UInt64>(0)
+    var value: UInt64 { counter.load(ordering: .relaxed) }
+    func advance() { counter.add(1, ordering: .relaxed) }
 }

@@ -10,6 +10,9 @@ enum ScreenAction: Sendable {
     case play(Move, seat: SeatIndex)
     case quit(seat: SeatIndex)
     case finish(FrontendExit)
+    /// Look for the best move for the seat to move in `game` (the hint key);
+    /// the answer comes back through `hinted(_:sequence:)`.
+    case findHint(any Game, sequence: UInt32)
 }
 
 /// The state machine behind the full screen; pure, tested by feeding it keys and events.
@@ -17,11 +20,13 @@ enum ScreenAction: Sendable {
 /// Keys: arrows move the cursor (up/down for tictactoe and cube4 rows);
 /// digits pick a column or cell, cube4 takes a letter then a digit; Enter or
 /// Space plays (reversi, dots and boxes and Chinese checkers: see
-/// `BoardGamesCursor`); `q` asks "Quit this match? (y/n)" and only `y` quits;
-/// Ctrl-C leaves for now without quitting (the match stays resumable).
-/// After the end, any key leaves; with an end question ("Rematch with seats
-/// swapped?", "Play again?") y answers yes and n, q or Esc no, without Enter,
-/// unless this side quit (it is never asked) or the other side settled it.
+/// `BoardGamesCursor`); `h` (`H` in reversi, where `h` is a column) shows
+/// the best move when hints are allowed; `q` asks "Quit this match? (y/n)"
+/// and only `y` quits; Ctrl-C leaves for now without quitting (the match
+/// stays resumable). After the end, any key leaves; with an end question
+/// ("Rematch with seats swapped?", "Play again?") y answers yes and n, q or
+/// Esc no, without Enter, unless this side quit (it is never asked) or the
+/// other side settled it.
 struct FullScreenModel {
     private(set) var view: ScreenView
     let localSeats: Set<SeatIndex>
@@ -30,11 +35,15 @@ struct FullScreenModel {
     private var submitting = false
     /// The player asked to quit (q then y); finish when the match ends.
     private(set) var leaving = false
+    /// The sequence a hint is being looked for at (one at a time).
+    private var hintPending: UInt32?
 
     /// Asked on the final board, if any.
     let endQuestion: EndQuestion?
 
-    init(state: MatchState, localSeats: Set<SeatIndex>, options: DisplayOptions, endQuestion: EndQuestion? = nil) {
+    /// `hintsAllowed`: the hint key works (offline games, and LAN games whose host allows hints).
+    init(state: MatchState, localSeats: Set<SeatIndex>, options: DisplayOptions, endQuestion: EndQuestion? = nil,
+         hintsAllowed: Bool = false) {
         self.localSeats = localSeats
         self.options = options
         self.endQuestion = endQuestion
@@ -45,6 +54,7 @@ struct FullScreenModel {
         default: start = BoardGamesCursor.start(for: state.game) ?? BoardCursor(column: 0)
         }
         view = ScreenView(state: state, cursor: start, localSeats: localSeats)
+        view.hintsAllowed = hintsAllowed
         refreshCursorVisibility()
     }
 
@@ -171,6 +181,8 @@ struct FullScreenModel {
             return [.redraw]
         case .enter, .character(" "):
             return playAtCursor()
+        case .character("H"), .character("h") where !(view.state.game is Reversi):
+            return askForHint()
         default:
             if moveCursor(key) {
                 view.message = nil
@@ -186,6 +198,54 @@ struct FullScreenModel {
         guard let seat else { return [.finish(.left(view.state))] }
         leaving = true
         return [.quit(seat: seat)]
+    }
+
+    // MARK: hints
+
+    /// The key that asks for a hint: `h`, or `H` in reversi (where `h` picks a column).
+    static func hintKeyName(_ game: any Game) -> String { game is Reversi ? "H" : "h" }
+
+    private mutating func askForHint() -> [ScreenAction] {
+        guard view.hintsAllowed else {
+            view.message = "No hints in this match (a LAN host allows them with --hints)."
+            return [.redraw]
+        }
+        guard activeLocalSeat != nil, !view.awaitingConfirmation, !submitting else {
+            if let active = view.state.activeSeat, !localSeats.contains(active) {
+                view.message = "It's not your turn: \(MatchText.name(view.state, seat: active)) is thinking."
+            }
+            return [.redraw]
+        }
+        let sequence = view.state.sequence
+        guard hintPending != sequence else { return [] }
+        hintPending = sequence
+        view.message = "Looking for the best move\(MatchText.ellipsis(options))"
+        return [.findHint(view.state.game, sequence: sequence), .redraw]
+    }
+
+    /// The hint for the position at `sequence` came back: point the cursor at
+    /// it and name it; a hint for a position already played past is dropped.
+    mutating func hinted(_ move: Move?, sequence: UInt32) -> [ScreenAction] {
+        guard hintPending == sequence else { return [] }
+        hintPending = nil
+        guard view.state.sequence == sequence, !view.isOver, activeLocalSeat != nil else { return [] }
+        guard let move, view.state.game.isLegal(move) else {
+            view.message = "No hint for this position."
+            return [.redraw]
+        }
+        let game = view.state.game
+        let cursor: BoardCursor?
+        switch game {
+        case is Connect4: cursor = BoardCursor(column: move.rawValue)
+        case is TicTacToe: cursor = BoardCursor(column: move.rawValue % 3, row: move.rawValue / 3)
+        case is Cube4: cursor = BoardCursor(column: move.rawValue % Cube4.size, row: move.rawValue / Cube4.size)
+        case is Reversi where (0..<Reversi.size * Reversi.size).contains(move.rawValue):
+            cursor = BoardCursor(column: move.rawValue % Reversi.size, row: move.rawValue / Reversi.size)
+        default: cursor = nil
+        }
+        if let cursor { view.cursor = cursor }
+        view.message = "Hint: \(game.notation(for: move))" + (cursor == nil ? "." : " (Enter plays it).")
+        return [.redraw]
     }
 
     private mutating func playAtCursor() -> [ScreenAction] {

@@ -107,7 +107,7 @@ enum LineSession {
             case .input(.lost):
                 SignalWatcher.ignoreHangUpsFromNowOn()
                 return .terminalLost(model.state)
-            case .input(.key), .tick, .resize, .endQuestionChanged:
+            case .input(.key), .tick, .resize, .endQuestionChanged, .hint:
                 break
             case .signal(let number):
                 if number == SIGHUP {

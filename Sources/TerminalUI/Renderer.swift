@@ -29,6 +29,8 @@ public struct ScreenView: Sendable {
     public var keys: String?
     /// The one-key question on the final board ("Rematch with seats swapped?"), while it stands.
     public var endQuestion: String?
+    /// The hint key works in this match (the keys line names it).
+    public var hintsAllowed = false
 
     /// A view of `state` with the cursor at `cursor`.
     public init(state: MatchState, cursor: BoardCursor = BoardCursor(column: 0), localSeats: Set<SeatIndex> = [],
@@ -201,17 +203,20 @@ public enum Renderer {
         if view.confirmingQuit { return "y: quit the match   n or Esc: keep playing" }
         let arrows = options.unicode ? "←/→" : "left/right"
         let allArrows = options.unicode ? "←↑↓→" : "arrows"
+        let keys: String
         switch view.state.gameID {
-        case Connect4.id: return "\(arrows) or 1-7: choose column   Enter: drop   q: quit"
-        case Cube4.id: return "\(allArrows) or a-d,1-4: choose peg   Enter: drop   q: quit"
-        case TicTacToe.id: return "\(allArrows) or 1-9: choose cell   Enter: play   q: quit"
-        case Reversi.id: return "\(allArrows) or a-h,1-8: choose cell   Enter: play   q: quit"
-        case DotsAndBoxes.id: return "\(allArrows): choose a line between two dots   Enter: draw   q: quit"
+        case Connect4.id: keys = "\(arrows) or 1-7: choose column   Enter: drop"
+        case Cube4.id: keys = "\(allArrows) or a-d,1-4: choose peg   Enter: drop"
+        case TicTacToe.id: keys = "\(allArrows) or 1-9: choose cell   Enter: play"
+        case Reversi.id: keys = "\(allArrows) or a-h,1-8: choose cell   Enter: play"
+        case DotsAndBoxes.id: keys = "\(allArrows): choose a line between two dots   Enter: draw"
         case ChineseCheckers.id:
-            return view.cursor.selected == nil ? "\(allArrows): choose a peg   Enter: pick it up   q: quit"
-                : "\(allArrows): choose where to   Enter: move   Esc: put back   q: quit"
-        default: return "Enter: play   q: quit"
+            keys = view.cursor.selected == nil ? "\(allArrows): choose a peg   Enter: pick it up"
+                : "\(allArrows): choose where to   Enter: move   Esc: put back"
+        default: keys = "Enter: play"
         }
+        guard view.hintsAllowed else { return keys + "   q: quit" }
+        return keys + "   \(FullScreenModel.hintKeyName(view.state.game)): hint   q: quit"
     }
 }
 

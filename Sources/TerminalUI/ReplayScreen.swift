@@ -101,7 +101,7 @@ public enum ReplayScreen {
                 draw()
             case .signal, .input(.lost), .input(.endOfInput), .input(.line):
                 break loop
-            case .match, .matchStreamEnded, .tick, .submitted, .endQuestionChanged:
+            case .match, .matchStreamEnded, .tick, .submitted, .endQuestionChanged, .hint:
                 break
             }
         }

@@ -21,6 +21,20 @@ import Testing
         #expect(txt["state"] == "open")
     }
 
+    @Test func hintsTravelAsTheirOwnKeyAndOldRecordsMeanNoHints() throws {
+        var info = Self.sample
+        info.hintsAllowed = true
+        let txt = try info.txtRecord()
+        #expect(txt["hints"] == "1")
+        #expect(try ParlorServiceInfo(txt: TXTRecord(decoding: txt.encoded())).hintsAllowed)
+        // A host from before hints writes no key: no hints; an unknown value is no hints either.
+        #expect(try Self.sample.txtRecord()["hints"] == nil)
+        #expect(try !ParlorServiceInfo(txt: Self.sample.txtRecord()).hintsAllowed)
+        var later = try info.txtRecord()
+        try later.set("hints", to: "2")
+        #expect(try !ParlorServiceInfo(txt: later).hintsAllowed)
+    }
+
     @Test func cutsLongHostNamesOnACharacterBoundary() throws {
         var info = Self.sample
         info.hostPlayerName = String(repeating: "é", count: 40)  // 80 bytes

@@ -25,6 +25,8 @@ public struct HostOptions: ParsableCommand, Hashable {
     public var timeouts: ConnectionTimeouts = ConnectionTimeouts()
     /// `--rematch N`: rematches to offer and accept without asking; nil to ask on a terminal.
     public var rematches: Int?
+    /// `--hints`: both sides may use the hint key (advertised as TXT `hints=1`).
+    public var hints = false
 
     /// Options as code would set them.
     public init(
@@ -63,6 +65,7 @@ public struct HostOptions: ParsableCommand, Hashable {
             CommonOptions.heartbeatTimeout,
             CommonOptions.grace,
             CommonOptions.rematch,
+            hintsOption,
         ] + CommonOptions.display,
         exclusiveGroups: [CommonOptions.outputGroup]
     )
@@ -70,6 +73,8 @@ public struct HostOptions: ParsableCommand, Hashable {
     static let portOption = OptionSpec(
         "port", short: "p", .required(valueName: "N"),
         help: "Listen on TCP port N, 0-65535; 0 lets the system choose (default: 7477, or a free port when 7477 is taken).")
+    static let hintsOption = OptionSpec(
+        "hints", help: "Allow the hint key (h) on both sides; the advertisement tells joining players (default: no hints).")
     static let seatOption = CommonOptions.seat(help: "Move first, second, or let a coin decide (default: random).")
     static let codeOption = OptionSpec(
         "code", .optional(valueName: "CODE"),
@@ -94,6 +99,7 @@ public struct HostOptions: ParsableCommand, Hashable {
         display = CommonOptions.display(arguments)
         timeouts = try CommonOptions.connectionTimeouts(arguments)
         rematches = try CommonOptions.rematches(arguments)
+        hints = arguments.flag(Self.hintsOption)
     }
 
     /// The game must be one `GameCatalog` knows.

@@ -36,6 +36,10 @@ enum BotBench {
             other \(milliseconds(result.averageMoveTimeB)) (longest \(milliseconds(result.longestMoveB)))
 
             """)
+        if game == Cube4.id {
+            let met = share >= 90 && result.longestMoveA < .seconds(1)
+            Console.write("  goal: hard wins at least 90% and never takes 1 s over a move: \(met ? "met" : "not met")\n")
+        }
         if game == Connect4.id { connect4Strength() }
     }
 
@@ -46,6 +50,9 @@ enum BotBench {
         ]
         let clock = ContinuousClock()
         let book = Connect4Book.shipped
+        // Every table made once: one bot per level, one solver without and one with the book.
+        let bots = entrants.map { $0.1.bot(seed: 0) }
+        let solvers = [Connect4Solver(book: nil), Connect4Solver(book: book)]
         Console.write("moves keeping the exact value (the best move's score), positions from random play:\n")
         Console.write("  moves    positions" + entrants.map { pad($0.0, 10) }.joined() + "\n")
         var timings: [String] = []
@@ -53,8 +60,7 @@ enum BotBench {
             let positions = Connect4Strength.positions(count: set.count, plies: set.plies, seed: 77 + UInt64(index)).map(\.game)
             // Solver time per position from a cleared table, without and with the book.
             var times: [Duration] = []
-            for useBook in [false, true] {
-                let solver = Connect4Solver(book: useBook ? book : nil)
+            for solver in solvers {
                 var total = Duration.zero
                 for position in positions {
                     solver.clearTable()
@@ -65,11 +71,10 @@ enum BotBench {
                 times.append(total / positions.count)
             }
             timings.append("  \(pad(label(set.plies), 5, left: true))    \(pad(milliseconds(times[0]), 12))\(pad(milliseconds(times[1]), 12))")
-            let judge = Connect4Solver(book: book)
-            let analyses = positions.compactMap { judge.analyse($0) }
+            let analyses = positions.compactMap { solvers[1].analyse($0) }
             var row = "  \(pad(label(set.plies), 5, left: true))    \(pad(String(positions.count), 9))"
-            for (offset, entrant) in entrants.enumerated() {
-                let kept = Connect4Strength.movesKeepingValue(entrant.1, in: positions, judge: analyses, seed: UInt64(offset))
+            for (offset, bot) in bots.enumerated() {
+                let kept = Connect4Strength.movesKeepingValue(bot, in: positions, judge: analyses, seed: UInt64(offset))
                 row += pad(percent(100 * Double(kept) / Double(max(analyses.count, 1))), 10)
             }
             Console.write(row + "\n")

@@ -21,7 +21,8 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
     case .generate?:
         do { passcode = try PasscodeKey.generateCode() } catch { throw CommandFailure("could not make up a passcode: \(error)", exitCode: .internalError) }
     }
-    let presentation = MatchPresentation(flags: options.display)
+    var presentation = MatchPresentation(flags: options.display)
+    if options.hints { presentation.allowHints() }
     let announcer = Announcer(json: presentation.isJSON)
     _ = try? DescriptorLimit.raise()
 
@@ -72,7 +73,7 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
     var discoveryProblem: DiscoveryError?
     do {
         let txt = try LAN.serviceInfo(game: gameType, host: options.name, seatsTaken: 1, playing: false,
-                                      matchID: "", needsCode: passcode != nil).txtRecord()
+                                      matchID: "", needsCode: passcode != nil, hints: options.hints).txtRecord()
         advertisement = try await DNSSDDirectory().advertise(ServiceRegistration(name: serviceName, port: port, txt: txt))
     } catch let error as DiscoveryError {
         discoveryProblem = error
@@ -106,6 +107,7 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
         if let passcode {
             announcer.say("Passcode: \(passcode)   (only players who know it can take the seat; moves are not encrypted)")
         }
+        if options.hints { announcer.say("Hints are on: either player can press h for the best move.") }
         announcer.say("Players can join with:")
         for line in joinLines { announcer.say("  " + line) }
         announcer.say("  parlor join localhost:\(port)\(codeArgument)   (on this machine)")
@@ -126,7 +128,7 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
         ("match", .string(hosted.initialState.matchID.hex)),
     ]))
     if let advertisement, let txt = try? LAN.serviceInfo(game: gameType, host: options.name, seatsTaken: 2, playing: true,
-                                                         matchID: hosted.initialState.matchID.hex, needsCode: passcode != nil).txtRecord() {
+                                                         matchID: hosted.initialState.matchID.hex, needsCode: passcode != nil, hints: options.hints).txtRecord() {
         try? await advertisement.update(txt: txt)
     }
 

@@ -10,7 +10,7 @@ import TerminalUI
 /// Runs `parlor join TARGET`: connects to a host by address or by its
 /// advertised name, and plays through a `RemoteParticipant` for the host's seat.
 func runJoin(_ options: JoinOptions) async throws -> ExitCode {
-    let presentation = MatchPresentation(flags: options.display)
+    var presentation = MatchPresentation(flags: options.display)
     let announcer = Announcer(json: presentation.isJSON)
     let connection: TCPConnection
     let peerAddress: String
@@ -18,6 +18,8 @@ func runJoin(_ options: JoinOptions) async throws -> ExitCode {
     var needsPasscode = false
     /// The advertised name ("Ana's Connect Four") when joined by name: what the passcode prompt names.
     var gameName: String?
+    // Only the advertisement says whether the host allows hints: joined by address, there are none.
+    var hintsAllowed = false
     switch options.target {
     case .address(let host, let port)?:
         let shown = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
@@ -27,11 +29,11 @@ func runJoin(_ options: JoinOptions) async throws -> ExitCode {
         peerAddress = shown
         dial = SessionRunner.dialer(host: host, port: port)
     case .name(let name)?:
-        (connection, peerAddress, needsPasscode, gameName) = try await ServiceFinder.reach(name: name, json: presentation.isJSON)
+        (connection, peerAddress, needsPasscode, gameName, hintsAllowed) = try await ServiceFinder.reach(name: name, json: presentation.isJSON)
         dial = SessionRunner.dialer(addresses: connection.remote.map { [$0] } ?? [])
     case nil:
         // A picker on a terminal; a usage error otherwise (ServiceFinder.swift).
-        (connection, peerAddress, needsPasscode, gameName) = try await ServiceFinder.reach(name: nil, json: presentation.isJSON)
+        (connection, peerAddress, needsPasscode, gameName, hintsAllowed) = try await ServiceFinder.reach(name: nil, json: presentation.isJSON)
         dial = SessionRunner.dialer(addresses: connection.remote.map { [$0] } ?? [])
     }
 
@@ -80,6 +82,11 @@ func runJoin(_ options: JoinOptions) async throws -> ExitCode {
         ("event", "joined"), ("host", .string(joined.hostName)), ("seat", .int(Int64(joined.seat))),
         ("match", .string(joined.initialState.matchID.hex)), ("address", .string(peerAddress)),
     ]))
+
+    if hintsAllowed {
+        presentation.allowHints()
+        announcer.say("The host allows hints: press h for the best move.")
+    }
 
     let record = StoredMatch(state: joined.initialState, role: .guest, localSeat: joined.seat, lastActivity: wallClockMilliseconds(),
                              peerAddress: peerAddress, seatToken: joined.seatToken.bytes)

@@ -54,10 +54,12 @@ enum LAN {
 
     /// The TXT record of a hosted game.
     static func serviceInfo(game: any Game.Type, host: String, seatsTaken: Int, playing: Bool,
-                            matchID: String, needsCode: Bool) -> ParlorServiceInfo {
-        ParlorServiceInfo(protocolVersion: Int(FrameFormat.version), gameID: game.id, rulesVersion: game.rulesVersion,
-                          seatsTaken: seatsTaken, seatsTotal: 2, state: playing ? .playing : .open, matchID: matchID,
-                          needsPasscode: needsCode, appVersion: ParlorVersion.current, hostPlayerName: host)
+                            matchID: String, needsCode: Bool, hints: Bool = false) -> ParlorServiceInfo {
+        var info = ParlorServiceInfo(protocolVersion: Int(FrameFormat.version), gameID: game.id, rulesVersion: game.rulesVersion,
+                                     seatsTaken: seatsTaken, seatsTotal: 2, state: playing ? .playing : .open, matchID: matchID,
+                                     needsPasscode: needsCode, appVersion: ParlorVersion.current, hostPlayerName: host)
+        info.hintsAllowed = hints
+        return info
     }
 
     /// Whether this parlor can join a service with this TXT record, and why not.

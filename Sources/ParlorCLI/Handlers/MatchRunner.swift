@@ -10,7 +10,7 @@ import TerminalUI
 /// Everything a command needs to show a match: the frontend for the flags
 /// and the terminal, and how to play a controller to the end with it.
 struct MatchPresentation {
-    let frontend: any MatchFrontend
+    private(set) var frontend: any MatchFrontend
     /// Whether a person watches a full-screen board (bots then pause a little between moves).
     let isFullScreen: Bool
     let isJSON: Bool
@@ -40,6 +40,14 @@ struct MatchPresentation {
             }
             isJSON = false
         }
+    }
+
+    /// Turns on the full screen's hint key (offline games; LAN games whose
+    /// host allows hints). Plain and JSON output have no hint key.
+    mutating func allowHints() {
+        guard var screen = frontend as? FullScreenFrontend else { return }
+        screen.hints = Hints.source
+        frontend = screen
     }
 
     /// How long a bot waits before moving, so a person can follow the board.
@@ -170,6 +178,15 @@ extension BotLevelChoice {
 func botStrategy(_ level: BotLevelChoice, seed: UInt64) -> BotParticipant.Strategy {
     let bot = Mutex(Bot(level: level.level, seed: seed))
     return { game, shouldStop in bot.withLock { $0.chooseMove(in: game, shouldStop: shouldStop) } }
+}
+
+/// The hint key's answers: the `hard` bot's move (Connect Four: the exact
+/// solver's), from one bot per process, so its tables are made once.
+enum Hints {
+    static let source: FullScreenFrontend.HintSource = {
+        let bot = Mutex(Bot(level: .hard, seed: 0))
+        return { game, shouldStop in bot.withLock { $0.chooseMove(in: game, shouldStop: shouldStop) } }
+    }()
 }
 
 /// Where this user's parlor data lives, and the stable player id kept there.

@@ -14,7 +14,8 @@ func runPlay(_ options: PlayOptions) async throws -> ExitCode {
     guard let gameType = GameCatalog.game(id: options.game) else {
         throw CommandFailure("unknown game '\(options.game)'", exitCode: .usage)
     }
-    let presentation = MatchPresentation(flags: options.display)
+    var presentation = MatchPresentation(flags: options.display)
+    presentation.allowHints()
     var generator = SplitMix64(seed: options.seed ?? freshSeed())
     let asks = options.bot == nil && !presentation.isJSON && isatty(STDIN_FILENO) == 1
     while true {

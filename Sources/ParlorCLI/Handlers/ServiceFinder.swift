@@ -20,12 +20,13 @@ enum ServiceFinder {
     ///   `CommandFailure` when nothing or several games match, or the game
     ///   cannot be joined; `ConnectFailure` when no address answers.
     static func reach(name: String?, json: Bool = false, directory: any ServiceDirectory = DNSSDDirectory(),
-                      timeout: Duration = defaultTimeout) async throws -> (connection: TCPConnection, address: String, needsPasscode: Bool, name: String) {
+                      timeout: Duration = defaultTimeout)
+        async throws -> (connection: TCPConnection, address: String, needsPasscode: Bool, name: String, hintsAllowed: Bool) {
         let canPick = isInteractiveTerminal
         if name == nil && !canPick { throw UsageError.missingArgument("TARGET") }
         let game = try await find(name: name, directory: directory, timeout: timeout, picker: canPick ? NumberedPicker(toStandardError: json) : nil)
         let connection = try await connect(to: game)
-        return (connection, connection.remoteAddress, game.info?.needsPasscode ?? false, game.name)
+        return (connection, connection.remoteAddress, game.info?.needsPasscode ?? false, game.name, game.info?.hintsAllowed ?? false)
     }
 
     /// Browses for up to `timeout` and returns the one joinable game `name` picks out.
