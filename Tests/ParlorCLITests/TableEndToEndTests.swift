@@ -1,0 +1,65 @@
+import Foundation
+import ParlorTestSupport
+import Testing
+
+/// `parlor play GAME --seats N`: tables of more than two seats through the real binary.
+@Suite("Offline tables of three or more seats played by the real binary", .serialized)
+struct TableEndToEndTests {
+    /// Checks what every headless table's events must agree on: N seats in the
+    /// start and the end, one move event per move, each by the seat whose turn was announced.
+    private func checkTable(_ events: [[String: Any]], end: [String: Any], seats: Int) throws -> [[String: Any]] {
+        let started = try #require(events.first { $0["event"] as? String == "started" })
+        let names = try #require(started["seats"] as? [[String: Any]]).compactMap { $0["name"] as? String }
+        #expect(names.count == seats && Set(names).count == seats, "every seat named, no two alike: \(names)")
+        let outcomes = try #require(end["outcomes"] as? [[String: Any]])
+        #expect(outcomes.compactMap { $0["name"] as? String } == names)
+        let moves = events.filter { $0["event"] as? String == "move" }
+        #expect(moves.count == end["moves"] as? Int)
+        var announced: Int?
+        for event in events {
+            if event["event"] as? String == "turn" { announced = event["seat"] as? Int }
+            if event["event"] as? String == "move" {
+                #expect(event["seat"] as? Int == announced, "a move by the seat whose turn it was: \(event)")
+            }
+        }
+        return outcomes
+    }
+
+    @Test("four easy bots play dots and boxes to the end: 16 boxes shared, the most boxes won")
+    func fourSeatDots() async throws {
+        let (events, end, _) = try await headlessMatch(["dots-and-boxes", "--seats", "4", "--bot", "easy",
+                                                        "--vs", "bot:easy", "--seed", "1"])
+        let outcomes = try checkTable(events, end: end, seats: 4)
+        #expect(outcomes.compactMap { $0["name"] as? String } == ["Easy bot", "Easy bot 2", "Easy bot 3", "Easy bot 4"])
+        #expect(end["moves"] as? Int == 40, "every line of a 5x5 board drawn")
+        let scores = outcomes.compactMap { $0["score"] as? Int }
+        #expect(scores.count == 4 && scores.reduce(0, +) == 16, "\(scores)")
+        let best = try #require(scores.max())
+        for (outcome, score) in zip(outcomes, scores) {
+            let expected = score == best ? (scores.filter { $0 == best }.count > 1 ? "tied" : "won") : "lost"
+            #expect(outcome["outcome"] as? String == expected, "\(outcomes)")
+        }
+        // Some box earned an extra move: one seat moved twice in a row, so the order is not a strict rotation.
+        let movers = events.filter { $0["event"] as? String == "move" }.compactMap { $0["seat"] as? Int }
+        #expect(zip(movers, movers.dropFirst()).contains { $0 == $1 })
+    }
+
+    @Test("--vs names each other seat in order and --seat second seats the local player second")
+    func mixedLevelsInOrder() async throws {
+        let (events, end, _) = try await headlessMatch(["dots-and-boxes", "--seats", "3", "--bot", "easy",
+                                                        "--vs", "bot:medium,bot:easy", "--seat", "second", "--seed", "4"])
+        let outcomes = try checkTable(events, end: end, seats: 3)
+        #expect(outcomes.compactMap { $0["name"] as? String } == ["Medium bot", "Easy bot", "Easy bot 2"])
+    }
+
+    @Test("six easy bots play Chinese checkers until one fills the opposite point")
+    func sixSeatCheckers() async throws {
+        let (events, end, _) = try await headlessMatch(["chinese-checkers", "--seats", "6", "--bot", "easy",
+                                                        "--vs", "bot:easy", "--seed", "1"])
+        let outcomes = try checkTable(events, end: end, seats: 6)
+        let winners = outcomes.filter { $0["outcome"] as? String == "won" }
+        #expect(winners.count == 1, "\(outcomes)")
+        #expect(winners.first?["score"] as? Int == 10, "all ten pegs home")
+        #expect(outcomes.filter { $0["outcome"] as? String == "lost" }.count == 5)
+    }
+}
