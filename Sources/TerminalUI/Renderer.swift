@@ -127,6 +127,7 @@ public enum Renderer {
                 line.append(" \(options.unicode ? "—" : "-") \(MatchText.outcomeWords(outcome))",
                             TextStyle(foreground: outcome == .won ? .green : nil, bold: outcome == .won))
             }
+            if let places = MatchText.tablePlacements(state) { line.append(", \(MatchText.ordinal(places[seat]))") }
             return line
         }
     }

@@ -62,4 +62,50 @@ struct TableEndToEndTests {
         #expect(winners.first?["score"] as? Int == 10, "all ten pegs home")
         #expect(outcomes.filter { $0["outcome"] as? String == "lost" }.count == 5)
     }
+
+    @Test("places agree in the JSON end event, the plain result line, 'parlor matches' and 'parlor replay'")
+    func placesEverywhere() async throws {
+        let home = scratchDataHome()
+        let arguments = ["play", "dots-and-boxes", "--seats", "3", "--bot", "easy", "--vs", "bot:easy", "--seed", "3"]
+        let json = try await ParlorProcess.run(arguments + ["--json"], environment: home, timeout: .seconds(60))
+        #expect(json.status == 0, "\(json.stderr)")
+        let end = try #require(jsonEvents(json.stdout).last)
+        let outcomes = try #require(end["outcomes"] as? [[String: Any]])
+        let places = outcomes.compactMap { $0["place"] as? Int }
+        let scores = outcomes.compactMap { $0["score"] as? Int }
+        #expect(places.count == 3, "\(outcomes)")
+        #expect(places == scores.map { score in 1 + scores.filter { $0 > score }.count }, "places by boxes")
+        for (outcome, place) in zip(outcomes, places) {
+            #expect(["won", "tied"].contains(outcome["outcome"] as? String) == (place == 1), "\(outcomes)")
+        }
+        let ordinals = ["1st", "2nd", "3rd"]
+
+        // The same match in plain mode (another data home) lists the seats by place.
+        let plain = try await ParlorProcess.run(arguments + ["--plain"], environment: scratchDataHome(), timeout: .seconds(60))
+        let result = try #require(plain.stdout.split(separator: "\n").first { $0.hasPrefix("Result: ") }, "\(plain.stdout.suffix(300))")
+        let byPlace = zip(outcomes, places).sorted { $0.1 < $1.1 }
+        let expected = "Result: " + byPlace.map { outcome, place in
+            "\(ordinals[place - 1]) \(outcome["name"] as? String ?? "")"
+        }.joined(separator: " ")
+        let shown = result.split(separator: ",").map { part in
+            part.replacingOccurrences(of: "Result: ", with: "").trimmingCharacters(in: .whitespaces).split(separator: " (")[0]
+        }
+        #expect("Result: " + shown.joined(separator: " ") == expected, "\(result)")
+
+        // matches: the local seat (seat 0) with its place; replay: every seat's place.
+        let matches = try await ParlorProcess.run(["matches", "--json"], environment: home)
+        let summary = try #require(jsonEvents(matches.stdout).first)
+        #expect(summary["place"] as? Int == places[0])
+        let table = try await ParlorProcess.run(["matches"], environment: home)
+        #expect(table.stdout.contains("\(outcomes[0]["outcome"] as? String ?? "") (\(ordinals[places[0] - 1]))"), "\(table.stdout)")
+        let id = try #require(summary["id"] as? String)
+        let replayJSON = try await ParlorProcess.run(["replay", id, "--json"], environment: home)
+        let replayEnd = try #require(jsonEvents(replayJSON.stdout).last)
+        #expect((replayEnd["outcomes"] as? [[String: Any]])?.compactMap { $0["place"] as? Int } == places)
+        let replayPlain = try await ParlorProcess.run(["replay", id, "--plain"], environment: home)
+        for (outcome, place) in zip(outcomes, places) {
+            #expect(replayPlain.stdout.contains("\(outcome["name"] as? String ?? "") \(outcome["outcome"] as? String ?? "") (\(ordinals[place - 1]))"),
+                    "\(replayPlain.stdout.suffix(300))")
+        }
+    }
 }
