@@ -108,4 +108,23 @@ struct TableEndToEndTests {
                     "\(replayPlain.stdout.suffix(300))")
         }
     }
+
+    @Test("two hot-seat players leave at the end of input; the two bots play the table to the end without them")
+    func botsPlayOnAfterDepartures() async throws {
+        let result = try await ParlorProcess.run(
+            ["play", "dots-and-boxes", "--seats", "4", "--vs", "human,bot:easy,bot:medium", "--json", "--seed", "5"],
+            stdin: "", environment: scratchDataHome(), timeout: .seconds(60))
+        #expect(result.status == 0, "\(result.stderr)")
+        let events = jsonEvents(result.stdout)
+        let end = try #require(events.last)
+        #expect(end["event"] as? String == "end", "\(result.stdout.suffix(300))")
+        let outcomes = try checkTable(events, end: end, seats: 4)
+        #expect(outcomes.compactMap { $0["name"] as? String } == ["Player 1", "Player 2", "Easy bot", "Medium bot"])
+        #expect(events.filter { $0["event"] as? String == "quit" }.compactMap { $0["seat"] as? Int } == [0, 1])
+        #expect(end["moves"] as? Int == 40, "the bots drew every line")
+        let moverSeats = Set(events.filter { $0["event"] as? String == "move" }.compactMap { $0["seat"] as? Int })
+        #expect(moverSeats == [2, 3])
+        let places = outcomes.compactMap { $0["place"] as? Int }
+        #expect(places.count == 4 && places[0] > 2 && places[1] > 2, "the players who left rank below the bots: \(places)")
+    }
 }
