@@ -68,6 +68,9 @@ struct GoodCommandLineTests {
         let filled = try parsed(["play", "chinese-checkers", "--seats=6", "--vs=bot:hard"], as: PlayOptions.self)
         #expect(filled.otherSeats == Array(repeating: .bot(.hard), count: 5))
         #expect(try parsed(["play", "connect4", "--seats", "2", "--vs", "human"], as: PlayOptions.self).otherSeats == [.human])
+        let third = try parsed(["play", "dots-and-boxes", "--seats", "4", "--seat", "3"], as: PlayOptions.self)
+        #expect(third.seatNumber == 3)
+        #expect(try parsed(["play", "dots-and-boxes", "--seat", "random"], as: PlayOptions.self).seatNumber == nil)
     }
 
     @Test("play: the names at a table: hot-seat players by number, a repeated bot level numbered")

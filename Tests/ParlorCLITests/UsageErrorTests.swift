@@ -33,6 +33,8 @@ let badCommandLines: [([String], String)] = [
     (["browse", "--game", "cueb4"], "unknown game 'cueb4'. Did you mean 'cube4'?"),
     (["bench", "bots", "-g", "chess"], "unknown game 'chess'. Known games: connect4, cube4, tictactoe, reversi, dots-and-boxes, chinese-checkers."),
     // Values
+    (["play", "dots-and-boxes", "--seats", "3", "--seat", "4"],
+     "invalid value '4' for '--seat': expected a whole number from 1 to 3."),
     (["play", "connect4", "--seats", "3"], "invalid value '3' for '--seats': connect4 is played by 2 players."),
     (["play", "chinese-checkers", "--seats", "5"],
      "invalid value '5' for '--seats': chinese-checkers is played by 2, 3, 4 or 6 players."),
@@ -109,7 +111,7 @@ struct UsageErrorTests {
         #expect(rendered(["play", "conect4"]) == """
             Error: unknown game 'conect4'. Did you mean 'connect4'?
             Usage: parlor play GAME [--seats N] [--vs WHO[,WHO...]]
-                     [--seat first|second|random] [--bot LEVEL] [--turn-timeout SECONDS]
+                     [--seat first|second|random|N] [--bot LEVEL] [--turn-timeout SECONDS]
                      [--seed N] [--plain|--json] [--ascii] [--no-color]
             See 'parlor help play'.
 

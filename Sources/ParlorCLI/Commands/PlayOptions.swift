@@ -13,6 +13,9 @@ public struct PlayOptions: ParsableCommand, Hashable {
     public var opponents: [Opponent]
     /// `--seat`: the local player's seat (default: first).
     public var seat: SeatChoice
+    /// `--seat N`: the local player's seat by number, 1 to `seats`; when set it
+    /// decides instead of `seat`.
+    public var seatNumber: Int?
     /// `--bot LEVEL`: a bot plays the local player's moves too (headless matches).
     public var bot: BotLevelChoice?
     /// `--turn-timeout`: time per move; nil for no limit.
@@ -25,8 +28,10 @@ public struct PlayOptions: ParsableCommand, Hashable {
     /// Options as code would set them, e.g. for the bare `parlor` default.
     public init(
         game: String, seats: Int = 2, opponents: [Opponent] = [.bot(.medium)], seat: SeatChoice = .first,
-        bot: BotLevelChoice? = nil, turnTimeout: Duration? = nil, seed: UInt64? = nil, display: DisplayFlags = DisplayFlags()
+        seatNumber: Int? = nil, bot: BotLevelChoice? = nil, turnTimeout: Duration? = nil, seed: UInt64? = nil,
+        display: DisplayFlags = DisplayFlags()
     ) {
+        self.seatNumber = seatNumber
         self.game = game
         self.seats = seats
         self.opponents = opponents
@@ -75,7 +80,9 @@ public struct PlayOptions: ParsableCommand, Hashable {
     static let vsOption = OptionSpec(
         "vs", .required(valueName: "WHO[,WHO...]"),
         help: "Who takes the other seats, in order: bot[:LEVEL] (easy, medium or hard) or human (hot seat at this keyboard); one WHO fills every other seat (default: bot:medium).")
-    static let seatOption = CommonOptions.seat(help: "Move first, second, or let a coin decide the seat (default: first).")
+    static let seatOption = OptionSpec(
+        "seat", .required(valueName: "first|second|random|N"),
+        help: "Move first, second, from seat N of the table, or let a coin decide the seat (default: first).")
     static let seedOption = OptionSpec(
         "seed", .required(valueName: "N"),
         help: "Seed bots and the coin with N, 0-18446744073709551615, to repeat a match exactly.")
@@ -94,7 +101,13 @@ public struct PlayOptions: ParsableCommand, Hashable {
                 throw .invalidValue(Self.vsOption.source, value: text, expected: .otherSeats(seats - 1))
             }
         }
-        seat = try CommonOptions.seat(arguments, Self.seatOption, default: .first)
+        seatNumber = nil
+        if let text = arguments.value(Self.seatOption), text.first?.isNumber == true {
+            seatNumber = try ValueParser.wholeNumber(text, Self.seatOption.source, in: 1...seats)
+            seat = .first
+        } else {
+            seat = try CommonOptions.seat(arguments, Self.seatOption, default: .first)
+        }
         bot = try CommonOptions.bot(arguments)
         turnTimeout = try CommonOptions.turnTimeout(arguments)
         seed = nil

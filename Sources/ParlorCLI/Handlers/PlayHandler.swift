@@ -20,10 +20,14 @@ func runPlay(_ options: PlayOptions) async throws -> ExitCode {
     // Who sits where. Seat 0 moves first; the others fill the remaining seats in `--vs` order.
     let seatCount = options.seats
     let localSeatIndex: SeatIndex
-    switch options.seat {
-    case .first: localSeatIndex = 0
-    case .second: localSeatIndex = 1
-    case .random: localSeatIndex = Int(generator.next() % UInt64(seatCount))
+    if let number = options.seatNumber {
+        localSeatIndex = number - 1
+    } else {
+        switch options.seat {
+        case .first: localSeatIndex = 0
+        case .second: localSeatIndex = 1
+        case .random: localSeatIndex = Int(generator.next() % UInt64(seatCount))
+        }
     }
     let others = options.otherSeats
     let hotSeat = others.contains(.human)
