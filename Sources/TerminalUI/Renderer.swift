@@ -114,8 +114,8 @@ public enum Renderer {
     /// Every seat: piece, name, "(you)", a marker and "to move" on the seat to
     /// move, its outcome once it has one (quit, ran out of time, won…) and its
     /// place at the end of a table (scores are on the board's own score lines). One
-    /// line per seat; more than four seats go in two columns, so that six seats
-    /// of Chinese checkers still fit in 80x24.
+    /// line per seat; four or more seats go in two columns, so that four or six
+    /// seats of Chinese checkers still fit in 80x24.
     static func seatLines(_ view: ScreenView, options: DisplayOptions) -> [StyledLine] {
         let state = view.state
         let places = MatchText.tablePlacements(state)
@@ -143,7 +143,7 @@ public enum Renderer {
             for part in parts { for span in part.spans { line.append(span.text, span.style) } }
             return line
         }
-        guard entries.count > 4 else { return entries.map { joined($0) } }
+        guard entries.count > 3 else { return entries.map { joined($0) } }
         let rows = (entries.count + 1) / 2
         let column = (entries.prefix(rows).map(\.width).max() ?? 0) + 2
         return (0..<rows).map { row in

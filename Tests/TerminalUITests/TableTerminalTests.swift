@@ -35,4 +35,19 @@ struct TableTerminalTests {
         #expect(after.contains { $0.contains("● Player 1 (you) — quit") }, "\(tmux.screenText())")
         #expect(after.contains { $0.contains("▶ ○ Player 2 (you) — to move") }, "\(tmux.screenText())")
     }
+
+    @Test("four seats of Chinese checkers fit 80x24 too, two seats to a line",
+          .enabled(if: TmuxSession.isAvailable && ReplayTerminalTests.parlor != nil))
+    func fourSeatsAt80x24() async throws {
+        let parlor = try #require(ReplayTerminalTests.parlor)
+        let home = NSTemporaryDirectory() + "parlor-table-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let tmux = try TmuxSession.start(
+            [parlor, "play", "chinese-checkers", "--seats", "4", "--vs", "human,bot:easy,human", "--seed", "2"],
+            environment: ["XDG_DATA_HOME": home, "TERM": "xterm-256color", "LANG": "C.UTF-8"])
+        defer { tmux.kill() }
+        #expect(await tmux.waitFor("Player 1 (●), your turn."), "\(tmux.screenText())")
+        #expect(tmux.screen().contains { $0.contains("▶ ● Player 1 (you) — to move") && $0.contains("Easy bot") },
+                "\(tmux.screenText())")
+    }
 }
