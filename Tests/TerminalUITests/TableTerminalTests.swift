@@ -5,16 +5,21 @@ import Testing
 /// seat with its piece and state, and a seat that quits is marked while the others play on.
 @Suite("A table of six in a real terminal (tmux)")
 struct TableTerminalTests {
+    /// `parlor play chinese-checkers --seats N --vs VS` in a fresh data home at 80x24.
+    func start(seats: Int, vs: String) throws -> (TmuxSession, String) {
+        let parlor = try #require(ReplayTerminalTests.parlor)
+        let home = NSTemporaryDirectory() + "parlor-table-" + UUID().uuidString
+        let tmux = try TmuxSession.start(
+            [parlor, "play", "chinese-checkers", "--seats", "\(seats)", "--vs", vs, "--seed", "2"],
+            environment: ["XDG_DATA_HOME": home, "TERM": "xterm-256color", "LANG": "C.UTF-8"])
+        return (tmux, home)
+    }
+
     @Test("six seats of Chinese checkers fit 80x24; the seat to move is marked, a quit is shown and play goes on",
           .enabled(if: TmuxSession.isAvailable && ReplayTerminalTests.parlor != nil))
     func sixSeatsAt80x24() async throws {
-        let parlor = try #require(ReplayTerminalTests.parlor)
-        let home = NSTemporaryDirectory() + "parlor-table-" + UUID().uuidString
-        defer { try? FileManager.default.removeItem(atPath: home) }
-        let tmux = try TmuxSession.start(
-            [parlor, "play", "chinese-checkers", "--seats", "6", "--vs", "human,bot:easy,human,bot:easy,bot:easy", "--seed", "2"],
-            environment: ["XDG_DATA_HOME": home, "TERM": "xterm-256color", "LANG": "C.UTF-8"])
-        defer { tmux.kill() }
+        let (tmux, home) = try start(seats: 6, vs: "human,bot:easy,human,bot:easy,bot:easy")
+        defer { tmux.kill(); try? FileManager.default.removeItem(atPath: home) }
         #expect(await tmux.waitFor("Player 1 (●), your turn."), "\(tmux.screenText())")
         let screen = tmux.screen()
         #expect(!tmux.screenText().contains("Window too small"))
@@ -39,13 +44,8 @@ struct TableTerminalTests {
     @Test("four seats of Chinese checkers fit 80x24 too, two seats to a line",
           .enabled(if: TmuxSession.isAvailable && ReplayTerminalTests.parlor != nil))
     func fourSeatsAt80x24() async throws {
-        let parlor = try #require(ReplayTerminalTests.parlor)
-        let home = NSTemporaryDirectory() + "parlor-table-" + UUID().uuidString
-        defer { try? FileManager.default.removeItem(atPath: home) }
-        let tmux = try TmuxSession.start(
-            [parlor, "play", "chinese-checkers", "--seats", "4", "--vs", "human,bot:easy,human", "--seed", "2"],
-            environment: ["XDG_DATA_HOME": home, "TERM": "xterm-256color", "LANG": "C.UTF-8"])
-        defer { tmux.kill() }
+        let (tmux, home) = try start(seats: 4, vs: "human,bot:easy,human")
+        defer { tmux.kill(); try? FileManager.default.removeItem(atPath: home) }
         #expect(await tmux.waitFor("Player 1 (●), your turn."), "\(tmux.screenText())")
         #expect(tmux.screen().contains { $0.contains("▶ ● Player 1 (you) — to move") && $0.contains("Easy bot") },
                 "\(tmux.screenText())")
