@@ -91,6 +91,10 @@ struct TableEndToEndTests {
             part.replacingOccurrences(of: "Result: ", with: "").trimmingCharacters(in: .whitespaces).split(separator: " (")[0]
         }
         #expect("Result: " + shown.joined(separator: " ") == expected, "\(result)")
+        // The verdict under it: one winner, or the seats sharing first place named together.
+        let firsts = zip(outcomes, places).filter { $0.1 == 1 }.compactMap { $0.0["name"] as? String }
+        let verdict = firsts.count == 1 ? "\(firsts[0]) (" : "share first place."
+        #expect(plain.stdout.contains(verdict) && (firsts.count == 1) == plain.stdout.contains(" wins"), "\(plain.stdout.suffix(200))")
 
         // matches: the local seat (seat 0) with its place; replay: every seat's place.
         let matches = try await ParlorProcess.run(["matches", "--json"], environment: home)
