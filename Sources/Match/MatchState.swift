@@ -176,7 +176,8 @@ public struct MatchState: Sendable {
     /// Sets every seat's outcome and status from the rules and departures.
     ///
     /// When one seat is left, it wins (with two seats, any departure ends the
-    /// match); otherwise the rules decide.
+    /// match); otherwise the rules decide: in a draw the seats the game ranks
+    /// first tie and any it ranks lower lost.
     mutating func settleOutcomes() {
         let present = seats.indices.filter { seats[$0].status != .left }
         if present.count <= 1 {
@@ -193,7 +194,11 @@ public struct MatchState: Sendable {
             for index in present { seats[index].outcome = index == winner ? .won : .lost }
             for index in seats.indices { seats[index].status = .done }
         case .draw:
-            for index in present { seats[index].outcome = .tied }
+            // At a table the seats that share first place tie; the others, ranked below them, lost.
+            let places = game.placements
+            for index in present {
+                seats[index].outcome = places.map { $0.indices.contains(index) && $0[index] > 1 } == true ? .lost : .tied
+            }
             for index in seats.indices { seats[index].status = .done }
         }
     }
@@ -208,6 +213,20 @@ public struct MatchState: Sendable {
         }
         copy.settleOutcomes()
         return copy.seats
+    }
+
+    /// Each seat's place once the match has ended, indexed by seat: 1 is first
+    /// and seats that tie share a place. nil while the match goes on and for
+    /// games that do not rank (`Game.placements` is nil). The one rule for
+    /// every view: the winner is first, a seat that quit or ran out of time
+    /// ranks below every seat that did not, and otherwise the game's own ranking decides.
+    public var placements: [Int]? {
+        guard isEnded, let ranks = game.placements, ranks.count == seats.count else { return nil }
+        let keys = seats.indices.map { seat -> (Int, Int) in
+            let outcome = seats[seat].outcome
+            return (outcome == .won ? 0 : outcome == .quit || outcome == .timeExpired ? 2 : 1, ranks[seat])
+        }
+        return keys.map { key in 1 + keys.filter { $0 < key }.count }
     }
 
     /// How many committed changes were departures (quit or timeExpired).

@@ -167,10 +167,12 @@ public enum JSONEvents {
     }
 
     /// `{"event":"end","outcomes":[…],"winner":SEAT|null,"hash":…,"moves":N,"sequence":S}`; in a game
-    /// that keeps score (reversi, dots and boxes, Chinese checkers) each outcome also has `"score"`.
+    /// that keeps score (reversi, dots and boxes, Chinese checkers) each outcome also has `"score"`,
+    /// and where the game ranks players `"place"` (1 is first, ties share; `MatchState.placements`).
     public static func end(_ state: MatchState) -> JSONValue {
         let winners = state.seats.indices.filter { state.seats[$0].outcome == .won }
         let scores = state.game.scores
+        let places = state.placements
         return .object([
             ("event", "end"),
             ("outcomes", .array(state.seats.indices.map { seat in
@@ -179,6 +181,7 @@ public enum JSONEvents {
                     ("outcome", JSONValue(state.seats[seat].outcome.description)),
                 ]
                 if let scores, scores.indices.contains(seat) { fields.append(("score", JSONValue(scores[seat]))) }
+                if let places, places.indices.contains(seat) { fields.append(("place", JSONValue(places[seat]))) }
                 return .object(fields)
             })),
             ("winner", winners.count == 1 ? JSONValue(winners[0]) : .null),

@@ -187,6 +187,10 @@ struct LineModel {
                 return json(JSONEvents.rejected(input: "quit", seat: activeLocalSeat, reason: rejection.description))
                     + say("Could not quit yet: \(rejection.description).")
             }
+            // At a table the match goes on: when the turn event came before this
+            // result, the next local seat's turn was not pumped yet (found by a
+            // piped hot-seat table that stopped after the first player left).
+            if case .committed(let committed) = result, !over, state.sequence >= committed.sequence { return pump() }
             return []
         }
         submitting = false

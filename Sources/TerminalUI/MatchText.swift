@@ -14,10 +14,37 @@ public enum MatchText {
         state.seats.indices.contains(seat) ? sanitized(state.seats[seat].name) : "seat \(seat + 1)"
     }
 
-    /// `Result: Ana (X) won, Bot (O) lost.`
+    /// `Result: Ana (X) won, Bot (O) lost.`; at a table of three or more, in
+    /// order of place where the game ranks: `Result: 1st Bo (O) won, 2nd Ana (X) lost, 3rd Cy (A) quit.`
     public static func resultLine(_ state: MatchState, options: DisplayOptions) -> String {
-        let parts = state.seats.indices.map { "\(label(state, seat: $0, options: options)) \(outcomeWords(state.seats[$0].outcome))" }
+        let places = tablePlacements(state)
+        let order = places.map { places in state.seats.indices.sorted { (places[$0], $0) < (places[$1], $1) } }
+            ?? Array(state.seats.indices)
+        let parts = order.map { seat in
+            let place = places.map { ordinal($0[seat]) + " " } ?? ""
+            return "\(place)\(label(state, seat: seat, options: options)) \(outcomeWords(state.seats[seat].outcome))"
+        }
         return "Result: " + parts.joined(separator: ", ") + "."
+    }
+
+    /// The places worth showing: `MatchState.placements` at a table of three
+    /// or more (with two seats, won and lost say it all).
+    public static func tablePlacements(_ state: MatchState) -> [Int]? {
+        state.seats.count >= 3 ? state.placements : nil
+    }
+
+    /// `1st`, `2nd`, `3rd`, `4th` … `8th`.
+    public static func ordinal(_ place: Int) -> String {
+        switch place % 100 {
+        case 11, 12, 13: return "\(place)th"
+        default: break
+        }
+        switch place % 10 {
+        case 1: return "\(place)st"
+        case 2: return "\(place)nd"
+        case 3: return "\(place)rd"
+        default: return "\(place)th"
+        }
     }
 
     /// Who won in plain words: `Ana (X) wins.`, `It's a draw.`, or why the match stopped early.
@@ -32,6 +59,12 @@ public enum MatchText {
             return why.isEmpty ? base + "." : base + " (\(why))."
         }
         if state.seats.allSatisfy({ $0.outcome == .tied }) { return "It's a draw." }
+        let tied = state.seats.indices.filter { state.seats[$0].outcome == .tied }
+        if tied.count > 1 {
+            let names = tied.map { label(state, seat: $0, options: options) }
+            let base = names.dropLast().joined(separator: ", ") + " and " + (names.last ?? "") + " share first place"
+            return why.isEmpty ? base + "." : base + " (\(why))."
+        }
         if !why.isEmpty { return "The match is over: \(why)." }
         return state.isEnded ? "The match is over." : "The match is not over."
     }

@@ -143,11 +143,17 @@ public enum Renderer {
         return Frame(lines: lines)
     }
 
-    /// One line per seat: piece, name, "(you)", a marker on the seat to move, the outcome at the end.
+    /// Every seat: piece, name, "(you)", a marker and "to move" on the seat to
+    /// move, its outcome once it has one (quit, ran out of time, won…) and its
+    /// place at the end of a table (scores are on the board's own score lines). One
+    /// line per seat; four or more seats go in two columns, so that four or six
+    /// seats of Chinese checkers still fit in 80x24.
     static func seatLines(_ view: ScreenView, options: DisplayOptions) -> [StyledLine] {
         let state = view.state
-        return state.seats.indices.map { seat in
-            var line = StyledLine(margin)
+        let places = MatchText.tablePlacements(state)
+        let dash = options.unicode ? "—" : "-"
+        let entries = state.seats.indices.map { seat in
+            var line = StyledLine()
             let active = state.activeSeat == seat
             line.append(active ? (options.unicode ? "▶ " : "> ") : "  ", TextStyle(bold: true))
             line.append(Pieces.glyph(seat: seat, gameID: state.gameID, options: options), Pieces.style(seat: seat, winning: true))
@@ -156,10 +162,25 @@ public enum Renderer {
             if view.localSeats.contains(seat) { line.append(" (you)", TextStyle(dim: true)) }
             let outcome = state.seats[seat].outcome
             if outcome != .none {
-                line.append(" \(options.unicode ? "—" : "-") \(MatchText.outcomeWords(outcome))",
+                line.append(" \(dash) \(MatchText.outcomeWords(outcome))",
                             TextStyle(foreground: outcome == .won ? .green : nil, bold: outcome == .won))
+            } else if active && state.seats.count > 2 {
+                line.append(" \(dash) to move")
             }
+            if let places { line.append(", \(MatchText.ordinal(places[seat]))") }
             return line
+        }
+        func joined(_ parts: StyledLine...) -> StyledLine {
+            var line = StyledLine(margin)
+            for part in parts { for span in part.spans { line.append(span.text, span.style) } }
+            return line
+        }
+        guard entries.count > 3 else { return entries.map { joined($0) } }
+        let rows = (entries.count + 1) / 2
+        let column = (entries.prefix(rows).map(\.width).max() ?? 0) + 2
+        return (0..<rows).map { row in
+            guard row + rows < entries.count else { return joined(entries[row]) }
+            return joined(entries[row], StyledLine(String(repeating: " ", count: column - entries[row].width)), entries[row + rows])
         }
     }
 

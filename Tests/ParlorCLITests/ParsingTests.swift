@@ -33,7 +33,8 @@ struct GoodCommandLineTests {
     func playDefaults() throws {
         let options = try parsed(["play", "connect4"], as: PlayOptions.self)
         #expect(options == PlayOptions(game: "connect4"))
-        #expect(options.opponent == .bot(.medium))
+        #expect(options.opponents == [.bot(.medium)])
+        #expect(options.seats == 2 && options.otherSeats == [.bot(.medium)])
         #expect(options.seat == .first)
         #expect(options.display == DisplayFlags(output: .automatic, ascii: false, noColor: false))
     }
@@ -41,7 +42,7 @@ struct GoodCommandLineTests {
     @Test("play: every flag, in both spellings and any order")
     func playEveryFlag() throws {
         let expected = PlayOptions(
-            game: "connect4", opponent: .bot(.hard), seat: .second, bot: .easy, turnTimeout: .seconds(30), seed: 1,
+            game: "connect4", opponents: [.bot(.hard)], seat: .second, bot: .easy, turnTimeout: .seconds(30), seed: 1,
             display: DisplayFlags(output: .json, ascii: true, noColor: true))
         let spaced = ["play", "Connect4", "--vs", "bot:hard", "--seat", "second", "--bot", "easy",
                       "--turn-timeout", "30", "--seed", "1", "--json", "--ascii", "--no-color"]
@@ -53,10 +54,32 @@ struct GoodCommandLineTests {
 
     @Test("play: --vs bot means medium, --vs human is hot seat, --plain is plain")
     func playOpponents() throws {
-        #expect(try parsed(["play", "tictactoe", "--vs", "bot"], as: PlayOptions.self).opponent == .bot(.medium))
+        #expect(try parsed(["play", "tictactoe", "--vs", "bot"], as: PlayOptions.self).opponents == [.bot(.medium)])
         let hotSeat = try parsed(["play", "tictactoe", "--vs=human", "--plain"], as: PlayOptions.self)
-        #expect(hotSeat.opponent == .human)
+        #expect(hotSeat.opponents == [.human])
         #expect(hotSeat.display.output == .plain)
+    }
+
+    @Test("play: --seats N with --vs naming every other seat in order, or one entry for all of them")
+    func playTable() throws {
+        let mixed = try parsed(["play", "dots-and-boxes", "--seats", "4", "--vs", "bot:easy,HUMAN,bot"], as: PlayOptions.self)
+        #expect(mixed.seats == 4)
+        #expect(mixed.otherSeats == [.bot(.easy), .human, .bot(.medium)])
+        let filled = try parsed(["play", "chinese-checkers", "--seats=6", "--vs=bot:hard"], as: PlayOptions.self)
+        #expect(filled.otherSeats == Array(repeating: .bot(.hard), count: 5))
+        #expect(try parsed(["play", "connect4", "--seats", "2", "--vs", "human"], as: PlayOptions.self).otherSeats == [.human])
+        let third = try parsed(["play", "dots-and-boxes", "--seats", "4", "--seat", "3"], as: PlayOptions.self)
+        #expect(third.seatNumber == 3)
+        #expect(try parsed(["play", "dots-and-boxes", "--seat", "random"], as: PlayOptions.self).seatNumber == nil)
+    }
+
+    @Test("play: the names at a table: hot-seat players by number, a repeated bot level numbered")
+    func tableNames() {
+        #expect(ParlorCLI.tableNames(local: "Player 1", others: [.human, .bot(.easy), .human, .bot(.easy)])
+            == ["Player 2", "Easy bot", "Player 3", "Easy bot 2"])
+        #expect(ParlorCLI.tableNames(local: "Easy bot", others: [.bot(.easy), .bot(.hard), .bot(.easy)])
+            == ["Easy bot 2", "Hard bot", "Easy bot 3"])
+        #expect(ParlorCLI.tableNames(local: "Ana", others: [.bot(.medium)]) == ["Medium bot"])
     }
 
     @Test("play: decimals in seconds, the largest seed, the last of a repeated option")

@@ -33,6 +33,16 @@ let badCommandLines: [([String], String)] = [
     (["browse", "--game", "cueb4"], "unknown game 'cueb4'. Did you mean 'cube4'?"),
     (["bench", "bots", "-g", "chess"], "unknown game 'chess'. Known games: connect4, cube4, tictactoe, reversi, dots-and-boxes, chinese-checkers."),
     // Values
+    (["play", "dots-and-boxes", "--seats", "3", "--seat", "4"],
+     "invalid value '4' for '--seat': expected a whole number from 1 to 3."),
+    (["play", "connect4", "--seats", "3"], "invalid value '3' for '--seats': connect4 is played by 2 players."),
+    (["play", "chinese-checkers", "--seats", "5"],
+     "invalid value '5' for '--seats': chinese-checkers is played by 2, 3, 4 or 6 players."),
+    (["play", "dots-and-boxes", "--seats", "9"], "invalid value '9' for '--seats': expected a whole number from 2 to 8."),
+    (["play", "dots-and-boxes", "--seats", "4", "--vs", "bot,human"],
+     "invalid value 'bot,human' for '--vs': expected 3 comma-separated players, one for each other seat, or one for all of them."),
+    (["play", "dots-and-boxes", "--seats", "3", "--vs", "bot,robot"],
+     "invalid value 'robot' for '--vs': expected bot, bot:easy, bot:medium, bot:hard or human. Did you mean 'bot'?"),
     (["play", "connect4", "--vs", "bot:hrad"],
      "invalid value 'bot:hrad' for '--vs': expected bot, bot:easy, bot:medium, bot:hard or human. Did you mean 'bot:hard'?"),
     (["play", "connect4", "--vs", "computer"],
@@ -98,9 +108,9 @@ struct UsageErrorTests {
     func renderedForCommand() {
         #expect(rendered(["play", "conect4"]) == """
             Error: unknown game 'conect4'. Did you mean 'connect4'?
-            Usage: parlor play GAME [--vs bot[:LEVEL]|human] [--seat first|second|random]
-                     [--bot LEVEL] [--turn-timeout SECONDS] [--seed N] [--plain|--json]
-                     [--ascii] [--no-color]
+            Usage: parlor play GAME [--seats N] [--vs WHO[,WHO...]]
+                     [--seat first|second|random|N] [--bot LEVEL] [--turn-timeout SECONDS]
+                     [--seed N] [--plain|--json] [--ascii] [--no-color]
             See 'parlor help play'.
 
             """)

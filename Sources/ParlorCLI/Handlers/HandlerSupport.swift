@@ -2,6 +2,7 @@ import Foundation
 import Games
 import Match
 import Store
+import TerminalUI
 
 /// The store this process uses, from the environment.
 enum Stores {
@@ -24,6 +25,19 @@ enum Stores {
     static func outcome(_ record: StoredMatch) -> String {
         let outcome = record.state.seats[record.localSeat].outcome
         return outcome == .none ? "-" : outcome.description
+    }
+
+    /// The local seat's place at the end (1 is first), where the game ranks; nil otherwise.
+    static func place(_ record: StoredMatch) -> Int? {
+        record.state.placements.flatMap { $0.indices.contains(record.localSeat) ? $0[record.localSeat] : nil }
+    }
+
+    /// `won`, or `lost (3rd)` at a table of three or more, as `parlor matches` shows it.
+    static func outcomeText(_ record: StoredMatch) -> String {
+        guard let places = MatchText.tablePlacements(record.state), places.indices.contains(record.localSeat) else {
+            return outcome(record)
+        }
+        return outcome(record) + " (\(MatchText.ordinal(places[record.localSeat])))"
     }
 
     /// Local time as `YYYY-MM-DD HH:MM`.

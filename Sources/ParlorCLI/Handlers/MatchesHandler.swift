@@ -19,7 +19,7 @@ func runMatches(_ options: MatchesOptions) async throws -> ExitCode {
     var rows = [["ID", "GAME", "OPPONENT", "TURN", "STATE", "OUTCOME", "LAST ACTIVITY"]]
     for record in records {
         rows.append([record.state.matchID.short, record.state.gameID, record.opponentNames.joined(separator: ", "),
-                     Stores.whoseTurn(record), record.phase.description, Stores.outcome(record),
+                     Stores.whoseTurn(record), record.phase.description, Stores.outcomeText(record),
                      Stores.timestamp(record.lastActivity)])
     }
     let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
@@ -34,14 +34,17 @@ func runMatches(_ options: MatchesOptions) async throws -> ExitCode {
 
 /// One saved match as `parlor matches --json` prints it, keys sorted.
 enum MatchSummary {
+    /// `place` (1 is first) only where the game ranks players.
     static func json(_ record: StoredMatch) -> JSONValue {
-        .object([
+        var fields: [(String, JSONValue)] = [
             ("game", JSONValue(record.state.gameID)), ("hash", JSONValue(JSONEvents.hex16(record.state.stateHash))),
             ("id", JSONValue(record.state.matchID.hex)), ("lastActivity", JSONValue(record.lastActivity)),
             ("moves", JSONValue(record.state.moves.count)), ("opponents", JSONValue(record.opponentNames)),
             ("outcome", JSONValue(Stores.outcome(record))), ("role", JSONValue(record.role.description)),
             ("seat", JSONValue(record.localSeat)), ("sequence", JSONValue(Int(record.state.sequence))),
             ("state", JSONValue(record.phase.description)), ("turn", JSONValue(Stores.whoseTurn(record))),
-        ])
+        ]
+        if let place = Stores.place(record) { fields.insert(("place", JSONValue(place)), at: 7) }
+        return .object(fields)
     }
 }

@@ -35,29 +35,22 @@ private func playOnce(_ options: PlayOptions, gameType: any Game.Type, presentat
                       generator: inout SplitMix64, endQuestion: EndQuestion?) async throws -> (FrontendExit, [Int]) {
     let environment = ProcessInfo.processInfo.environment
 
-    // Who sits where. Seat 0 moves first.
-    let localFirst: Bool
-    switch options.seat {
-    case .first: localFirst = true
-    case .second: localFirst = false
-    case .random: localFirst = generator.next() & 1 == 0
+    // Who sits where. Seat 0 moves first; the others fill the remaining seats in `--vs` order.
+    let seatCount = options.seats
+    let localSeatIndex: SeatIndex
+    if let number = options.seatNumber {
+        localSeatIndex = number - 1
+    } else {
+        switch options.seat {
+        case .first: localSeatIndex = 0
+        case .second: localSeatIndex = 1
+        case .random: localSeatIndex = Int(generator.next() % UInt64(seatCount))
+        }
     }
-    let localID = LocalData.playerID
-    let opponentID = PlayerID.random(using: &generator)
-    var localName = options.bot.map(\.playerName) ?? PlayerName.defaultName(environment: environment)
-    var opponentName: String
-    switch options.opponent {
-    case .bot(let level): opponentName = level.playerName
-    case .human: opponentName = "Player 2"; localName = "Player 1"
-    }
-    if opponentName == localName { opponentName += " 2" }
-    let localSeat = Seat(playerID: localID, name: localName)
-    let opponentSeat = Seat(playerID: opponentID, name: opponentName)
-    let seats = localFirst ? [localSeat, opponentSeat] : [opponentSeat, localSeat]
-
-    let timeout = options.turnTimeout.map { UInt32(max(1, $0.components.seconds)) } ?? 0
-    let state = MatchState(matchID: .random(using: &generator), game: gameType.init(seats: 2), seats: seats,
-                           turnTimeout: timeout, now: wallClockMilliseconds())
+    let others = options.otherSeats
+    let hotSeat = others.contains(.human)
+    let localName = hotSeat ? "Player 1" : options.bot.map(\.playerName) ?? PlayerName.defaultName(environment: environment)
+    let names = tableNames(local: localName, others: others)
 
     var locals: [LocalParticipant] = []
     func participant(_ id: PlayerID, bot: BotLevelChoice?, seed: UInt64) -> any Participant {
@@ -68,14 +61,26 @@ private func playOnce(_ options: PlayOptions, gameType: any Game.Type, presentat
         locals.append(local)
         return local
     }
-    let me = participant(localID, bot: options.bot, seed: generator.next())
-    let opponentBot: BotLevelChoice?
-    if case .bot(let level) = options.opponent { opponentBot = level } else { opponentBot = nil }
-    let them = participant(opponentID, bot: opponentBot, seed: generator.next())
+    // Ids first, then the bots' seeds: the order of draws a two-seat match has always had.
+    let otherIDs = others.map { _ in PlayerID.random(using: &generator) }
+    let localID = LocalData.playerID  // read once: where it cannot be saved, each read makes a new one
+    var seats = [Seat(playerID: localID, name: localName)]
+    var participants = [participant(localID, bot: options.bot, seed: generator.next())]
+    for (index, other) in others.enumerated() {
+        seats.append(Seat(playerID: otherIDs[index], name: names[index]))
+        let level: BotLevelChoice? = if case .bot(let level) = other { level } else { nil }
+        participants.append(participant(otherIDs[index], bot: level, seed: generator.next()))
+    }
+    // The local player moves from index 0 to their chosen seat; the others keep their order.
+    seats.insert(seats.removeFirst(), at: localSeatIndex)
 
-    let controller = MatchController(state: state, participants: [me, them])
+    let timeout = options.turnTimeout.map { UInt32(max(1, $0.components.seconds)) } ?? 0
+    let state = MatchState(matchID: .random(using: &generator), game: gameType.init(seats: seatCount), seats: seats,
+                           turnTimeout: timeout, now: wallClockMilliseconds())
+
+    let controller = MatchController(state: state, participants: participants)
     let recorder = MatchRecorder(store: LocalData.matchStore,
-                                 record: StoredMatch(state: state, role: .offline, localSeat: localFirst ? 0 : 1,
+                                 record: StoredMatch(state: state, role: .offline, localSeat: localSeatIndex,
                                                      lastActivity: wallClockMilliseconds()))
     let exit = try await presentation.play(controller, locals: locals, recorder: recorder, endQuestion: endQuestion)
     return (exit, locals.compactMap { state.seat(of: $0.playerID) })
@@ -117,4 +122,25 @@ enum ResumeOffline {
         let recorder = MatchRecorder(store: LocalData.matchStore, record: saved)
         return try await presentation.play(controller, locals: locals, recorder: recorder).exitCode
     }
+}
+
+/// The names of the seats other than the local player's, in `--vs` order:
+/// hot-seat players are "Player 2", "Player 3"…; bots are named by level, and a
+/// name already taken (by the local bot or an earlier bot) gets the next number:
+/// "Easy bot", "Easy bot 2".
+func tableNames(local: String, others: [Opponent]) -> [String] {
+    var bases = [local]
+    var humans = 1
+    var names: [String] = []
+    for other in others {
+        let base: String
+        switch other {
+        case .human: humans += 1; base = "Player \(humans)"
+        case .bot(let level): base = level.playerName
+        }
+        let uses = bases.filter { $0 == base }.count
+        bases.append(base)
+        names.append(uses == 0 ? base : "\(base) \(uses + 1)")
+    }
+    return names
 }

@@ -36,7 +36,12 @@ func runReplay(_ options: ReplayOptions, environment: [String: String] = Process
     for (index, played) in state.moves.enumerated() {
         Console.write("\(index + 1). \(state.seats[played.seat].name): \(texts[index])\n")
     }
-    let outcomes = state.seats.map { "\($0.name) \($0.outcome == .none ? "still playing" : $0.outcome.description)" }
+    let places = MatchText.tablePlacements(state)
+    let outcomes = state.seats.indices.map { seat in
+        let player = state.seats[seat]
+        return "\(player.name) \(player.outcome == .none ? "still playing" : player.outcome.description)"
+            + (places.map { " (\(MatchText.ordinal($0[seat])))" } ?? "")
+    }
     Console.write("Result: " + outcomes.joined(separator: ", ") + ".\n")
     return .success
 }
@@ -49,11 +54,13 @@ enum ReplayJSON {
                  ("notation", JSONValue(notation)), ("seat", JSONValue(seat))])
     }
 
-    /// `{"event":"end","hash":…,"moves":…,"outcomes":[{"name":…,"outcome":…,"seat":…}],"sequence":…}`
+    /// `{"event":"end","hash":…,"moves":…,"outcomes":[{"name":…,"outcome":…,"place":…,"seat":…}],"sequence":…}`;
+    /// `place` only where the game ranks players.
     static func end(_ state: MatchState) -> JSONValue {
+        let places = state.placements
         let outcomes = state.seats.enumerated().map { seat, player in
-            JSONValue.object([("name", JSONValue(player.name)), ("outcome", JSONValue(player.outcome.description)),
-                              ("seat", JSONValue(seat))])
+            JSONValue.object([("name", JSONValue(player.name)), ("outcome", JSONValue(player.outcome.description))]
+                + (places.map { [("place", JSONValue($0[seat]))] } ?? []) + [("seat", JSONValue(seat))])
         }
         return .object([("event", "end"), ("hash", JSONValue(JSONEvents.hex16(state.stateHash))),
                         ("moves", JSONValue(state.moves.count)), ("outcomes", .array(outcomes)),

@@ -110,7 +110,8 @@ struct CompletionModel {
         if name == "vs" { return Opponent.spellings }
         if valueName == "LEVEL" { return BotLevelChoice.allCases.map(\.rawValue) }
         // `first|second|random`: the alternatives are spelled out.
-        let alternatives = valueName.split(separator: "|").map(String.init)
+        // A placeholder among them (`first|second|random|N`) is not a word to offer.
+        let alternatives = valueName.split(separator: "|").map(String.init).filter { $0 != $0.uppercased() }
         if alternatives.count > 1, alternatives.allSatisfy({ $0.allSatisfy { $0.isLowercase || $0.isNumber } }) {
             return alternatives
         }

@@ -24,6 +24,10 @@ public enum ValueExpectation: Sendable, Equatable {
     case joinTarget(JoinTargetProblem)
     /// A saved match's id.
     case matchID
+    /// A number of seats that `game` is played with, one of `counts`.
+    case seatCount(game: String, counts: [Int])
+    /// One player for each of this many other seats, or one for all of them.
+    case otherSeats(Int)
 }
 
 /// Everything that can be wrong with a command line.
@@ -104,10 +108,7 @@ public enum UsageError: Error, Sendable, Equatable {
         case .seconds(let range):
             return "expected a number of seconds from \(format(range.lowerBound)) to \(format(range.upperBound))."
         case .oneOf(let choices, let suggestion):
-            let list = choices.count <= 2
-                ? choices.joined(separator: " or ")
-                : choices.dropLast().joined(separator: ", ") + " or " + (choices.last ?? "")
-            return "expected \(list)." + (suggestion.map { " Did you mean '\($0)'?" } ?? "")
+            return "expected \(list(choices))." + (suggestion.map { " Did you mean '\($0)'?" } ?? "")
         case .playerName(let problem):
             return problem.explanation
         case .passcode(let problem):
@@ -116,7 +117,16 @@ public enum UsageError: Error, Sendable, Equatable {
             return problem.explanation
         case .matchID:
             return "expected a match id as 'parlor matches' lists it (letters, digits, '-' and '_')."
+        case .seatCount(let game, let counts):
+            return "\(game) is played by " + Self.list(counts.map(String.init)) + " players."
+        case .otherSeats(let count):
+            return "expected \(count) comma-separated players, one for each other seat, or one for all of them."
         }
+    }
+
+    /// `a or b`, `a, b or c`.
+    private static func list(_ words: [String]) -> String {
+        words.count <= 2 ? words.joined(separator: " or ") : words.dropLast().joined(separator: ", ") + " or " + (words.last ?? "")
     }
 
     /// `3` rather than `3.0`, `0.1` as is.

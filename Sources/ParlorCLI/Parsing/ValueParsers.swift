@@ -49,6 +49,15 @@ enum ValueParser {
         throw .invalidValue(source, value: text, expected: .oneOf(names, suggestion: Suggestion.nearest(to: text, among: names)))
     }
 
+    /// `--vs` for a table: one or more of `bot`, `bot:LEVEL`, `human`, comma-separated.
+    static func opponents(_ text: String, _ source: ValueSource) throws(UsageError) -> [Opponent] {
+        var list: [Opponent] = []
+        for word in text.split(separator: ",", omittingEmptySubsequences: false) {
+            list.append(try opponent(String(word), source))
+        }
+        return list
+    }
+
     /// A game id from `GameCatalog`, case-insensitive, with "did you mean".
     static func game(_ text: String) throws(UsageError) -> String {
         let lowered = text.lowercased()
