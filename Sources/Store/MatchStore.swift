@@ -231,3 +231,8 @@ public struct MatchStore: Sendable {
         return bytes
     }
 }
+
+extension MatchStore {
+    /// Makes the store's directory (and its parents) now rather than at the first save.
+    public func createDirectory() throws(StoreError) { try makeDirectory(directory) }
+}
