@@ -29,25 +29,16 @@ func runBenchTurns(_ options: BenchTurnsOptions) async throws -> ExitCode {
     }
     defer { removeBenchStore(directory) }
     var generator = SplitMix64(seed: 7)
+    let full = try await timeTurns(count: options.count, generator: &generator, store: store)
+    let protocolOnly = try await timeTurns(count: options.count, generator: &generator, store: nil)
+    let request = full.bytes
     let reply = Message.confirm(sequence: 1, stateHash: 0, deadline: 0).encoded.count
-    var full: [Duration] = [], protocolOnly: [Duration] = [], plain: [Duration] = [], durable: [Duration] = []
-    var request = 0
-    // Taken in turns, a slice of each at a time, so a change in the machine's
-    // load (a shared disk, other processes) weighs on the turn and its floor alike.
-    let slices = max(1, min(10, options.count / 100))
-    for slice in 0..<slices {
-        let count = options.count / slices + (slice < options.count % slices ? 1 : 0)
-        let measured = try await timeTurns(count: count, generator: &generator, store: store)
-        full += measured.times
-        if request == 0 { request = measured.bytes }
-        protocolOnly += try await timeTurns(count: count, generator: &generator, store: nil).times
-        plain += try await BenchFloor.measure(request: request, reply: reply, count: count, durableIn: nil)
-        durable += try await BenchFloor.measure(request: request, reply: reply, count: count, durableIn: directory)
-    }
-    let fullStats = Percentiles(full), protocolStats = Percentiles(protocolOnly)
+    let plain = try await BenchFloor.measure(request: request, reply: reply, count: options.count, durableIn: nil)
+    let durable = try await BenchFloor.measure(request: request, reply: reply, count: options.count, durableIn: directory)
+    let fullStats = Percentiles(full.times), protocolStats = Percentiles(protocolOnly.times)
     let plainStats = Percentiles(plain), floorStats = Percentiles(durable)
     Console.write("""
-        parlor bench turns: \(full.count) + \(protocolOnly.count) guest turns in connect4 matches over 127.0.0.1, \
+        parlor bench turns: \(full.times.count) + \(protocolOnly.times.count) guest turns in connect4 matches over 127.0.0.1, \
         ~\(request) bytes out, \(reply) back
           full turn (real host and guest, each saving to a store in \(parent))
             p50 \(fullStats.p50.microseconds) µs   p99 \(fullStats.p99.microseconds) µs   \
@@ -91,58 +82,21 @@ private func removeBenchStore(_ directory: String) {
     rmdir(directory)
 }
 
-/// Plays one connect4 match between two random players over loopback,
-/// timing the guest's turns from `play` to `.committed`.
+/// Plays one connect4 match between a random host and the bench's random
+/// guest over loopback, timing the guest's turns from `play` to `.committed`.
 private func benchOneMatch(seed: UInt64, remaining: Int, store: MatchStore?) async throws -> ([Duration], [Int]) {
-    let listener = try TCPListener.listen(port: 0, on: .specific(try SocketAddress(ipAddress: "127.0.0.1", port: 0)))
-    defer { listener.close() }
-    let host = try MatchHost(configuration: HostConfiguration(
-        gameID: Connect4.id, hostName: "Host", hostPlayerID: .random(), seatPreference: .first,
-        appVersion: ParlorVersion.current))
-    let acceptor = Task { await host.serve(listener) }
-    defer { acceptor.cancel() }
-    let connection = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port)
-    async let joining = Guest.join(over: connection.byteStream(),
-                                   hello: Hello(appVersion: ParlorVersion.current, playerID: .random(), playerName: "Guest"))
-    let hosted = try await host.waitForGuest()
-    let joined = try await joining
-    let random = Mutex(SplitMix64(seed: seed))
-    let (hostController, _) = hosted.makeController { id in
-        BotParticipant(playerID: id) { game, _ in random.withLock { game.legalMoves.randomElement(using: &$0) } }
-    }
-    let (guestController, local) = joined.makeController { LocalParticipant(playerID: $0) }
-    var recordings: [Task<Void, Never>] = []
-    if let store {
-        // As SessionRunner.playAsHost and playAsGuest do it.
-        let hostRecorder = MatchRecorder(store: store, record: StoredMatch(
-            state: hosted.initialState, role: .host, localSeat: hosted.hostSeat,
-            lastActivity: wallClockMilliseconds(), seatToken: hosted.seatToken.bytes, listenPort: listener.port))
-        hosted.remote.persistBeforeSending { try hostRecorder.saveBeforeRevealing($0) }
-        let guestRecorder = MatchRecorder(store: store, record: StoredMatch(
-            state: joined.initialState, role: .guest, localSeat: joined.seat,
-            lastActivity: wallClockMilliseconds(), peerAddress: "127.0.0.1:\(listener.port)", seatToken: joined.seatToken.bytes))
-        joined.remote.persistBeforeAcknowledging { guestRecorder.saveNow($0) }
-        recordings.append(await hostRecorder.follow(hostController))
-        recordings.append(await guestRecorder.follow(guestController))
-    }
-    let events = await guestController.events()
-    try await hostController.start()
-    try await guestController.start()
+    let match = try await LoopbackMatch.start(seed: seed, store: store)
     var times: [Duration] = [], sizes: [Int] = []
-    for await event in events {
+    for await event in match.events {
         if times.count >= remaining { break }
-        guard case .turnBegan(let seat, let state) = event, seat == joined.seat else { continue }
-        guard let move = random.withLock({ state.game.legalMoves.randomElement(using: &$0) }) else { break }
-        let next = try state.applying(.move(move, by: seat), now: wallClockMilliseconds())
-        sizes.append(FrameFormat.headerSize + 4 + MatchBlob.encode(next).count)
+        guard case .turnBegan(let seat, let state) = event, seat == match.joined.seat else { continue }
+        guard let (move, bytes) = match.randomMove(in: state) else { break }
+        sizes.append(bytes)
         let started = ContinuousClock.now
-        guard case .committed = await local.play(move) else { break }
+        guard case .committed = await match.local.play(move) else { break }
         times.append(ContinuousClock.now - started)
     }
-    if await !guestController.isStopped { _ = await local.quit() }
-    _ = await hostController.finished()
-    await host.shutdown()
-    for recording in recordings { await recording.value }
+    await match.finish()
     return (times, sizes)
 }
 
