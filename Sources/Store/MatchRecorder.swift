@@ -188,14 +188,28 @@ public final class MatchRecorder: Sendable {
     }
 
     /// On the writer: one append to the journal, or the match file written
-    /// whole (first save, the end, a journal grown large or broken).
+    /// whole (first save, a journal grown large or broken). The end is one
+    /// append too, and is then folded into the match file by a job of its
+    /// own, after whoever waits for the end has been called back.
     private func durablyWrite(_ record: StoredMatch) throws(StoreError) {
         let frame = MatchJournal.frame(record)
-        if record.phase != .ended, let open = journal.value, !open.broken,
-           open.length + frame.count <= MatchJournal.compactionThreshold {
+        if let open = journal.value, !open.broken, open.length + frame.count <= MatchJournal.compactionThreshold {
             try open.append(frame)
+            if record.phase == .ended { writer.submit { self.compact(record) } }
             return
         }
+        try writeWhole(record)
+    }
+
+    /// On the writer: the end, already in the journal, becomes the match file.
+    private func compact(_ record: StoredMatch) {
+        // On failure the journal still holds the end, synced: nothing is lost,
+        // and every load reads the end there; there is nothing to report.
+        try? writeWhole(record)
+    }
+
+    /// On the writer: the match file written whole, then a fresh journal (or none, at the end).
+    private func writeWhole(_ record: StoredMatch) throws(StoreError) {
         let matchPath = store.path(for: record)
         let journalPath = MatchStore.journalPath(forMatchFile: matchPath)
         journal.value = nil

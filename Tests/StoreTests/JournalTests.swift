@@ -104,6 +104,10 @@ struct JournalTests {
         let (recorder, matchFile, journal) = try played([3, 3], in: store)
         let ended = try state([3, 3]).applying(.quit(0), now: 5)
         #expect(recorder.saveNow(ended))
+        // Saved at once, as one more frame: the end reads back before it is folded in.
+        #expect(try store.load(path: matchFile).phase == .ended)
+        // The fold is the writer's next job; a save asked for after it waits for it.
+        #expect(recorder.saveNow(ended))
         #expect(fileBytes(journal) == nil)
         let stored = try StoredMatch(decoding: try #require(fileBytes(matchFile)))
         #expect(stored.phase == .ended && stored.state.stateHash == ended.stateHash)
