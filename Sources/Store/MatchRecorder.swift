@@ -4,22 +4,30 @@ import Synchronization
 
 /// Keeps a match on disk while it is played: saves after every committed
 /// change, adoption and ending, so a crash at any instant leaves the last
-/// committed state (see `MatchStore.save`).
+/// committed state (see `MatchStore` and docs/STORE.md).
 ///
-/// Two ways in, both safe to mix: `follow` saves from the controller's event
-/// stream, and `saveNow` saves synchronously from a participant's callback —
-/// the host calls it before a CONFIRM or push leaves (write-ahead), so its
-/// file is never behind what the guest has seen. A state never replaces a
-/// newer one (committed sequences only grow), so a late event from the
-/// stream cannot undo a write-ahead save, and saving the same state twice
-/// writes once.
+/// Every write runs on the recorder's `DurableWriter`, in the order asked
+/// for, never on the caller's thread: the first save writes the match file
+/// and starts its journal; each later change is one framed record appended
+/// to the journal and one `fdatasync`; the end (and a journal grown past
+/// `MatchJournal.compactionThreshold`) is folded back into the match file.
 ///
-/// Failures to save are collected in `problems`. `saveBeforeRevealing`
-/// also throws them, so the host never sends a frame for a state it failed
-/// to save (it pauses the match instead, docs/PROTOCOL.md "Endings").
+/// Ways in, all safe to mix: `follow` queues a save for each event of the
+/// controller's stream; `saveBeforeRevealing(_:then:)` queues one and calls
+/// back once it is on disk — the host sends a CONFIRM or push from that
+/// callback (write-ahead), so its file is never behind what the guest has
+/// seen; `saveSoon` queues one and returns; `saveNow` waits for it. A state
+/// never replaces a newer one (committed sequences only grow), so a late
+/// event from the stream cannot undo a write-ahead save, and saving the same
+/// state twice writes once.
 ///
-/// A final class with a mutex rather than an actor: `saveNow` is called from
-/// synchronous participant callbacks, which must not wait for an actor.
+/// Failures to save are collected in `problems` and passed to the callback,
+/// so the host never sends a frame for a state it failed to save (it pauses
+/// the match instead, docs/PROTOCOL.md "Endings").
+///
+/// A final class with a mutex rather than an actor: saves are asked for from
+/// synchronous participant callbacks, which must not wait for an actor. The
+/// mutex is never held across a write.
 public final class MatchRecorder: Sendable {
     private struct Books {
         var record: StoredMatch
@@ -31,63 +39,99 @@ public final class MatchRecorder: Sendable {
 
     private let store: MatchStore
     private let books: Mutex<Books>
+    /// The open journal; touched only by jobs on `writer`, one at a time.
+    private let journal = WriterOwned<JournalFile?>(nil)
+    /// Where every write runs.
+    private let writer: DurableWriter
+    /// The writer is this recorder's own (its thread ends with the recorder).
+    private let ownsWriter: Bool
     /// This process's hold on the match while the recorder lives (see `MatchClaim`).
     private let claim: MatchClaim?
 
     /// A recorder for the match in `record`; nothing is written until the first
     /// save. It claims the match's lock for its lifetime, so the store shows the match in play.
-    public init(store: MatchStore, record: StoredMatch) {
+    /// Its writes run on `writer` (by default one of its own, with its own thread).
+    public init(store: MatchStore, record: StoredMatch, writer: DurableWriter? = nil) {
         self.store = store
+        self.writer = writer ?? DurableWriter()
+        self.ownsWriter = writer == nil
         var record = record
         record.writerPID = getpid()
         self.books = Mutex(Books(record: record))
         self.claim = try? store.claim(record)
     }
 
+    deinit {
+        // Every job holds the recorder, so none is left when it goes.
+        if ownsWriter { writer.finish() }
+    }
+
     /// Save errors met so far, newest last.
     public var problems: [String] { books.withLock { $0.problems } }
 
-    /// The last record written (or to be written).
+    /// The last record written (or being written).
     public var current: StoredMatch { books.withLock { $0.record } }
 
-    /// Saves on every event of `controller` until its stream ends. Subscribe before the controller starts.
+    /// Saves on every event of `controller` until its stream ends (each save
+    /// queued on the writer; the task never waits for the disk). Subscribe before the controller starts.
     public func follow(_ controller: MatchController) async -> Task<Void, Never> {
         let events = await controller.events()
         return Task {
             for await event in events { self.handle(event) }
+            // The stream is over: its last saves are on disk when the task ends.
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                self.writer.submit { done.resume() }
+            }
         }
     }
 
     private func handle(_ event: MatchEvent) {
         switch event {
         case .started(let state), .committed(_, let state), .adopted(let state), .rolledBack(_, _, let state):
-            save(state, phase: .toSave(state))
+            enqueue(state, phase: .toSave(state))
         case .ended(let state):
-            save(state, phase: .ended)
+            enqueue(state, phase: .ended)
         case .failed(let failure, let state):
-            save(state, phase: .toSave(state, resumableFailure: failure.isResumable))
+            enqueue(state, phase: .toSave(state, resumableFailure: failure.isResumable))
         case .turnBegan, .awaitingConfirmation, .notice:
             break
         }
     }
 
-    /// Saves `state` now, on the caller's thread; true when it is on disk.
+    /// Saves `state` and waits until it is on disk; true when it is. Blocks the
+    /// calling thread for the write: not for the host's turn path (`saveBeforeRevealing(_:then:)`).
     @discardableResult
     public func saveNow(_ state: MatchState) -> Bool {
-        save(state, phase: .toSave(state)) == nil
+        writer.perform { self.write(state, phase: .toSave(state)) } == nil
     }
 
-    /// Saves `state` now, before any frame that reveals it leaves (write-ahead);
-    /// throws when it is not on disk, so the frame is held back.
+    /// Queues `state` to be saved after everything asked for before, and returns at once.
+    public func saveSoon(_ state: MatchState) {
+        enqueue(state, phase: .toSave(state))
+    }
+
+    /// Saves `state` before any frame that reveals it leaves (write-ahead):
+    /// `then` is called on the writer once it is on disk (nil), or with why
+    /// it is not, so the frame is held back. Returns at once.
+    public func saveBeforeRevealing(_ state: MatchState, then: @escaping @Sendable (SaveFailure?) -> Void) {
+        writer.submit {
+            then(self.write(state, phase: .toSave(state)).map { SaveFailure(description: $0) })
+        }
+    }
+
+    /// `saveBeforeRevealing(_:then:)`, waiting for the write; throws when it is not on disk.
     public func saveBeforeRevealing(_ state: MatchState) throws(SaveFailure) {
-        if let failure = save(state, phase: .toSave(state)) { throw SaveFailure(description: failure) }
+        if let failure = writer.perform({ self.write(state, phase: .toSave(state)) }) {
+            throw SaveFailure(description: failure)
+        }
     }
 
-    /// Marks the match as interrupted (e.g. the terminal went away) and saves it.
+    /// Marks the match as interrupted (e.g. the terminal went away) and saves
+    /// it, waiting for the write (the process is about to go).
     public func markInterrupted() {
         let state = books.withLock { $0.record.state }
         guard !state.isEnded else { return }
-        save(state, phase: .interrupted, force: true)
+        _ = writer.perform { self.write(state, phase: .interrupted, force: true) }
     }
 
     /// Updates where the peer is (a guest that reached its host at a new address) for the next save.
@@ -95,43 +139,96 @@ public final class MatchRecorder: Sendable {
         books.withLock { $0.record.peerAddress = address }
     }
 
-    /// Writes `state` unless a newer or equal one is on disk; the failure's text, or nil.
-    @discardableResult
-    private func save(_ state: MatchState, phase: StoredMatch.Phase, force: Bool = false) -> String? {
-        books.withLock { books -> String? in
+    private func enqueue(_ state: MatchState, phase: StoredMatch.Phase) {
+        writer.submit { _ = self.write(state, phase: phase) }
+    }
+
+    /// On the writer: writes `state` unless a newer or equal one is on disk; the failure's text, or nil.
+    private func write(_ state: MatchState, phase: StoredMatch.Phase, force: Bool = false) -> String? {
+        if !books.withLock({ $0.endedOnDisk.checked }) {
+            let existing = try? store.load(path: store.path(for: books.withLock { $0.record }))
+            let ended = existing?.phase == .ended && existing?.state.matchID == state.matchID
+            books.withLock { $0.endedOnDisk = (true, ended ? existing?.state.stateHash : nil) }
+        }
+        let decision = books.withLock { books -> Result<StoredMatch?, SaveFailure> in
             if let saved = books.saved, !force {
                 // Committed sequences only grow; an older state is a late event.
-                if state.sequence < saved.sequence { return nil }
-                if state.sequence == saved.sequence, state.stateHash == saved.hash, phase == saved.phase { return nil }
+                if state.sequence < saved.sequence { return .success(nil) }
+                if state.sequence == saved.sequence, state.stateHash == saved.hash, phase == saved.phase { return .success(nil) }
                 // Once interrupted, only a newer state (the match went on) makes it "playing" again.
-                if saved.phase == .interrupted, phase == .playing, state.sequence == saved.sequence { return nil }
-            }
-            if !books.endedOnDisk.checked {
-                let existing = try? store.load(path: store.path(for: books.record))
-                let ended = existing?.phase == .ended && existing?.state.matchID == state.matchID
-                books.endedOnDisk = (true, ended ? existing?.state.stateHash : nil)
+                if saved.phase == .interrupted, phase == .playing, state.sequence == saved.sequence { return .success(nil) }
             }
             if let final = books.endedOnDisk.hash {
                 // A finished match's record is final: a host that reuses its id cannot rewrite it.
                 let same = state.stateHash == final && phase == .ended
                 let note = "match \(state.matchID.short) is over and its record is kept as it is"
-                if same { return nil }
+                if same { return .success(nil) }
                 if !books.problems.contains(note) { books.problems.append(note) }
-                return note
+                return .failure(SaveFailure(description: note))
             }
             books.record.state = state
             books.record.phase = phase
             books.record.lastActivity = wallClockMilliseconds()
-            do {
-                try store.save(books.record)
-                books.saved = (state.sequence, state.stateHash, phase)
-                return nil
-            } catch {
-                books.problems.append("\(error)")
-                return "\(error)"
-            }
+            return .success(books.record)
+        }
+        let record: StoredMatch
+        switch decision {
+        case .failure(let failure): return failure.description
+        case .success(nil): return nil
+        case .success(let chosen?): record = chosen
+        }
+        do {
+            try durablyWrite(record)
+            books.withLock { $0.saved = (state.sequence, state.stateHash, phase) }
+            return nil
+        } catch {
+            books.withLock { $0.problems.append("\(error)") }
+            return "\(error)"
         }
     }
+
+    /// On the writer: one append to the journal, or the match file written
+    /// whole (first save, a journal grown large or broken). The end is one
+    /// append too, and is then folded into the match file by a job of its
+    /// own, after whoever waits for the end has been called back.
+    private func durablyWrite(_ record: StoredMatch) throws(StoreError) {
+        let frame = MatchJournal.frame(record)
+        if let open = journal.value, !open.broken, open.length + frame.count <= MatchJournal.compactionThreshold {
+            try open.append(frame)
+            if record.phase == .ended { writer.submit { self.compact(record) } }
+            return
+        }
+        try writeWhole(record)
+    }
+
+    /// On the writer: the end, already in the journal, becomes the match file.
+    private func compact(_ record: StoredMatch) {
+        // On failure the journal still holds the end, synced: nothing is lost,
+        // and every load reads the end there; there is nothing to report.
+        try? writeWhole(record)
+    }
+
+    /// On the writer: the match file written whole, then a fresh journal (or none, at the end).
+    private func writeWhole(_ record: StoredMatch) throws(StoreError) {
+        let matchPath = store.path(for: record)
+        let journalPath = MatchStore.journalPath(forMatchFile: matchPath)
+        journal.value = nil
+        let bytes = try store.writeMatchFile(record)
+        if record.phase == .ended {
+            // Final: the match file holds it all; a journal left by a crash here names the old file and is ignored.
+            unlink(journalPath)
+            return
+        }
+        journal.value = try JournalFile.start(path: journalPath, directory: store.directory,
+                                              base: MatchJournal.base(ofMatchFile: bytes))
+    }
+}
+
+/// A value touched only by jobs on one `DurableWriter`, which run one at a
+/// time: the writer's order is its lock.
+final class WriterOwned<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
 }
 
 /// A state that could not be written (full disk, read-only store, no descriptors).

@@ -37,11 +37,15 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
 /// Every match this user has played, one file per match and side, under
 /// `$XDG_DATA_HOME/parlor/matches` (default `~/.local/share/parlor/matches`).
 ///
-/// Writes are crash-safe: the record is written to a temporary file in the
-/// same directory, flushed to disk, renamed over the old one, and the
-/// directory is synced, so a crash at any instant leaves the old or the new
-/// record, never a torn one. Temporary names carry the writer's pid, and each
-/// rename is atomic, so two parlor processes never corrupt each other's files.
+/// Writes are crash-safe (docs/STORE.md): a match file is written to a
+/// temporary file in the same directory, flushed to disk, renamed over the
+/// old one, and the directory is synced, so a crash at any instant leaves the
+/// old or the new record, never a torn one. While a match is played, its
+/// recorder appends each change to the match's journal instead (one framed
+/// record and one `fdatasync` per turn, see `MatchJournal`); `load` reads the
+/// match file and then the good frames of its journal. Temporary names carry
+/// the writer's pid, and each rename is atomic, so two parlor processes never
+/// corrupt each other's files.
 /// A process playing a match holds its lock file (see `MatchClaim`), which is
 /// how the store tells a match in play from one whose process died.
 public struct MatchStore: Sendable {
@@ -69,6 +73,11 @@ public struct MatchStore: Sendable {
         directory + "/" + Self.fileName(matchID: record.state.matchID, role: record.role, seat: record.localSeat)
     }
 
+    /// The journal beside the match file at `matchPath` (`ID-ROLE-SEAT.journal`).
+    public static func journalPath(forMatchFile matchPath: String) -> String {
+        (matchPath.hasSuffix(".match") ? String(matchPath.dropLast(".match".count)) : matchPath) + ".journal"
+    }
+
     /// Numbers this process's writes, so each has its own temporary file.
     static let writeCounter = Atomic<UInt64>(0)
 
@@ -81,8 +90,13 @@ public struct MatchStore: Sendable {
     ///
     /// The temporary file is locked (`flock`) by its writer until the rename,
     /// so `list` can tell one left by a killed save from one being written.
+    /// A journal left beside the file stops counting: it names the old file's checksum.
     public func save(_ record: StoredMatch) throws(StoreError) {
-        try makeDirectory(directory)
+        _ = try writeMatchFile(record)
+    }
+
+    /// `save`, returning the bytes written (their checksum is what a journal extending them names).
+    func writeMatchFile(_ record: StoredMatch) throws(StoreError) -> [UInt8] {
         let final = path(for: record)
         let bytes = record.encoded()
         var temporary = ""
@@ -95,6 +109,11 @@ public struct MatchStore: Sendable {
             let serial = Self.writeCounter.add(1, ordering: .relaxed).newValue
             temporary = directory + "/.\(Self.fileName(matchID: record.state.matchID, role: record.role, seat: record.localSeat)).\(getpid())-\(serial).tmp"
             fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            if fd < 0, errno == ENOENT {
+                // The first save here: make the directory then, not on every save.
+                try makeDirectory(directory)
+                fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            }
             if fd >= 0 || errno != EEXIST { break }
         }
         guard fd >= 0 else { throw .system(call: "open", path: temporary, errno: errno) }
@@ -121,18 +140,33 @@ public struct MatchStore: Sendable {
             throw .system(call: "rename", path: final, errno: code)
         }
         close(fd)
-        let dirFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dirFD >= 0 { _ = fsync(dirFD); close(dirFD) }
+        try syncDirectory(directory)
+        return bytes
     }
 
     /// Reads one file; its phase is where it stands now (see `phase(of:)`).
+    ///
+    /// The record is the match file's, or the last good frame of its journal
+    /// when one extends it (a torn or damaged tail is dropped, see `MatchJournal`).
     public func load(path: String) throws(StoreError) -> StoredMatch {
         let bytes = try readFile(path, limit: StoredMatch.maximumFileSize)
         var record: StoredMatch
         do { record = try StoredMatch(decoding: bytes) } catch { throw .unreadable(path, error) }
+        let journalPath = Self.journalPath(forMatchFile: path)
+        var journal: [UInt8] = []
+        do { journal = try readFile(journalPath, limit: Self.maximumJournalSize) } catch {
+            // No journal: the match file stands alone. One that cannot be read is not skipped silently.
+            guard case .system("open", _, ENOENT) = error else { throw error }
+        }
+        if let newest = MatchJournal.replay(journal, over: record, baseChecksum: MatchJournal.base(ofMatchFile: bytes))?.records.last {
+            record = newest
+        }
         record.phase = phase(of: record)
         return record
     }
+
+    /// A journal is folded into its match file long before this; a larger one is not read.
+    static let maximumJournalSize = 64 * 1024 * 1024
 
     /// Every readable match, newest first, each with the phase it stands in
     /// now (see `phase(of:)`), and every file that could not be read.
@@ -195,6 +229,8 @@ public struct MatchStore: Sendable {
     public func remove(_ record: StoredMatch) throws(StoreError) {
         let target = path(for: record)
         guard unlink(target) == 0 || errno == ENOENT else { throw .system(call: "unlink", path: target, errno: errno) }
+        let journal = Self.journalPath(forMatchFile: target)
+        guard unlink(journal) == 0 || errno == ENOENT else { throw .system(call: "unlink", path: journal, errno: errno) }
     }
 
     func makeDirectory(_ path: String) throws(StoreError) {
@@ -230,4 +266,9 @@ public struct MatchStore: Sendable {
         }
         return bytes
     }
+}
+
+extension MatchStore {
+    /// Makes the store's directory (and its parents) now rather than at the first save.
+    public func createDirectory() throws(StoreError) { try makeDirectory(directory) }
 }

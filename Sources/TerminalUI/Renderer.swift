@@ -242,11 +242,11 @@ public enum Renderer {
 }
 
 extension Renderer {
-    /// Bytes per redraw for typical screens at 80x24, for the benchmark command
-    /// (issue 6 keeps the figure): a full connect4 and cube4 screen, and the
-    /// update after one move, with 256 colours and Unicode.
+    /// Bytes per redraw and the time to build one, for typical screens at
+    /// 80x24, for the benchmark command (issue 6 keeps the figure): a full
+    /// connect4 and cube4 screen, and the update after one move.
     public static func redrawFigures(options: DisplayOptions = DisplayOptions(colorDepth: .palette256, unicode: true))
-        -> [(label: String, bytes: Int)] {
+        -> [(label: String, bytes: Int, perFrame: Duration)] {
         func state(_ game: any Game, _ moves: [Int]) -> MatchState {
             var state = MatchState(matchID: MatchID(hex: String(repeating: "0", count: 32))!,  // a constant, valid by construction
                                    game: game,
@@ -258,12 +258,23 @@ extension Renderer {
             }
             return state
         }
-        var figures: [(String, Int)] = []
+        // Each figure is drawn this many times, timed as a whole: one frame is too short to time alone.
+        let rounds = 200
+        func timed(_ draw: () -> Int) -> (Int, Duration) {
+            let bytes = draw()
+            let started = ContinuousClock.now
+            for _ in 0..<rounds { _ = draw() }
+            return (bytes, (ContinuousClock.now - started) / rounds)
+        }
+        var figures: [(String, Int, Duration)] = []
         for (name, game, moves) in [("connect4", Connect4() as any Game, [3, 3, 4, 2, 2]), ("cube4", Cube4(), [0, 5, 10, 15, 5])] {
             let before = ScreenView(state: state(game, moves), localSeats: [0], showsCursor: false)
             let after = ScreenView(state: state(game, moves + [1]), localSeats: [0], showsCursor: true)
-            figures.append(("\(name) full redraw", frameBytes(for: after, options: options)))
-            figures.append(("\(name) redraw after a move", frameBytes(for: after, previous: before, options: options)))
+            let (fullBytes, fullTime) = timed { frameBytes(for: after, options: options) }
+            figures.append(("\(name) full redraw", fullBytes, fullTime))
+            // The update's time includes drawing the previous screen it is compared with.
+            let (moveBytes, moveTime) = timed { frameBytes(for: after, previous: before, options: options) }
+            figures.append(("\(name) redraw after a move", moveBytes, moveTime))
         }
         return figures
     }

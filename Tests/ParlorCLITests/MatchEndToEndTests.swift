@@ -143,13 +143,28 @@ struct MatchEndToEndTests {
         #expect(second.stderr.contains("port \(port) is already in use"))
     }
 
-    @Test("bench turns prints p50, p99 and the ratio to raw TCP")
+    @Test("bench turns prints the full durable turn, the protocol alone and the floor, with ratios, and leaves no store behind")
     func benchTurns() async throws {
-        let result = try await ParlorProcess.run(["bench", "turns", "--count", "30"], environment: scratchDataHome(),
-                                                 timeout: .seconds(120))
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("p50"))
-        #expect(result.stdout.contains("p99"))
-        #expect(result.stdout.contains("ratio turn/raw"))
+        let environment = scratchDataHome()
+        let elsewhere = NSTemporaryDirectory() + "parlor-bench-dir-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: elsewhere) }
+        for extra in [[], ["--dir", elsewhere]] {
+            let result = try await ParlorProcess.run(["bench", "turns", "--count", "30"] + extra, environment: environment,
+                                                     timeout: .seconds(120))
+            #expect(result.status == 0, "\(result.stderr)")
+            let parent = extra.isEmpty ? environment["XDG_DATA_HOME"]! + "/parlor" : elsewhere
+            #expect(result.stdout.contains("full turn (real host and guest, each saving to a store in \(parent))"), "\(result.stdout)")
+            #expect(result.stdout.contains("protocol only (no store)"))
+            #expect(result.stdout.contains("floor: plain blocking ping-pong + one durable append"))
+            #expect(result.stdout.contains("ratio to floor: p50 "))
+            #expect(result.stdout.contains("ratio to plain ping-pong: p50 "))
+            // Four measured lines: full, protocol only, the floor, the plain ping-pong.
+            let figures = result.stdout.split(separator: "\n").filter { $0.hasPrefix("    p50 ") && $0.contains(" µs   p99 ") }
+            #expect(figures.count == 4, "\(result.stdout)")
+            // The bench's own store is gone: nothing of it shows in the user's matches.
+            let left = (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []
+            #expect(!left.contains { $0.hasPrefix("bench-turns-") }, "\(left)")
+        }
     }
 }

@@ -1,10 +1,16 @@
 // Target `store`: StoredMatch(decoding:), the reader of match files under
-// ~/.local/share/parlor. A damaged or hand-edited file must be reported and
-// skipped, never crash `parlor matches` or `parlor resume`.
+// ~/.local/share/parlor, and MatchJournal.replay, the reader of the journal
+// beside each (docs/STORE.md). A damaged or hand-edited file must be
+// reported and skipped, never crash `parlor matches` or `parlor resume`.
 //
 // Invariants: reading never traps; a file that reads re-encodes to exactly
 // the same bytes (a file of an older format is migrated instead: the bytes
 // written back read as the same record); its local seat is one of the match's seats.
+// The input is also read as a journal's frames after a header naming a fixed
+// match file: every record replayed is of that match, role and seat; the good
+// prefix replays to the same records; a frame appended right after the good
+// prefix (as the writer does after cutting a torn tail back) is read too;
+// under a header naming another file nothing is replayed.
 import Games
 import Match
 import Store
@@ -13,6 +19,54 @@ func fuzzOne(_ bytes: [UInt8]) {
     check(bytes)
     // Repair the file checksum and the blob's hash so mutations reach the fields.
     if let repaired = storeFileWithRepairedChecksums(bytes), repaired != bytes { check(repaired) }
+    checkJournal(bytes)
+    let framed = framesWithRepairedChecksums(bytes)
+    if framed != bytes { checkJournal(framed) }
+}
+
+/// The match file the fuzzed journals extend.
+private let journalBase = StoredMatch(state: sampleMatches()[0].state, role: .host, localSeat: 0, lastActivity: 1_700_000_000_000)
+
+private func checkJournal(_ frames: [UInt8]) {
+    let checksum = MatchJournal.base(ofMatchFile: journalBase.encoded())
+    let journal = MatchJournal.header(base: checksum) + frames
+    guard let (records, good) = MatchJournal.replay(journal, over: journalBase, baseChecksum: checksum) else {
+        fuzzCheck(false, "a journal with the right header was not read:\n  \(journal.hexString)")
+        return
+    }
+    fuzzCheck(good >= MatchJournal.headerSize && good <= journal.count, "good length \(good) outside the journal")
+    for record in records {
+        fuzzCheck(record.state.matchID == journalBase.state.matchID && record.role == journalBase.role
+                  && record.localSeat == journalBase.localSeat, "a journal frame of another match was replayed")
+    }
+    let prefix = Array(journal.prefix(good))
+    let again = MatchJournal.replay(prefix, over: journalBase, baseChecksum: checksum)
+    fuzzCheck(again?.records.map(\.state.stateHash) == records.map(\.state.stateHash) && again?.goodLength == good,
+              "the good prefix of a journal replays differently:\n  \(journal.hexString)")
+    let extended = MatchJournal.replay(prefix + MatchJournal.frame(journalBase), over: journalBase, baseChecksum: checksum)
+    fuzzCheck(extended?.records.count == records.count + 1, "a frame appended after the good prefix was not read")
+    fuzzCheck(MatchJournal.replay(journal, over: journalBase, baseChecksum: checksum ^ 1) == nil,
+              "a journal naming another match file was replayed")
+}
+
+/// `bytes` read as frames, each with its record's checksums and its frame checksum made right, so mutations reach the fields.
+private func framesWithRepairedChecksums(_ bytes: [UInt8]) -> [UInt8] {
+    var out: [UInt8] = []
+    var offset = 0
+    while bytes.count - offset >= MatchJournal.frameHeaderSize {
+        let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+        let start = offset + MatchJournal.frameHeaderSize
+        guard length <= bytes.count - start else { break }
+        let payload = Array(bytes[start..<(start + length)])
+        let repaired = storeFileWithRepairedChecksums(payload) ?? payload
+        var writer = ByteWriter()
+        writer.write(UInt32(repaired.count))
+        writer.write(fnv1a64(repaired))
+        writer.write(bytes: repaired)
+        out += writer.bytes
+        offset = start + length
+    }
+    return out + bytes[offset...]
 }
 
 private func check(_ bytes: [UInt8]) {
@@ -51,5 +105,13 @@ func fuzzSeeds() -> [(String, [UInt8])] {
                                  writerPID: 4242)
         seeds.append((sample.name, stored.encoded()))
     }
+    // Journals: a few frames of one side of one match, whole, and cut short.
+    var frames: [UInt8] = []
+    for (index, sample) in sampleMatches().prefix(4).enumerated() {
+        frames += MatchJournal.frame(StoredMatch(state: sample.state, role: .host, localSeat: 0,
+                                                 lastActivity: 1_700_000_000_000 + Int64(index)))
+    }
+    seeds.append(("journal-frames", frames))
+    seeds.append(("journal-torn", Array(frames.dropLast(5))))
     return seeds
 }

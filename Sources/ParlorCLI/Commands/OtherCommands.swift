@@ -65,24 +65,32 @@ public struct DoctorOptions: ParsableCommand, Hashable {
 public struct BenchTurnsOptions: ParsableCommand, Hashable {
     /// `--count`: how many turns to time (default 1000).
     public var count: Int
+    /// `--dir`: where the bench's store goes (default: beside the user's store).
+    public var directory: String?
 
     /// Options as code would set them.
-    public init(count: Int = 1000) { self.count = count }
+    public init(count: Int = 1000, directory: String? = nil) {
+        self.count = count
+        self.directory = directory
+    }
 
     /// Arguments, flags and help of `parlor bench turns`.
     static let countOption = OptionSpec("count", short: "c", .required(valueName: "N"), help: "Turns to time, 1-1000000 (default: 1000).")
+    static let directoryOption = OptionSpec("dir", .required(valueName: "DIR"),
+                                            help: "Keep the bench's store in a fresh directory inside DIR (default: the data directory, $XDG_DATA_HOME/parlor).")
 
     public static let spec = CommandSpec(
         path: ["bench", "turns"],
-        abstract: "Time a turn's round trip over loopback against a raw TCP ping-pong.",
-        discussion: "Sends, validates and confirms N turns between two sessions on 127.0.0.1, sends the same bytes back and forth over a plain socket in the same run, and prints p50, p99 and their ratio.",
-        options: [countOption]
+        abstract: "Time a durable turn against the floor of the same bytes.",
+        discussion: "Plays N guest turns between a real host and guest on 127.0.0.1, each saving the match to a store on disk as parlor host and parlor join do, then the same turns with no store (the protocol alone), and in the same run the floor: a plain blocking socket ping-pong of the same bytes, and that with one durable append (write and fdatasync) on the store's file system. Prints p50, p99 and the ratio of each to its floor.",
+        options: [countOption, directoryOption]
     )
 
     /// Reads `parlor bench turns`'s words.
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
         count = 1000
         if let text = arguments.value(Self.countOption) { count = try ValueParser.wholeNumber(text, Self.countOption.source, in: 1...1_000_000) }
+        directory = arguments.value(Self.directoryOption)
     }
 
     /// Hands over to `runBenchTurns`.
@@ -206,8 +214,8 @@ public struct BenchRenderOptions: ParsableCommand, Hashable {
     /// Arguments, flags and help of `parlor bench render`.
     public static let spec = CommandSpec(
         path: ["bench", "render"],
-        abstract: "Time drawing each game's board for the terminal.",
-        discussion: "Renders every game's board many times, off screen, and prints the time per frame."
+        abstract: "Time drawing boards for the terminal.",
+        discussion: "Draws a connect4 and a cube4 screen at 80x24 many times, off screen, and prints the time per frame and the bytes each redraw writes, for a full redraw and for the redraw after one move."
     )
 
     /// `parlor bench render` takes no options.

@@ -3,76 +3,100 @@ import Bots
 import Games
 import Match
 import Session
+import Store
 import Synchronization
 
-/// Runs `parlor bench turns`: the round trip of a guest's turn over loopback
-/// TCP (send the whole blob, the host validates and commits, CONFIRM comes
-/// back) against a raw TCP ping-pong of the same number of bytes, measured
-/// in the same run. Prints p50, p99 and their ratios.
+/// Runs `parlor bench turns`: what a guest waits for after a move, measured
+/// against a floor in the same run.
+///
+/// - full turn: a real host and guest on 127.0.0.1, each with its
+///   `MatchRecorder` saving into a store on the same file system as the
+///   user's (`--dir` points elsewhere), the host saving before CONFIRM leaves;
+/// - protocol only: the same turn with no store (the wire and the controllers);
+/// - the floor: a plain blocking ping-pong of the same bytes between two
+///   threads, and the same with one durable append (write + fdatasync of the
+///   turn's bytes) on the store's file system before each answer.
+///
+/// Prints p50, p99 and each ratio to its floor.
 func runBenchTurns(_ options: BenchTurnsOptions) async throws -> ExitCode {
     _ = try? DescriptorLimit.raise()
-    var turns: [Duration] = []
-    var frameBytes: [Int] = []
-    var matches = 0
-    var generator = SplitMix64(seed: 7)
-    while turns.count < options.count {
-        let (measured, bytes) = try await benchOneMatch(seed: generator.next(), remaining: options.count - turns.count)
-        turns += measured
-        frameBytes += bytes
-        matches += 1
+    let parent = options.directory ?? LocalData.directory
+    let directory = parent + "/bench-turns-\(getpid())"
+    let store = MatchStore(directory: directory)
+    do { try store.createDirectory() } catch {
+        Console.writeError("parlor: bench turns: cannot make a store in \(parent): \(error)\n")
+        return .failure
     }
-    let payload = frameBytes.isEmpty ? 200 : frameBytes.reduce(0, +) / frameBytes.count
-    let raw = try await RawPingPong.measure(payloadBytes: payload, count: options.count)
-    let turnStats = Percentiles(turns), rawStats = Percentiles(raw)
+    defer { removeBenchStore(directory) }
+    var generator = SplitMix64(seed: 7)
+    let full = try await timeTurns(count: options.count, generator: &generator, store: store)
+    let protocolOnly = try await timeTurns(count: options.count, generator: &generator, store: nil)
+    let request = full.bytes
+    let reply = Message.confirm(sequence: 1, stateHash: 0, deadline: 0).encoded.count
+    let plain = try await BenchFloor.measure(request: request, reply: reply, count: options.count, durableIn: nil)
+    let durable = try await BenchFloor.measure(request: request, reply: reply, count: options.count, durableIn: directory)
+    let fullStats = Percentiles(full.times), protocolStats = Percentiles(protocolOnly.times)
+    let plainStats = Percentiles(plain), floorStats = Percentiles(durable)
     Console.write("""
-        parlor bench turns: \(turns.count) guest turns in \(matches) connect4 matches over 127.0.0.1
-          turn round trip (TURN with the whole blob -> validate -> commit -> CONFIRM), ~\(payload) bytes out
-            p50 \(turnStats.p50.microseconds) µs   p99 \(turnStats.p99.microseconds) µs
-          raw TCP ping-pong of \(payload) bytes each way
-            p50 \(rawStats.p50.microseconds) µs   p99 \(rawStats.p99.microseconds) µs
-          ratio turn/raw: p50 \(ratio(turnStats.p50, rawStats.p50))x   p99 \(ratio(turnStats.p99, rawStats.p99))x
+        parlor bench turns: \(full.times.count) + \(protocolOnly.times.count) guest turns in connect4 matches over 127.0.0.1, \
+        ~\(request) bytes out, \(reply) back
+          full turn (real host and guest, each saving to a store in \(parent))
+            p50 \(fullStats.p50.microseconds) µs   p99 \(fullStats.p99.microseconds) µs   \
+        ratio to floor: p50 \(ratio(fullStats.p50, floorStats.p50))x   p99 \(ratio(fullStats.p99, floorStats.p99))x
+          protocol only (no store)
+            p50 \(protocolStats.p50.microseconds) µs   p99 \(protocolStats.p99.microseconds) µs   \
+        ratio to plain ping-pong: p50 \(ratio(protocolStats.p50, plainStats.p50))x   p99 \(ratio(protocolStats.p99, plainStats.p99))x
+          floor: plain blocking ping-pong + one durable append (write + fdatasync of \(request) bytes, same file system)
+            p50 \(floorStats.p50.microseconds) µs   p99 \(floorStats.p99.microseconds) µs
+          plain blocking ping-pong (two threads, no event loop, no tasks)
+            p50 \(plainStats.p50.microseconds) µs   p99 \(plainStats.p99.microseconds) µs
+          goals: full p50 <= 1.3x floor, p99 <= 2x; protocol only p50 <= 1.5x plain
 
         """)
     return .success
 }
 
-/// Plays one connect4 match between two random players over loopback,
-/// timing the guest's turns from `play` to `.committed`.
-private func benchOneMatch(seed: UInt64, remaining: Int) async throws -> ([Duration], [Int]) {
-    let listener = try TCPListener.listen(port: 0, on: .specific(try SocketAddress(ipAddress: "127.0.0.1", port: 0)))
-    defer { listener.close() }
-    let host = try MatchHost(configuration: HostConfiguration(
-        gameID: Connect4.id, hostName: "Host", hostPlayerID: .random(), seatPreference: .first,
-        appVersion: ParlorVersion.current))
-    let acceptor = Task { await host.serve(listener) }
-    defer { acceptor.cancel() }
-    let connection = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port)
-    async let joining = Guest.join(over: connection.byteStream(),
-                                   hello: Hello(appVersion: ParlorVersion.current, playerID: .random(), playerName: "Guest"))
-    let hosted = try await host.waitForGuest()
-    let joined = try await joining
-    let random = Mutex(SplitMix64(seed: seed))
-    let (hostController, _) = hosted.makeController { id in
-        BotParticipant(playerID: id) { game, _ in random.withLock { game.legalMoves.randomElement(using: &$0) } }
+/// Times `count` guest turns over as many matches as it takes; with `store`,
+/// both sides record the match there as `parlor host` and `parlor join` do.
+private func timeTurns(count: Int, generator: inout SplitMix64, store: MatchStore?) async throws -> (times: [Duration], bytes: Int) {
+    var turns: [Duration] = [], frameBytes: [Int] = []
+    while turns.count < count {
+        let (measured, bytes) = try await benchOneMatch(seed: generator.next(), remaining: count - turns.count, store: store)
+        turns += measured
+        frameBytes += bytes
+        if measured.isEmpty { break }
     }
-    let (guestController, local) = joined.makeController { LocalParticipant(playerID: $0) }
-    let events = await guestController.events()
-    try await hostController.start()
-    try await guestController.start()
+    return (turns, frameBytes.isEmpty ? 200 : frameBytes.reduce(0, +) / frameBytes.count)
+}
+
+/// Removes the bench's store (its match, journal and lock files) and its directory.
+private func removeBenchStore(_ directory: String) {
+    guard let dir = opendir(directory) else { return }
+    while let entry = readdir(dir) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+        if name != ".", name != ".." { unlink(directory + "/" + name) }
+    }
+    closedir(dir)
+    rmdir(directory)
+}
+
+/// Plays one connect4 match between a random host and the bench's random
+/// guest over loopback, timing the guest's turns from `play` to `.committed`.
+private func benchOneMatch(seed: UInt64, remaining: Int, store: MatchStore?) async throws -> ([Duration], [Int]) {
+    let match = try await LoopbackMatch.start(seed: seed, store: store)
     var times: [Duration] = [], sizes: [Int] = []
-    for await event in events {
+    for await event in match.events {
         if times.count >= remaining { break }
-        guard case .turnBegan(let seat, let state) = event, seat == joined.seat else { continue }
-        guard let move = random.withLock({ state.game.legalMoves.randomElement(using: &$0) }) else { break }
-        let next = try state.applying(.move(move, by: seat), now: wallClockMilliseconds())
-        sizes.append(FrameFormat.headerSize + 4 + MatchBlob.encode(next).count)
+        guard case .turnBegan(let seat, let state) = event, seat == match.joined.seat else { continue }
+        guard let (move, bytes) = match.randomMove(in: state) else { break }
+        sizes.append(bytes)
         let started = ContinuousClock.now
-        guard case .committed = await local.play(move) else { break }
+        guard case .committed = await match.local.play(move) else { break }
         times.append(ContinuousClock.now - started)
     }
-    if await !guestController.isStopped { _ = await local.quit() }
-    _ = await hostController.finished()
-    await host.shutdown()
+    await match.finish()
     return (times, sizes)
 }
 

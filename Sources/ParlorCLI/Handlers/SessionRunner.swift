@@ -22,6 +22,25 @@ enum SessionRunner {
         return (local, [local])
     }
 
+    /// Has `recorder` keep the host's side of `hosted`: each committed state
+    /// is saved on the recorder's writer, and the frames that reveal it are
+    /// sent from the save's callback, once it is on disk (docs/STORE.md).
+    static func record(_ hosted: HostedMatch, with recorder: MatchRecorder) {
+        hosted.remote.persistBeforeSending(asynchronously: { state, then in
+            recorder.saveBeforeRevealing(state) { then($0) }
+        })
+    }
+
+    /// Has `recorder` keep the guest's side of `joined`: each state it
+    /// commits or adopts is queued on the recorder's writer; the end is
+    /// waited for, since the guest acknowledges it next (the host takes the
+    /// end as delivered only once the guest has saved it).
+    static func record(_ joined: JoinedMatch, with recorder: MatchRecorder) {
+        joined.remote.persistBeforeAcknowledging { state in
+            if state.isEnded { recorder.saveNow(state) } else { recorder.saveSoon(state) }
+        }
+    }
+
     /// Plays a hosted match (new or resumed) to the end, then any rematches.
     /// `record` is what the store keeps for this side; every committed state
     /// is saved before the guest can see it. Returns how the last match ended.
@@ -34,7 +53,7 @@ enum SessionRunner {
             let (me, locals) = localParticipant(hosted.hostPlayerID, bot: bot, presentation: presentation)
             let controller = hosted.makeController(with: me)
             let recorder = MatchRecorder(store: LocalData.matchStore, record: record)
-            hosted.remote.persistBeforeSending { try recorder.saveBeforeRevealing($0) }
+            Self.record(hosted, with: recorder)
             if rematch.possible { hosted.remote.keepConnectionForRematch() }
             let question = rematch.question()
             let news = RematchPlan.follow(hosted.remote, controller: controller, peer: hosted.guestName, question: question)
@@ -101,8 +120,7 @@ enum SessionRunner {
             let (me, locals) = localParticipant(joined.playerID, bot: bot, presentation: presentation)
             let controller = joined.makeController(with: me)
             let recorder = MatchRecorder(store: LocalData.matchStore, record: record)
-            // Saved before the host can take anything as delivered, not when the event stream gets there.
-            joined.remote.persistBeforeAcknowledging { recorder.saveNow($0) }
+            Self.record(joined, with: recorder)
             if rematch.possible { joined.remote.keepConnectionForRematch() }
             let question = rematch.question()
             let news = RematchPlan.follow(joined.remote, controller: controller, peer: joined.hostName, question: question)

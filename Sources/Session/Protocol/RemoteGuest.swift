@@ -25,7 +25,9 @@ import Synchronization
 /// With `persistBeforeSending` set, each committed state is written to disk
 /// before any frame that reveals it leaves: the host's saved copy is never
 /// behind what the guest has seen, so a restarted host never forgets a
-/// move it confirmed.
+/// move it confirmed. The save runs on the store's writer, not here: the
+/// frames for a state wait in order until its save calls back, so neither
+/// this participant's lock nor the controller's actor waits for the disk.
 public final class RemoteGuest: Participant {
     /// The guest's player id.
     public let playerID: PlayerID
@@ -40,8 +42,12 @@ public final class RemoteGuest: Participant {
         var controller: MatchController?
         /// The guest's current connection; replaced when it comes back.
         var connection: WireConnection
-        /// Writes a committed state to disk; called before it is sent; throws when it could not.
-        var persist: (@Sendable (MatchState) throws -> Void)?
+        /// Writes a committed state to disk and calls back when it is there (nil) or could not be (why).
+        var persist: Persist?
+        /// The newest committed state known to be on disk (or the initial one): all a frame may reveal.
+        var revealed: MatchState
+        /// The end came before its save did: GOODBYE(matchOver) follows that save.
+        var goodbyeAfterSave: GoodbyeAfterSave?
         /// Why the last committed state could not be saved: the match is paused
         /// (the guest was told with GOODBYE(cannotSave) and cannot come back) until a save succeeds.
         var unsaved: String?
@@ -77,6 +83,17 @@ public final class RemoteGuest: Participant {
     private let deliveryChanged = SettleSignal()
     private let state: Mutex<State>
 
+    /// How the end's GOODBYE(matchOver) goes once the end is saved.
+    private enum GoodbyeAfterSave {
+        /// At the end: kept open until the guest's own GOODBYE(matchOver) acknowledges it.
+        case keepOpen
+        /// To a guest that came back after the end: it has the end once this is sent.
+        case closeAsDelivered
+    }
+
+    /// Saves a state and calls back once it is on disk (nil) or with why it could not be.
+    public typealias Persist = @Sendable (MatchState, _ then: @escaping @Sendable ((any Error)?) -> Void) -> Void
+
     init(connection: WireConnection, seat: SeatIndex, initial: MatchState, timeouts: SessionTimeouts,
          clock: @escaping @Sendable () -> Int64) {
         self.seat = seat
@@ -86,7 +103,8 @@ public final class RemoteGuest: Participant {
                                           grace: timeouts.grace)
         self.confirmationTimeout = timeouts.confirmation
         self.clock = clock
-        self.state = Mutex(State(connection: connection, committed: initial, hashes: [initial.sequence: initial.stateHash],
+        self.state = Mutex(State(connection: connection, revealed: initial, committed: initial,
+                                 hashes: [initial.sequence: initial.stateHash],
                                  liveness: Liveness(settings: settings, now: .now)))
     }
 
@@ -107,8 +125,19 @@ public final class RemoteGuest: Participant {
     /// state is sent: the match pauses (GOODBYE(cannotSave) to the guest, a
     /// notice here), the save is tried again every second, and the guest is
     /// taken back once one succeeds. Call before the controller starts.
-    public func persistBeforeSending(_ save: @escaping @Sendable (MatchState) throws -> Void) {
+    ///
+    /// `save` is called outside any lock and should return at once, calling
+    /// back from its own thread once the state is on disk: the frames that
+    /// reveal the state are sent from that callback, in commit order.
+    public func persistBeforeSending(asynchronously save: @escaping Persist) {
         state.withLock { $0.persist = save }
+    }
+
+    /// `persistBeforeSending(asynchronously:)` with a save that is done when it returns (throws when it failed).
+    public func persistBeforeSending(_ save: @escaping @Sendable (MatchState) throws -> Void) {
+        persistBeforeSending(asynchronously: { state, then in
+            do { try save(state); then(nil) } catch { then(error) }
+        })
     }
 
     /// Why a guest coming back must try again later (REJECT busy), or nil when it may.
@@ -146,12 +175,17 @@ public final class RemoteGuest: Participant {
             state.departure = nil
             state.liveness = Liveness(settings: settings, now: .now)
             newConnection.setHandler { [self] inbound in await receive(inbound, from: newConnection) }
-            newConnection.send(.welcome(welcome(state.committed)))
+            newConnection.send(.welcome(welcome(state.revealed)))
             if state.ended {
-                newConnection.send(.goodbye(.goodbyeMatchOver, sentence: "The match is over.",
-                                            finalBlob: MatchBlob.encode(state.committed)))
-                newConnection.close()
-                settle(&state, .delivered)
+                if state.revealed.sequence == state.committed.sequence {
+                    newConnection.send(.goodbye(.goodbyeMatchOver, sentence: "The match is over.",
+                                                finalBlob: MatchBlob.encode(state.committed)))
+                    newConnection.close()
+                    settle(&state, .delivered)
+                } else {
+                    // The end is being saved: it reaches this connection once it is on disk.
+                    state.goodbyeAfterSave = .closeAsDelivered
+                }
             }
             return (old, state.controller)
         }
@@ -285,43 +319,63 @@ public final class RemoteGuest: Participant {
     }
 
     public func stateChanged(_ newState: MatchState, event: MatchEvent) {
-        state.withLock { state in
+        let toSave = state.withLock { state -> (MatchState, [Message], Persist)? in
             switch event {
             case .committed(let change, let committed):
                 state.committed = committed
                 state.hashes[committed.sequence] = committed.stateHash
-                // Nothing reveals a state this side failed to save.
-                guard savedBeforeRevealing(&state, committed) else { return }
-                if committed.isEnded { CrashHook.reach(.atEnd) }
+                let frame: Message
                 if let inflight = state.inflight, inflight.sequence == committed.sequence, inflight.change == change {
-                    state.connection.send(.confirm(sequence: committed.sequence, stateHash: committed.stateHash, deadline: committed.deadline))
-                    CrashHook.reach(.afterConfirm)
+                    frame = .confirm(sequence: committed.sequence, stateHash: committed.stateHash, deadline: committed.deadline)
                 } else {
-                    state.connection.send(ChangeMessageKind(change).message(sequence: committed.sequence, blob: MatchBlob.encode(committed)))
-                    CrashHook.reach(.afterSend)
+                    frame = ChangeMessageKind(change).message(sequence: committed.sequence, blob: MatchBlob.encode(committed))
                 }
+                guard let persist = state.persist else {
+                    reveal(&state, committed, frames: [frame])
+                    return nil
+                }
+                return (committed, [frame], persist)
             case .rolledBack(_, _, let restored), .adopted(let restored):
                 state.committed = restored
+                if state.persist == nil { state.revealed = restored }
+                return nil
             default:
-                break
+                return nil
+            }
+        }
+        // Nothing reveals a state before it is saved; the save calls back from the writer.
+        guard let (committed, frames, persist) = toSave else { return }
+        persist(committed) { [self] error in
+            state.withLock { state in
+                if let error {
+                    pause(&state, because: "\(error)")
+                    return
+                }
+                if state.unsaved != nil { resumeAfterSave(&state) }
+                reveal(&state, committed, frames: frames)
+            }
+        }
+    }
+
+    /// `committed` is on disk: sends what reveals it, and the end's GOODBYE when it waited for this save.
+    private func reveal(_ state: inout State, _ committed: MatchState, frames: [Message]) {
+        if committed.sequence >= state.revealed.sequence { state.revealed = committed }
+        if committed.isEnded { CrashHook.reach(.atEnd) }
+        for frame in frames {
+            state.connection.send(frame)
+            if case .confirm = frame { CrashHook.reach(.afterConfirm) } else { CrashHook.reach(.afterSend) }
+        }
+        if let goodbye = state.goodbyeAfterSave, state.ended, state.revealed.sequence == state.committed.sequence {
+            state.goodbyeAfterSave = nil
+            state.connection.send(.goodbye(.goodbyeMatchOver, sentence: "The match is over.", finalBlob: MatchBlob.encode(state.committed)))
+            if goodbye == .closeAsDelivered {
+                state.connection.close()
+                settle(&state, .delivered)
             }
         }
     }
 
     // MARK: Saving
-
-    /// Writes `committed` before anything reveals it; false (and the match paused) when that failed.
-    private func savedBeforeRevealing(_ state: inout State, _ committed: MatchState) -> Bool {
-        guard let persist = state.persist else { return true }
-        do {
-            try persist(committed)
-        } catch {
-            pause(&state, because: "\(error)")
-            return false
-        }
-        if state.unsaved != nil { resumeAfterSave(&state) }
-        return true
-    }
 
     /// The first failed save: the guest is told why and let go (it keeps
     /// trying to come back), the player is told at once, and the save is
@@ -359,12 +413,19 @@ public final class RemoteGuest: Participant {
 
     /// Tries the failed save again; true once the committed state is on disk.
     private func retrySave() async -> Bool {
-        state.withLock { state -> Bool in
-            guard state.unsaved != nil, let persist = state.persist else { return true }
-            do { try persist(state.committed) } catch {
+        guard let (committed, persist) = state.withLock({ state -> (MatchState, Persist)? in
+            guard state.unsaved != nil, let persist = state.persist else { return nil }
+            return (state.committed, persist)
+        }) else { return true }
+        let error = await withCheckedContinuation { (done: CheckedContinuation<(any Error)?, Never>) in
+            persist(committed) { done.resume(returning: $0) }
+        }
+        return state.withLock { state -> Bool in
+            if let error {
                 state.unsaved = "\(error)"
                 return false
             }
+            if committed.sequence >= state.revealed.sequence { state.revealed = committed }
             resumeAfterSave(&state)
             return true
         }
@@ -401,8 +462,16 @@ public final class RemoteGuest: Participant {
         if kept { return }  // the after-match conversation says GOODBYE when it is over
         switch failure {
         case nil:
-            // Kept open until the guest's own GOODBYE(matchOver) acknowledges it.
-            connection.send(.goodbye(.goodbyeMatchOver, sentence: "The match is over.", finalBlob: MatchBlob.encode(final)))
+            // Kept open until the guest's own GOODBYE(matchOver) acknowledges it; sent
+            // once the end is on disk (from the save's callback if it is not yet).
+            let saved = state.withLock { state -> Bool in
+                if state.revealed.sequence == final.sequence { return true }
+                state.goodbyeAfterSave = .keepOpen
+                return false
+            }
+            if saved {
+                connection.send(.goodbye(.goodbyeMatchOver, sentence: "The match is over.", finalBlob: MatchBlob.encode(final)))
+            }
             return
         case .desync(let why)?:
             connection.send(.goodbye(.goodbyeDesync, sentence: String(why.prefix(200)), finalBlob: []))
@@ -481,7 +550,7 @@ public final class RemoteGuest: Participant {
         case .message(.quit(let sequence, let blob)):
             await handleProposal(.quit, sequence: sequence, blob: blob, controller: controller)
         case .message(.stateRequest):
-            state.withLock { state in state.connection.send(.state(blob: MatchBlob.encode(state.committed))) }
+            state.withLock { state in state.connection.send(.state(blob: MatchBlob.encode(state.revealed))) }
         case .message(.heartbeat):
             break
         case .message(.goodbye(let reason, let sentence, _)):

@@ -1,0 +1,120 @@
+@preconcurrency import Glibc
+import Foundation
+
+/// The floor `parlor bench turns` compares a turn with: what the same bytes
+/// cost with nothing of parlor in the way. Two plain threads (no event loop,
+/// no tasks) bounce `request` bytes out and `reply` bytes back over a
+/// blocking TCP socket on 127.0.0.1; with `durableIn` set, the answering
+/// side first appends the request's bytes to a file in that directory and
+/// `fdatasync`s it, as a host must before it confirms a turn.
+enum BenchFloor {
+    /// Why the floor could not be measured.
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// One duration per timed round trip, after `warmup` untimed ones.
+    static func measure(request: Int, reply: Int, count: Int, durableIn directory: String?, warmup: Int = 20)
+        async throws -> [Duration] {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                do { continuation.resume(returning: try run(request: request, reply: reply, count: count,
+                                                            durableIn: directory, warmup: warmup)) }
+                catch { continuation.resume(throwing: error) }
+            }
+            thread.start()
+        }
+    }
+
+    /// Runs on a thread of its own (the client), with the answering side on another.
+    private static func run(request: Int, reply: Int, count: Int, durableIn directory: String?, warmup: Int) throws -> [Duration] {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard listener >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw -> Bool in
+                bind(listener, raw, length) == 0 && listen(listener, 1) == 0 && getsockname(listener, raw, &length) == 0
+            }
+        }
+        guard bound else { throw Failure(description: "bind 127.0.0.1: \(String(cString: strerror(errno)))") }
+        var journal: Int32 = -1
+        var journalPath = ""
+        if let directory {
+            journalPath = directory + "/.floor-\(getpid()).journal"
+            journal = open(journalPath, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o600)
+            guard journal >= 0 else { throw Failure(description: "open \(journalPath): \(String(cString: strerror(errno)))") }
+        }
+        defer { if journal >= 0 { close(journal); unlink(journalPath) } }
+        let total = warmup + count
+        let answering = journal
+        let server = Thread {
+            let peer = accept(listener, nil, nil)
+            guard peer >= 0 else { return }
+            defer { close(peer) }
+            noDelay(peer)
+            var inbound = [UInt8](repeating: 0, count: request)
+            let outbound = [UInt8](repeating: 0x43, count: reply)
+            for _ in 0..<total {
+                guard readFully(peer, &inbound) else { return }
+                if answering >= 0 {
+                    guard writeFully(answering, inbound) else { return }
+                    _ = fdatasync(answering)
+                }
+                guard writeFully(peer, outbound) else { return }
+            }
+        }
+        server.start()
+        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard client >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
+        defer { close(client) }
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, length) == 0 }
+        }
+        guard connected else { throw Failure(description: "connect 127.0.0.1: \(String(cString: strerror(errno)))") }
+        noDelay(client)
+        let outbound = [UInt8](repeating: 0x54, count: request)
+        var inbound = [UInt8](repeating: 0, count: reply)
+        var times: [Duration] = []
+        times.reserveCapacity(count)
+        for round in 0..<total {
+            let started = ContinuousClock.now
+            guard writeFully(client, outbound), readFully(client, &inbound) else {
+                throw Failure(description: "the plain ping-pong stopped after \(round) rounds")
+            }
+            if round >= warmup { times.append(ContinuousClock.now - started) }
+        }
+        return times
+    }
+
+    private static func noDelay(_ fd: Int32) {
+        var one: Int32 = 1
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    private static func readFully(_ fd: Int32, _ buffer: inout [UInt8]) -> Bool {
+        var done = 0
+        while done < buffer.count {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, $0.count - done) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return false }
+            done += count
+        }
+        return true
+    }
+
+    private static func writeFully(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var done = 0
+        while done < bytes.count {
+            let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, $0.count - done) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return false }
+            done += count
+        }
+        return true
+    }
+}

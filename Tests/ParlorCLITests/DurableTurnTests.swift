@@ -1,0 +1,71 @@
+import Foundation
+import Match
+import Synchronization
+import Testing
+@testable import ParlorCLI
+@testable import Store
+
+/// Issue 11, "no stall while it syncs": a host's save runs on the store's
+/// writer, not on the cooperative pool nor under a lock other tasks need,
+/// and the frame that reveals the state leaves when the save completes.
+@Suite("durable turns", .serialized)
+struct DurableTurnTests {
+    @Test("while some matches' syncs are slow, another match in the same process keeps playing; theirs wait for the sync")
+    func aSlowSyncStallsNoOtherMatch() async throws {
+        let root = NSTemporaryDirectory() + "parlor-slow-sync-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let slowStore = MatchStore(directory: root + "/slow"), fastStore = MatchStore(directory: root + "/fast")
+        let slowSync: Duration = .seconds(5)
+        // Every host journal append under the slow store takes this long to sync.
+        JournalFile.beforeSync.withLock {
+            $0 = { path in
+                if path.hasPrefix(slowStore.directory + "/"), path.contains("-host-") {
+                    usleep(UInt32(slowSync.components.seconds) * 1_000_000)
+                }
+            }
+        }
+        defer { JournalFile.beforeSync.withLock { $0 = nil } }
+
+        // As many slow matches as the cooperative pool has threads: a sync that
+        // blocked a pool thread would stop every task in the process.
+        let slowCount = max(2, ProcessInfo.processInfo.activeProcessorCount)
+        let started = ContinuousClock.now
+        var slow: [LoopbackMatch] = []
+        for index in 0..<slowCount { slow.append(try await LoopbackMatch.start(seed: UInt64(index), store: slowStore)) }
+        // The host (a bot) moves first; its push waits for its slow save.
+        let firstGuestTurn = slow.map { match in
+            Task { () -> Duration? in
+                for await event in match.events { if case .turnBegan(let seat, _) = event, seat == match.joined.seat { return ContinuousClock.now - started } }
+                return nil
+            }
+        }
+
+        let fast = try await LoopbackMatch.start(seed: 99, store: fastStore)
+        var played = 0
+        for await event in fast.events {
+            guard case .turnBegan(let seat, let state) = event, seat == fast.joined.seat,
+                  let (move, _) = fast.randomMove(in: state) else { continue }
+            guard case .committed = await fast.local.play(move) else { break }
+            played += 1
+            if played == 5 { break }
+        }
+        let fastDone = ContinuousClock.now - started
+        #expect(played == 5)
+        #expect(fastDone < slowSync, "the other match took \(fastDone) for 5 turns while the slow syncs ran")
+        await fast.finish()
+
+        for (index, turn) in firstGuestTurn.enumerated() {
+            let waited = await turn.value
+            // The push of the host's first move left only once its save was done.
+            #expect(waited.map { $0 >= slowSync } == true, "slow match \(index): the guest saw the host's move after \(String(describing: waited))")
+            #expect(waited.map { $0 > fastDone } == true)
+        }
+        for match in slow { await match.finish() }
+        // Each slow host's copy holds the move the guest saw.
+        for match in slow {
+            let record = try slowStore.load(path: slowStore.path(for: StoredMatch(
+                state: match.hosted.initialState, role: .host, localSeat: match.hosted.hostSeat, lastActivity: 0)))
+            #expect(record.state.moves.count >= 1)
+        }
+    }
+}
