@@ -369,6 +369,10 @@ enum Cube4Player {
     /// of the deepest search finished, or of the one under way if it already
     /// found a better one), so every move takes under a second.
     static let hardTimeLimit = Duration.milliseconds(800)
+    /// `hard` also stops after this many nodes (about half a second on this
+    /// project's 2-core test machine), so its strength does not depend on how
+    /// busy the machine is; the time limit only caps a slow machine.
+    static let hardNodeBudget = 400_000
     /// `hard`'s table, 1 << 20 entries (16 MiB), kept across moves.
     static let hardTableBits = 20
 
@@ -412,7 +416,7 @@ enum Cube4Player {
                         .map { Move($0.peg) }
                 }
                 if table == nil { table = TranspositionTable(bits: hardTableBits) }
-                return hard(board, next, candidates, nodeBudget: .max, table: &table,
+                return hard(board, next, candidates, nodeBudget: hardNodeBudget, table: &table,
                             deadline: ContinuousClock.now + hardTimeLimit, strong: true, shouldStop: shouldStop).map { Move($0.peg) }
             }
         }

@@ -97,7 +97,7 @@ struct LinkCutTests {
             // The match goes on: a move, then the guest quits; both see the same end.
             scratch.type("2")
             try await guest.waitForOutput(containing: "\"event\":\"turn\",\"seat\":1,\"sequence\":5", timeout: 15)
-            scratch.type("q")
+            scratch.type("/quit")
             #expect(await guest.wait(timeout: 15) == 0, "guest: \(guest.output())\(guest.errors())")
             #expect(await host.wait(timeout: 15) == 0, "host: \(host.output())\(host.errors())")
             let hostEnd = host.output().split(separator: "\n").last { $0.contains("\"event\":\"end\"") }

@@ -59,7 +59,13 @@ import Testing
         return Int(listed[range.upperBound...].prefix { $0.isNumber })
     }
 
-    @Test(.enabled(if: getuid() == 0, "mounting the small tmpfs needs root"))
+    // Disabled since the journal store: after the fill, the host's next turns are
+    // small appends into the journal page already allocated, so they succeed (and
+    // are durable) and no save fails at the chosen turn. The failure path itself
+    // is covered by SaveFailureProtocolTests; this test needs a trigger that fails
+    // a journal append for real (see the closing note of stop 19).
+    @Test(.disabled("a full tmpfs no longer fails the journal's next append; needs a new trigger"),
+          .enabled(if: getuid() == 0, "mounting the small tmpfs needs root"))
     func aHostWhoseStoreFillsUpStopsLoudlyKeepsTheLastGoodRecordAndResumesOnceFreed() async throws {
         let disk = try SmallFilesystem(size: "4m")
         defer { disk.unmount() }
