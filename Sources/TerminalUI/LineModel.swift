@@ -31,6 +31,9 @@ struct LineModel {
     private var inputEnded = false
     private var submitting = false
     private var leaving = false
+    /// `/quit` lines read while another local seat's quit was on its way (hot seat):
+    /// each quits the next local seat once the one before has gone.
+    private var pendingQuits = 0
     private var over = false
     private var lastInput = ""
     /// The sequence number of the turn we last prompted for, so a prompt is shown once per turn.
@@ -147,7 +150,10 @@ struct LineModel {
         guard !over else { return [] }
         let line = raw.trimmingCharacters()
         let word = line.lowercased()
-        if word == Self.quitLine { return quitNow() }
+        if word == Self.quitLine {
+            if leaving { pendingQuits += 1; return [] }
+            return quitNow()
+        }
         if ["q", "quit"].contains(word) {
             // Watching bots: nothing to lose, q leaves. A seat of ours: say how to quit, never quit by accident.
             if localSeats.isEmpty { return quitNow() }
@@ -222,6 +228,10 @@ struct LineModel {
     /// Shows the board and the prompt once per turn, then uses queued lines
     /// while a local seat is to move; a wrong line gets a message and the prompt again.
     private mutating func pump() -> [LineAction] {
+        if pendingQuits > 0, !submitting, !leaving, !over {
+            pendingQuits -= 1
+            return quitNow()
+        }
         guard let seat = activeLocalSeat, !submitting, !leaving, !over else { return [] }
         var actions: [LineAction] = []
         if promptedSequence != state.sequence {

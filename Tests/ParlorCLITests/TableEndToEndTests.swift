@@ -113,11 +113,11 @@ struct TableEndToEndTests {
         }
     }
 
-    @Test("two hot-seat players leave at the end of input; the two bots play the table to the end without them")
+    @Test("two hot-seat players quit (/quit); the two bots play the table to the end without them")
     func botsPlayOnAfterDepartures() async throws {
         let result = try await ParlorProcess.run(
             ["play", "dots-and-boxes", "--seats", "4", "--vs", "human,bot:easy,bot:medium", "--json", "--seed", "5"],
-            stdin: "", environment: scratchDataHome(), timeout: .seconds(60))
+            stdin: "/quit\n/quit\n", environment: scratchDataHome(), timeout: .seconds(60))
         #expect(result.status == 0, "\(result.stderr)")
         let events = jsonEvents(result.stdout)
         let end = try #require(events.last)

@@ -59,6 +59,6 @@ import Testing
         #expect(Self.newerTurnCode.shown(with: "") == "reason 299")
         // REJECT, for comparison: the number with the sentence.
         #expect(JoinError.rejected(ReasonCode(rawValue: 199), "Come back with rules 2.").description
-                == "the host refused (reason 199): Come back with rules 2.")
+                == "the host refused: reason 199: Come back with rules 2.")
     }
 }

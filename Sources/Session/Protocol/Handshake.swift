@@ -327,7 +327,9 @@ public enum JoinError: Error, Hashable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .rejected(_, let sentence): "the host refused: \(sentence)"
+        // A known reason reads as the host's sentence alone; an unknown one keeps its number.
+        case .rejected(let reason, let sentence):
+            sentence.isEmpty && reason.name != nil ? "the host refused" : "the host refused: \(reason.shown(with: sentence))"
         case .timedOut: "the host did not answer in time"
         case .connectionClosed(let why): "the host closed the connection" + (why.map { " (\($0))" } ?? "")
         case .notAParlorHost(let error): "that address is not a parlor host: \(error)"
