@@ -28,16 +28,22 @@ func fuzzOne(_ bytes: [UInt8]) {
 private func check(_ kind: ChangeMessageKind, _ sequence: UInt32, _ blob: [UInt8], _ committed: MatchState) {
     switch HostTurnValidator.validate(kind, sequence: sequence, blob: blob, committed: committed, guestSeat: guestSeat,
                                       committedHashes: [committed.sequence: committed.stateHash]) {
-    case .success(let (change, received)):
+    case .success(let (change, judged)):
         fuzzCheck(change.seat == guestSeat, "the host accepted a change for seat \(change.seat) from the guest")
-        sameAsApplied(change, received, committed, "host")
+        if let judged {
+            fuzzCheck(judged.change == change, "the host judged one change and reported another")
+            sameAsApplied(change, judged.state, committed, "host")
+        } else if (try? committed.applying(change, now: max(committed.deadline, 1))) == nil {
+            fuzzCheck(false, "the host accepted \(change), which the committed match refuses")
+        }
     case .failure(let rejection):
         _ = rejection.sentence
     }
     switch GuestPushValidator.validate(kind, sequence: sequence, blob: blob, known: committed, guestSeat: guestSeat) {
-    case .success(let (change, received)):
+    case .success(let (change, received, judged)):
         if case .move = change { fuzzCheck(change.seat != guestSeat, "the guest accepted the host playing its seat") }
         sameAsApplied(change, received, committed, "guest")
+        if let judged { fuzzCheck(judged.state.stateHash == received.stateHash, "the guest judged a state it did not receive") }
     case .failure(let desync):
         _ = desync.description
     }
