@@ -49,9 +49,7 @@ public struct ChineseCheckers: Game, Hashable {
     public private(set) var moveCount = 0
     public private(set) var result: GameResult = .inProgress
     public let seatCount: Int
-    /// The seat to move while the game goes on.
-    private var toMove: SeatIndex = 0
-    /// Who is still in the rotation.
+    /// Who is still in the rotation, and whose turn it is.
     public private(set) var rotation: SeatRotation
 
     /// A fresh board for `seats` players; an unsupported count (5) is set up as the next smaller one.
@@ -71,7 +69,7 @@ public struct ChineseCheckers: Game, Hashable {
         holes = Array(repeating: -1, count: Self.holeCount)
         for (hole, seat) in pegs where holes.indices.contains(hole) { holes[hole] = Int8(seat) }
         self.moveCount = moveCount
-        toMove = moveCount % self.seatCount
+        rotation = SeatRotation(seatCount: self.seatCount, current: moveCount % self.seatCount)
     }
 
     /// The points seats start on, in seat order.
@@ -91,7 +89,7 @@ public struct ChineseCheckers: Game, Hashable {
     /// The holes `seat` must fill.
     public func targetHoles(of seat: SeatIndex) -> [Int] { Self.board.points[targetPoint(of: seat)] }
 
-    public var activeSeat: SeatIndex? { result == .inProgress ? toMove : nil }
+    public var activeSeat: SeatIndex? { result == .inProgress ? rotation.current : nil }
 
     /// Whether `seat` has left the match.
     public func hasLeft(_ seat: SeatIndex) -> Bool { rotation.hasLeft(seat) }
@@ -101,7 +99,6 @@ public struct ChineseCheckers: Game, Hashable {
     public mutating func seatLeft(_ seat: SeatIndex) {
         guard rotation.remove(seat) else { return }
         for hole in holes.indices where holes[hole] == Int8(seat) { holes[hole] = -1 }
-        if toMove == seat { toMove = rotation.next(after: seat) }
     }
 
     /// The seat with a peg in `hole`, or nil.
@@ -188,7 +185,7 @@ public struct ChineseCheckers: Game, Hashable {
         holes[from] = -1
         holes[to] = Int8(seat)
         moveCount += 1
-        toMove = rotation.next(after: seat)
+        rotation.passTurn()
         let target = targetHoles(of: seat)
         if target.allSatisfy({ holes[$0] >= 0 }), target.contains(where: { holes[$0] == Int8(seat) }) {
             result = .won(by: seat)

@@ -48,8 +48,7 @@ public struct DotsAndBoxes: Game, Hashable {
     public private(set) var moveCount = 0
     public private(set) var result: GameResult = .inProgress
     public let seatCount: Int
-    private var toMove: SeatIndex = 0
-    /// Who is still in the rotation.
+    /// Who is still in the rotation, and whose turn it is.
     public private(set) var rotation: SeatRotation
 
     /// A fresh board for `seats` players (clamped to 2-4).
@@ -58,7 +57,7 @@ public struct DotsAndBoxes: Game, Hashable {
         rotation = SeatRotation(seatCount: seatCount)
     }
 
-    public var activeSeat: SeatIndex? { result == .inProgress ? toMove : nil }
+    public var activeSeat: SeatIndex? { result == .inProgress ? rotation.current : nil }
 
     /// Boxes per seat.
     public var scores: [Int]? {
@@ -120,7 +119,7 @@ public struct DotsAndBoxes: Game, Hashable {
             owners[box] = seat
             completed += 1
         }
-        if completed == 0 { toMove = rotation.next(after: seat) }
+        if completed == 0 { rotation.passTurn() }
         if moveCount == Self.lineCount {
             let scores = scores ?? []
             let present = scores.indices.filter { !hasLeft($0) }
@@ -135,8 +134,7 @@ public struct DotsAndBoxes: Game, Hashable {
 
     /// The seat's boxes stay drawn and counted, but it never moves again and cannot win.
     public mutating func seatLeft(_ seat: SeatIndex) {
-        guard rotation.remove(seat) else { return }
-        if toMove == seat { toMove = rotation.next(after: seat) }
+        _ = rotation.remove(seat)
     }
 
     /// Placements among the seats still playing; a seat that left ranks below all of them.

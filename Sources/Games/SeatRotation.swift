@@ -6,8 +6,16 @@ public struct SeatRotation: Hashable, Sendable {
     public let seatCount: Int
     /// Seats that have left, bit per seat.
     public private(set) var departed: UInt8 = 0
+    /// The seat whose turn it is.
+    public private(set) var current: SeatIndex
 
-    public init(seatCount: Int) { self.seatCount = seatCount }
+    public init(seatCount: Int, current: SeatIndex = 0) {
+        self.seatCount = seatCount
+        self.current = current
+    }
+
+    /// The turn passes from `current` to the next seat that has not left.
+    public mutating func passTurn() { current = next(after: current) }
 
     /// Whether `seat` has left.
     public func hasLeft(_ seat: SeatIndex) -> Bool { (0..<8).contains(seat) && departed & (1 << UInt8(seat)) != 0 }
@@ -19,10 +27,12 @@ public struct SeatRotation: Hashable, Sendable {
         return next
     }
 
-    /// Takes `seat` out of the rotation; false when it is not a seat or already out.
+    /// Takes `seat` out of the rotation (the turn passes on when it was its);
+    /// false when it is not a seat or already out.
     public mutating func remove(_ seat: SeatIndex) -> Bool {
         guard (0..<seatCount).contains(seat), !hasLeft(seat) else { return false }
         departed |= 1 << UInt8(seat)
+        if current == seat { passTurn() }
         return true
     }
 }
