@@ -1,6 +1,7 @@
 // `parlor join NAME` and `parlor join` with no target: find the game on
-// the LAN by its advertised name (or let the player pick one), then
-// connect to it, trying each address DNS-SD resolved until one answers.
+// the LAN by its advertised name (Discovery's `GameFinder`, or let the
+// player pick one here), then connect to it, trying each address DNS-SD
+// resolved until one answers.
 
 import Discovery
 import Foundation
@@ -8,9 +9,6 @@ import Session
 
 /// Finds an advertised game and connects to it.
 enum ServiceFinder {
-    /// How long to look before deciding what a name matches.
-    static let defaultTimeout: Duration = .seconds(3)
-
     /// Finds the game `name` names (nil: let the player pick one) and connects to it.
     ///
     /// With `json`, the picker writes to stderr, keeping stdout for JSON events.
@@ -20,82 +18,36 @@ enum ServiceFinder {
     ///   `CommandFailure` when nothing or several games match, or the game
     ///   cannot be joined; `ConnectFailure` when no address answers.
     static func reach(name: String?, json: Bool = false, directory: any ServiceDirectory = DNSSDDirectory(),
-                      timeout: Duration = defaultTimeout)
+                      timeout: Duration = GameFinder.defaultTimeout)
         async throws -> (connection: TCPConnection, address: String, needsPasscode: Bool, name: String, hintsAllowed: Bool) {
         let canPick = isInteractiveTerminal
         if name == nil && !canPick { throw UsageError.missingArgument("TARGET") }
-        let game = try await find(name: name, directory: directory, timeout: timeout, picker: canPick ? NumberedPicker(toStandardError: json) : nil)
+        let finder = GameFinder(directory: directory, timeout: timeout, assess: { LAN.assess($0) })
+        let game: ListedGame
+        do { game = try await finder.find(name: name, picker: canPick ? NumberedPicker(toStandardError: json) : nil) } catch {
+            throw failure(error)
+        }
         let connection = try await connect(to: game)
         return (connection, connection.remoteAddress, game.info?.needsPasscode ?? false, game.name, game.info?.hintsAllowed ?? false)
     }
 
-    /// Browses for up to `timeout` and returns the one joinable game `name` picks out.
-    ///
-    /// An exact name (ignoring case) returns as soon as it is seen; a prefix
-    /// waits the whole time, since another game with the same prefix may
-    /// still answer. With a `picker`, several matches (or no name at all)
-    /// are offered to choose from instead of failing.
-    static func find(name: String?, directory: any ServiceDirectory, timeout: Duration,
-                     picker: (any GamePicker)?) async throws -> ListedGame {
-        var list = try await collect(name: name, directory: directory, timeout: timeout)
-        while true {
-            let candidates: [ListedGame]
-            if let name {
-                switch list.match(name) {
-                case .exact(let game), .uniquePrefix(let game):
-                    if let reason = game.assessment.reason {
-                        throw CommandFailure("\"\(Text.escapingUnprintable(game.name))\" cannot be joined: \(Text.escapingUnprintable(reason.description))")
-                    }
-                    return game
-                case .ambiguous(let games):
-                    candidates = games.filter(\.isJoinable)
-                    guard picker != nil, !candidates.isEmpty else {
-                        throw CommandFailure("\"\(Text.escapingUnprintable(name))\" matches several games: "
-                            + quotedNames(games) + "; give more of the name")
-                    }
-                case .none:
-                    throw CommandFailure(notFound(name, in: list))
-                }
-            } else {
-                candidates = list.joinable
-            }
-            guard let picker else { throw UsageError.missingArgument("TARGET") }
-            switch try await picker.pick(from: candidates, all: list.games) {
-            case .chosen(let game):
-                return game
-            case .lookAgain:
-                list = try await collect(name: nil, directory: directory, timeout: timeout)
-            case .cancelled:
-                throw CommandFailure("no game chosen; nothing joined")
-            }
+    /// Why no game was joined, as the user reads it.
+    static func failure(_ error: GameSearchError) -> any Error {
+        switch error {
+        case .browseFailed(let error, let name):
+            let what = name.map { "cannot look up \"\(Text.escapingUnprintable($0))\" on the LAN" } ?? "cannot look for games on the LAN"
+            return CommandFailure("\(what). \(error)", exitCode: .serviceUnavailable)
+        case .notJoinable(let game, let reason):
+            return CommandFailure("\"\(Text.escapingUnprintable(game.name))\" cannot be joined: \(Text.escapingUnprintable(reason.description))")
+        case .ambiguous(let name, let games):
+            return CommandFailure("\"\(Text.escapingUnprintable(name))\" matches several games: " + quotedNames(games) + "; give more of the name")
+        case .notFound(let name, let seen):
+            return CommandFailure(notFound(name, seen: seen))
+        case .noName:
+            return UsageError.missingArgument("TARGET")
+        case .cancelled:
+            return CommandFailure("no game chosen; nothing joined")
         }
-    }
-
-    /// Browses until `timeout`, or until a game called exactly `name` appears.
-    static func collect(name: String?, directory: any ServiceDirectory, timeout: Duration) async throws -> GameList {
-        let inputs = InputMerger()
-        defer { inputs.close() }
-        inputs.forward(directory.browse(type: parlorServiceType))
-        inputs.deadline(after: timeout)
-        var list = GameList(assess: { LAN.assess($0) })
-        let lowered = name?.lowercased()
-        for await input in inputs.stream {
-            switch input {
-            case .browse(.failed(let error)):
-                let what = name.map { "cannot look up \"\(Text.escapingUnprintable($0))\" on the LAN" } ?? "cannot look for games on the LAN"
-                throw CommandFailure("\(what). \(error)", exitCode: .serviceUnavailable)
-            case .browse(let event):
-                list.apply(event)
-                if case .found(let service) = event, let lowered, service.name.lowercased() == lowered {
-                    return list
-                }
-            case .deadline:
-                return list
-            case .key, .line, .endOfInput, .redraw:
-                continue
-            }
-        }
-        return list
     }
 
     /// Connects to the first of the game's addresses that answers, IPv4 first,
@@ -125,33 +77,17 @@ enum ServiceFinder {
         games.map { "\"\(Text.escapingUnprintable($0.name))\"" }.joined(separator: ", ")
     }
 
-    private static func notFound(_ name: String, in list: GameList) -> String {
+    private static func notFound(_ name: String, seen: [ListedGame]) -> String {
         let shown = Text.escapingUnprintable(name)
-        if list.isEmpty {
+        if seen.isEmpty {
             return """
                 no game called "\(shown)" was found on the LAN, nor any other game.
                 Check that the host is running and on this network ('parlor doctor' checks discovery), \
                 or join it by the address it printed: 'parlor join HOST:PORT'.
                 """
         }
-        return "no game called \"\(shown)\" was found on the LAN; games found: \(quotedNames(list.games))"
+        return "no game called \"\(shown)\" was found on the LAN; games found: \(quotedNames(seen))"
     }
-}
-
-/// What a player did when offered games to join.
-enum PickerChoice: Sendable {
-    /// This game.
-    case chosen(ListedGame)
-    /// Browse again and offer the new list.
-    case lookAgain
-    /// Join nothing.
-    case cancelled
-}
-
-/// Offers games to join and returns the player's choice.
-protocol GamePicker: Sendable {
-    /// `candidates` can be chosen; `all` (which includes them) is shown for context.
-    func pick(from candidates: [ListedGame], all: [ListedGame]) async throws -> PickerChoice
 }
 
 /// The simplest picker: a numbered list on stdout (or stderr) and a line read from stdin.
@@ -168,7 +104,7 @@ struct NumberedPicker: GamePicker {
         }
     }
 
-    func pick(from candidates: [ListedGame], all: [ListedGame]) async throws -> PickerChoice {
+    func pick(from candidates: [ListedGame], all: [ListedGame]) async -> PickerChoice {
         if candidates.isEmpty {
             var text = all.isEmpty ? "No games found on the LAN.\n"
                 : "No game on the LAN can be joined now:\n" + GameListing.table(all).joined(separator: "\n") + "\n"
