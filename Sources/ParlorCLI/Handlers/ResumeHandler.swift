@@ -261,33 +261,6 @@ enum ResumeAsGuest {
     }
 }
 
-/// Finds a host advertising a given match id (TXT key `match`) on the LAN.
-enum MatchFinder {
-    /// The first service whose TXT names `matchID`, or nil after `within` (or without DNS-SD).
-    static func find(matchID: String, within limit: Duration) async -> DiscoveredService? {
-        let events = DNSSDDirectory().browse(type: parlorServiceType)
-        let search = Task { () -> DiscoveredService? in
-            for await event in events {
-                switch event {
-                case .found(let service), .updated(let service):
-                    if service.txt["match"]?.lowercased() == matchID.lowercased(), !service.addresses.isEmpty { return service }
-                case .lost:
-                    break
-                case .failed:
-                    return nil
-                }
-            }
-            return nil
-        }
-        let timer = Task {
-            try? await Task.sleep(for: limit)
-            search.cancel()
-        }
-        defer { timer.cancel() }
-        return await search.value
-    }
-}
-
 /// The address a dial reached, set from the dialer's task.
 final class AddressBox: Sendable {
     private let stored = Mutex<String?>(nil)
