@@ -42,24 +42,23 @@ enum LAN {
         "ssh -L \(port):localhost:\(port) \(hostName)   # then, on your machine: parlor join localhost:\(port)"
     }
 
+    /// What the LAN's lists show of a game this parlor hosts (Discovery's `HostedGame`).
+    static func hostedGame(_ game: any Game.Type, host: String, needsCode: Bool = false, hints: Bool = false) -> HostedGame {
+        HostedGame(gameID: game.id, gameDisplayName: game.displayName, rulesVersion: game.rulesVersion, hostPlayerName: host,
+                   protocolVersion: Int(FrameFormat.version), appVersion: ParlorVersion.current,
+                   needsPasscode: needsCode, hintsAllowed: hints)
+    }
+
     /// The DNS-SD instance name a person recognises: "Ana's Connect Four".
     static func serviceName(host: String, game: any Game.Type) -> String {
-        let possessive = host.hasSuffix("s") ? host + "'" : host + "'s"
-        let name = possessive + " " + game.displayName
-        // DNS-SD instance names are at most 63 bytes.
-        var trimmed = ""
-        for character in name where (trimmed + String(character)).utf8.count <= 63 { trimmed.append(character) }
-        return trimmed
+        hostedGame(game, host: host).serviceName
     }
 
     /// The TXT record of a hosted game.
     static func serviceInfo(game: any Game.Type, host: String, seatsTaken: Int, playing: Bool,
                             matchID: String, needsCode: Bool, hints: Bool = false) -> ParlorServiceInfo {
-        var info = ParlorServiceInfo(protocolVersion: Int(FrameFormat.version), gameID: game.id, rulesVersion: game.rulesVersion,
-                                     seatsTaken: seatsTaken, seatsTotal: 2, state: playing ? .playing : .open, matchID: matchID,
-                                     needsPasscode: needsCode, appVersion: ParlorVersion.current, hostPlayerName: host)
-        info.hintsAllowed = hints
-        return info
+        hostedGame(game, host: host, needsCode: needsCode, hints: hints)
+            .serviceInfo(seatsTaken: seatsTaken, playing: playing, matchID: matchID)
     }
 
     /// Whether this parlor can join a service with this TXT record, and why not.
