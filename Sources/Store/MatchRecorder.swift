@@ -87,12 +87,10 @@ public final class MatchRecorder: Sendable {
 
     private func handle(_ event: MatchEvent) {
         switch event {
-        case .started(let state), .committed(_, let state), .adopted(let state), .rolledBack(_, _, let state):
-            enqueue(state, phase: .toSave(state))
-        case .ended(let state):
-            enqueue(state, phase: .ended)
+        case .started(let state), .committed(_, let state), .adopted(let state), .rolledBack(_, _, let state), .ended(let state):
+            enqueue(state, after: .changed)
         case .failed(let failure, let state):
-            enqueue(state, phase: .toSave(state, resumableFailure: failure.isResumable))
+            enqueue(state, after: .stopped(resumable: failure.isResumable))
         case .turnBegan, .awaitingConfirmation, .notice:
             break
         }
@@ -102,12 +100,12 @@ public final class MatchRecorder: Sendable {
     /// calling thread for the write: not for the host's turn path (`saveBeforeRevealing(_:then:)`).
     @discardableResult
     public func saveNow(_ state: MatchState) -> Bool {
-        writer.perform { self.write(state, phase: .toSave(state)) } == nil
+        writer.perform { self.write(state, after: .changed) } == nil
     }
 
     /// Queues `state` to be saved after everything asked for before, and returns at once.
     public func saveSoon(_ state: MatchState) {
-        enqueue(state, phase: .toSave(state))
+        enqueue(state, after: .changed)
     }
 
     /// Saves `state` before any frame that reveals it leaves (write-ahead):
@@ -115,23 +113,23 @@ public final class MatchRecorder: Sendable {
     /// it is not, so the frame is held back. Returns at once.
     public func saveBeforeRevealing(_ state: MatchState, then: @escaping @Sendable (SaveFailure?) -> Void) {
         writer.submit {
-            then(self.write(state, phase: .toSave(state)).map { SaveFailure(description: $0) })
+            then(self.write(state, after: .changed).map { SaveFailure(description: $0) })
         }
     }
 
     /// `saveBeforeRevealing(_:then:)`, waiting for the write; throws when it is not on disk.
     public func saveBeforeRevealing(_ state: MatchState) throws(SaveFailure) {
-        if let failure = writer.perform({ self.write(state, phase: .toSave(state)) }) {
+        if let failure = writer.perform({ self.write(state, after: .changed) }) {
             throw SaveFailure(description: failure)
         }
     }
 
-    /// Marks the match as interrupted (e.g. the terminal went away) and saves
-    /// it, waiting for the write (the process is about to go).
+    /// Saves that this side left for now (e.g. the terminal went away): the
+    /// match is interrupted unless it is over. Waits for the write (the process is about to go).
     public func markInterrupted() {
         let state = books.withLock { $0.record.state }
         guard !state.isEnded else { return }
-        _ = writer.perform { self.write(state, phase: .interrupted, force: true) }
+        _ = writer.perform { self.write(state, after: .leftForNow, force: true) }
     }
 
     /// Updates where the peer is (a guest that reached its host at a new address) for the next save.
@@ -139,24 +137,24 @@ public final class MatchRecorder: Sendable {
         books.withLock { $0.record.peerAddress = address }
     }
 
-    private func enqueue(_ state: MatchState, phase: StoredMatch.Phase) {
-        writer.submit { _ = self.write(state, phase: phase) }
+    private func enqueue(_ state: MatchState, after cause: StoredMatch.Phase.Cause) {
+        writer.submit { _ = self.write(state, after: cause) }
     }
 
-    /// On the writer: writes `state` unless a newer or equal one is on disk; the failure's text, or nil.
-    private func write(_ state: MatchState, phase: StoredMatch.Phase, force: Bool = false) -> String? {
+    /// On the writer: writes `state` with the phase `cause` gives (`Phase.toSave`), unless a newer
+    /// or equal one is on disk; the failure's text, or nil.
+    private func write(_ state: MatchState, after cause: StoredMatch.Phase.Cause, force: Bool = false) -> String? {
         if !books.withLock({ $0.endedOnDisk.checked }) {
             let existing = try? store.load(path: store.path(for: books.withLock { $0.record }))
             let ended = existing?.phase == .ended && existing?.state.matchID == state.matchID
             books.withLock { $0.endedOnDisk = (true, ended ? existing?.state.stateHash : nil) }
         }
         let decision = books.withLock { books -> Result<StoredMatch?, SaveFailure> in
+            let phase = StoredMatch.Phase.toSave(state, after: cause, lastSaved: books.saved.map { ($0.phase, $0.sequence) })
             if let saved = books.saved, !force {
                 // Committed sequences only grow; an older state is a late event.
                 if state.sequence < saved.sequence { return .success(nil) }
                 if state.sequence == saved.sequence, state.stateHash == saved.hash, phase == saved.phase { return .success(nil) }
-                // Once interrupted, only a newer state (the match went on) makes it "playing" again.
-                if saved.phase == .interrupted, phase == .playing, state.sequence == saved.sequence { return .success(nil) }
             }
             if let final = books.endedOnDisk.hash {
                 // A finished match's record is final: a host that reuses its id cannot rewrite it.
@@ -179,7 +177,7 @@ public final class MatchRecorder: Sendable {
         }
         do {
             try durablyWrite(record)
-            books.withLock { $0.saved = (state.sequence, state.stateHash, phase) }
+            books.withLock { $0.saved = (state.sequence, state.stateHash, record.phase) }
             return nil
         } catch {
             books.withLock { $0.problems.append("\(error)") }

@@ -16,13 +16,14 @@ public struct StoredMatch: Sendable {
         }
     }
 
-    /// Where the match stands for this side. A file keeps the phase its
-    /// writer saved; `MatchStore.phase(of:)` decides where it stands now, and
-    /// `MatchStore.list` and `load` return that.
+    /// Where the match stands for this side. Two functions decide it, both
+    /// here in the Store and nowhere else: `Phase.toSave(_:after:lastSaved:)`
+    /// what a side writes, and `MatchStore.phase(of:)` where a file stands
+    /// now (what `MatchStore.list` and `load` return).
     public enum Phase: UInt8, Sendable, CustomStringConvertible {
         /// Being played now: a process holds the match's lock (saved so, and the process died: interrupted).
         case playing = 0
-        /// The connection was lost and the grace period passed, or a process died; `parlor resume` continues it.
+        /// The side left for now, the connection was lost and the grace period passed, or a process died; `parlor resume` continues it.
         case interrupted = 1
         /// Every seat has its outcome.
         case ended = 2
@@ -31,11 +32,31 @@ public struct StoredMatch: Sendable {
             switch self { case .playing: "playing"; case .interrupted: "interrupted"; case .ended: "ended" }
         }
 
-        /// The phase a side saves for `state`: ended when every seat has its
-        /// outcome; interrupted when the match stopped on a failure it can be
-        /// resumed from; else playing.
-        public static func toSave(_ state: MatchState, resumableFailure: Bool = false) -> Phase {
-            state.isEnded ? .ended : (resumableFailure ? .interrupted : .playing)
+        /// What just happened to a match that a side saves.
+        public enum Cause: Sendable, Hashable {
+            /// It started, a change was committed or rolled back, the host's state was adopted, or it ended.
+            case changed
+            /// It stopped on a failure; `resumable` when `parlor resume` can continue it (`MatchFailure.isResumable`).
+            case stopped(resumable: Bool)
+            /// This side went away without quitting (Ctrl-C, SIGTERM, SIGHUP, a lost terminal, end of input).
+            case leftForNow
+        }
+
+        /// The phase a side saves for `state` after `cause`: ended when every
+        /// seat has its outcome; interrupted when the side left for now or the
+        /// match stopped on a failure it can be resumed from, and while the
+        /// phase saved last (`lastSaved`) is interrupted and `state` is no newer
+        /// (only the match going on makes it playing again); else playing.
+        public static func toSave(_ state: MatchState, after cause: Cause = .changed,
+                                  lastSaved: (phase: Phase, sequence: UInt32)? = nil) -> Phase {
+            if state.isEnded { return .ended }
+            switch cause {
+            case .leftForNow, .stopped(resumable: true):
+                return .interrupted
+            case .changed, .stopped(resumable: false):
+                if let lastSaved, lastSaved.phase == .interrupted, state.sequence <= lastSaved.sequence { return .interrupted }
+                return .playing
+            }
         }
     }
 
@@ -66,7 +87,7 @@ public struct StoredMatch: Sendable {
         self.state = state
         self.role = role
         self.localSeat = localSeat
-        self.phase = phase ?? (state.isEnded ? .ended : .playing)
+        self.phase = phase ?? .toSave(state)
         self.lastActivity = lastActivity
         self.peerAddress = peerAddress
         self.seatToken = seatToken.count == 16 ? seatToken : Array(repeating: 0, count: 16)

@@ -116,7 +116,6 @@ enum ResumeOffline {
             event: .object([("event", "resumed"), ("match", .string(state.matchID.hex)), ("moves", .int(Int64(state.moves.count)))]))
         var saved = record
         saved.state = state
-        saved.phase = .playing
         saved.lastActivity = wallClockMilliseconds()
         let controller = MatchController(state: state, participants: participants)
         let recorder = MatchRecorder(store: LocalData.matchStore, record: saved)
