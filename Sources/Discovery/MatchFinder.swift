@@ -9,26 +9,11 @@ public enum MatchFinder {
     /// the caller falls back to the saved address).
     public static func find(matchID: String, within limit: Duration,
                             in directory: any ServiceDirectory = DNSSDDirectory()) async -> DiscoveredService? {
-        let events = directory.browse(type: parlorServiceType)
         let wanted = matchID.lowercased()
-        let search = Task { () -> DiscoveredService? in
-            for await event in events {
-                switch event {
-                case .found(let service), .updated(let service):
-                    if service.txt["match"]?.lowercased() == wanted, !service.addresses.isEmpty { return service }
-                case .lost:
-                    break
-                case .failed:
-                    return nil
-                }
-            }
-            return nil
+        let sighting = await directory.firstService(ofType: parlorServiceType, within: limit) { service in
+            service.txt["match"]?.lowercased() == wanted && !service.addresses.isEmpty
         }
-        let timer = Task {
-            try? await Task.sleep(for: limit)
-            search.cancel()
-        }
-        defer { timer.cancel() }
-        return await search.value
+        if case .seen(let service) = sighting { return service }
+        return nil
     }
 }

@@ -92,15 +92,9 @@ enum DoctorChecks {
     }
 
     static func daemon() async -> DoctorCheck {
-        let inputs = InputMerger()
-        defer { inputs.close() }
-        inputs.forward(DNSSDDirectory().browse(type: parlorServiceType))
-        inputs.deadline(after: daemonWait)
-        for await input in inputs.stream {
-            if case .browse(.failed(let error)) = input {
-                return DoctorCheck(id: "daemon", title: "avahi-daemon", ok: false, detail: detail(error), fix: fix(error))
-            }
-            if case .deadline = input { break }
+        // No service is wanted: the look only tells whether the daemon refuses a browse.
+        if case .failed(let error) = await DNSSDDirectory().firstService(ofType: parlorServiceType, within: daemonWait, where: { _ in false }) {
+            return DoctorCheck(id: "daemon", title: "avahi-daemon", ok: false, detail: detail(error), fix: fix(error))
         }
         return DoctorCheck(id: "daemon", title: "avahi-daemon", ok: true,
                            detail: "answers on D-Bus (\(systemBus.address))", fix: nil)
@@ -157,32 +151,27 @@ enum DoctorChecks {
     private static func find(_ registeredName: String, token: String, in directory: DNSSDDirectory,
                              since started: ContinuousClock.Instant) async -> DoctorCheck {
         let title = roundTripTitle
-        let inputs = InputMerger()
-        defer { inputs.close() }
-        inputs.forward(directory.browse(type: doctorServiceType))
-        inputs.deadline(after: roundTripWait)
-        for await input in inputs.stream {
-            switch input {
-            case .browse(.found(let service)), .browse(.updated(let service)):
-                guard service.name == registeredName, service.txt["check"] == token else { continue }
-                let elapsed = ContinuousClock.now - started
-                let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
-                let addresses = service.addresses.map(\.host).joined(separator: ", ")
-                return DoctorCheck(id: "roundtrip", title: title, ok: true,
-                                   detail: "published \"\(registeredName)\" and found it in \(milliseconds) ms"
-                                       + (addresses.isEmpty ? "" : " at \(addresses)"), fix: nil)
-            case .browse(.failed(let error)):
-                return DoctorCheck(id: "roundtrip", title: title, ok: false, detail: "browsing failed: \(detail(error))", fix: fix(error))
-            case .deadline:
-                return DoctorCheck(
-                    id: "roundtrip", title: title, ok: false,
-                    detail: "published \"\(registeredName)\" but a browse did not see it within \(BrowseText.seconds(roundTripWait))",
-                    fix: "check avahi-daemon's log ('journalctl -u avahi-daemon'); its allow-interfaces or deny-interfaces may exclude every interface")
-            default:
-                continue
-            }
+        let sighting = await directory.firstService(ofType: doctorServiceType, within: roundTripWait) { service in
+            service.name == registeredName && service.txt["check"] == token
         }
-        return DoctorCheck(id: "roundtrip", title: title, ok: false, detail: "the browse ended early", fix: nil)
+        switch sighting {
+        case .seen(let service):
+            let elapsed = ContinuousClock.now - started
+            let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+            let addresses = service.addresses.map(\.host).joined(separator: ", ")
+            return DoctorCheck(id: "roundtrip", title: title, ok: true,
+                               detail: "published \"\(registeredName)\" and found it in \(milliseconds) ms"
+                                   + (addresses.isEmpty ? "" : " at \(addresses)"), fix: nil)
+        case .failed(let error):
+            return DoctorCheck(id: "roundtrip", title: title, ok: false, detail: "browsing failed: \(detail(error))", fix: fix(error))
+        case .notSeen:
+            return DoctorCheck(
+                id: "roundtrip", title: title, ok: false,
+                detail: "published \"\(registeredName)\" but a browse did not see it within \(BrowseText.seconds(roundTripWait))",
+                fix: "check avahi-daemon's log ('journalctl -u avahi-daemon'); its allow-interfaces or deny-interfaces may exclude every interface")
+        case .ended:
+            return DoctorCheck(id: "roundtrip", title: title, ok: false, detail: "the browse ended early", fix: nil)
+        }
     }
 
     static func ports() -> DoctorCheck {
