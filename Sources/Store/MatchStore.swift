@@ -55,11 +55,17 @@ public struct MatchStore: Sendable {
     /// A store in `directory` (created on first save).
     public init(directory: String) { self.directory = directory }
 
-    /// The default place, from `XDG_DATA_HOME` or `HOME`.
+    /// The default place, `matches` in `dataDirectory(environment:)`.
     public static func defaultDirectory(environment: [String: String]) -> String {
-        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") { return xdg + "/parlor/matches" }
+        dataDirectory(environment: environment) + "/matches"
+    }
+
+    /// Where this user's parlor data lives (the match store and the player identity):
+    /// `$XDG_DATA_HOME/parlor`, else `$HOME/.local/share/parlor`.
+    public static func dataDirectory(environment: [String: String]) -> String {
+        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") { return xdg + "/parlor" }
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        return home + "/.local/share/parlor/matches"
+        return home + "/.local/share/parlor"
     }
 
     /// The file name for one side of one match: two processes of one user

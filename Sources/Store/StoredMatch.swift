@@ -75,6 +75,8 @@ public struct StoredMatch: Sendable {
     public var peerAddress: String
     /// The secret that lets this side take its seat again on resume (all zero if none).
     public var seatToken: [UInt8]
+    /// Whether a seat token was saved (older parlors saved none: all zero); without one the match cannot be resumed.
+    public var hasSeatToken: Bool { seatToken.contains { $0 != 0 } }
     /// The process that wrote the record last (for diagnostics only: whether a match is in play is told by its lock).
     public var writerPID: Int32
     /// For a host: the TCP port it listened on, tried first by `parlor resume`; 0 if unknown.

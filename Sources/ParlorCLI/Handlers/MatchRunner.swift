@@ -192,10 +192,7 @@ enum Hints {
 /// Where this user's parlor data lives, and the stable player id kept there.
 enum LocalData {
     static var matchStore: MatchStore { Stores.default }
-    static var directory: String {
-        let matches = Stores.default.directory
-        return String(matches.dropLast("/matches".count))
-    }
+    static var directory: String { MatchStore.dataDirectory(environment: ProcessInfo.processInfo.environment) }
     static var playerID: PlayerID { PlayerIdentity.load(directory: directory) }
 }
 

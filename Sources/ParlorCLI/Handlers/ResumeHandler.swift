@@ -58,7 +58,7 @@ enum ResumeAsHost {
         guard let gameType = GameCatalog.game(id: state.gameID) else {
             throw CommandFailure("this parlor does not know the game '\(state.gameID)'", exitCode: .dataError)
         }
-        guard let token = SeatToken(bytes: record.seatToken), record.seatToken.contains(where: { $0 != 0 }) else {
+        guard record.hasSeatToken, let token = SeatToken(bytes: record.seatToken) else {
             throw CommandFailure("match \(state.matchID.short) has no seat token saved (it was saved by an older parlor); it cannot be resumed",
                                  exitCode: .dataError)
         }
@@ -178,7 +178,7 @@ enum ResumeAsGuest {
                     presentation: MatchPresentation) async throws -> ExitCode {
         let state = record.state
         let announcer = Announcer(json: presentation.isJSON)
-        guard let token = SeatToken(bytes: record.seatToken), record.seatToken.contains(where: { $0 != 0 }) else {
+        guard record.hasSeatToken, let token = SeatToken(bytes: record.seatToken) else {
             throw CommandFailure("match \(state.matchID.short) has no seat token saved; it cannot be resumed", exitCode: .dataError)
         }
         guard let game = GameVersion.local(state.gameID) else {
