@@ -61,6 +61,13 @@ enum LAN {
             .serviceInfo(seatsTaken: seatsTaken, playing: playing, matchID: matchID)
     }
 
+    /// Where to connect to a resolved service: its addresses in DNS-SD's order (IPv4 first), link-local IPv6 through the interface it was seen on.
+    static func socketAddresses(of service: DiscoveredService) -> [SocketAddress] {
+        service.addresses.compactMap { address in
+            try? SocketAddress(addressBytes: address.bytes, port: service.port, scopeID: address.isLinkLocal ? address.interfaceIndex : 0)
+        }
+    }
+
     /// Whether this parlor can join a service with this TXT record, and why not.
     static func assess(_ txt: TXTRecord) -> ParlorServiceAssessment {
         ParlorServiceInfo.assess(txt, supportedProtocolVersion: Int(FrameFormat.version)) { id, rules in

@@ -205,8 +205,7 @@ enum ResumeAsGuest {
             let began = ContinuousClock.now
             let left = { max(timeout - (ContinuousClock.now - began), .milliseconds(100)) }
             if lookOnTheLAN, let service = await MatchFinder.find(matchID: matchHex, within: min(.seconds(2), timeout / 2)) {
-                let addresses = service.addresses.compactMap { try? SocketAddress(ipAddress: $0.host, port: service.port) }
-                if let connection = try? await TCPConnection.connect(addresses: addresses, timeout: left()) {
+                if let connection = try? await TCPConnection.connect(addresses: LAN.socketAddresses(of: service), timeout: left()) {
                     reached.set(connection.remoteAddress)
                     return connection.byteStream()
                 }

@@ -55,10 +55,7 @@ enum ServiceFinder {
     /// address resolved, through the host's DNS name.
     static func connect(to game: ListedGame, timeout: Duration = .seconds(5)) async throws -> TCPConnection {
         let service = game.service
-        let addresses = service.addresses.compactMap { address in
-            try? SocketAddress(addressBytes: address.bytes, port: service.port,
-                               scopeID: address.isLinkLocal ? address.interfaceIndex : 0)
-        }
+        let addresses = LAN.socketAddresses(of: service)
         let shown = "\"\(Text.escapingUnprintable(service.name))\""
         do {
             if addresses.isEmpty {
