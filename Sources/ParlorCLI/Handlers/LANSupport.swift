@@ -53,10 +53,11 @@ enum LAN {
     }
 
     /// The TXT record of a hosted game.
-    static func serviceInfo(game: any Game.Type, host: String, seatsTaken: Int, playing: Bool,
+    static func serviceInfo(game: any Game.Type, host: String, seatsTaken: Int, seatsTotal: Int = 2, playing: Bool,
                             matchID: String, needsCode: Bool, hints: Bool = false) -> ParlorServiceInfo {
-        var info = ParlorServiceInfo(protocolVersion: Int(FrameFormat.version), gameID: game.id, rulesVersion: game.rulesVersion,
-                                     seatsTaken: seatsTaken, seatsTotal: 2, state: playing ? .playing : .open, matchID: matchID,
+        // pv=2 only for a table of 3+: a protocol-1 parlor then lists it as another version.
+        var info = ParlorServiceInfo(protocolVersion: seatsTotal > 2 ? Int(FrameFormat.tableVersion) : 1, gameID: game.id, rulesVersion: game.rulesVersion,
+                                     seatsTaken: seatsTaken, seatsTotal: seatsTotal, state: playing ? .playing : .open, matchID: matchID,
                                      needsPasscode: needsCode, appVersion: ParlorVersion.current, hostPlayerName: host)
         info.hintsAllowed = hints
         return info
@@ -64,7 +65,7 @@ enum LAN {
 
     /// Whether this parlor can join a service with this TXT record, and why not.
     static func assess(_ txt: TXTRecord) -> ParlorServiceAssessment {
-        ParlorServiceInfo.assess(txt, supportedProtocolVersion: Int(FrameFormat.version)) { id, rules in
+        ParlorServiceInfo.assess(txt, supportedProtocolVersion: Int(FrameFormat.tableVersion)) { id, rules in
             GameCatalog.game(id: id)?.rulesVersion == rules
         }
     }

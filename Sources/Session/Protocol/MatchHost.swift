@@ -652,11 +652,37 @@ public actor MatchHost {
         return true
     }
 
+    /// Gives every free seat of a filling table to a bot named by `botName`
+    /// (its index among the new bots) and starts the match with the guests
+    /// seated so far (`parlor host --fill-with-bots`). False, changing
+    /// nothing, when no guest is seated yet or the match has begun.
+    @discardableResult
+    public func fillEmptySeatsWithBots(_ botName: (Int) -> String) -> Bool {
+        guard var table = layout, hosted == nil, !seated.isEmpty, !isShutDown else { return false }
+        let taken = Set(seated.values.map(\.seat))
+        let free = table.guestSeats.filter { !taken.contains($0) }
+        for (index, seat) in free.enumerated() {
+            table.bots.append((seat: seat, playerID: PlayerID.random(), name: botName(index)))
+        }
+        table.bots.sort { $0.seat < $1.seat }
+        table.guestSeats = table.guestSeats.filter { taken.contains($0) }
+        layout = table
+        let state = MatchState(matchID: upcomingMatchID, game: gameType.init(seats: configuration.seats),
+                               seats: table.seats(guests: seated.values.map { ($0.seat, $0.hello) }),
+                               turnTimeout: configuration.turnTimeoutSeconds, now: configuration.clock())
+        fillTable(table, state: state, last: nil)
+        return true
+    }
+
     /// The last guest took the last free seat: every guest gets the full
     /// TABLE, then its WELCOME (its own seat and token, the one blob of the
     /// match, sequence 0), and the match begins.
     private func fillTable(_ layout: TableLayout, lastWelcome: Welcome, lastConnection: WireConnection) {
         guard let state = try? MatchBlob.decode(lastWelcome.matchBlob) else { return }  // encoded just above
+        fillTable(layout, state: state, last: (lastWelcome, lastConnection))
+    }
+
+    private func fillTable(_ layout: TableLayout, state: MatchState, last: (welcome: Welcome, connection: WireConnection)?) {
         var links: [(seat: SeatIndex, connection: WireConnection, welcome: Welcome)] = []
         let full = seated
         seated = [:]
@@ -664,18 +690,17 @@ public actor MatchHost {
         tableTicker = nil
         for (id, guest) in full {
             guard var entry = pending[id] else { continue }
-            var welcome = lastWelcome
-            welcome.seat = guest.seat
-            welcome.seatToken = guest.token
-            welcome.protocolVersion = FrameFormat.tableVersion
+            let welcome = welcome(for: state, guestSeat: guest.seat, token: guest.token, hello: guest.hello)
             entry.connection.send(.table(fullSeating(layout, state, for: guest.seat)))
             _ = entry.machine.tableFilled(welcome)
             pending[id] = entry
             links.append((guest.seat, entry.connection, welcome))
             finish(id)
         }
-        lastConnection.send(.table(fullSeating(layout, state, for: lastWelcome.seat)))
-        links.append((lastWelcome.seat, lastConnection, lastWelcome))
+        if let last {
+            last.connection.send(.table(fullSeating(layout, state, for: last.welcome.seat)))
+            links.append((last.welcome.seat, last.connection, last.welcome))
+        }
         links.sort { $0.seat < $1.seat }
         var remotes: [RemoteGuest] = []
         for link in links {
