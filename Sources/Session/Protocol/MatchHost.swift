@@ -208,6 +208,9 @@ public actor MatchHost {
                             + "one seat is the host's and one must stay for a guest")
         }
         for name in configuration.botNames where !Seat.isValidName(name) { throw .invalidName(name) }
+        if let saved, saved.state.seats.count > 2 {
+            throw .badTable("match \(saved.state.matchID.short) is a table of \(saved.state.seats.count); this parlor cannot resume tables yet")
+        }
         if let saved, saved.state.gameID != type.id || saved.state.seats.count != 2 || !saved.state.seats.indices.contains(saved.hostSeat) {
             throw .unknownGame(saved.state.gameID)
         }
