@@ -262,6 +262,46 @@ struct TableProtocolTests {
         // No TABLE before WELCOME at two seats.
         #expect(received[3] == MessageType.welcome.rawValue)
     }
+    @Test("a guest whose link drops at a table comes back to its own seat with its own token, and the table plays on")
+    func perSeatReconnect() async throws {
+        let host = try Self.host(seats: 3)
+        var links: [Switchboard] = []
+        var joins: [Task<JoinedMatch, any Error>] = []
+        for name in ["Bo", "Cy"] {
+            let board = Switchboard()
+            board.connect(to: host)
+            let stream = try await board.dialer(.seconds(1))
+            let options = GuestOptions(grace: .seconds(5), redial: board.dialer, reconnect: quickRetry)
+            let hello = Self.hello(name)
+            joins.append(Task { try await Guest.join(over: stream, hello: hello, options: options) })
+            links.append(board)
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let hosted = try await host.waitForGuest()
+        var joined: [JoinedMatch] = []
+        for join in joins { joined.append(try await join.value) }
+        let (hostController, _) = hosted.makeController { BotParticipant(playerID: $0, minimumThinkTime: .milliseconds(5),
+                                                                         strategy: TestStrategies.seeded(2)) }
+        let guests = joined.map { $0.makeController { BotParticipant(playerID: $0, minimumThinkTime: .milliseconds(5),
+                                                                     strategy: TestStrategies.seeded(11)) }.0 }
+        let hostEvents = EventRecorder()
+        await hostEvents.record(hostController)
+        try await hostController.start()
+        for controller in guests { try await controller.start() }
+        // Cy's cable is pulled a moment into the match: it redials and takes seat index 2 back.
+        try await Task.sleep(for: .milliseconds(30))
+        try #require(links[1].newest).guest.fail("cable pulled")
+        let hostFinal = try #require(await finished(hostController, within: .seconds(20)))
+        for controller in guests {
+            let final = try #require(await finished(controller, within: .seconds(20)))
+            #expect(final.stateHash == hostFinal.stateHash)
+        }
+        #expect(await hostController.stopFailure == nil)
+        #expect(hostFinal.moves.count == 40)
+        #expect(links[1].dials >= 2, "Cy dialled again")
+        #expect(links[0].dials == 1, "Bo never left")
+        #expect(await hostEvents.notices.contains("Cy is back"))
+    }
 }
 
 extension SubmitResult {
