@@ -133,7 +133,11 @@ public struct ParlorServiceInfo: Sendable, Hashable {
     /// Reads a peer's record and decides whether this parlor can join it.
     ///
     /// - Parameters:
-    ///   - supportedProtocolVersion: the wire protocol version this parlor speaks.
+    ///   - supportedProtocolVersion: the newest wire protocol version this
+    ///     parlor speaks; it speaks every older one down to 1 as well. A host
+    ///     advertises `pv=2` only for a table of three or more seats, which a
+    ///     protocol-1 parlor (it reads any `pv` but 1 as another version) lists
+    ///     as not joinable instead of trying it.
     ///   - isKnownGame: whether this parlor has the game id at that rules version.
     public static func assess(
         _ txt: TXTRecord, supportedProtocolVersion: Int,
@@ -142,7 +146,7 @@ public struct ParlorServiceInfo: Sendable, Hashable {
         // The protocol version decides how to read everything else, so a
         // host speaking another version is reported as such even when the
         // rest of its record makes no sense to us.
-        if let advertised = txt["pv"], advertised != String(supportedProtocolVersion) {
+        if let advertised = txt["pv"], !(Int(advertised).map { (1...max(1, supportedProtocolVersion)).contains($0) } ?? false) {
             return ParlorServiceAssessment(
                 info: nil,
                 reason: .protocolVersion(advertised: advertised, supported: supportedProtocolVersion))

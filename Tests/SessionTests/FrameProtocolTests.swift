@@ -101,7 +101,8 @@ import Testing
     }
 
     @Test func unknownMessageTypeIsRefused() {
-        #expect(throws: FrameError.unknownType(14)) { try FrameDecoder.decode([0x50, 0x4C, 0x01, 14, 0, 0, 0, 0][...]) }
+        // 14 is TABLE (protocol 2); 15 to 31 are still reserved.
+        #expect(throws: FrameError.unknownType(15)) { try FrameDecoder.decode([0x50, 0x4C, 0x01, 15, 0, 0, 0, 0][...]) }
         #expect(throws: FrameError.unknownType(0)) { try FrameDecoder.decode([0x50, 0x4C, 0x01, 0][...]) }
     }
 

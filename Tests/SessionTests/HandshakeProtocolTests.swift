@@ -63,7 +63,7 @@ import Testing
     static let policy = HostAdmissionPolicy(gameID: "connect4", rulesVersion: 1, seatAvailable: true)
 
     @Test(arguments: [
-        (hello(versions: [2]), ReasonCode?.some(.versionUnsupported)),
+        (hello(versions: [3]), ReasonCode?.some(.versionUnsupported)),
         (hello(games: [GameVersion(id: "cube4", rulesVersion: 1)]), .gameUnknown),
         (hello(games: [GameVersion(id: "connect4", rulesVersion: 2)]), .rulesVersionMismatch),
         (hello(name: ""), .nameInvalid),

@@ -128,7 +128,7 @@ import Testing
         #expect(await peer.waitForClose())
         // A v1 frame offering only future versions is refused the same way.
         let second = await Self.connect(host)
-        await second.send(.hello(Self.hello(versions: [2, 3])))
+        await second.send(.hello(Self.hello(versions: [3, 4])))
         #expect(await second.nextMessage()?.rejectReason == .versionUnsupported)
         try await Self.realGuestStillPlays(host)
     }

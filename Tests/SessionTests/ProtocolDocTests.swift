@@ -68,6 +68,39 @@ enum ProtocolExamples {
                 hostAppVersion: "0.1.0", matchBlob: MatchBlob.encode(initial))
     }
 
+    // A table of four (protocol 2, section 16): Ada hosts dots and boxes with an
+    // easy bot in the last seat; Bo takes seat index 1, Cy seat index 2.
+    static let cy = PlayerID(hex: String(repeating: "33", count: 16))!
+    static let bot = PlayerID(hex: String(repeating: "44", count: 16))!
+    static let cyToken = SeatToken(hex: "6f6f6f6f6f6f6f6f6f6f6f6f6f6f6f6f")!
+
+    static var tableHello: Hello {
+        Hello(protocolVersions: [2, 1], appVersion: "0.2.0", playerID: bo, playerName: "Bo",
+              games: [GameVersion(id: "dots-and-boxes", rulesVersion: 1)])
+    }
+
+    /// What Bo is told when it sits down: three of four seats taken.
+    static var tableSeating: TableSeating {
+        TableSeating(yourSeat: 1, heartbeatIntervalMilliseconds: 3000, heartbeatTimeoutMilliseconds: 15000,
+                     seats: [.init(kind: .host, name: "Ada"), .init(kind: .guest, name: "Bo"), .init(kind: .free, name: ""),
+                             .init(kind: .bot, name: "Easy bot")])
+    }
+
+    static var tableStart: MatchState {
+        MatchState(matchID: matchID, game: DotsAndBoxes(seats: 4),
+                   seats: [Seat(playerID: ada, name: "Ada"), Seat(playerID: bo, name: "Bo"), Seat(playerID: cy, name: "Cy"),
+                           Seat(playerID: bot, name: "Easy bot")],
+                   turnTimeout: 0, now: now)
+    }
+
+    /// Cy's WELCOME when it takes the last free seat: protocol 2, its own seat and token.
+    static var tableWelcome: Welcome {
+        Welcome(protocolVersion: 2, seat: 2, seatToken: cyToken,
+                settings: SessionSettings(turnTimeoutSeconds: 0, heartbeatIntervalMilliseconds: 3000,
+                                          heartbeatTimeoutMilliseconds: 15000, confirmationTimeoutMilliseconds: 10000),
+                hostAppVersion: "0.2.0", matchBlob: MatchBlob.encode(tableStart))
+    }
+
     /// Every example by name, in document order.
     static var all: [(name: String, segments: [Segment])] {
         let blob = MatchBlob.encode(afterOneMove)
@@ -89,6 +122,11 @@ enum ProtocolExamples {
             ("passcode-key", [(passcodeKey?.bytes ?? [], "key: PBKDF2-HMAC-SHA256, 100 000 iterations, 32 bytes")]),
             ("challenge", frame(.challenge(challenge))),
             ("hello-passcode", frame(.hello(passcodeHello))),
+            ("hello-table", frame(.hello(tableHello))),
+            ("table", frame(.table(tableSeating))),
+            ("welcome-table", frame(.welcome(tableWelcome))),
+            ("reject-version", frame(.reject(.versionUnsupported,
+                                             sentence: "This table of 4 needs parlor protocol 2; yours speaks 1: update parlor."))),
         ]
     }
 
@@ -104,23 +142,30 @@ enum ProtocolExamples {
             offset += count
         }
         take(4, "magic \"PMB\\0\"")
-        take(2, "format 1")
+        let format = Int(blob[offset]) << 8 | Int(blob[offset + 1])
+        take(2, "format \(format)")
         take(16, "match id")
         let gameLength = Int(blob[offset])
-        take(1 + gameLength, "game id, u8 length + \"connect4\"")
-        take(2, "rules version 1")
+        let game = String(decoding: blob[offset + 1..<offset + 1 + gameLength], as: UTF8.self)
+        take(1 + gameLength, "game id, u8 length + \"\(game)\"")
+        take(2, "rules version \(Int(blob[offset]) << 8 | Int(blob[offset + 1]))")
         let seats = Int(blob[offset])
-        take(1, "seat count 2")
+        take(1, "seat count \(seats)")
         for index in 0..<seats {
             take(16, "seat \(index): player id")
             let nameLength = Int(blob[offset])
             take(1 + nameLength, "seat \(index): name, u8 length + UTF-8")
             take(1, "seat \(index): status \(blob[offset]) \(SeatStatus(rawValue: blob[offset]).map { "\($0)" } ?? "?")")
             take(1, "seat \(index): outcome \(blob[offset]) \(Outcome(rawValue: blob[offset]).map { "\($0)" } ?? "?")")
+            if format == 2 {
+                let left = Int(blob[offset]) << 8 | Int(blob[offset + 1])
+                take(2, "seat \(index): left after " + (left == 0xFFFF ? "FFFF (has not left)" : "\(left) moves"))
+            }
         }
         let sequence = blob[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
         take(4, "sequence \(sequence)")
-        take(4, "turn timeout 60 s")
+        let timeout = blob[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+        take(4, timeout == 0 ? "turn timeout 0 (none)" : "turn timeout \(timeout) s")
         let deadline = blob[offset..<offset + 8].reduce(0) { $0 << 8 | Int64($1) }
         take(8, "deadline \(deadline) ms since 1970")
         let moves = Int(blob[offset]) << 8 | Int(blob[offset + 1])
@@ -140,14 +185,16 @@ enum ProtocolExamples {
         ]
         switch message {
         case .hello(let hello):
+            let versions = hello.protocolVersions.map(String.init).joined(separator: ", ")
             segments += [
-                ([1, 1], "1 protocol version: 1"),
+                ([UInt8(hello.protocolVersions.count)] + hello.protocolVersions,
+                 "\(hello.protocolVersions.count) protocol version\(hello.protocolVersions.count == 1 ? "" : "s"): \(versions)"),
                 ([UInt8(hello.appVersion.utf8.count)] + Array(hello.appVersion.utf8), "app version \"\(hello.appVersion)\""),
                 (hello.playerID.bytes, "player id"),
                 ([UInt8(hello.playerName.utf8.count)] + Array(hello.playerName.utf8), "player name \"\(hello.playerName)\""),
                 ([1], "1 game"),
-                ([8] + Array("connect4".utf8), "game id \"connect4\""),
-                (u16(1), "rules version 1"),
+                ([UInt8(hello.games[0].id.utf8.count)] + Array(hello.games[0].id.utf8), "game id \"\(hello.games[0].id)\""),
+                (u16(hello.games[0].rulesVersion), "rules version \(hello.games[0].rulesVersion)"),
                 hello.matchID.map { ($0.bytes, "match id to resume") } ?? (Array(repeating: 0, count: 16), "match id: none (new match)"),
                 hello.seatToken.map { ($0.bytes, "seat token from the WELCOME") } ?? (Array(repeating: 0, count: 16), "seat token: none"),
             ]
@@ -159,15 +206,17 @@ enum ProtocolExamples {
                              (Array(hello.passcodeProof.dropFirst(16)), "proof: HMAC-SHA256(key, label ‖ match id ‖ host nonce ‖ guest nonce)")]
             }
         case .welcome(let welcome):
+            let ordinals = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]
+            let timeout = welcome.settings.turnTimeoutSeconds
             segments += [
-                ([1], "protocol version 1"),
-                ([UInt8(welcome.seat)], "your seat: index 1 (the second seat)"),
+                ([welcome.protocolVersion], "protocol version \(welcome.protocolVersion)"),
+                ([UInt8(welcome.seat)], "your seat: index \(welcome.seat) (the \(ordinals[welcome.seat % 8]) seat)"),
                 (welcome.seatToken.bytes, "seat token"),
-                (u32(60), "turn timeout 60 s"),
+                (u32(timeout), timeout == 0 ? "turn timeout 0 (none)" : "turn timeout \(timeout) s"),
                 (u32(3000), "heartbeat interval 3000 ms"),
                 (u32(15000), "heartbeat timeout 15000 ms"),
                 (u32(10000), "confirmation timeout 10000 ms"),
-                ([5] + Array("0.1.0".utf8), "host app version \"0.1.0\""),
+                ([UInt8(welcome.hostAppVersion.utf8.count)] + Array(welcome.hostAppVersion.utf8), "host app version \"\(welcome.hostAppVersion)\""),
                 (u32(UInt32(welcome.matchBlob.count)), "blob length \(welcome.matchBlob.count)"),
             ]
             segments += blobSegments(welcome.matchBlob).map { ($0.bytes, "blob: " + $0.field) }
@@ -197,6 +246,17 @@ enum ProtocolExamples {
             segments += [([challenge.method], "method 1: PBKDF2-HMAC-SHA256 key, HMAC-SHA256 proof"),
                          (challenge.matchID.bytes, "match id (the match a new guest joins)"),
                          (challenge.hostNonce, "host nonce, fresh for this connection")]
+        case .table(let table):
+            let kinds: [TableSeating.Kind: String] = [.free: "free", .host: "host", .guest: "guest", .bot: "bot"]
+            segments += [([UInt8(table.yourSeat)], "your seat: index \(table.yourSeat)"),
+                         (u32(table.heartbeatIntervalMilliseconds), "heartbeat interval \(table.heartbeatIntervalMilliseconds) ms"),
+                         (u32(table.heartbeatTimeoutMilliseconds), "heartbeat timeout \(table.heartbeatTimeoutMilliseconds) ms"),
+                         ([UInt8(table.seats.count)], "seat count \(table.seats.count)")]
+            for (index, place) in table.seats.enumerated() {
+                segments.append(([place.kind.rawValue], "seat \(index): kind \(place.kind.rawValue) \(kinds[place.kind] ?? "?")"))
+                segments.append(([UInt8(place.name.utf8.count)] + Array(place.name.utf8),
+                                 place.name.isEmpty ? "seat \(index): name, empty" : "seat \(index): name \"\(place.name)\""))
+            }
         default:
             segments += [(payload, "payload")]
         }

@@ -1,3 +1,6 @@
+import Games
+import Match
+
 /// `parlor host GAME`: host a match on the LAN and wait for a player.
 public struct HostOptions: ParsableCommand, Hashable {
     /// The TCP port tried first when `--port` is not given. If it is taken,
@@ -27,6 +30,13 @@ public struct HostOptions: ParsableCommand, Hashable {
     public var rematches: Int?
     /// `--hints`: both sides may use the hint key (advertised as TXT `hints=1`).
     public var hints = false
+    /// `--seats N`: seats at the table (default 2); `validate()` checks the game's counts.
+    public var seats = 2
+    /// `--bots LEVEL[,LEVEL...]`: that many seats go to the host's bots from the start.
+    public var bots: [BotLevelChoice] = []
+    /// `--fill-with-bots SECONDS`: after this long with a guest seated, the empty
+    /// seats go to medium bots and the match starts; nil waits until every seat is taken.
+    public var fillWithBotsAfter: Duration?
 
     /// Options as code would set them.
     public init(
@@ -53,6 +63,11 @@ public struct HostOptions: ParsableCommand, Hashable {
             join ADDRESS:PORT' line for each address of this machine, for networks \
             without multicast and for SSH port forwards. The host keeps the \
             authoritative copy of the match.
+
+            A table of more than two seats starts when every seat is taken; each \
+            'parlor join' takes a free seat, and --bots gives seats to bots:
+
+              parlor host dots-and-boxes --seats 4 --bots easy
             """,
         arguments: [ArgumentSpec("GAME", help: "The game to host; 'parlor games' lists them.")],
         options: [
@@ -66,6 +81,9 @@ public struct HostOptions: ParsableCommand, Hashable {
             CommonOptions.grace,
             CommonOptions.rematch,
             hintsOption,
+            seatsOption,
+            botsOption,
+            fillOption,
         ] + CommonOptions.display,
         exclusiveGroups: [CommonOptions.outputGroup]
     )
@@ -75,6 +93,15 @@ public struct HostOptions: ParsableCommand, Hashable {
         help: "Listen on TCP port N, 0-65535; 0 lets the system choose (default: 7477, or a free port when 7477 is taken).")
     static let hintsOption = OptionSpec(
         "hints", help: "Allow the hint key (h) on both sides; the advertisement tells joining players (default: no hints).")
+    static let seatsOption = OptionSpec(
+        "seats", .required(valueName: "N"),
+        help: "Seats at the table, one of the game's player counts that 'parlor games' shows; the match starts when every seat is taken (default: 2).")
+    static let botsOption = OptionSpec(
+        "bots", .required(valueName: "LEVEL[,LEVEL...]"),
+        help: "Give one seat to a bot of each LEVEL (easy, medium or hard) from the start; at least one seat stays for a guest (default: none).")
+    static let fillOption = OptionSpec(
+        "fill-with-bots", .required(valueName: "SECONDS"),
+        help: "Once a guest is seated and SECONDS have passed, give the empty seats to medium bots and start (default: wait until every seat is taken).")
     static let seatOption = CommonOptions.seat(help: "Move first, second, or let a coin decide (default: random).")
     static let codeOption = OptionSpec(
         "code", .optional(valueName: "CODE"),
@@ -100,11 +127,32 @@ public struct HostOptions: ParsableCommand, Hashable {
         timeouts = try CommonOptions.connectionTimeouts(arguments)
         rematches = try CommonOptions.rematches(arguments)
         hints = arguments.flag(Self.hintsOption)
+        if let text = arguments.value(Self.seatsOption) {
+            seats = try ValueParser.wholeNumber(text, Self.seatsOption.source, in: MatchBlob.seatLimit)
+        }
+        if let text = arguments.value(Self.botsOption) {
+            var levels: [BotLevelChoice] = []
+            for word in text.split(separator: ",", omittingEmptySubsequences: false) {
+                levels.append(try ValueParser.choice(String(word), Self.botsOption.source, as: BotLevelChoice.self))
+            }
+            guard levels.count <= seats - 2 else {
+                throw .invalidValue(Self.botsOption.source, value: text, expected: .botSeats(max: max(0, seats - 2), seats: seats))
+            }
+            bots = levels
+        }
+        if let text = arguments.value(Self.fillOption) {
+            fillWithBotsAfter = .seconds(try ValueParser.wholeNumber(text, Self.fillOption.source, in: 0...86_400))
+        }
     }
 
     /// The game must be one `GameCatalog` knows.
     public func validate() throws(UsageError) {
         _ = try ValueParser.game(game)
+        guard let gameType = GameCatalog.game(id: game) else { return }
+        guard gameType.seatCounts.contains(seats) else {
+            throw .invalidValue(Self.seatsOption.source, value: String(seats),
+                                expected: .seatCount(game: gameType.id, counts: gameType.seatCounts))
+        }
     }
 
     /// Hands over to `runHost`.

@@ -58,6 +58,10 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
     configuration.turnTimeoutSeconds = options.turnTimeout.map { UInt32(max(1, $0.components.seconds)) } ?? 0
     configuration.timeouts = LAN.sessionTimeouts(options.timeouts)
     configuration.passcode = passcode
+    configuration.seats = options.seats
+    configuration.botNames = options.bots.enumerated().map { index, level in
+        options.bots.count == 1 ? level.playerName : "\(level.playerName) \(index + 1)"
+    }
     let host: MatchHost
     do { host = try MatchHost(configuration: configuration) } catch {
         if case .passcodeUnavailable = error { throw CommandFailure("\(error)", exitCode: .internalError) }
@@ -72,7 +76,7 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
     var advertisement: (any ServiceAdvertisement)?
     var discoveryProblem: DiscoveryError?
     do {
-        let txt = try LAN.serviceInfo(game: gameType, host: options.name, seatsTaken: 1, playing: false,
+        let txt = try LAN.serviceInfo(game: gameType, host: options.name, seatsTaken: 1 + options.bots.count, seatsTotal: options.seats, playing: false,
                                       matchID: "", needsCode: passcode != nil, hints: options.hints).txtRecord()
         advertisement = try await DNSSDDirectory().advertise(ServiceRegistration(name: serviceName, port: port, txt: txt))
     } catch let error as DiscoveryError {
@@ -112,8 +116,35 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
         for line in joinLines { announcer.say("  " + line) }
         announcer.say("  parlor join localhost:\(port)\(codeArgument)   (on this machine)")
         announcer.say("Through SSH: " + LAN.sshHint(port: port) + codeArgument)
-        announcer.say("Waiting for a player to join… (Ctrl-C to stop)")
+        if options.seats > 2 {
+            announcer.say("A table of \(options.seats): it starts when every seat is taken. Waiting for players to join… (Ctrl-C to stop)")
+        } else {
+            announcer.say("Waiting for a player to join… (Ctrl-C to stop)")
+        }
     }
+    // "2 of 4 seated" on the screen and in the advertisement while the table fills.
+    let seating = options.seats > 2 ? Task {
+        for await table in host.tableChanges {
+            announcer.say(table.summary, event: tableEvent(table))
+            if let advertisement, let txt = try? LAN.serviceInfo(game: gameType, host: options.name, seatsTaken: table.taken,
+                                                                 seatsTotal: options.seats, playing: false, matchID: "",
+                                                                 needsCode: passcode != nil, hints: options.hints).txtRecord() {
+                try? await advertisement.update(txt: txt)
+            }
+        }
+    } : nil
+    defer { seating?.cancel() }
+    // --fill-with-bots: after the wait, with a guest seated, the empty seats go to bots.
+    let filler = options.fillWithBotsAfter.map { wait in
+        Task {
+            try? await Task.sleep(for: wait)
+            while !Task.isCancelled, !(await host.fillEmptySeatsWithBots({ "Medium bot \($0 + 1 + options.bots.count)" })) {
+                if await host.hasGuest { return }
+                try? await Task.sleep(for: .milliseconds(250))
+            }
+        }
+    }
+    defer { filler?.cancel() }
 
     // While it waits, the host hears of every wrong passcode: someone is trying.
     let notices = passcode == nil ? nil : Task { await WrongPasscodeNotices.relay(host.reports, to: announcer) }
@@ -123,11 +154,16 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
         throw error
     }
     notices?.cancel()
-    announcer.say("\(hosted.guestName) joined.", event: .object([
-        ("event", "joined"), ("name", .string(hosted.guestName)), ("seat", .int(Int64(hosted.guestSeat))),
-        ("match", .string(hosted.initialState.matchID.hex)),
-    ]))
-    if let advertisement, let txt = try? LAN.serviceInfo(game: gameType, host: options.name, seatsTaken: 2, playing: true,
+    for guest in hosted.guests where presentation.isJSON {
+        announcer.say("", event: .object([
+            ("event", "joined"), ("name", .string(guest.name)), ("seat", .int(Int64(guest.seat))),
+            ("match", .string(hosted.initialState.matchID.hex)),
+        ]))
+    }
+    if !presentation.isJSON { announcer.say("\(hosted.guestNames) joined.") }
+    filler?.cancel()
+    if let advertisement, let txt = try? LAN.serviceInfo(game: gameType, host: options.name, seatsTaken: options.seats,
+                                                         seatsTotal: options.seats, playing: true,
                                                          matchID: hosted.initialState.matchID.hex, needsCode: passcode != nil, hints: options.hints).txtRecord() {
         try? await advertisement.update(txt: txt)
     }
@@ -137,7 +173,7 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
     let exit: FrontendExit
     do {
         exit = try await SessionRunner.playAsHost(hosted, host: host, record: record, bot: options.bot, presentation: presentation,
-                                                  grace: configuration.timeouts.grace, rematches: options.rematches)
+                                                  grace: configuration.timeouts.grace, rematches: options.rematches, botLevels: options.bots)
     } catch {
         await listing.withdraw()
         throw error
@@ -145,6 +181,15 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
     await listing.withdraw()
     await host.shutdown()
     return exit.exitCode
+}
+
+/// `{"event":"table","taken":2,"seats":[{"kind":"host","name":"Ana"},…]}`: who sits where while a table fills.
+func tableEvent(_ table: TableSeating) -> JSONValue {
+    let kinds: [TableSeating.Kind: String] = [.free: "free", .host: "host", .guest: "guest", .bot: "bot"]
+    return .object([
+        ("event", "table"), ("taken", .int(Int64(table.taken))), ("total", .int(Int64(table.seats.count))),
+        ("seats", .array(table.seats.map { .object([("kind", .string(kinds[$0.kind] ?? "?")), ("name", .string($0.name))]) })),
+    ])
 }
 
 /// "A wrong passcode from 192.0.2.7." on the host's screen, and

@@ -47,6 +47,8 @@ func runJoin(_ options: JoinOptions) async throws -> ExitCode {
     let hello = Hello(appVersion: ParlorVersion.current, playerID: LocalData.playerID, playerName: playerName)
     var guestOptions = SessionRunner.guestOptions(grace: options.timeouts.grace, dial: dial)
     guestOptions.passcode = options.passcode
+    // At a table that fills, who is seated so far: "2 of 4 seated: Ana (host), Bo (you), free, free".
+    guestOptions.onTable = { table in announcer.say(table.summary, event: tableEvent(table)) }
     let question = PasscodeQuestion(game: gameName, address: peerAddress)
     var stream: any ByteStream = connection.byteStream()
     if needsPasscode && guestOptions.passcode == nil {

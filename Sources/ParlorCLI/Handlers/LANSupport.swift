@@ -43,10 +43,11 @@ enum LAN {
     }
 
     /// What the LAN's lists show of a game this parlor hosts (Discovery's `HostedGame`).
-    static func hostedGame(_ game: any Game.Type, host: String, needsCode: Bool = false, hints: Bool = false) -> HostedGame {
+    /// A table of 3+ seats says pv=2, so a protocol-1 parlor lists it as another version.
+    static func hostedGame(_ game: any Game.Type, host: String, seatsTotal: Int = 2, needsCode: Bool = false, hints: Bool = false) -> HostedGame {
         HostedGame(gameID: game.id, gameDisplayName: game.displayName, rulesVersion: game.rulesVersion, hostPlayerName: host,
-                   protocolVersion: Int(FrameFormat.version), appVersion: ParlorVersion.current,
-                   needsPasscode: needsCode, hintsAllowed: hints)
+                   protocolVersion: seatsTotal > 2 ? Int(FrameFormat.tableVersion) : 1, appVersion: ParlorVersion.current,
+                   seatsTotal: seatsTotal, needsPasscode: needsCode, hintsAllowed: hints)
     }
 
     /// The DNS-SD instance name a person recognises: "Ana's Connect Four".
@@ -55,9 +56,9 @@ enum LAN {
     }
 
     /// The TXT record of a hosted game.
-    static func serviceInfo(game: any Game.Type, host: String, seatsTaken: Int, playing: Bool,
+    static func serviceInfo(game: any Game.Type, host: String, seatsTaken: Int, seatsTotal: Int = 2, playing: Bool,
                             matchID: String, needsCode: Bool, hints: Bool = false) -> ParlorServiceInfo {
-        hostedGame(game, host: host, needsCode: needsCode, hints: hints)
+        hostedGame(game, host: host, seatsTotal: seatsTotal, needsCode: needsCode, hints: hints)
             .serviceInfo(seatsTaken: seatsTaken, playing: playing, matchID: matchID)
     }
 
@@ -70,7 +71,7 @@ enum LAN {
 
     /// Whether this parlor can join a service with this TXT record, and why not.
     static func assess(_ txt: TXTRecord) -> ParlorServiceAssessment {
-        ParlorServiceInfo.assess(txt, supportedProtocolVersion: Int(FrameFormat.version)) { id, rules in
+        ParlorServiceInfo.assess(txt, supportedProtocolVersion: Int(FrameFormat.tableVersion)) { id, rules in
             GameCatalog.game(id: id)?.rulesVersion == rules
         }
     }

@@ -66,6 +66,10 @@ enum ResumeAsHost {
         let listener = try listen(preferring: record.listenPort, json: presentation.isJSON)
         defer { listener.close() }
         let port = listener.port
+        guard state.seats.count == 2 else {
+            throw CommandFailure("match \(state.matchID.short) is a table of \(state.seats.count); this parlor cannot resume tables yet",
+                                 exitCode: .dataError)
+        }
         let hostSeat = record.localSeat
         let guestSeat = 1 - hostSeat
         let guestName = state.seats[guestSeat].name

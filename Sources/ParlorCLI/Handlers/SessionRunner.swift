@@ -26,9 +26,21 @@ enum SessionRunner {
     /// is saved on the recorder's writer, and the frames that reveal it are
     /// sent from the save's callback, once it is on disk (docs/STORE.md).
     static func record(_ hosted: HostedMatch, with recorder: MatchRecorder) {
-        hosted.remote.persistBeforeSending(asynchronously: { state, then in
+        // At a table every guest link waits for the same one save of each state.
+        let save = TableSave(links: hosted.guests.count) { state, then in
             recorder.saveBeforeRevealing(state) { then($0) }
-        })
+        }
+        for guest in hosted.guests { guest.persistBeforeSending(asynchronously: save.persist) }
+    }
+
+    /// The host's bots at a table (`--bots`, then medium bots for the seats
+    /// `--fill-with-bots` gave them), one per `hosted.botSeats`.
+    static func tableBots(_ hosted: HostedMatch, levels: [BotLevelChoice], presentation: MatchPresentation) -> [any Participant] {
+        hosted.botSeats.enumerated().map { index, seat in
+            let level = index < levels.count ? levels[index] : .medium
+            return BotParticipant(playerID: hosted.initialState.seats[seat].playerID, minimumThinkTime: presentation.botPause,
+                                  strategy: botStrategy(level, seed: freshSeed()))
+        }
     }
 
     /// Has `recorder` keep the guest's side of `joined`: each state it
@@ -45,26 +57,32 @@ enum SessionRunner {
     /// `record` is what the store keeps for this side; every committed state
     /// is saved before the guest can see it. Returns how the last match ended.
     static func playAsHost(_ first: HostedMatch, host: MatchHost, record: StoredMatch, bot: BotLevelChoice?,
-                           presentation: MatchPresentation, grace: Duration, rematches: Int?) async throws -> FrontendExit {
+                           presentation: MatchPresentation, grace: Duration, rematches: Int?,
+                           botLevels: [BotLevelChoice] = []) async throws -> FrontendExit {
         var hosted = first
         var record = record
         var rematch = RematchPlan(rematches: rematches, bot: bot, presentation: presentation)
+        // A table plays one match: rematches swap two seats.
+        let atTable = first.initialState.seats.count > 2
+        if atTable { rematch = .never(presentation) }
         while true {
             let (me, locals) = localParticipant(hosted.hostPlayerID, bot: bot, presentation: presentation)
-            let controller = hosted.makeController(with: me)
+            let controller = hosted.makeController(with: me, bots: tableBots(hosted, levels: botLevels, presentation: presentation))
             let recorder = MatchRecorder(store: LocalData.matchStore, record: record)
             Self.record(hosted, with: recorder)
             if rematch.possible { hosted.remote.keepConnectionForRematch() }
             let question = rematch.question()
             let news = RematchPlan.follow(hosted.remote, controller: controller, peer: hosted.guestName, question: question)
             defer { news?.cancel() }
-            let exit = try await presentation.play(controller, locals: locals, recorder: recorder, link: hosted.remote,
+            let exit = try await presentation.play(controller, locals: locals, recorder: recorder, link: TableLink(guests: hosted.guests),
                                                    endQuestion: question)
             guard case .ended = exit else { return exit }
-            // The guest acknowledges the end at once (GOODBYE, or by staying for the rematch talk);
+            // Each guest acknowledges the end at once (GOODBYE, or by staying for the rematch talk);
             // one that was away, or went away before it, learns the end by coming back.
-            if await hosted.remote.finalDelivery(within: .seconds(30)) != .delivered {
-                await waitForGuestToSeeTheEnd(hosted, grace: grace, json: presentation.isJSON)
+            var missed: [RemoteGuest] = []
+            for guest in hosted.guests where await guest.finalDelivery(within: .seconds(30)) != .delivered { missed.append(guest) }
+            if !missed.isEmpty {
+                await waitForGuestsToSeeTheEnd(hosted, missed, grace: grace, json: presentation.isJSON)
                 return exit
             }
             guard rematch.possible else { return exit }
@@ -90,7 +108,11 @@ enum SessionRunner {
 
     /// The match ended with the guest away: keeps serving its seat for the
     /// grace period so that its `parlor resume` (or reconnect) gets the end.
-    private static func waitForGuestToSeeTheEnd(_ hosted: HostedMatch, grace: Duration, json: Bool) async {
+    private static func waitForGuestsToSeeTheEnd(_ hosted: HostedMatch, _ guests: [RemoteGuest], grace: Duration, json: Bool) async {
+        for guest in guests { await waitForGuestToSeeTheEnd(hosted, guest, grace: grace, json: json) }
+    }
+
+    private static func waitForGuestToSeeTheEnd(_ hosted: HostedMatch, _ guest: RemoteGuest, grace: Duration, json: Bool) async {
         // A JSON notice on stdout with --json, else a line on stderr.
         let tell = { (text: String) in
             if json {
@@ -99,10 +121,10 @@ enum SessionRunner {
                 Console.writeError("parlor: \(text)\n")
             }
         }
-        let name = hosted.guestName
+        let name = guest.name
         let seconds = grace.components.seconds
         tell("waiting up to \(seconds) s for \(name) to come back and see the end")
-        let saw = await hosted.remote.waitForFinalDelivery(within: grace)
+        let saw = await guest.waitForFinalDelivery(within: grace)
         // Whether their copy is behind is not known here: they may have saved the end and died before answering.
         tell(saw ? "\(name) came back and saw the end."
                  : "\(name) did not confirm the end within \(seconds) s; if their copy is behind, "
@@ -116,6 +138,8 @@ enum SessionRunner {
         var joined = first
         var record = record
         var rematch = RematchPlan(rematches: rematches, bot: bot, presentation: presentation)
+        // A table plays one match: rematches swap two seats.
+        if first.initialState.seats.count > 2 { rematch = .never(presentation) }
         while true {
             let (me, locals) = localParticipant(joined.playerID, bot: bot, presentation: presentation)
             let controller = joined.makeController(with: me)
@@ -187,6 +211,11 @@ struct RematchPlan {
         asks = rematches == nil && bot == nil && !presentation.isJSON && isatty(STDIN_FILENO) == 1
         onTheBoard = presentation.isFullScreen
         announcer = Announcer(json: presentation.isJSON)
+    }
+
+    /// No rematch and no question about one (a table of more than two seats).
+    static func never(_ presentation: MatchPresentation) -> RematchPlan {
+        RematchPlan(rematches: 0, bot: .medium, presentation: presentation)
     }
 
     /// Whether a rematch can happen after this match (decides whether the connection is kept).
@@ -283,4 +312,16 @@ protocol RematchTalk: Sendable {
 }
 
 extension RemoteGuest: RematchTalk {}
+
+/// Every guest link of a table, for leaving it for now: each guest is told
+/// GOODBYE(leaving), as the one guest of a two-seat match is.
+struct TableLink: SessionLink {
+    var guests: [RemoteGuest]
+
+    func leaveForNow(_ sentence: String) async {
+        await withTaskGroup(of: Void.self) { group in
+            for guest in guests { group.addTask { await guest.leaveForNow(sentence) } }
+        }
+    }
+}
 extension RemoteHost: RematchTalk {}

@@ -28,6 +28,8 @@ public enum ValueExpectation: Sendable, Equatable {
     case seatCount(game: String, counts: [Int])
     /// One player for each of this many other seats, or one for all of them.
     case otherSeats(Int)
+    /// At most this many bot levels at a table of `seats` (one seat is the host's, one a guest's).
+    case botSeats(max: Int, seats: Int)
 }
 
 /// Everything that can be wrong with a command line.
@@ -121,6 +123,9 @@ public enum UsageError: Error, Sendable, Equatable {
             return "\(game) is played by " + Self.list(counts.map(String.init)) + " players."
         case .otherSeats(let count):
             return "expected \(count) comma-separated players, one for each other seat, or one for all of them."
+        case .botSeats(let most, let seats):
+            return "expected at most \(most) comma-separated levels (easy, medium or hard): a table of \(seats) keeps one seat "
+                + "for you and at least one for a guest."
         }
     }
 

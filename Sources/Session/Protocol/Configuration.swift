@@ -81,6 +81,12 @@ public struct HostConfiguration: Sendable {
     public var passcode: String?
     /// How wrong passcodes are slowed down.
     public var passcodeThrottle: PasscodeThrottle = PasscodeThrottle()
+    /// Seats at the table (`--seats`), 2 to 8 and one of the game's seat
+    /// counts. Three or more need protocol 2 (docs/PROTOCOL.md, section 16).
+    public var seats: Int = 2
+    /// The names of the host's bots (`--bots`), one seat each from the start;
+    /// at least one seat must stay for a guest. The caller plays them.
+    public var botNames: [String] = []
 
     /// A configuration; see each field for its default.
     public init(gameID: String, hostName: String, hostPlayerID: PlayerID, seatPreference: SeatPreference = .first,
@@ -172,6 +178,9 @@ public struct GuestOptions: Sendable {
     /// Only a first join can be asked: taking a seat back proves the seat
     /// token instead.
     public var passcode: String?
+    /// Hears every TABLE while a table of three or more seats fills (protocol 2):
+    /// who is seated so far, for a "2 of 4 seated" line.
+    public var onTable: (@Sendable (TableSeating) -> Void)?
 
     /// Options; see each field for its default.
     public init(handshakeTimeout: Duration = .seconds(10), grace: Duration = .seconds(120),

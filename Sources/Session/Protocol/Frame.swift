@@ -18,6 +18,8 @@ public enum MessageType: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     case goodbye = 11
     case rematch = 12
     case challenge = 13
+    /// Protocol 2 only: who is seated at a table that is filling.
+    case table = 14
 
     /// The upper-case name used in docs/PROTOCOL.md and logs.
     public var description: String {
@@ -35,6 +37,7 @@ public enum MessageType: UInt8, Sendable, CaseIterable, CustomStringConvertible 
         case .goodbye: "GOODBYE"
         case .rematch: "REMATCH"
         case .challenge: "CHALLENGE"
+        case .table: "TABLE"
         }
     }
 }
@@ -64,10 +67,16 @@ public struct Frame: Hashable, Sendable {
 public enum FrameFormat {
     /// The two bytes every frame starts with: "PL".
     public static let magic: [UInt8] = [0x50, 0x4C]
-    /// The protocol version this parlor writes in every frame header.
+    /// The version byte this parlor writes in every frame header. Protocol 2
+    /// did not change the frame layout, so every frame keeps the byte 1 and a
+    /// connection's protocol version is the one WELCOME chose.
     public static let version: UInt8 = 1
-    /// Protocol versions this parlor can speak, newest first.
-    public static let supportedVersions: [UInt8] = [1]
+    /// Frame header versions this parlor reads.
+    public static let headerVersions: [UInt8] = [1]
+    /// Protocol versions this parlor can speak (offered in HELLO, chosen in WELCOME), newest first.
+    public static let supportedVersions: [UInt8] = [2, 1]
+    /// The first protocol version with tables of three or more seats.
+    public static let tableVersion: UInt8 = 2
     /// Size of the fixed header.
     public static let headerSize = 8
     /// The largest payload accepted: a maximum-size match blob plus headroom
@@ -111,7 +120,7 @@ public enum FrameError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .badMagic(let bytes): "not a parlor connection (first bytes \(bytes.hexString))"
         case .httpRequest(let method): "an HTTP \(method) request, not a parlor connection"
-        case .unsupportedVersion(let version): "protocol version \(version) is not supported (this parlor speaks \(FrameFormat.supportedVersions.map(String.init).joined(separator: ", ")))"
+        case .unsupportedVersion(let version): "protocol version \(version) is not supported (this parlor's frames are version \(FrameFormat.headerVersions.map(String.init).joined(separator: ", ")))"
         case .oversize(let length): "a frame of \(length) bytes, over the \(FrameFormat.maximumPayload)-byte limit"
         case .unknownType(let type): "unknown message type \(type)"
         }
@@ -200,7 +209,7 @@ public struct FrameDecoder: Sendable {
         }
         guard available >= 3 else { return nil }
         let version = bytes[start + 2]
-        guard FrameFormat.supportedVersions.contains(version) else { throw .unsupportedVersion(version) }
+        guard FrameFormat.headerVersions.contains(version) else { throw .unsupportedVersion(version) }
         guard available >= 4 else { return nil }
         guard let type = MessageType(rawValue: bytes[start + 3]) else { throw .unknownType(bytes[start + 3]) }
         guard available >= FrameFormat.headerSize else { return nil }

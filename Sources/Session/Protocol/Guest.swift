@@ -33,15 +33,22 @@ public struct JoinedMatch: Sendable {
     /// other. Start it with `start()`.
     public func makeController<Local: Participant>(_ makeLocal: (PlayerID) -> Local) -> (MatchController, Local) {
         let local = makeLocal(playerID)
-        let controller = MatchController(state: initialState, participants: [local, remote], configuration: controllerConfiguration)
-        return (controller, local)
+        return (makeController(with: local), local)
     }
 
     /// A controller for this match with `local` at our seat, for a participant
     /// chosen at run time. `local.playerID` must be `playerID` (otherwise
-    /// `start()` throws `SubmitRejection.notAParticipant`).
+    /// `start()` throws `SubmitRejection.notAParticipant`). At a table, every
+    /// seat that is neither ours nor the host's is a `RelayedSeat`: its
+    /// changes reach us as the host's pushes.
     public func makeController(with local: any Participant) -> MatchController {
-        MatchController(state: initialState, participants: [local, remote], configuration: controllerConfiguration)
+        MatchController(state: initialState, participants: [local, remote] + relayedSeats, configuration: controllerConfiguration)
+    }
+
+    /// The other guests' and the host's bots' seats, at a table of three or more.
+    var relayedSeats: [any Participant] {
+        initialState.seats.indices.filter { $0 != seat && $0 != remote.hostSeat }
+            .map { RelayedSeat(playerID: initialState.seats[$0].playerID) }
     }
 }
 
@@ -56,8 +63,8 @@ public enum Guest {
     public static func join(over stream: any ByteStream, hello: Hello,
                             options: GuestOptions = GuestOptions()) async throws(JoinError) -> JoinedMatch {
         let connection = WireConnection(stream: stream)
-        let attempt = JoinAttempt(hello: hello, connection: connection, options: options) { connection, welcome, match in
-            joinedMatch(connection: connection, welcome: welcome, match: match, hello: hello, options: options)
+        let attempt = JoinAttempt(hello: hello, connection: connection, options: options) { connection, welcome, match, table in
+            joinedMatch(connection: connection, welcome: welcome, match: match, hello: hello, options: options, table: table)
         }
         return try await attempt.run().get()
     }
@@ -105,7 +112,7 @@ public enum Guest {
     /// The match and the host's participant for an accepted WELCOME. Runs
     /// inside the connection's handler, so the handler swap loses nothing.
     static func joinedMatch(connection: WireConnection, welcome: Welcome, match: MatchState, hello: Hello,
-                            options: GuestOptions) -> JoinedMatch {
+                            options: GuestOptions, table: TableSeating? = nil) -> JoinedMatch {
         let settings = Liveness.Settings(
             interval: .milliseconds(welcome.settings.heartbeatIntervalMilliseconds),
             timeout: .milliseconds(welcome.settings.heartbeatTimeoutMilliseconds),
@@ -114,7 +121,9 @@ public enum Guest {
         resumeHello.matchID = match.matchID
         resumeHello.seatToken = welcome.seatToken
         resumeHello.games = [GameVersion(id: match.gameID, rulesVersion: UInt16(clamping: match.rulesVersion))]
-        let remote = RemoteHost(connection: connection, guestSeat: welcome.seat, initial: match,
+        // At a table the last TABLE names the host's seat; with two seats it is the other one.
+        let hostSeat = table?.hostSeat ?? match.seats.indices.first { $0 != welcome.seat } ?? 0
+        let remote = RemoteHost(connection: connection, guestSeat: welcome.seat, hostSeat: hostSeat, initial: match,
                                 settings: settings, clock: options.clock,
                                 reconnect: options.redial.map { RemoteHost.Reconnect(dial: $0, hello: resumeHello, policy: options.reconnect,
                                                                                     handshakeTimeout: options.handshakeTimeout) })
@@ -159,12 +168,14 @@ final class ResultBox<Value: Sendable>: Sendable {
 /// connection's reader and a timer, resolved exactly once. `accepted` turns
 /// the WELCOME into the result inside the connection's handler.
 final class JoinAttempt<Joined: Sendable>: Sendable {
-    typealias Accept = @Sendable (WireConnection, Welcome, MatchState) -> Joined
+    typealias Accept = @Sendable (WireConnection, Welcome, MatchState, TableSeating?) -> Joined
 
     private struct State {
         var machine: GuestHandshake
         var continuation: CheckedContinuation<Result<Joined, JoinError>, Never>?
         var timer: Task<Void, Never>?
+        /// Heartbeats and the silence watch while seated at a filling table.
+        var waiting: Task<Void, Never>?
     }
 
     private let connection: WireConnection
@@ -221,19 +232,48 @@ final class JoinAttempt<Joined: Sendable>: Sendable {
         case .send(let message):
             connection.send(message)
         case .joined(let welcome, let match):
-            resolve(.success(accepted(connection, welcome, match)))
+            let table = state.withLock { $0.machine.table }
+            resolve(.success(accepted(connection, welcome, match, table)))
+        case .seated(let table):
+            options.onTable?(table)
+            waitAtTable(table)
         case .fail(let error):
             connection.close()
             resolve(.failure(error))
         }
     }
 
-    private func resolve(_ result: Result<Joined, JoinError>) {
-        let (continuation, timer) = state.withLock { state in
-            defer { state.continuation = nil; state.timer = nil }
-            return (state.continuation, state.timer)
+    /// Seated at a table that fills: the handshake timer gives way to
+    /// heartbeats both ways, and a host silent for the TABLE's heartbeat
+    /// timeout ends the wait (docs/PROTOCOL.md, section 16).
+    private func waitAtTable(_ table: TableSeating) {
+        let interval = Duration.milliseconds(table.heartbeatIntervalMilliseconds)
+        let silence = Duration.milliseconds(table.heartbeatTimeoutMilliseconds)
+        let connection = self.connection
+        let clock = options.clock
+        let waiting = Task { [weak self] in
+            while !Task.isCancelled {
+                connection.send(.heartbeat(senderTime: UInt64(clamping: clock())))
+                do { try await Task.sleep(for: interval) } catch { return }
+                if ContinuousClock.now - connection.lastHeard > silence { self?.event(.timedOut); return }
+            }
+        }
+        let (timer, old) = state.withLock { state -> (Task<Void, Never>?, Task<Void, Never>?) in
+            defer { state.timer = nil; state.waiting = waiting }
+            return (state.timer, state.waiting)
         }
         timer?.cancel()
+        old?.cancel()
+        if state.withLock({ $0.continuation == nil }) { waiting.cancel() }
+    }
+
+    private func resolve(_ result: Result<Joined, JoinError>) {
+        let (continuation, timer, waiting) = state.withLock { state in
+            defer { state.continuation = nil; state.timer = nil; state.waiting = nil }
+            return (state.continuation, state.timer, state.waiting)
+        }
+        timer?.cancel()
+        waiting?.cancel()
         continuation?.resume(returning: result)
     }
 }

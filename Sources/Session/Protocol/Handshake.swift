@@ -32,6 +32,9 @@ public enum Admission: Hashable, Sendable {
     /// The HELLO's passcode proof waits its turn (`PasscodeQueue`); decide
     /// again when it is due, or when the queue refuses it.
     case waitForTurn
+    /// Protocol 2: the guest has a seat at a table that is still filling;
+    /// send it this TABLE and WELCOME once every seat is taken.
+    case seat(TableSeating)
 }
 
 /// The host side of one connection's handshake, as a pure state machine.
@@ -52,6 +55,9 @@ public struct HostHandshake: Hashable, Sendable {
         /// The passcode proof waits its turn before it is checked; only the
         /// peer closing ends this early.
         case proofWaiting
+        /// Protocol 2: seated at a table that is filling (TABLE sent); the
+        /// handshake timer is off, heartbeats run, WELCOME comes when it is full.
+        case seated
         /// WELCOME sent; the session takes over the connection.
         case admitted
         /// Closed, after a REJECT or without one.
@@ -78,6 +84,9 @@ public struct HostHandshake: Hashable, Sendable {
         case send(Message)
         /// Send WELCOME and hand the connection to the session.
         case welcome(Welcome)
+        /// The guest is seated at a table that is filling: stop the handshake
+        /// timer, send this TABLE (and every later one) and keep the seat.
+        case seat(TableSeating)
         /// Send this message (a REJECT), then close. Reported as `outcome`.
         case rejectAndClose(Message, outcome: HandshakeOutcome)
         /// Answer in plain HTTP (a browser found the port), then close.
@@ -102,6 +111,7 @@ public struct HostHandshake: Hashable, Sendable {
             let text = "closed while its passcode proof waited"
             return .close(outcome: .dropped(why.map { "\(text): \($0)" } ?? text))
         }
+        if state == .seated { return seatedEvent(event) }
         // Anything after the decision belongs to the session, or to nobody;
         // a waiting proof is answered when its turn comes, whatever else arrives.
         guard state == .awaitingHello || state == .challenged else { return .none }
@@ -119,7 +129,7 @@ public struct HostHandshake: Hashable, Sendable {
             return .close(outcome: .dropped("not a parlor peer (first bytes \(bytes.hexString))"))
         case .frameError(.unsupportedVersion(let version)):
             return reject(.versionUnsupported,
-                          "This host speaks parlor protocol version \(FrameFormat.version), not \(version); update parlor on one side.")
+                          "This host reads parlor frames of version \(FrameFormat.version), not \(version); update parlor on one side.")
         case .frameError(let error):
             return reject(.protocolError, "\(error)")
         case .messageError(let error):
@@ -145,6 +155,9 @@ public struct HostHandshake: Hashable, Sendable {
             return .welcome(welcome)
         case .reject(let reason, let sentence):
             return reject(reason, sentence)
+        case .seat(let table):
+            state = .seated
+            return .seat(table)
         case .challenge(let fresh):
             // One challenge per connection: a guest that answers it without a
             // proof has none, and a second nonce would only help a guesser.
@@ -154,6 +167,34 @@ public struct HostHandshake: Hashable, Sendable {
             challenge = fresh
             state = .challenged
             return .send(.challenge(fresh))
+        }
+    }
+
+    /// The table this guest sits at is full: WELCOME it (nothing happens unless seated).
+    public mutating func tableFilled(_ welcome: Welcome) -> Action {
+        guard state == .seated else { return .none }
+        state = .admitted
+        return .welcome(welcome)
+    }
+
+    /// What a seated guest may send while its table fills: HEARTBEAT, or
+    /// GOODBYE or a close to give its seat up. Anything else is a protocol error.
+    private mutating func seatedEvent(_ event: Event) -> Action {
+        switch event {
+        case .message(.heartbeat), .timedOut:
+            return .none
+        case .message(.goodbye(let reason, let sentence, _)):
+            state = .closed
+            return .close(outcome: .dropped("left the table before it filled: " + reason.shown(with: sentence)))
+        case .peerClosed(let why):
+            state = .closed
+            return .close(outcome: .dropped(why.map { "left the table before it filled: \($0)" } ?? "left the table before it filled"))
+        case .message(let other):
+            return reject(.protocolError, "expected HEARTBEAT while the table fills, got \(other.type)")
+        case .frameError(let error):
+            return reject(.protocolError, "\(error)")
+        case .messageError(let error):
+            return reject(.protocolError, "\(error)")
         }
     }
 
@@ -176,6 +217,11 @@ public struct HostAdmissionPolicy: Sendable {
     public var currentMatch: (id: MatchID, seatToken: SeatToken)?
     /// The passcode a new guest must prove, nil for an open host.
     public var passcode: PasscodeGate?
+    /// Seats at the host's table (2 to 8): three or more need protocol 2.
+    public var tableSeats: Int = 2
+    /// At a table, the seat tokens of the other guest seats of `currentMatch`
+    /// (each guest comes back to its own seat with its own token).
+    public var otherSeatTokens: [SeatToken] = []
 
     /// A policy; see the fields.
     public init(gameID: String, rulesVersion: Int, seatAvailable: Bool, currentMatch: (id: MatchID, seatToken: SeatToken)? = nil,
@@ -248,7 +294,14 @@ public struct HostAdmissionPolicy: Sendable {
     private func basicRefusal(of hello: Hello) -> (ReasonCode, String)? {
         guard hello.protocolVersions.contains(where: FrameFormat.supportedVersions.contains) else {
             let theirs = hello.protocolVersions.map(String.init).joined(separator: ", ")
-            return (.versionUnsupported, "This host speaks parlor protocol version \(FrameFormat.version); you speak \(theirs). Update parlor on one side.")
+            let ours = FrameFormat.supportedVersions.sorted().map(String.init).joined(separator: " and ")
+            return (.versionUnsupported, "This host speaks parlor protocol versions \(ours); you speak \(theirs). Update parlor on one side.")
+        }
+        if tableSeats > 2, !hello.protocolVersions.contains(FrameFormat.tableVersion) {
+            // A protocol-1 parlor plays two-seat matches only: a clean refusal, never a retry.
+            let theirs = hello.protocolVersions.map(String.init).joined(separator: ", ")
+            return (.versionUnsupported,
+                    "This table of \(tableSeats) needs parlor protocol \(FrameFormat.tableVersion); yours speaks \(theirs): update parlor.")
         }
         guard let offered = hello.games.first(where: { $0.id == gameID }) else {
             let theirs = hello.games.map(\.id).joined(separator: ", ")
@@ -264,7 +317,10 @@ public struct HostAdmissionPolicy: Sendable {
             guard let current = currentMatch, current.id == wanted else {
                 return (.matchNotFound, "This host has no match \(wanted.short).")
             }
-            guard let token = hello.seatToken, Crypto.constantTimeEqual(token.bytes, current.seatToken.bytes) else {
+            let tokens = [current.seatToken] + otherSeatTokens
+            // Every token is compared, so the time taken says nothing about which one matched.
+            let matches = hello.seatToken.map { token in tokens.map { Crypto.constantTimeEqual(token.bytes, $0.bytes) } } ?? []
+            guard matches.contains(true) else {
                 return (.badSeatToken, "That seat token does not belong to match \(wanted.short).")
             }
             return nil  // the seat's owner is back
@@ -360,6 +416,10 @@ public struct GuestHandshake: Sendable {
         case send(Message)
         /// Admitted: the validated welcome, the decoded match and our seat.
         case joined(Welcome, MatchState)
+        /// Protocol 2: seated at a table that is still filling. Stop the
+        /// handshake timer, send HEARTBEAT and watch for silence with the
+        /// TABLE's timers, and keep waiting for WELCOME.
+        case seated(TableSeating)
         /// Give up with this error and close the connection.
         case fail(JoinError)
     }
@@ -374,6 +434,8 @@ public struct GuestHandshake: Sendable {
     private let guestNonce: [UInt8]?
     /// Whether a CHALLENGE was answered already (a host sends at most one).
     private var answeredChallenge = false
+    /// The last TABLE the host sent (protocol 2, a table of three or more seats).
+    public private(set) var table: TableSeating?
 
     /// A handshake that will send `hello`, and prove `passcode` if the host
     /// asks for one. `guestNonce` fixes the proof's nonce (tests only).
@@ -404,6 +466,18 @@ public struct GuestHandshake: Sendable {
             }
         case .message(.reject(let reason, let sentence)):
             return fail(.rejected(reason, sentence))
+        case .message(.table(let seating)):
+            guard hello.protocolVersions.contains(FrameFormat.tableVersion) else {
+                return fail(.protocolError("the host sent TABLE, which protocol 1 does not have"))
+            }
+            guard seating.seats.count > 2 else { return fail(.protocolError("a TABLE of \(seating.seats.count) seats")) }
+            if let earlier = table, earlier.yourSeat != seating.yourSeat || earlier.seats.count != seating.seats.count {
+                return fail(.protocolError("the host moved us from seat \(earlier.yourSeat + 1) of \(earlier.seats.count) to seat \(seating.yourSeat + 1) of \(seating.seats.count)"))
+            }
+            table = seating
+            return .seated(seating)
+        case .message(.heartbeat) where table != nil:
+            return .none
         case .message(.challenge(let challenge)):
             guard !answeredChallenge else { return fail(.protocolError("the host sent a second CHALLENGE")) }
             guard let passcode else { return fail(.passcodeNeeded) }
@@ -448,8 +522,14 @@ public struct GuestHandshake: Sendable {
         guard hello.games.contains(GameVersion(id: state.gameID, rulesVersion: UInt16(clamping: state.rulesVersion))) else {
             return .failure(.badWelcome("it offers \(state.gameID) rules \(state.rulesVersion), which we did not ask for"))
         }
-        guard state.seats.count == 2 else {
+        guard state.seats.count == 2 || welcome.protocolVersion >= FrameFormat.tableVersion else {
             return .failure(.badWelcome("its match has \(state.seats.count) seats; protocol version 1 plays two-seat matches"))
+        }
+        if state.seats.count > 2, hello.matchID == nil {
+            // A new table was announced seat by seat: WELCOME must be the table we sat at.
+            guard let table, table.seats.count == state.seats.count, table.yourSeat == welcome.seat else {
+                return .failure(.badWelcome("its table of \(state.seats.count) is not the one we were seated at"))
+            }
         }
         guard state.seats.indices.contains(welcome.seat), state.seats[welcome.seat].playerID == hello.playerID else {
             return .failure(.badWelcome("seat \(welcome.seat + 1) is not ours"))

@@ -24,6 +24,8 @@ public enum HostError: Error, Hashable, Sendable, CustomStringConvertible {
     case shutDown
     /// The passcode key could not be derived (libcrypto failed).
     case passcodeUnavailable(CryptoError)
+    /// The table cannot be laid out (seat count, bots); the text says why.
+    case badTable(String)
 
     public var description: String {
         switch self {
@@ -31,13 +33,14 @@ public enum HostError: Error, Hashable, Sendable, CustomStringConvertible {
         case .invalidName(let name): "'\(name)' cannot be a player name (1 to \(Seat.maximumNameBytes) bytes, no control characters)"
         case .shutDown: "the host was shut down before anyone joined"
         case .passcodeUnavailable(let error): "could not set up the passcode: \(error)"
+        case .badTable(let why): why
         }
     }
 }
 
-/// The match a guest was admitted to, ready for a controller.
+/// The match a guest was admitted to (at a table: every guest), ready for a controller.
 public struct HostedMatch: Sendable {
-    /// The match as it starts (both seats, nobody has moved).
+    /// The match as it starts (every seat, nobody has moved).
     public let initialState: MatchState
     /// The host's seat.
     public let hostSeat: SeatIndex
@@ -52,24 +55,56 @@ public struct HostedMatch: Sendable {
     public let remote: RemoteGuest
     /// Controller settings that match the session (confirmation timeout, clock).
     public let controllerConfiguration: MatchController.Configuration
+    /// Every guest's seat, in seat order (at two seats, just `remote`).
+    public var guests: [RemoteGuest] = []
+    /// Each guest's seat token, in the order of `guests`.
+    public var seatTokens: [SeatToken] = []
+    /// The seats of the host's bots (`HostConfiguration.botNames`, in that
+    /// order): the caller plays them with `makeController(with:bots:)`.
+    public var botSeats: [SeatIndex] = []
 
     /// The guest's name.
     public var guestName: String { remote.name }
+
+    /// Every guest's name, in seat order: "Bo", "Bo and Cy", "Bo, Cy and Di".
+    public var guestNames: String {
+        let names = guests.map(\.name)
+        guard names.count > 1, let last = names.last else { return names.first ?? guestName }
+        return names.dropLast().joined(separator: ", ") + " and " + last
+    }
+
+    fileprivate init(initialState: MatchState, hostSeat: SeatIndex, guestSeat: SeatIndex, hostPlayerID: PlayerID,
+                     seatToken: SeatToken, remote: RemoteGuest, controllerConfiguration: MatchController.Configuration) {
+        self.initialState = initialState
+        self.hostSeat = hostSeat
+        self.guestSeat = guestSeat
+        self.hostPlayerID = hostPlayerID
+        self.seatToken = seatToken
+        self.remote = remote
+        self.controllerConfiguration = controllerConfiguration
+        self.guests = [remote]
+        self.seatTokens = [seatToken]
+    }
 
     /// A controller for this match with `makeLocal(hostPlayerID)` at the
     /// host's seat (a `LocalParticipant` or a `BotParticipant`) and the
     /// remote guest at the other. Start it with `start()`.
     public func makeController<Local: Participant>(_ makeLocal: (PlayerID) -> Local) -> (MatchController, Local) {
         let local = makeLocal(hostPlayerID)
-        let controller = MatchController(state: initialState, participants: [local, remote], configuration: controllerConfiguration)
-        return (controller, local)
+        return (makeController(with: local), local)
     }
 
     /// A controller for this match with `local` at the host's seat, for a
-    /// participant chosen at run time. `local.playerID` must be `hostPlayerID`
-    /// (otherwise `start()` throws `SubmitRejection.notAParticipant`).
-    public func makeController(with local: any Participant) -> MatchController {
-        MatchController(state: initialState, participants: [local, remote], configuration: controllerConfiguration)
+    /// participant chosen at run time, `bots` at `botSeats` (their player ids
+    /// are `initialState.seats[seat].playerID`) and every guest at its seat.
+    /// `local.playerID` must be `hostPlayerID` (otherwise `start()` throws
+    /// `SubmitRejection.notAParticipant`).
+    ///
+    /// The controller delivers each committed change to every other
+    /// participant, so every guest link gets every other seat's change as a
+    /// push, in the one commit order, and the proposer its CONFIRM.
+    public func makeController(with local: any Participant, bots: [any Participant] = []) -> MatchController {
+        MatchController(state: initialState, participants: [local] + bots + guests, configuration: controllerConfiguration)
     }
 }
 
@@ -127,6 +162,10 @@ public actor MatchHost {
     /// One report per connection whose handshake ended (admitted, rejected, dropped).
     public nonisolated let reports: AsyncStream<ConnectionReport>
     private let reportSink: AsyncStream<ConnectionReport>.Continuation
+    /// The table after every seating change while a table of three or more
+    /// fills (the host's own view: `yourSeat` is the host's seat).
+    public nonisolated let tableChanges: AsyncStream<TableSeating>
+    private let tableSink: AsyncStream<TableSeating>.Continuation
     private let gameType: any Game.Type
     private var pending: [UInt64: Pending] = [:]
     private var nextID: UInt64 = 0
@@ -136,8 +175,14 @@ public actor MatchHost {
     private var random: SplitMix64
     /// The saved match offered again, until its guest is back.
     private let saved: SavedHostMatch?
-    /// Handshakes (by id) that take a seat back rather than start a match.
-    private var resuming: Set<UInt64> = []
+    /// Handshakes (by id) that take a seat back rather than start a match, and whose seat.
+    private var resuming: [UInt64: RemoteGuest] = [:]
+    /// Who sits where, fixed when the first guest arrives.
+    private var layout: TableLayout?
+    /// Guests seated at a table of three or more that is still filling, by handshake id.
+    private var seated: [UInt64: SeatedGuest] = [:]
+    /// Heartbeats to the seated guests and the watch for their silence.
+    private var tableTicker: Task<Void, Never>?
     /// The id the next new match gets; fixed up front so that CHALLENGE can
     /// bind a passcode proof to it.
     private let upcomingMatchID: MatchID
@@ -151,8 +196,20 @@ public actor MatchHost {
     /// A host for `configuration`; throws if its game or name is invalid.
     /// With `saved`, it waits for that match's guest only (`parlor resume`).
     public init(configuration: HostConfiguration, resuming saved: SavedHostMatch? = nil) throws(HostError) {
-        guard let type = GameCatalog.game(id: configuration.gameID), type.seatCounts.contains(2) else {
+        guard let type = GameCatalog.game(id: configuration.gameID) else {
             throw .unknownGame(configuration.gameID)
+        }
+        guard type.seatCounts.contains(configuration.seats) else {
+            let counts = type.seatCounts.map(String.init).joined(separator: ", ")
+            throw .badTable("\(type.id) is played by \(counts) players, not \(configuration.seats)")
+        }
+        guard configuration.botNames.count <= configuration.seats - 2 else {
+            throw .badTable("a table of \(configuration.seats) has room for at most \(configuration.seats - 2) bots: "
+                            + "one seat is the host's and one must stay for a guest")
+        }
+        for name in configuration.botNames where !Seat.isValidName(name) { throw .invalidName(name) }
+        if let saved, saved.state.seats.count > 2 {
+            throw .badTable("match \(saved.state.matchID.short) is a table of \(saved.state.seats.count); this parlor cannot resume tables yet")
         }
         if let saved, saved.state.gameID != type.id || saved.state.seats.count != 2 || !saved.state.seats.indices.contains(saved.hostSeat) {
             throw .unknownGame(saved.state.gameID)
@@ -175,6 +232,7 @@ public actor MatchHost {
             self.passcodeKey = nil
         }
         (reports, reportSink) = AsyncStream<ConnectionReport>.makeStream(bufferingPolicy: .bufferingNewest(1024))
+        (tableChanges, tableSink) = AsyncStream<TableSeating>.makeStream(bufferingPolicy: .bufferingNewest(64))
     }
 
     /// Number of connections currently in their handshake.
@@ -194,7 +252,7 @@ public actor MatchHost {
             return
         }
         // Proofs waiting their turn have their own caps (`PasscodeQueue`).
-        guard pending.count - waitingProofs.count < configuration.maximumPendingHandshakes else {
+        guard pending.count - waitingProofs.count - seated.count < configuration.maximumPendingHandshakes else {
             let sentence = "This host has too many connections starting; try again in a moment."
             connection.send(.reject(.busy, sentence: sentence))
             connection.close()
@@ -210,6 +268,19 @@ public actor MatchHost {
             do { try await Task.sleep(for: timeout) } catch { return }
             await self?.handshake(id, event: .timedOut)
         }
+    }
+
+    /// The table as it fills, for the host's screen and TXT record: nil before
+    /// the first guest arrives (with two seats, until the match starts).
+    public var tableSeating: TableSeating? {
+        guard let layout, layout.guestSeats.count > 1, hosted == nil else { return nil }
+        return seating(layout, for: nil)
+    }
+
+    /// Seats taken now: the host, its bots, and every guest seated or playing.
+    public var seatsTaken: Int {
+        if hosted != nil { return configuration.seats }
+        return 1 + configuration.botNames.count + seated.count
     }
 
     /// Waits until a guest is admitted and returns its match.
@@ -230,6 +301,8 @@ public actor MatchHost {
             entry.connection.close()
         }
         pending = [:]
+        seated = [:]
+        tableTicker?.cancel()
         for (id, waiting) in waitingProofs {
             waiting.timer.cancel()
             proofs.remove(id)
@@ -238,6 +311,7 @@ public actor MatchHost {
         for waiter in waiters { waiter.resume(returning: hosted) }
         waiters = []
         reportSink.finish()
+        tableSink.finish()
     }
 
     // MARK: Handshake shell
@@ -318,24 +392,32 @@ public actor MatchHost {
             return
         case .send(let message):
             connection.send(message)  // CHALLENGE; the handshake timer keeps running
+        case .seat:
+            // Seated at a table that fills: no handshake timeout from now on, heartbeats instead.
+            pending[id]?.timer?.cancel()
+            pending[id]?.timer = nil
+            tellTable()
+            startTableTicker()
         case .welcome(let welcome):
             finish(id)
             if let gaveUp = guestGaveUp(entry) {
                 // Never seat a guest that is gone: the seat stays open for the next one.
-                resuming.remove(id)
+                resuming.removeValue(forKey: id)
                 connection.close()
                 report(peer, .dropped(gaveUp))
                 return
             }
-            if resuming.remove(id) != nil, let hosted {
+            if let remote = resuming.removeValue(forKey: id) {
                 // The guest is back: its new connection replaces the old one.
                 let template = welcome
-                hosted.remote.reattach(connection) { committed in
+                remote.reattach(connection) { committed in
                     var fresh = template
                     fresh.matchBlob = MatchBlob.encode(committed)
                     return fresh
                 }
-                report(peer, .admitted(name: hosted.remote.name, seat: hosted.guestSeat))
+                report(peer, .admitted(name: remote.name, seat: remote.seat))
+            } else if let layout, layout.guestSeats.count > 1 {
+                fillTable(layout, lastWelcome: welcome, lastConnection: connection)
             } else {
                 admit(welcome: welcome, connection: connection)
             }
@@ -376,6 +458,8 @@ public actor MatchHost {
     private func finish(_ id: UInt64) {
         pending[id]?.timer?.cancel()
         pending[id] = nil
+        // A guest that leaves a table before it fills frees its seat; the others are told.
+        if seated.removeValue(forKey: id) != nil { tellTable() }
         waitingProofs.removeValue(forKey: id)?.timer.cancel()
         proofs.remove(id)
     }
@@ -402,9 +486,12 @@ public actor MatchHost {
     private func admission(for hello: Hello, challenge: PasscodeChallenge?, id: UInt64, turn: PasscodeGate.Turn) -> Admission {
         let current = hosted.map { ($0.initialState.matchID, $0.seatToken) } ?? saved.map { ($0.state.matchID, $0.seatToken) }
         let gate = passcodeKey.map { PasscodeGate(key: $0, turn: turn) }
-        let policy = HostAdmissionPolicy(gameID: gameType.id, rulesVersion: gameType.rulesVersion,
-                                         seatAvailable: hosted == nil && saved == nil && !isShutDown,
+        let freeSeat = layout.map { layout in layout.guestSeats.first { seat in !seated.values.contains { $0.seat == seat } } } ?? 0
+        var policy = HostAdmissionPolicy(gameID: gameType.id, rulesVersion: gameType.rulesVersion,
+                                         seatAvailable: hosted == nil && saved == nil && !isShutDown && freeSeat != nil,
                                          currentMatch: current, passcode: gate)
+        policy.tableSeats = configuration.seats
+        policy.otherSeatTokens = Array(hosted?.seatTokens.dropFirst() ?? [])
         switch policy.verdict(on: hello, challenge: challenge) {
         case .admit:
             break
@@ -420,31 +507,236 @@ public actor MatchHost {
         }
         if hello.matchID != nil {
             // The right seat token: take the seat back (the policy checked it).
-            let state = hosted?.remote.committedState ?? saved?.state
-            let guestSeat = hosted?.guestSeat ?? saved.map { 1 - $0.hostSeat }
-            guard let state, let guestSeat, let token = hello.seatToken else {
+            guard let token = hello.seatToken else { return .reject(.matchNotFound, "This host has no match to resume.") }
+            // At a table the token says whose seat it is (the policy found it among them).
+            let remote = hosted.flatMap { hosted in
+                zip(hosted.guests, hosted.seatTokens).first { $0.1.bytes == token.bytes }?.0
+            }
+            let state = remote?.committedState ?? saved?.state
+            let guestSeat = remote?.seat ?? saved.map { 1 - $0.hostSeat }
+            guard let state, let guestSeat else {
                 return .reject(.matchNotFound, "This host has no match to resume.")
             }
-            if let hosted, let busy = hosted.remote.unavailable {
+            if let remote, let busy = remote.unavailable {
                 // This process is about to exit, or cannot save: the guest should try again in a moment.
                 return .reject(.busy, busy)
             }
-            if hosted != nil { resuming.insert(id) }
+            if let remote { resuming[id] = remote }
             return .welcome(welcome(for: state, guestSeat: guestSeat, token: token, hello: hello))
         }
+        var table = layout ?? makeLayout()
+        if hello.playerID == table.hostID {
+            // Two processes of one installation: the host plays this match under a
+            // fresh id (the TABLE names no ids, so nobody seated has seen the old one).
+            table.hostID = PlayerID.random()
+        }
+        layout = table
+        guard let guestSeat = table.guestSeats.first(where: { seat in !seated.values.contains { $0.seat == seat } }) else {
+            return .reject(.matchFull, "The match on this host already has its players.")
+        }
+        let inUse = table.bots.map(\.playerID) + seated.values.map(\.hello.playerID)
+        guard !inUse.contains(hello.playerID) else {
+            // Two parlors of one installation at one table: the blob holds every id once.
+            return .reject(.playerIDInUse, "Someone at this table already plays under your player id (another parlor of the same "
+                           + "installation); join from another account, or with another PARLOR_HOME.")
+        }
+        var guests = seated.values.map { ($0.seat, $0.hello) }
+        guests.append((guestSeat, hello))
+        if guests.count < table.guestSeats.count {
+            seated[id] = SeatedGuest(seat: guestSeat, hello: hello, token: SeatToken.random())
+            return .seat(seating(table, for: guestSeat))
+        }
+        let state = MatchState(matchID: upcomingMatchID, game: gameType.init(seats: configuration.seats),
+                               seats: table.seats(guests: guests), turnTimeout: configuration.turnTimeoutSeconds, now: configuration.clock())
+        return .welcome(welcome(for: state, guestSeat: guestSeat, token: SeatToken.random(), hello: hello))
+    }
+
+    // MARK: Tables
+
+    /// Who sits where at this host's table.
+    private struct TableLayout {
+        var hostSeat: SeatIndex
+        var hostID: PlayerID
+        var hostName: String
+        /// The host's bots, by seat.
+        var bots: [(seat: SeatIndex, playerID: PlayerID, name: String)]
+        /// The seats guests take, in the order they are handed out.
+        var guestSeats: [SeatIndex]
+        var seatCount: Int
+
+        /// Every seat of the match with `guests` (seat and HELLO) in theirs.
+        func seats(guests: [(SeatIndex, Hello)]) -> [Seat] {
+            (0..<seatCount).map { index in
+                if index == hostSeat { return Seat(playerID: hostID, name: hostName) }
+                if let bot = bots.first(where: { $0.seat == index }) { return Seat(playerID: bot.playerID, name: bot.name) }
+                let hello = guests.first { $0.0 == index }?.1
+                return Seat(playerID: hello?.playerID ?? PlayerID.random(), name: hello?.playerName ?? "?")
+            }
+        }
+    }
+
+    /// A guest with a seat at a table that is filling.
+    private struct SeatedGuest {
+        var seat: SeatIndex
+        var hello: Hello
+        var token: SeatToken
+    }
+
+    /// The host's seat by `--seat` (first, second, or drawn at random among all
+    /// seats), its bots in the last seats, the guests in the rest from the lowest.
+    private func makeLayout() -> TableLayout {
+        let count = configuration.seats
         let hostSeat: SeatIndex
         switch configuration.seatPreference {
         case .first: hostSeat = 0
         case .second: hostSeat = 1
-        case .random: hostSeat = Int(random.next() & 1)
+        case .random: hostSeat = Int(random.next() % UInt64(count))
         }
-        let guestSeat = 1 - hostSeat
-        let hostID = hello.playerID == configuration.hostPlayerID ? PlayerID.random() : configuration.hostPlayerID
-        var seats = [Seat(playerID: hostID, name: configuration.hostName), Seat(playerID: hello.playerID, name: hello.playerName)]
-        if hostSeat == 1 { seats.reverse() }
-        let state = MatchState(matchID: upcomingMatchID, game: gameType.init(seats: 2), seats: seats,
+        let hostID = configuration.hostPlayerID
+        let others = (0..<count).filter { $0 != hostSeat }
+        let botSeats = Array(others.suffix(configuration.botNames.count))
+        let bots = zip(botSeats, configuration.botNames).map { (seat: $0.0, playerID: PlayerID.random(), name: $0.1) }
+        return TableLayout(hostSeat: hostSeat, hostID: hostID, hostName: configuration.hostName, bots: bots,
+                           guestSeats: others.filter { !botSeats.contains($0) }, seatCount: count)
+    }
+
+    /// The TABLE for the guest at `seat` (nil: the host's own view).
+    private func seating(_ layout: TableLayout, for seat: SeatIndex?) -> TableSeating {
+        let guests = seated.values.map { ($0.seat, $0.hello) }
+        let places = (0..<layout.seatCount).map { index -> TableSeating.Place in
+            if index == layout.hostSeat { return .init(kind: .host, name: layout.hostName) }
+            if let bot = layout.bots.first(where: { $0.seat == index }) { return .init(kind: .bot, name: bot.name) }
+            if let guest = guests.first(where: { $0.0 == index }) { return .init(kind: .guest, name: guest.1.playerName) }
+            return .init(kind: .free, name: "")
+        }
+        let timeouts = configuration.timeouts
+        return TableSeating(yourSeat: seat ?? layout.hostSeat, heartbeatIntervalMilliseconds: timeouts.heartbeatInterval.wireMilliseconds,
+                            heartbeatTimeoutMilliseconds: timeouts.heartbeatTimeout.wireMilliseconds, seats: places)
+    }
+
+    /// Sends the table as it is now to every seated guest (each seating change),
+    /// and to `tableChanges` for the host's own screen.
+    private func tellTable() {
+        guard let layout, layout.guestSeats.count > 1 else { return }
+        for (id, guest) in seated {
+            pending[id]?.connection.send(.table(seating(layout, for: guest.seat)))
+        }
+        tableSink.yield(seating(layout, for: nil))
+    }
+
+    /// While guests sit at a filling table: HEARTBEAT to each every interval,
+    /// and a guest silent for the heartbeat timeout loses its seat.
+    private func startTableTicker() {
+        guard tableTicker == nil else { return }
+        let interval = configuration.timeouts.heartbeatInterval
+        tableTicker = Task { [weak self] in
+            while !Task.isCancelled {
+                do { try await Task.sleep(for: interval) } catch { return }
+                guard let self, await self.tableTick() else { return }
+            }
+        }
+    }
+
+    /// One beat of the table ticker; false once nobody waits any more.
+    private func tableTick() -> Bool {
+        guard !seated.isEmpty else {
+            tableTicker = nil
+            return false
+        }
+        let silence = configuration.timeouts.heartbeatTimeout
+        for id in seated.keys {
+            guard let connection = pending[id]?.connection else { continue }
+            if ContinuousClock.now - connection.lastHeard > silence {
+                handshake(id, event: .peerClosed("silent for \(silence.roundedUpSeconds) s"))
+            } else {
+                connection.send(.heartbeat(senderTime: UInt64(clamping: configuration.clock())))
+            }
+        }
+        return true
+    }
+
+    /// Gives every free seat of a filling table to a bot named by `botName`
+    /// (its index among the new bots) and starts the match with the guests
+    /// seated so far (`parlor host --fill-with-bots`). False, changing
+    /// nothing, when no guest is seated yet or the match has begun.
+    @discardableResult
+    public func fillEmptySeatsWithBots(_ botName: (Int) -> String) -> Bool {
+        guard var table = layout, hosted == nil, !seated.isEmpty, !isShutDown else { return false }
+        let taken = Set(seated.values.map(\.seat))
+        let free = table.guestSeats.filter { !taken.contains($0) }
+        for (index, seat) in free.enumerated() {
+            table.bots.append((seat: seat, playerID: PlayerID.random(), name: botName(index)))
+        }
+        table.bots.sort { $0.seat < $1.seat }
+        table.guestSeats = table.guestSeats.filter { taken.contains($0) }
+        layout = table
+        let state = MatchState(matchID: upcomingMatchID, game: gameType.init(seats: configuration.seats),
+                               seats: table.seats(guests: seated.values.map { ($0.seat, $0.hello) }),
                                turnTimeout: configuration.turnTimeoutSeconds, now: configuration.clock())
-        return .welcome(welcome(for: state, guestSeat: guestSeat, token: SeatToken.random(), hello: hello))
+        fillTable(table, state: state, last: nil)
+        return true
+    }
+
+    /// The last guest took the last free seat: every guest gets the full
+    /// TABLE, then its WELCOME (its own seat and token, the one blob of the
+    /// match, sequence 0), and the match begins.
+    private func fillTable(_ layout: TableLayout, lastWelcome: Welcome, lastConnection: WireConnection) {
+        guard let state = try? MatchBlob.decode(lastWelcome.matchBlob) else { return }  // encoded just above
+        fillTable(layout, state: state, last: (lastWelcome, lastConnection))
+    }
+
+    private func fillTable(_ layout: TableLayout, state: MatchState, last: (welcome: Welcome, connection: WireConnection)?) {
+        var links: [(seat: SeatIndex, connection: WireConnection, welcome: Welcome)] = []
+        let full = seated
+        seated = [:]
+        tableTicker?.cancel()
+        tableTicker = nil
+        for (id, guest) in full {
+            guard var entry = pending[id] else { continue }
+            let welcome = welcome(for: state, guestSeat: guest.seat, token: guest.token, hello: guest.hello)
+            entry.connection.send(.table(fullSeating(layout, state, for: guest.seat)))
+            _ = entry.machine.tableFilled(welcome)
+            pending[id] = entry
+            links.append((guest.seat, entry.connection, welcome))
+            finish(id)
+        }
+        if let last {
+            last.connection.send(.table(fullSeating(layout, state, for: last.welcome.seat)))
+            links.append((last.welcome.seat, last.connection, last.welcome))
+        }
+        links.sort { $0.seat < $1.seat }
+        var remotes: [RemoteGuest] = []
+        for link in links {
+            let remote = RemoteGuest(connection: link.connection, seat: link.seat, initial: state,
+                                     timeouts: configuration.timeouts, clock: configuration.clock)
+            remote.takeOver()
+            link.connection.send(.welcome(link.welcome))
+            remotes.append(remote)
+            report(link.connection.peerDescription, .admitted(name: remote.name, seat: link.seat))
+        }
+        guard let first = remotes.first, let firstLink = links.first else { return }
+        var match = HostedMatch(
+            initialState: state, hostSeat: layout.hostSeat, guestSeat: first.seat, hostPlayerID: layout.hostID,
+            seatToken: firstLink.welcome.seatToken, remote: first,
+            controllerConfiguration: MatchController.Configuration(confirmationTimeout: configuration.timeouts.confirmation,
+                                                                   clock: configuration.clock))
+        match.guests = remotes
+        match.seatTokens = links.map(\.welcome.seatToken)
+        match.botSeats = layout.bots.map(\.seat)
+        hosted = match
+        tableSink.yield(fullSeating(layout, state, for: layout.hostSeat))
+        tableSink.finish()
+        for waiter in waiters { waiter.resume(returning: match) }
+        waiters = []
+    }
+
+    /// The full table's TABLE for the guest at `seat`, from the match's own seats.
+    private func fullSeating(_ layout: TableLayout, _ state: MatchState, for seat: SeatIndex) -> TableSeating {
+        var table = seating(layout, for: seat)
+        for index in table.seats.indices where table.seats[index].kind == .free {
+            table.seats[index] = .init(kind: .guest, name: state.seats[index].name)
+        }
+        return table
     }
 
     /// The WELCOME for `state`, with this host's timers and the match's own turn timeout.

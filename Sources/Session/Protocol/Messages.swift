@@ -122,6 +122,73 @@ public struct Welcome: Hashable, Sendable {
     }
 }
 
+/// Who sits where at a table that is filling (protocol 2, TABLE): sent by the
+/// host to every seated guest of a table of three or more seats on every
+/// seating change, the last time just before WELCOME.
+public struct TableSeating: Hashable, Sendable {
+    /// Who holds a seat.
+    public enum Kind: UInt8, Hashable, Sendable {
+        /// Nobody yet: a guest may take it.
+        case free = 0
+        /// The host's own player.
+        case host = 1
+        /// A guest who joined.
+        case guest = 2
+        /// One of the host's bots.
+        case bot = 3
+    }
+
+    /// One seat of the table.
+    public struct Place: Hashable, Sendable {
+        /// Who holds it.
+        public var kind: Kind
+        /// The player's name; empty for a free seat.
+        public var name: String
+
+        /// A seat; `name` is empty exactly when `kind` is `.free`.
+        public init(kind: Kind, name: String) {
+            self.kind = kind
+            self.name = name
+        }
+    }
+
+    /// The seat this guest holds, 0-based.
+    public var yourSeat: SeatIndex
+    /// How often the two sides send HEARTBEAT while the table fills.
+    public var heartbeatIntervalMilliseconds: UInt32
+    /// Silence after which either side gives the other up while the table fills.
+    public var heartbeatTimeoutMilliseconds: UInt32
+    /// Every seat, in seat order (2 to 8).
+    public var seats: [Place]
+
+    /// A seating; see the fields.
+    public init(yourSeat: SeatIndex, heartbeatIntervalMilliseconds: UInt32, heartbeatTimeoutMilliseconds: UInt32, seats: [Place]) {
+        self.yourSeat = yourSeat
+        self.heartbeatIntervalMilliseconds = heartbeatIntervalMilliseconds
+        self.heartbeatTimeoutMilliseconds = heartbeatTimeoutMilliseconds
+        self.seats = seats
+    }
+
+    /// Seats taken (host, guests and bots).
+    public var taken: Int { seats.filter { $0.kind != .free }.count }
+
+    /// The host's seat, if the seating names one.
+    public var hostSeat: SeatIndex? { seats.firstIndex { $0.kind == .host } }
+
+    /// "2 of 4 seated: Ana (host), Bo (you), Easy bot (bot), free".
+    public var summary: String {
+        let names = seats.enumerated().map { index, place -> String in
+            switch place.kind {
+            case .free: "free"
+            case .host: "\(place.name) (host)"
+            case .bot: "\(place.name) (bot)"
+            case .guest: index == yourSeat ? "\(place.name) (you)" : place.name
+            }
+        }
+        return "\(taken) of \(seats.count) seated: " + names.joined(separator: ", ")
+    }
+}
+
 /// What a REMATCH message says, after a match has ended.
 public enum RematchWord: UInt8, Hashable, Sendable, CaseIterable, CustomStringConvertible {
     /// Let's play again with seats swapped.
@@ -174,6 +241,8 @@ public enum Message: Hashable, Sendable {
     /// Host → guest, only in the handshake: this host needs a passcode; answer
     /// with a HELLO whose proof is bound to this challenge.
     case challenge(PasscodeChallenge)
+    /// Protocol 2, host → guest, between HELLO and WELCOME: the table as it fills.
+    case table(TableSeating)
 
     /// The frame type that carries this message.
     public var type: MessageType {
@@ -191,6 +260,7 @@ public enum Message: Hashable, Sendable {
         case .goodbye: .goodbye
         case .rematch: .rematch
         case .challenge: .challenge
+        case .table: .table
         }
     }
 }
@@ -304,6 +374,16 @@ extension Message {
             writer.write(bytes: challenge.matchID.bytes)
             writer.write(bytes: Array(challenge.hostNonce.prefix(PasscodeKey.nonceLength)))
             writer.write(bytes: [UInt8](repeating: 0, count: max(0, PasscodeKey.nonceLength - challenge.hostNonce.count)))
+        case .table(let table):
+            writer.write(UInt8(clamping: table.yourSeat))
+            writer.write(table.heartbeatIntervalMilliseconds)
+            writer.write(table.heartbeatTimeoutMilliseconds)
+            let seats = Array(table.seats.prefix(MatchBlob.seatLimit.upperBound))
+            writer.write(UInt8(seats.count))
+            for seat in seats {
+                writer.write(seat.kind.rawValue)
+                writer.writeString8(seat.kind == .free ? "" : seat.name, limit: Seat.maximumNameBytes)
+            }
         }
         return writer.bytes
     }
@@ -484,6 +564,29 @@ private struct MessageReader {
             guard try u8() == PasscodeKey.method else { throw invalid("passcode method") }
             guard let match = try identifier("match id", zeroMeansNone: true) else { throw invalid("match id") }
             return .challenge(PasscodeChallenge(matchID: match, hostNonce: try bytes(PasscodeKey.nonceLength)))
+        case .table:
+            let yours = Int(try u8())
+            let interval = try u32()
+            guard SessionSettings.heartbeatIntervalRange.contains(interval) else { throw invalid("heartbeat interval") }
+            let silence = try u32()
+            guard SessionSettings.heartbeatTimeoutRange.contains(silence), silence > interval else { throw invalid("heartbeat timeout") }
+            let count = Int(try u8())
+            guard MatchBlob.seatLimit.contains(count) else { throw invalid("seat count") }
+            var seats: [TableSeating.Place] = []
+            for _ in 0..<count {
+                guard let kind = TableSeating.Kind(rawValue: try u8()) else { throw invalid("seat kind") }
+                let name = try utf8String8("seat name")
+                if kind == .free {
+                    guard name.isEmpty else { throw invalid("seat name") }
+                } else {
+                    guard Seat.isValidName(name) else { throw invalid("seat name") }
+                }
+                seats.append(TableSeating.Place(kind: kind, name: name))
+            }
+            guard yours < count, seats[yours].kind == .guest else { throw invalid("your seat") }
+            guard seats.filter({ $0.kind == .host }).count == 1 else { throw invalid("host seat") }
+            return .table(TableSeating(yourSeat: yours, heartbeatIntervalMilliseconds: interval,
+                                       heartbeatTimeoutMilliseconds: silence, seats: seats))
         }
     }
 }

@@ -123,7 +123,7 @@ enum Rejoin {
                 let connection = WireConnection(stream: stream)
                 var options = GuestOptions(handshakeTimeout: min(handshakeTimeout, max(deadline - .now, .milliseconds(500))))
                 options.clock = clock
-                let result = await JoinAttempt(hello: hello, connection: connection, options: options) { connection, welcome, match in
+                let result = await JoinAttempt(hello: hello, connection: connection, options: options) { connection, welcome, match, _ in
                     onWelcome(connection, welcome, match)
                     return Rejoined(connection: connection, welcome: welcome, match: match)
                 }.run()

@@ -32,6 +32,8 @@ public final class RemoteHost: Participant {
     public let name: String
     /// The guest's own seat.
     public let guestSeat: SeatIndex
+    /// The host's own seat (at a table, named by its last TABLE).
+    public let hostSeat: SeatIndex
     public var isAuthority: Bool { true }
 
     private struct Awaiting {
@@ -90,11 +92,11 @@ public final class RemoteHost: Participant {
     private let settled = SettleSignal()
     private let state: Mutex<State>
 
-    init(connection: WireConnection, guestSeat: SeatIndex, initial: MatchState, settings: Liveness.Settings,
+    init(connection: WireConnection, guestSeat: SeatIndex, hostSeat: SeatIndex, initial: MatchState, settings: Liveness.Settings,
          clock: @escaping @Sendable () -> Int64, reconnect: Reconnect? = nil) {
         self.reconnect = reconnect
         self.guestSeat = guestSeat
-        let hostSeat = initial.seats.indices.first { $0 != guestSeat } ?? 0
+        self.hostSeat = hostSeat
         self.playerID = initial.seats[hostSeat].playerID
         self.name = initial.seats[hostSeat].name
         self.settings = settings
@@ -605,4 +607,22 @@ public final class RemoteHost: Participant {
             }
         }
     }
+}
+
+/// A seat at a table that is neither ours nor the host's (another guest, a
+/// host's bot), as a guest's controller sees it: every change of it reaches
+/// us as a push from the host (`RemoteHost`, the authority), so it does
+/// nothing itself. It only gives the seat its one participant.
+public final class RelayedSeat: Participant {
+    public let playerID: PlayerID
+    public var isAuthority: Bool { false }
+
+    /// The seat of `playerID`.
+    public init(playerID: PlayerID) { self.playerID = playerID }
+
+    public func attach(to controller: MatchController) {}
+    public func turnBegan(_ state: MatchState) {}
+    public func deliver(_ change: MatchChange, resulting state: MatchState) async throws {}
+    public func stateChanged(_ newState: MatchState, event: MatchEvent) {}
+    public func matchEnded(_ final: MatchState, failure: MatchFailure?) {}
 }

@@ -1,0 +1,90 @@
+import Foundation
+import ParlorTestSupport
+import Testing
+
+/// Tables of three or more seats over loopback between real `parlor`
+/// processes (protocol 2): `parlor host GAME --seats N`, guests that each take
+/// a free seat with `parlor join`, and every side at the same end.
+@Suite("LAN tables played by real processes over loopback", .serialized)
+struct LANTableEndToEndTests {
+    /// Each process with a data home of its own (its own player id).
+    static func environment() -> [String: String] {
+        ["XDG_DATA_HOME": temporaryDataHome(), "NO_COLOR": "1"]
+    }
+
+    static func port(_ host: SpawnedParlor) async throws -> Int {
+        let listening = try #require(await host.line(containing: "\"listening\""), Comment(rawValue: host.transcript))
+        let event = try #require(jsonEvents(listening).first)
+        return try #require(event["port"] as? Int)
+    }
+
+    static func end(_ process: SpawnedParlor) throws -> [String: Any] {
+        try #require(jsonEvents(process.output).last { $0["event"] as? String == "end" }, Comment(rawValue: process.transcript))
+    }
+
+    /// Runs a host with `hostArguments` and `guests` bot guests joining one after another; returns every side's end event.
+    static func playTable(_ hostArguments: [String], guests: Int) async throws -> (host: [String: Any], guests: [[String: Any]],
+                                                                                   processes: [SpawnedParlor]) {
+        let host = try SpawnedParlor(["host"] + hostArguments + ["--json", "--port", "0", "--name", "Hana", "--seat", "first"], environment: environment())
+        let port = try await port(host)
+        var joined: [SpawnedParlor] = []
+        for _ in 0..<guests {
+            let guest = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--bot", "easy", "--json"],
+                                          environment: environment())
+            // Seated before the next one comes, so the seats go out in order.
+            _ = try #require(await guest.line(containing: "\"table\"", timeout: .seconds(20)), Comment(rawValue: guest.transcript))
+            joined.append(guest)
+        }
+        for process in [host] + joined {
+            let status = await process.wait(timeout: .seconds(120))
+            #expect(status == 0, Comment(rawValue: process.transcript))
+        }
+        return (try end(host), try joined.map(end), [host] + joined)
+    }
+
+    @Test("a three-seat dots-and-boxes table: the host's bot and two joined bots end with one state hash and one set of places")
+    func threeSeatDotsAndBoxes() async throws {
+        let (host, guests, processes) = try await Self.playTable(["dots-and-boxes", "--seats", "3", "--bot", "easy"], guests: 2)
+        #expect(host["moves"] as? Int == 40)
+        let hash = try #require(host["hash"] as? String)
+        let places = try #require(host["outcomes"] as? [[String: Any]]).compactMap { $0["place"] as? Int }
+        #expect(places.count == 3)
+        for guest in guests {
+            #expect(guest["hash"] as? String == hash)
+            #expect(try #require(guest["outcomes"] as? [[String: Any]]).compactMap { $0["place"] as? Int } == places)
+        }
+        let names = try #require(host["outcomes"] as? [[String: Any]]).compactMap { $0["name"] as? String }
+        #expect(names == ["Hana", "Easy bot", "Easy bot"])
+        // The first guest saw the table fill: 2 of 3, then 3 of 3.
+        let seatings = jsonEvents(processes[1].output).filter { $0["event"] as? String == "table" }.compactMap { $0["taken"] as? Int }
+        #expect(seatings == [2, 3], Comment(rawValue: processes[1].transcript))
+    }
+
+    @Test("a four-seat table with --bots: one host bot seat from the start, two guests fill the rest")
+    func fourSeatsWithBots() async throws {
+        let (host, guests, _) = try await Self.playTable(["dots-and-boxes", "--seats", "4", "--bot", "easy", "--bots", "easy"], guests: 2)
+        let names = try #require(host["outcomes"] as? [[String: Any]]).compactMap { $0["name"] as? String }
+        #expect(names == ["Hana", "Easy bot", "Easy bot", "Easy bot"])
+        for guest in guests { #expect(guest["hash"] as? String == host["hash"] as? String) }
+    }
+
+    @Test("--fill-with-bots starts a table of four with one guest: the empty seats go to bots")
+    func fillWithBots() async throws {
+        let (host, guests, _) = try await Self.playTable(["dots-and-boxes", "--seats", "4", "--bot", "easy", "--fill-with-bots", "1"],
+                                                          guests: 1)
+        let names = try #require(host["outcomes"] as? [[String: Any]]).compactMap { $0["name"] as? String }
+        #expect(names == ["Hana", "Easy bot", "Medium bot 1", "Medium bot 2"])
+        #expect(guests.first?["hash"] as? String == host["hash"] as? String)
+    }
+
+    @Test("--seats outside the game's counts is a usage error naming them")
+    func seatsOutOfRange() async throws {
+        let result = try await ParlorProcess.run(["host", "reversi", "--seats", "3"], environment: scratchDataHome(), timeout: .seconds(20))
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("reversi is played by 2 players"), Comment(rawValue: result.stderr))
+        let bots = try await ParlorProcess.run(["host", "dots-and-boxes", "--seats", "3", "--bots", "easy,easy"],
+                                               environment: scratchDataHome(), timeout: .seconds(20))
+        #expect(bots.status == 64)
+        #expect(bots.stderr.contains("at most 1"), Comment(rawValue: bots.stderr))
+    }
+}
