@@ -24,6 +24,8 @@ public final class Connect4Solver {
     static let maxScore = (cells + 1) / 2 - 3
     /// Columns in the order moves are tried: the centre takes part in the most lines.
     static let centreOrder = [3, 2, 4, 1, 5, 0, 6]
+    /// `centreOrder`, first column in the lowest four bits.
+    static let packedCentreOrder: UInt64 = 0x6051423
 
     /// A prime number of slots above 2^24, so a slot index and the stored
     /// low 25 bits of a 49-bit key identify the key exactly (Chinese
@@ -122,8 +124,14 @@ public final class Connect4Solver {
     /// thousand nodes).
     func solve(_ board: Connect4Bits, shouldStop: (() -> Bool)? = nil) -> Int? {
         guard !Self.isOver(board) else { return nil }
-        self.shouldStop = shouldStop
+        // A win at once needs no search (nor anything kept for one).
+        if Connect4Bits.winningCells(board.current, board.mask) & board.possible != 0 {
+            return (Self.cells + 1 - board.moves) / 2
+        }
         stopped = false
+        // Nothing to keep (no reference counting) when nothing can stop the search.
+        guard let shouldStop else { return exactScore(board) }
+        self.shouldStop = shouldStop
         defer { self.shouldStop = nil }
         let score = exactScore(board)
         return stopped ? nil : score
@@ -237,7 +245,7 @@ public final class Connect4Solver {
         if Connect4Bits.winningCells(board.current, board.mask) & board.possible != 0 {
             return (Self.cells + 1 - board.moves) / 2
         }
-        if let known = book?.score(board) { return known }
+        if board.moves <= bookDepth, let known = book?.score(board) { return known }
         var low = -(Self.cells - board.moves) / 2
         var high = (Self.cells + 1 - board.moves) / 2
         while low < high {
@@ -298,8 +306,12 @@ public final class Connect4Solver {
         var order = InlineArray<7, UInt64>(repeating: 0)
         var ranks = InlineArray<7, Int>(repeating: 0)
         var count = 0
-        for column in Self.centreOrder {
-            let move = next & Connect4Bits.columnMask(column)
+        // `centreOrder` as nibbles, read without touching an array.
+        var columns: UInt64 = Self.packedCentreOrder
+        for _ in 0..<7 {
+            let column = columns & 0xF
+            columns &>>= 4
+            let move = next & (0x3F &<< (column &* 7))
             guard move != 0 else { continue }
             let rank = Connect4Bits.winningCells(board.current | move, board.mask).nonzeroBitCount
             var index = count
