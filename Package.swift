@@ -43,7 +43,9 @@ let package = Package(
         // seats one in a match. Always optimised: an
         // unoptimised search is some 50x slower, which would make `hard` think
         // for seconds in a debug build and the bot tests run for many minutes.
-        .target(name: "Bots", dependencies: ["Match", "Games"], swiftSettings: [.unsafeFlags(["-O"])]),
+        // Exclusivity is checked at compile time only: the run-time checks on the
+        // solvers' class fields cost more than the search on easy positions.
+        .target(name: "Bots", dependencies: ["Match", "Games"], swiftSettings: [.unsafeFlags(["-O", "-enforce-exclusivity=unchecked"])]),
         // The match blob, the match controller and the participant strategy.
         .target(name: "Match", dependencies: ["Games"]),
         // Matches kept on disk: atomic writes, damaged files reported and skipped.

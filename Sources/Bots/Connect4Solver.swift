@@ -24,41 +24,46 @@ public final class Connect4Solver {
     static let maxScore = (cells + 1) / 2 - 3
     /// Columns in the order moves are tried: the centre takes part in the most lines.
     static let centreOrder = [3, 2, 4, 1, 5, 0, 6]
+    /// `centreOrder`, first column in the lowest four bits.
+    static let packedCentreOrder: UInt64 = 0x6051423
 
-    /// A prime number of slots, so a slot index and the stored low 32 bits
-    /// of a 49-bit key identify the key exactly (Chinese remainder theorem).
+    /// A prime number of slots above 2^24, so a slot index and the stored
+    /// low 25 bits of a 49-bit key identify the key exactly (Chinese
+    /// remainder theorem: slots x 2^25 > 2^49).
     private let size: Int
-    private let keys: UnsafeMutablePointer<UInt32>
-    /// 0 = empty; 1...37 an upper bound (score - minScore + 1); 38...74 a lower bound.
-    private let values: UnsafeMutablePointer<UInt8>
+    /// One 32-bit word a slot, so a probe costs one cache miss: the key's
+    /// low 25 bits, then 7 bits of value (0 = empty; 1...37 an upper bound,
+    /// score - minScore + 1; 38...74 a lower bound).
+    private let entries: UnsafeMutablePointer<UInt32>
     private static let boundSpan = maxScore - minScore + 1
+    private static let valueBits: UInt32 = 7
+    private static let valueMask: UInt32 = 1 << valueBits - 1
 
     /// Positions whose score is known without search (the opening book).
     var book: Connect4Book? { didSet { bookDepth = book?.depth ?? -1 } }
     private var bookDepth = -1
     /// Nodes visited since the solver was made (for benches).
     public private(set) var nodes = 0
-    private var shouldStop: () -> Bool = { false }
+    /// Asked every few thousand nodes whether to give up; nil: never.
+    private var shouldStop: (() -> Bool)?
     private var stopped = false
     /// `nodes` at which the current search gives up (`bestMove`'s budget).
     private var nodeLimit = Int.max
     /// The current search gave up for its node budget (it also sets `stopped`).
     private(set) var outOfBudget = false
 
-    /// A solver whose table has `slots` entries rounded up to a prime (5 bytes each).
-    public init(slots: Int = 1 << 23, book: Connect4Book? = nil) {
-        size = Self.prime(atLeast: max(slots, 1 << 18))
-        keys = .allocate(capacity: size)
-        keys.initialize(repeating: 0, count: size)
-        values = .allocate(capacity: size)
-        values.initialize(repeating: 0, count: size)
+    /// A solver whose table has `slots` entries (at least 2^24, 64 MiB),
+    /// rounded up to a prime, 4 bytes each.
+    public init(slots: Int = 1 << 24, book: Connect4Book? = nil) {
+        size = Self.prime(atLeast: max(slots, 1 << 24))
+        entries = .allocate(capacity: size)
+        entries.initialize(repeating: 0, count: size)
         self.book = book
         bookDepth = book?.depth ?? -1
     }
 
     deinit {
-        keys.deallocate()
-        values.deallocate()
+        entries.deallocate()
     }
 
     static func prime(atLeast n: Int) -> Int {
@@ -79,8 +84,7 @@ public final class Connect4Solver {
 
     /// Forgets every stored bound (only benches need this, to time a cold solver).
     public func clearTable() {
-        keys.update(repeating: 0, count: size)
-        values.update(repeating: 0, count: size)
+        entries.update(repeating: 0, count: size)
     }
 
     // MARK: Table
@@ -89,16 +93,15 @@ public final class Connect4Solver {
     private func slot(_ key: UInt64) -> Int { Int(key % UInt64(size)) }
 
     @inline(__always)
-    private func stored(_ key: UInt64) -> UInt8 {
-        let index = slot(key)
-        return keys[index] == UInt32(truncatingIfNeeded: key) ? values[index] : 0
+    private func stored(_ key: UInt64) -> Int {
+        let entry = entries[slot(key)]
+        return entry &>> Self.valueBits == UInt32(truncatingIfNeeded: key) & (UInt32.max &>> Self.valueBits)
+            ? Int(entry & Self.valueMask) : 0
     }
 
     @inline(__always)
-    private func store(_ key: UInt64, _ value: UInt8) {
-        let index = slot(key)
-        keys[index] = UInt32(truncatingIfNeeded: key)
-        values[index] = value
+    private func store(_ key: UInt64, _ value: Int) {
+        entries[slot(key)] = UInt32(truncatingIfNeeded: key) &<< Self.valueBits | UInt32(truncatingIfNeeded: value)
     }
 
     // MARK: Solving
@@ -106,24 +109,30 @@ public final class Connect4Solver {
     /// The exact value of `game` and of each of its moves; nil when the game
     /// is over or `shouldStop` returned true. Pure CPU, from microseconds
     /// late in a game to seconds early on without a book.
-    public func analyse(_ game: Connect4, shouldStop: @escaping () -> Bool = { false }) -> Connect4Analysis? {
+    public func analyse(_ game: Connect4, shouldStop: (() -> Bool)? = nil) -> Connect4Analysis? {
         guard let scores = scoreMoves(Connect4Bits(game), shouldStop: shouldStop) else { return nil }
         return Connect4Analysis(moveScores: scores)
     }
 
     /// The exact score of `game` for the side to move; nil when it is over or stopped.
-    public func score(_ game: Connect4, shouldStop: @escaping () -> Bool = { false }) -> Int? {
+    public func score(_ game: Connect4, shouldStop: (() -> Bool)? = nil) -> Int? {
         solve(Connect4Bits(game), shouldStop: shouldStop)
     }
 
     /// The exact score of `board` for the side to move; nil when the game
     /// is already over or `shouldStop` returned true (polled every few
     /// thousand nodes).
-    func solve(_ board: Connect4Bits, shouldStop: @escaping () -> Bool = { false }) -> Int? {
+    func solve(_ board: Connect4Bits, shouldStop: (() -> Bool)? = nil) -> Int? {
         guard !Self.isOver(board) else { return nil }
-        self.shouldStop = shouldStop
+        // A win at once needs no search (nor anything kept for one).
+        if Connect4Bits.winningCells(board.current, board.mask) & board.possible != 0 {
+            return (Self.cells + 1 - board.moves) / 2
+        }
         stopped = false
-        defer { self.shouldStop = { false } }
+        // Nothing to keep (no reference counting) when nothing can stop the search.
+        guard let shouldStop else { return exactScore(board) }
+        self.shouldStop = shouldStop
+        defer { self.shouldStop = nil }
         let score = exactScore(board)
         return stopped ? nil : score
     }
@@ -131,11 +140,11 @@ public final class Connect4Solver {
     /// The exact score of each column for the side to move (the score of
     /// the position after that move, seen by the player who made it); nil
     /// for a full column. Nil altogether when the game is over or stopped.
-    func scoreMoves(_ board: Connect4Bits, shouldStop: @escaping () -> Bool = { false }) -> [Int?]? {
+    func scoreMoves(_ board: Connect4Bits, shouldStop: (() -> Bool)? = nil) -> [Int?]? {
         guard !Self.isOver(board) else { return nil }
         self.shouldStop = shouldStop
         stopped = false
-        defer { self.shouldStop = { false } }
+        defer { self.shouldStop = nil }
         var scores: [Int?] = Array(repeating: nil, count: 7)
         let possible = board.possible
         let wins = Connect4Bits.winningCells(board.current, board.mask)
@@ -164,14 +173,14 @@ public final class Connect4Solver {
     /// With a `nodeBudget`, gives up (nil, `outOfBudget` set) after that many
     /// nodes: a budget, unlike a clock, gives the same answer on every run.
     func bestMoves(
-        _ board: Connect4Bits, firstOnly: Bool = false, nodeBudget: Int = .max, shouldStop: @escaping () -> Bool = { false }
+        _ board: Connect4Bits, firstOnly: Bool = false, nodeBudget: Int = .max, shouldStop: (() -> Bool)? = nil
     ) -> (columns: [Int], score: Int)? {
         guard !Self.isOver(board) else { return nil }
         self.shouldStop = shouldStop
         stopped = false
         outOfBudget = false
         nodeLimit = nodeBudget == .max ? .max : nodes &+ nodeBudget
-        defer { self.shouldStop = { false }; nodeLimit = .max }
+        defer { self.shouldStop = nil; nodeLimit = .max }
         let possible = board.possible
         let wins = Connect4Bits.winningCells(board.current, board.mask) & possible
         let winScore = (Self.cells + 1 - board.moves) / 2
@@ -226,8 +235,9 @@ public final class Connect4Solver {
     }
 
     /// Whether a player already has four in a row, or the board is full.
+    @inline(__always)
     static func isOver(_ board: Connect4Bits) -> Bool {
-        board.moves >= cells || Connect4.hasFour(board.current) || Connect4.hasFour(board.current ^ board.mask)
+        board.moves >= cells || Connect4Bits.hasFour(board.current) || Connect4Bits.hasFour(board.current ^ board.mask)
     }
 
     /// The score of a position that is not over, by narrowing null windows.
@@ -235,7 +245,7 @@ public final class Connect4Solver {
         if Connect4Bits.winningCells(board.current, board.mask) & board.possible != 0 {
             return (Self.cells + 1 - board.moves) / 2
         }
-        if let known = book?.score(board) { return known }
+        if board.moves <= bookDepth, let known = book?.score(board) { return known }
         var low = -(Self.cells - board.moves) / 2
         var high = (Self.cells + 1 - board.moves) / 2
         while low < high {
@@ -259,7 +269,7 @@ public final class Connect4Solver {
     /// The side to move cannot win at once (callers play non-losing moves).
     private func negamax(_ board: Connect4Bits, alpha: Int, beta: Int) -> Int {
         nodes &+= 1
-        if nodes & 4095 == 0, shouldStop() || nodes >= nodeLimit {
+        if nodes & 4095 == 0, (shouldStop?() ?? false) || nodes >= nodeLimit {
             stopped = true
             outOfBudget = nodes >= nodeLimit
         }
@@ -280,7 +290,7 @@ public final class Connect4Solver {
         var highest = (Self.cells - 1 - board.moves) / 2
 
         let key = board.key
-        let entry = Int(stored(key))
+        let entry = stored(key)
         if entry != 0 {
             if entry > Self.boundSpan {
                 let bound = entry - Self.boundSpan + Self.minScore - 1
@@ -296,8 +306,12 @@ public final class Connect4Solver {
         var order = InlineArray<7, UInt64>(repeating: 0)
         var ranks = InlineArray<7, Int>(repeating: 0)
         var count = 0
-        for column in Self.centreOrder {
-            let move = next & Connect4Bits.columnMask(column)
+        // `centreOrder` as nibbles, read without touching an array.
+        var columns: UInt64 = Self.packedCentreOrder
+        for _ in 0..<7 {
+            let column = columns & 0xF
+            columns &>>= 4
+            let move = next & (0x3F &<< (column &* 7))
             guard move != 0 else { continue }
             let rank = Connect4Bits.winningCells(board.current | move, board.mask).nonzeroBitCount
             var index = count
@@ -315,12 +329,12 @@ public final class Connect4Solver {
             let score = -negamax(child, alpha: -beta, beta: -alpha)
             if stopped { return 0 }
             if score >= beta {
-                store(key, UInt8(score - Self.minScore + 1 + Self.boundSpan))
+                store(key, score - Self.minScore + 1 + Self.boundSpan)
                 return score
             }
             if score > alpha { alpha = score }
         }
-        store(key, UInt8(alpha - Self.minScore + 1))
+        store(key, alpha - Self.minScore + 1)
         return alpha
     }
 }
@@ -365,6 +379,16 @@ extension Connect4Bits {
             guard move != 0 else { return nil }
             play(move)
         }
+    }
+
+    /// Whether `stones` hold four in a row in any direction.
+    @inline(__always)
+    static func hasFour(_ stones: UInt64) -> Bool {
+        @inline(__always) func along(_ shift: UInt64) -> Bool {
+            let pairs = stones & (stones &>> shift)
+            return pairs & (pairs &>> (2 * shift)) != 0
+        }
+        return along(1) || along(7) || along(6) || along(8)
     }
 
     /// The same position seen in a mirror (column `c` becomes `6 - c`).

@@ -106,16 +106,22 @@ public struct BenchBotsOptions: ParsableCommand, Hashable {
     public var games: Int
     /// `--game`: which game (default connect4).
     public var game: String
+    /// `--positions`: where to write connect4's solver positions (one per line), if anywhere.
+    public var positionsFile: String?
 
     /// Options as code would set them.
-    public init(games: Int = 100, game: String = "connect4") {
+    public init(games: Int = 100, game: String = "connect4", positionsFile: String? = nil) {
         self.games = games
         self.game = game
+        self.positionsFile = positionsFile
     }
 
     /// Arguments, flags and help of `parlor bench bots`.
     static let gamesOption = OptionSpec("games", .required(valueName: "N"), help: "Games to play, 1-10000 (default: 100).")
     static let gameOption = OptionSpec("game", short: "g", .required(valueName: "G"), help: "The game to play (default: connect4).")
+    static let positionsOption = OptionSpec(
+        "positions", .required(valueName: "FILE"),
+        help: "connect4: also write the solver's positions to FILE, one a line: the set, then the moves (columns 1-7).")
 
     public static let spec = CommandSpec(
         path: ["bench", "bots"],
@@ -128,12 +134,13 @@ public struct BenchBotsOptions: ParsableCommand, Hashable {
             draws and the time per move (mean and longest). For connect4 it also \
             prints each level's share of moves keeping the exact value on \
             positions after 8-12, 14-20 and 28-34 random moves, and the exact \
-            solver's mean time per position on them, without and with the \
-            opening book.
+            solver's mean time per position on them (and the slowest), without \
+            and with the opening book.
             """,
         options: [
             gamesOption,
             gameOption,
+            positionsOption,
         ]
     )
 
@@ -142,6 +149,7 @@ public struct BenchBotsOptions: ParsableCommand, Hashable {
         games = 100
         if let text = arguments.value(Self.gamesOption) { games = try ValueParser.wholeNumber(text, Self.gamesOption.source, in: 1...10_000) }
         game = arguments.value(Self.gameOption)?.lowercased() ?? "connect4"
+        positionsFile = arguments.value(Self.positionsOption)
     }
 
     /// The game must be one `GameCatalog` knows.

@@ -7,6 +7,13 @@ import Games
 /// exact solver's time per position. Cube Four: hard against the hard of
 /// earlier releases, with the longest move. Other games: hard against medium.
 func runBenchBots(_ options: BenchBotsOptions) async throws -> ExitCode {
+    if let path = options.positionsFile, options.game == Connect4.id {
+        do {
+            try Data(BotBench.positionLines().utf8).write(to: URL(fileURLWithPath: path))
+        } catch {
+            throw BenchPositionsError(path: path, reason: error.localizedDescription)
+        }
+    }
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
         // A CPU-bound loop: keep it off Swift's cooperative pool.
         DispatchQueue.global().async {
@@ -17,10 +24,31 @@ func runBenchBots(_ options: BenchBotsOptions) async throws -> ExitCode {
     return .success
 }
 
+/// `--positions FILE` could not be written.
+struct BenchPositionsError: UserFacingError {
+    let path: String
+    let reason: String
+    var exitCode: ExitCode { .ioError }
+    var message: String { "cannot write the positions to \(path): \(reason)" }
+}
+
 /// The figures `parlor bench bots` prints, written as they come.
 enum BotBench {
     /// The position sets the issue names: random play of 8-12, 14-20 and 28-34 moves.
     static let sets: [(plies: ClosedRange<Int>, count: Int)] = [(8...12, 20), (14...20, 100), (28...34, 200)]
+
+    /// Each set's positions, fixed by the set's seed.
+    static func positions(_ index: Int) -> [(game: Connect4, columns: [Int])] {
+        Connect4Strength.positions(count: sets[index].count, plies: sets[index].plies, seed: 77 + UInt64(index))
+    }
+
+    /// `--positions`' text: a line per position, the set (`8-12`), a space,
+    /// and the moves as columns 1-7 (what other solvers read).
+    static func positionLines() -> String {
+        sets.indices.flatMap { index in
+            positions(index).map { "\(label(sets[index].plies)) " + $0.columns.map { String($0 + 1) }.joined() + "\n" }
+        }.joined()
+    }
 
     static func run(game: String, games: Int) {
         let opponent: BotDuel.Entrant = game == Cube4.id ? .legacyHard : .level(.medium)
@@ -57,20 +85,24 @@ enum BotBench {
         Console.write("  moves    positions" + entrants.map { pad($0.0, 10) }.joined() + "\n")
         var timings: [String] = []
         for (index, set) in sets.enumerated() {
-            let positions = Connect4Strength.positions(count: set.count, plies: set.plies, seed: 77 + UInt64(index)).map(\.game)
+            let positions = Self.positions(index).map(\.game)
             // Solver time per position from a cleared table, without and with the book.
-            var times: [Duration] = []
+            var times: [Duration] = [], slowest: [Duration] = []
             for solver in solvers {
-                var total = Duration.zero
+                var total = Duration.zero, longest = Duration.zero
                 for position in positions {
                     solver.clearTable()
                     let start = clock.now
                     _ = solver.score(position)
-                    total += clock.now - start
+                    let elapsed = clock.now - start
+                    total += elapsed
+                    longest = max(longest, elapsed)
                 }
                 times.append(total / positions.count)
+                slowest.append(longest)
             }
-            timings.append("  \(pad(label(set.plies), 5, left: true))    \(pad(milliseconds(times[0]), 12))\(pad(milliseconds(times[1]), 12))")
+            timings.append("  \(pad(label(set.plies), 5, left: true))    \(pad(milliseconds(times[0]), 12))\(pad(milliseconds(slowest[0]), 12))"
+                + "\(pad(milliseconds(times[1]), 12))\(pad(milliseconds(slowest[1]), 12))")
             let analyses = positions.compactMap { solvers[1].analyse($0) }
             var row = "  \(pad(label(set.plies), 5, left: true))    \(pad(String(positions.count), 9))"
             for (offset, bot) in bots.enumerated() {
@@ -80,7 +112,8 @@ enum BotBench {
             Console.write(row + "\n")
         }
         Console.write("exact solver, mean time per position (table cleared before each):\n")
-        Console.write("  moves         no book   with book (\(book.map { "\($0.count) positions, up to move \($0.depth)" } ?? "none"))\n")
+        Console.write("  book: \(book.map { "\($0.count) positions, up to move \($0.depth)" } ?? "none")\n")
+        Console.write("  moves    " + ["no book", "slowest", "with book", "slowest"].map { pad($0, 12) }.joined() + "\n")
         Console.write(timings.joined(separator: "\n") + "\n")
     }
 
