@@ -127,6 +127,11 @@ struct TableLabTests {
                 try await resumed.waitForOutput("B back in its seat", timeout: 60) { output in
                     JSONLines.events("joined", in: output).contains { $0["resumed"] as? Bool == true }
                 }
+                // Ana's screen says B dropped and came back, in that order.
+                try await sides.host.waitForOutput(containing: "Easy bot is back", timeout: 30)
+                let notices = JSONLines.events("notice", in: sides.host.output()).compactMap { $0["text"] as? String }
+                #expect(notices.firstIndex { $0.contains("Easy bot disconnected") } ?? .max < notices.firstIndex { $0 == "Easy bot is back" } ?? -1,
+                        "host notices: \(notices)")
                 return (sides.host, resumed)
             }
         }
