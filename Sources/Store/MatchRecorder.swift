@@ -125,11 +125,32 @@ public final class MatchRecorder: Sendable {
     }
 
     /// Saves that this side left for now (e.g. the terminal went away): the
-    /// match is interrupted unless it is over. Waits for the write (the process is about to go).
+    /// match is interrupted unless it is over. Waits for the write (the process
+    /// is about to go), blocking the calling thread: for synchronous callers;
+    /// async ones use the async overload.
     public func markInterrupted() {
+        guard let job = interruptedWrite() else { return }
+        writer.perform(job)
+    }
+
+    /// Marks the match as interrupted and saves it, returning once it is on
+    /// disk (or failed) without holding a thread of the cooperative pool
+    /// meanwhile: the write runs on the writer, and the caller is resumed from there.
+    public func markInterrupted() async {
+        guard let job = interruptedWrite() else { return }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            writer.submit {
+                job()
+                done.resume()
+            }
+        }
+    }
+
+    /// The write that marks the match interrupted, for the writer; nil once it has ended.
+    private func interruptedWrite() -> (@Sendable () -> Void)? {
         let state = books.withLock { $0.record.state }
-        guard !state.isEnded else { return }
-        _ = writer.perform { self.write(state, after: .leftForNow, force: true) }
+        guard !state.isEnded else { return nil }
+        return { _ = self.write(state, after: .leftForNow, force: true) }
     }
 
     /// Updates where the peer is (a guest that reached its host at a new address) for the next save.

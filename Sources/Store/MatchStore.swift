@@ -277,4 +277,13 @@ public struct MatchStore: Sendable {
 extension MatchStore {
     /// Makes the store's directory (and its parents) now rather than at the first save.
     public func createDirectory() throws(StoreError) { try makeDirectory(directory) }
+
+    /// Throws when no match could be saved here now: the directory cannot be
+    /// made, or it is on a read-only file system or not writable by this user
+    /// (`access(W_OK)`, which says EROFS even to root). For a host before it
+    /// listens, so no guest is welcomed into a match that cannot be saved.
+    public func checkWritable() throws(StoreError) {
+        try makeDirectory(directory)
+        if access(directory, W_OK) != 0 { throw .system(call: "access", path: directory, errno: errno) }
+    }
 }

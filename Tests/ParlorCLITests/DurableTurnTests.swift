@@ -1,5 +1,6 @@
 import Foundation
 import Match
+import ParlorTestSupport
 import Synchronization
 import Testing
 @testable import ParlorCLI
@@ -66,6 +67,41 @@ struct DurableTurnTests {
             let record = try slowStore.load(path: slowStore.path(for: StoredMatch(
                 state: match.hosted.initialState, role: .host, localSeat: match.hosted.hostSeat, lastActivity: 0)))
             #expect(record.state.moves.count >= 1)
+        }
+    }
+
+    @Test("leaving for now with slow syncs holds no thread of the pool: other tasks run while the marks are written")
+    func leavingForNowWithASlowSyncStallsNothing() async throws {
+        let root = NSTemporaryDirectory() + "parlor-slow-leave-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let store = MatchStore(directory: root)
+        let slowSync: Duration = .seconds(3)
+        // More recorders than the pool has threads, each journal started; then every append syncs slowly.
+        let count = ProcessInfo.processInfo.activeProcessorCount + 1
+        var recorders: [MatchRecorder] = []
+        for index in 0..<count {
+            let state = try MatchFixtures.after([3, 3], in: MatchFixtures.newMatch(seed: UInt64(index + 1)))
+            let recorder = MatchRecorder(store: store, record: StoredMatch(state: state, role: .host, localSeat: 0, lastActivity: 0))
+            #expect(recorder.saveNow(state))
+            recorders.append(recorder)
+        }
+        JournalFile.beforeSync.withLock {
+            $0 = { path in if path.hasPrefix(store.directory + "/") { usleep(UInt32(slowSync.components.seconds) * 1_000_000) } }
+        }
+        defer { JournalFile.beforeSync.withLock { $0 = nil } }
+
+        let started = ContinuousClock.now
+        let leaving = recorders.map { recorder in Task { await recorder.markInterrupted() } }
+        // Meanwhile another task ticks ten times; a mark that blocked a pool thread would stop it.
+        let ticked = await Task { () -> Duration in
+            for _ in 0..<10 { try? await Task.sleep(for: .milliseconds(20)) }
+            return ContinuousClock.now - started
+        }.value
+        #expect(ticked < slowSync, "ten 20 ms ticks took \(ticked) while the marks were written")
+        for task in leaving { await task.value }
+        #expect(ContinuousClock.now - started >= slowSync, "the marks returned before their slow syncs")
+        for recorder in recorders {
+            #expect(try store.load(path: store.path(for: recorder.current)).phase == .interrupted)
         }
     }
 }

@@ -87,6 +87,64 @@ struct JournalTests {
         #expect(store.list().problems.isEmpty)
     }
 
+    /// A full tmpfs, for real: a journal append that needs a new page is cut
+    /// short by the kernel (the part that fits in the page is written) and its
+    /// next write gets ENOSPC. The failed save is reported, the file is cut
+    /// back to its last good frame, the record is the turn before, and once
+    /// space is back the same save succeeds. A short write left in place (a
+    /// crash before the cut) is a torn tail and is dropped, never read as a move.
+    @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    func aSaveCutShortByAFullFileSystemIsReportedCutBackAndNeverReadAsAMove() throws {
+        let mountPoint = temporaryDirectory()
+        #expect(mkdir(mountPoint, 0o700) == 0 || errno == EEXIST)
+        try #require(system("/bin/mount -t tmpfs -o size=1m tmpfs \(mountPoint)") == 0)
+        defer { _ = system("/bin/umount -l \(mountPoint)") }
+        let store = MatchStore(directory: mountPoint + "/matches")
+        let plan = [5, 3, 2, 3, 1, 5, 3, 1, 0, 1, 4, 1, 2, 5, 0, 5, 6, 6, 2, 0, 6, 0, 4, 2, 3, 0, 3, 4, 2, 3]
+        let (recorder, matchFile, journal) = try played([], in: store)
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        // Play until the next frame cannot fit in the journal's last page.
+        var count = 0
+        while true {
+            let length = try #require(fileBytes(journal)).count
+            let room = length % page == 0 ? 0 : page - length % page
+            if room < MatchJournal.frameHeaderSize + recorder.current.encoded().count { break }
+            count += 1
+            try #require(count < plan.count, "the journal never reached a page's end")
+            #expect(recorder.saveNow(try state(Array(plan.prefix(count)))))
+        }
+        let good = try #require(fileBytes(journal))
+        let saved = try state(Array(plan.prefix(count)))
+
+        let filler = mountPoint + "/filler"
+        let fd = open(filler, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        for size in [1 << 16, 4096, 1] {
+            let chunk = [UInt8](repeating: 0, count: size)
+            while chunk.withUnsafeBytes({ write(fd, $0.baseAddress, size) }) == size {}
+        }
+        close(fd)
+
+        let next = try state(Array(plan.prefix(count + 1)))
+        #expect(!recorder.saveNow(next))
+        #expect(recorder.problems.last?.contains("No space left on device") == true, Comment(rawValue: "\(recorder.problems)"))
+        #expect(fileBytes(journal) == good, "the failed append was not cut back to the last good frame")
+        #expect(try store.load(path: matchFile).state.stateHash == saved.stateHash)
+
+        // The same short write, left in place: the kernel writes what fits in the page and no more.
+        let frame = MatchJournal.frame(StoredMatch(state: next, role: .host, localSeat: 0, lastActivity: 0))
+        let raw = open(journal, O_WRONLY)
+        let written = frame.withUnsafeBytes { pwrite(raw, $0.baseAddress, $0.count, off_t(good.count)) }
+        close(raw)
+        #expect(written > 0 && written < frame.count, "not a short write: \(written) of \(frame.count)")
+        #expect(try store.load(path: matchFile).state.stateHash == saved.stateHash)
+        #expect(store.list().matches.first?.state.sequence == saved.sequence)
+
+        // Space back: the save goes through.
+        #expect(unlink(filler) == 0)
+        #expect(recorder.saveNow(next))
+        #expect(try store.load(path: matchFile).state.stateHash == next.stateHash)
+    }
+
     @Test func aJournalLeftFromAnOlderMatchFileIsIgnored() throws {
         let store = MatchStore(directory: temporaryDirectory())
         let (recorder, matchFile, journal) = try played([3, 3, 2], in: store)

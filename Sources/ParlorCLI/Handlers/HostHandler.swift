@@ -25,6 +25,10 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
     if options.hints { presentation.allowHints() }
     let announcer = Announcer(json: presentation.isJSON)
     _ = try? DescriptorLimit.raise()
+    // A store nothing can be saved in (read-only, not ours): say so before any guest is welcomed.
+    do { try LocalData.matchStore.checkWritable() } catch {
+        throw CommandFailure("matches cannot be saved here: \(error)", exitCode: .ioError)
+    }
 
     // Listen first: the port decides the join lines and the advertisement.
     let listener: TCPListener

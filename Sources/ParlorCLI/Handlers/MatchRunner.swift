@@ -78,7 +78,7 @@ struct MatchPresentation {
         case .terminalLost, .interrupted, .inputEnded:
             if await !controller.isStopped {
                 await link?.leaveForNow("leaving, may resume")
-                recorder?.markInterrupted()
+                await recorder?.markInterrupted()
                 leftForNow = true
             }
         case .ended, .failed, .left:
