@@ -13,6 +13,8 @@ enum ScreenAction: Sendable {
     /// Look for the best move for the seat to move in `game` (the hint key);
     /// the answer comes back through `hinted(_:sequence:)`.
     case findHint(any Game, sequence: UInt32)
+    /// Ring the terminal bell: it is a local seat's turn after someone else moved.
+    case bell
 }
 
 /// The state machine behind the full screen; pure, tested by feeding it keys and events.
@@ -37,6 +39,8 @@ struct FullScreenModel {
     private(set) var leaving = false
     /// The sequence a hint is being looked for at (one at a time).
     private var hintPending: UInt32?
+    /// The sequence the bell last rang at (a turn begun again rings once).
+    private var rungFor: UInt32?
 
     /// Asked on the final board, if any.
     let endQuestion: EndQuestion?
@@ -85,9 +89,15 @@ struct FullScreenModel {
         switch event {
         case .started(let state), .adopted(let state):
             view.state = state
-        case .turnBegan(_, let state):
+        case .turnBegan(let seat, let state):
             view.state = state
             view.awaitingConfirmation = false
+            if options.bell, localSeats.contains(seat), let last = state.moves.last, !localSeats.contains(last.seat),
+               rungFor != state.sequence {
+                rungFor = state.sequence
+                refreshCursorVisibility()
+                return [.redraw, .bell]
+            }
         case .awaitingConfirmation(_, let tentative):
             view.state = tentative
             view.awaitingConfirmation = true

@@ -159,7 +159,10 @@ public enum Renderer {
             line.append(Pieces.glyph(seat: seat, gameID: state.gameID, options: options), Pieces.style(seat: seat, winning: true))
             line.append(" ")
             line.append(MatchText.name(state, seat: seat), TextStyle(bold: active))
-            if view.localSeats.contains(seat) { line.append(" (you)", TextStyle(dim: true)) }
+            // At a hot seat where every seat is "you" the marker tells nothing.
+            if view.localSeats.contains(seat), view.localSeats.count < view.state.seats.count {
+                line.append(" (you)", TextStyle(dim: true))
+            }
             let outcome = state.seats[seat].outcome
             if outcome != .none {
                 line.append(" \(dash) \(MatchText.outcomeWords(outcome))",

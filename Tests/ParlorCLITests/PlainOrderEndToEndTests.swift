@@ -23,7 +23,7 @@ struct PlainOrderEndToEndTests {
     func hotSeatGolden() async throws {
         var outputs: Set<String> = []
         for _ in 0..<20 {
-            let result = try await ParlorProcess.run(["play", "tictactoe", "--vs", "human", "--plain"], stdin: "1\n4\n2\n5\n3\n",
+            let result = try await ParlorProcess.run(["play", "tictactoe", "--vs", "human", "--plain", "--name", "Ana"], stdin: "1\n4\n2\n5\n3\n",
                                                      environment: scratchDataHome(), timeout: .seconds(30))
             #expect(result.status == 0, "\(result.stderr)")
             outputs.insert(result.stdout)

@@ -135,6 +135,9 @@ struct RendererTests {
     func hotSeat() {
         let view = ScreenView(state: Fixtures.state(TicTacToe(), moves: [4]), localSeats: [0, 1], showsCursor: true)
         #expect(Renderer.statusLine(view, options: Fixtures.asciiMono).text.contains("Bot (O), your turn."))
+        // Every seat is "you" at a hot seat: the seat list does not say so on each line.
+        let screen = Renderer.screen(for: view, options: Fixtures.asciiMono, size: .standard).textLines.joined(separator: "\n")
+        #expect(!screen.contains("(you)"), "\(screen)")
     }
 
     @Test("names cannot smuggle escape codes onto the screen")

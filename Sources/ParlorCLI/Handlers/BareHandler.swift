@@ -7,21 +7,24 @@ import Foundation
 /// `parlor join NAME`, `parlor host GAME` or `parlor play GAME`. When stdin
 /// or stdout is not a terminal, or `TERM` is dumb or unset, it prints the
 /// help, as issue 4 asks.
-func runBare() async throws -> ExitCode {
+func runBare(settings: Settings = Settings()) async throws -> ExitCode {
     let environment = ProcessInfo.processInfo.environment
     let term = environment["TERM"] ?? ""
     guard isInteractiveTerminal, !term.isEmpty, term != "dumb" else {
         Console.write(HelpRenderer.rootHelp())
         return .success
     }
-    let name = PlayerName.defaultName(environment: environment)
+    let name = settings.name ?? PlayerName.defaultName(environment: environment)
+    let display = DisplayFlags(ascii: settings.ascii == true, noColor: settings.color == false, bell: settings.bell == true)
     switch try await Lobby().run() {
     case .join(let game):
-        return try await runJoin(JoinOptions(target: .name(game.name), name: name))
+        return try await runJoin(JoinOptions(target: .name(game.name), name: name, display: display))
     case .host(let id):
-        return try await runHost(HostOptions(game: id, name: name))
+        var options = HostOptions(game: id, name: name, display: display)
+        options.preferredPort = settings.port ?? HostOptions.defaultPort
+        return try await runHost(options)
     case .play(let id):
-        return try await runPlay(PlayOptions(game: id))
+        return try await runPlay(PlayOptions(game: id, opponents: [.bot(settings.bot ?? .medium)], display: display, name: settings.name))
     case .quit:
         return .success
     }

@@ -32,10 +32,10 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
         if let port = options.port {
             listener = try TCPListener.listen(port: port)
         } else {
-            let (opened, preferred) = try TCPListener.listen(preferredPort: HostOptions.defaultPort)
+            let (opened, preferred) = try TCPListener.listen(preferredPort: options.preferredPort)
             listener = opened
             if !preferred && !presentation.isJSON {
-                Console.writeError("parlor: port \(HostOptions.defaultPort) is taken; listening on \(opened.port) instead\n")
+                Console.writeError("parlor: port \(options.preferredPort) is taken; listening on \(opened.port) instead\n")
             }
         }
     } catch {

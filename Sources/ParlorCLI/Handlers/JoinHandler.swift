@@ -43,7 +43,7 @@ func runJoin(_ options: JoinOptions) async throws -> ExitCode {
         throw CommandFailure("there is no input to play from (standard input is empty), so no seat was taken; "
                              + "join from a terminal, pipe the moves in, or let a bot play with --bot LEVEL", exitCode: .usage)
     }
-    let playerName = options.bot.map(\.playerName) ?? options.name
+    let playerName = options.nameChosen ? options.name : options.bot.map(\.playerName) ?? options.name
     let hello = Hello(appVersion: ParlorVersion.current, playerID: LocalData.playerID, playerName: playerName)
     var guestOptions = SessionRunner.guestOptions(grace: options.timeouts.grace, dial: dial)
     guestOptions.passcode = options.passcode

@@ -42,10 +42,12 @@ enum LAN {
         "ssh -L \(port):localhost:\(port) \(hostName)   # then, on your machine: parlor join localhost:\(port)"
     }
 
-    /// The DNS-SD instance name a person recognises: "Ana's Connect Four".
+    /// The DNS-SD instance name a person recognises: "Ana's Connect Four",
+    /// "Ana's Cube Four" (a display name's explanation in brackets is left out).
     static func serviceName(host: String, game: any Game.Type) -> String {
         let possessive = host.hasSuffix("s") ? host + "'" : host + "'s"
-        let name = possessive + " " + game.displayName
+        let title = game.displayName.range(of: " (").map { String(game.displayName[..<$0.lowerBound]) } ?? game.displayName
+        let name = possessive + " " + title
         // DNS-SD instance names are at most 63 bytes.
         var trimmed = ""
         for character in name where (trimmed + String(character)).utf8.count <= 63 { trimmed.append(character) }
