@@ -21,9 +21,10 @@ enum ScreenAction: Sendable {
 ///
 /// Keys: arrows move the cursor (up/down for tictactoe and cube4 rows);
 /// digits pick a column or cell, cube4 takes a letter then a digit; Enter or
-/// Space plays (reversi, dots and boxes and Chinese checkers: see
+/// Space plays (the `?` overlay and the man page say so; reversi, dots and boxes and Chinese checkers: see
 /// `BoardGamesCursor`); `h` (`H` in reversi, where `h` is a column) shows
-/// the best move when hints are allowed; `q` asks "Quit this match? (y/n)"
+/// the best move when hints are allowed; `?` shows every key until any key
+/// closes it; `q` asks "Quit this match? (y/n)"
 /// and only `y` quits; Ctrl-C leaves for now without quitting (the match
 /// stays resumable). After the end, any key leaves; with an end question
 /// ("Rematch with seats swapped?", "Play again?") y answers yes and n, q or
@@ -172,6 +173,11 @@ struct FullScreenModel {
         }
         // Ctrl-C never quits: this side leaves for now, the match stays resumable.
         if key == .interrupt { return [.finish(.interrupted(signal: SIGINT, view.state))] }
+        // The keys overlay (?) is closed by any key, which does nothing else.
+        if view.showingKeys {
+            view.showingKeys = false
+            return [.redraw]
+        }
         if view.confirmingQuit {
             switch key {
             case .character("y"), .character("Y"):
@@ -185,6 +191,9 @@ struct FullScreenModel {
             }
         }
         switch key {
+        case .character("?"):
+            view.showingKeys = true
+            return [.redraw]
         case .character("q"), .character("Q"):
             if localSeats.isEmpty { return [.finish(.left(view.state))] }
             view.confirmingQuit = true
