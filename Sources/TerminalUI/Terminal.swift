@@ -112,6 +112,28 @@ public final class Terminal: Sendable {
         _ = write(ScreenControl.enter)
     }
 
+    /// Keys one at a time without echo, on the normal screen, for a waiting
+    /// screen where q or Esc stops the wait; output and Ctrl-C (SIGINT) work
+    /// as before. `restore()` puts the settings back. Throws if the input is not a terminal.
+    public func enterKeyReading() throws(TerminalError) {
+        guard Self.isTTY(inputFD) else { throw .notATerminal(fd: inputFD) }
+        var original = termios()
+        guard tcgetattr(inputFD, &original) == 0 else { throw .systemCall("tcgetattr", errno: errno) }
+        var keys = original
+        keys.c_lflag &= ~tcflag_t(ICANON | ECHO | ECHONL)
+        withUnsafeMutableBytes(of: &keys.c_cc) { bytes in
+            bytes[Int(VMIN)] = 1
+            bytes[Int(VTIME)] = 0
+        }
+        TerminalRegistry.register(self)
+        state.withLock { $0.original = original; $0.fullScreen = false }
+        guard retryingEINTR({ Int(tcsetattr(inputFD, TCSANOW, &keys)) }) == 0 else {
+            let code = errno
+            restore()
+            throw .systemCall("tcsetattr", errno: code)
+        }
+    }
+
     /// Puts the original settings back and leaves the alternate screen. Safe to
     /// call more than once and from any thread; never blocks on a stuck terminal.
     public func restore() {

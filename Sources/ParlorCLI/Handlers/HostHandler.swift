@@ -112,16 +112,22 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
         for line in joinLines { announcer.say("  " + line) }
         announcer.say("  parlor join localhost:\(port)\(codeArgument)   (on this machine)")
         announcer.say("Through SSH: " + LAN.sshHint(port: port) + codeArgument)
-        announcer.say("Waiting for a player to join… (Ctrl-C to stop)")
+        announcer.say("Waiting for a player to join… (\(isInteractiveTerminal ? "q, Esc or " : "")Ctrl-C to stop)")
     }
 
     // While it waits, the host hears of every wrong passcode: someone is trying.
     let notices = passcode == nil ? nil : Task { await WrongPasscodeNotices.relay(host.reports, to: announcer) }
     let hosted: HostedMatch
+    let keys = presentation.isJSON ? nil : WaitingKeys.watch { await host.shutdown() }
     do { hosted = try await listing.waitForGuest(of: host) } catch {
         notices?.cancel()
+        if keys?.finish() == true {
+            announcer.say("Stopped hosting; nobody joined.")
+            return .success
+        }
         throw error
     }
+    keys?.finish()
     notices?.cancel()
     announcer.say("\(hosted.guestName) joined.", event: .object([
         ("event", "joined"), ("name", .string(hosted.guestName)), ("seat", .int(Int64(hosted.guestSeat))),

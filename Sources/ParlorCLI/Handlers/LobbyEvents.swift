@@ -187,3 +187,49 @@ func readLineOffPool() async -> String? {
 var isInteractiveTerminal: Bool {
     isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
 }
+
+/// q or Esc on a waiting screen ("Waiting for a player to join…"): while it
+/// watches, keys are read one at a time without echo (they used to echo as
+/// `q^[` with only Ctrl-C working), and q or Esc calls `stop` once.
+/// `finish()` gives the terminal back before anything else reads it.
+final class WaitingKeys: Sendable {
+    private let terminal = Terminal()
+    private let inputs = InputMerger()
+    private let stopped = Mutex(false)
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    /// Watches the keys when stdin and stdout are a terminal; nil otherwise.
+    static func watch(onStop stop: @escaping @Sendable () async -> Void) -> WaitingKeys? {
+        guard isInteractiveTerminal else { return nil }
+        let keys = WaitingKeys()
+        do { try keys.terminal.enterKeyReading() } catch { return nil }
+        keys.inputs.readKeys()
+        let inputs = keys.inputs
+        keys.task.withLock { $0 = Task { [keys] in
+            for await input in inputs.stream {
+                guard case .key(let key) = input, WaitingKeys.stops(key) else { continue }
+                keys.stopped.withLock { $0 = true }
+                await stop()
+                return
+            }
+        } }
+        return keys
+    }
+
+    /// The keys that stop a wait.
+    static func stops(_ key: Key) -> Bool {
+        switch key {
+        case .character("q"), .character("Q"), .escape: true
+        default: false
+        }
+    }
+
+    /// Stops watching and restores the terminal; whether q or Esc stopped the wait.
+    @discardableResult
+    func finish() -> Bool {
+        inputs.close()
+        task.withLock { $0?.cancel() }
+        terminal.restore()
+        return stopped.withLock { $0 }
+    }
+}
