@@ -102,13 +102,7 @@ public final class Terminal: Sendable {
             bytes[Int(VMIN)] = 1
             bytes[Int(VTIME)] = 0
         }
-        TerminalRegistry.register(self)
-        state.withLock { $0.original = original; $0.fullScreen = true }
-        guard retryingEINTR({ Int(tcsetattr(inputFD, TCSANOW, &raw)) }) == 0 else {
-            let code = errno
-            restore()
-            throw .systemCall("tcsetattr", errno: code)
-        }
+        try apply(raw, original: original, fullScreen: true)
         _ = write(ScreenControl.enter)
     }
 
@@ -125,9 +119,15 @@ public final class Terminal: Sendable {
             bytes[Int(VMIN)] = 1
             bytes[Int(VTIME)] = 0
         }
+        try apply(keys, original: original, fullScreen: false)
+    }
+
+    /// Sets `settings`, remembering `original` for `restore()`.
+    private func apply(_ settings: termios, original: termios, fullScreen: Bool) throws(TerminalError) {
+        var settings = settings
         TerminalRegistry.register(self)
-        state.withLock { $0.original = original; $0.fullScreen = false }
-        guard retryingEINTR({ Int(tcsetattr(inputFD, TCSANOW, &keys)) }) == 0 else {
+        state.withLock { $0.original = original; $0.fullScreen = fullScreen }
+        guard retryingEINTR({ Int(tcsetattr(inputFD, TCSANOW, &settings)) }) == 0 else {
             let code = errno
             restore()
             throw .systemCall("tcsetattr", errno: code)
