@@ -1,5 +1,7 @@
 import Testing
+import Foundation
 import Games
+import ParlorTestSupport
 import TerminalUI
 @testable import ParlorCLI
 
@@ -51,5 +53,28 @@ struct LobbyModelTests {
         #expect(model.lines(width: 200).contains { $0.contains("'192.0.2.7':") }, "\(model.lines(width: 200))")
         _ = Self.type(":7477", into: &model)
         #expect(model.handle(.enter) == .joinTarget(.address(host: "192.0.2.7", port: 7477)))
+    }
+}
+
+/// The escape codes of every screen are written in TerminalUI alone: the
+/// lobby and `browse --watch` wrote their own.
+@Suite("Escape codes live in TerminalUI")
+struct EscapeCodesInOnePlaceTests {
+    @Test("no source file of ParlorCLI writes an escape code itself")
+    func noEscapesInParlorCLI() throws {
+        let root = ParlorBinary.packageRoot.appendingPathComponent("Sources/ParlorCLI")
+        let files = FileManager.default.enumerator(atPath: root.path)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
+        #expect(!files.isEmpty)
+        for file in files {
+            // Comments may mention them (how an escape is shown); code may not write them.
+            let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+                .split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }.joined(separator: "\n")
+            #expect(!text.contains("\\u{1B}") && !text.contains("\\u{001B}"), "\(file) writes escape codes itself")
+        }
+    }
+
+    @Test("a page of text: home, each line cleared to its end, the rest cleared")
+    func page() {
+        #expect(String(decoding: ScreenControl.page(["a", "b"]), as: UTF8.self) == "\u{1B}[Ha\u{1B}[K\r\nb\u{1B}[K\u{1B}[J")
     }
 }

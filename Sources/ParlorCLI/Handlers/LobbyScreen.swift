@@ -391,10 +391,6 @@ struct Lobby {
         // One column spare: writing the last column makes some terminals wrap.
         var lines = model.lines(width: max(20, (size?.columns ?? 80) - 1))
         if let rows = size?.rows, lines.count > rows { lines = Array(lines.prefix(rows)) }
-        // Home, each line followed by clear-to-end-of-line, then clear the rest: no flicker.
-        var frame = "\u{1B}[H"
-        frame += lines.map { $0 + "\u{1B}[K" }.joined(separator: "\r\n")
-        frame += "\u{1B}[J"
-        terminal.write(Array(frame.utf8))
+        _ = terminal.write(ScreenControl.page(lines))
     }
 }
