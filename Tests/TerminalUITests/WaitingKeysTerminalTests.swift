@@ -24,3 +24,39 @@ struct WaitingKeysTerminalTests {
         #expect(!host.screenText().contains("^["), "\(host.screenText())")
     }
 }
+
+/// Questions asked on a line outside a match go through TerminalUI's one
+/// line reader (`LinePrompt`): `forget`'s y/N, in a real terminal.
+@Suite("A typed answer on a real terminal (tmux)", .serialized)
+struct LinePromptTerminalTests {
+    @Test("forget asks, n keeps the match and y forgets it", .enabled(if: LeavingTerminalTests.canRun))
+    func forgetAsks() async throws {
+        let parlor = try #require(LeavingTerminalTests.parlor)
+        let home = LeavingTerminalTests.home("forget")
+        defer { try? FileManager.default.removeItem(atPath: home.path) }
+        // A finished hot-seat match to forget, played through a pipe.
+        let play = Process()
+        play.executableURL = URL(fileURLWithPath: parlor)
+        play.arguments = ["play", "tictactoe", "--vs", "human", "--plain"]
+        play.environment = ProcessInfo.processInfo.environment.merging(home.environment) { _, new in new }
+        let input = Pipe()
+        play.standardInput = input
+        play.standardOutput = FileHandle.nullDevice
+        try play.run()
+        input.fileHandleForWriting.write(Data("1\n4\n2\n5\n3\n".utf8))
+        try input.fileHandleForWriting.close()
+        play.waitUntilExit()
+        let matches = try FileManager.default.contentsOfDirectory(atPath: home.path + "/parlor/matches").filter { $0.hasSuffix(".match") }
+        let id = try #require(matches.first.map { String($0.prefix(8)) }, "no saved match")
+        let shell = "\"$0\" \"$@\"; echo \"exit status $?\"; sleep 60"
+        for (answer, outcome) in [("n", "Kept."), ("y", "Forgot match \(id).")] {
+            let tmux = try TmuxSession.start(["sh", "-c", shell, parlor, "forget", id], columns: 100, rows: 10, environment: home.environment)
+            defer { tmux.kill() }
+            #expect(await tmux.waitFor("[y/N]"), "\(tmux.screenText())")
+            tmux.send(answer)
+            tmux.send("Enter")
+            #expect(await tmux.waitFor(outcome), "\(tmux.screenText())")
+            #expect(await tmux.waitFor("exit status 0"), "\(tmux.screenText())")
+        }
+    }
+}

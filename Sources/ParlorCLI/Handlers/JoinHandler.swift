@@ -128,15 +128,7 @@ struct PasscodeQuestion {
         guard isInteractiveTerminal else {
             throw CommandFailure("\(host) needs a passcode; ask its host for the code and join with --code CODE", exitCode: .usage)
         }
-        let prompt = prompt
-        let answer = await withCheckedContinuation { (continuation: CheckedContinuation<Result<SecretPrompt.Answer, TerminalError>, Never>) in
-            let thread = Thread {
-                continuation.resume(returning: Result { () throws(TerminalError) in try SecretPrompt.ask(prompt) })
-            }
-            thread.name = "parlor-passcode-prompt"
-            thread.start()
-        }
-        switch answer {
+        switch await LinePrompt.secret(prompt) {
         case .success(.line(let typed)):
             do { return try Passcode.validated(typed.trimmingCharacters(in: .whitespaces)) } catch {
                 throw CommandFailure("that is not a passcode: \(error.explanation)", exitCode: .usage)

@@ -103,11 +103,7 @@ final class InputMerger: Sendable {
 /// Used by the numbered join picker, which runs in the terminal's normal
 /// (cooked) mode, so the kernel hands over one whole line per read.
 func readLineOffPool() async -> String? {
-    await withCheckedContinuation { continuation in
-        let thread = Thread { continuation.resume(returning: Swift.readLine(strippingNewline: true)) }
-        thread.name = "parlor-picker-line"
-        thread.start()
-    }
+    await LinePrompt.line()
 }
 
 /// Whether stdin and stdout are both terminals: the condition for pickers and the lobby.
