@@ -60,3 +60,43 @@ struct LinePromptTerminalTests {
         }
     }
 }
+
+extension WaitingKeysTerminalTests {
+    @Test("resume's wait for the other player stops on q with the resume line, exit 75", .enabled(if: LeavingTerminalTests.canRun))
+    func resumeWaitStops() async throws {
+        let parlor = try #require(LeavingTerminalTests.parlor)
+        let hostHome = LeavingTerminalTests.home("wait-resume"), guestHome = LeavingTerminalTests.home("wait-resume-guest")
+        defer { for path in [hostHome.path, guestHome.path] { try? FileManager.default.removeItem(atPath: path) } }
+        let port = 47_800 + Int.random(in: 0..<90)
+        func spawn(_ arguments: [String], _ environment: [String: String]) throws -> Process {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: parlor)
+            process.arguments = arguments
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            return process
+        }
+        // The host dies at its first turn (a test hook), leaving an interrupted match to resume.
+        var crashing = hostHome.environment
+        crashing["PARLOR_TEST_CRASH_AT"] = "after-confirm"
+        let host = try spawn(["host", "connect4", "--bot", "easy", "--json", "--port", "\(port)", "--seat", "first"], crashing)
+        try await Task.sleep(for: .milliseconds(700))
+        let guest = try spawn(["join", "127.0.0.1:\(port)", "--bot", "easy", "--json", "--grace", "1"], guestHome.environment)
+        host.waitUntilExit()
+        guest.waitUntilExit()
+        let matches = try FileManager.default.contentsOfDirectory(atPath: hostHome.path + "/parlor/matches").filter { $0.hasSuffix(".match") }
+        let id = try #require(matches.first.map { String($0.prefix(8)) }, "no saved match")
+        let shell = "\"$0\" \"$@\"; echo \"exit status $?\"; sleep 60"
+        let tmux = try TmuxSession.start(["sh", "-c", shell, parlor, "resume", id, "--grace", "60"], columns: 100, rows: 24,
+                                         environment: hostHome.environment)
+        defer { tmux.kill() }
+        #expect(await tmux.waitFor("q, Esc or Ctrl-C to stop", timeout: .seconds(15)), "\(tmux.screenText())")
+        tmux.send("q")
+        #expect(await tmux.waitFor("exit status 75", timeout: .seconds(10)), "\(tmux.screenText())")
+        #expect(tmux.screenText().contains("stopped waiting for"), "\(tmux.screenText())")
+        #expect(!tmux.screenText().contains("q\n") && !tmux.screenText().contains("^["), "\(tmux.screenText())")
+    }
+}
