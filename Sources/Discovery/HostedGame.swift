@@ -42,7 +42,9 @@ public struct HostedGame: Sendable, Hashable {
     /// "Chris' Connect Four", cut on a character boundary to the 63 bytes DNS-SD allows.
     public var serviceName: String {
         let possessive = hostPlayerName.hasSuffix("s") ? hostPlayerName + "'" : hostPlayerName + "'s"
-        return ParlorServiceInfo.prefix(of: possessive + " " + gameDisplayName,
+        // A display name's explanation in brackets is left out: "Cube Four (3D Connect Four)" → "Cube Four".
+        let title = gameDisplayName.range(of: " (").map { String(gameDisplayName[..<$0.lowerBound]) } ?? gameDisplayName
+        return ParlorServiceInfo.prefix(of: possessive + " " + title,
                                         maximumBytes: ServiceRegistration.maximumNameBytes)
     }
 

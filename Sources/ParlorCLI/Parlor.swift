@@ -96,7 +96,8 @@ public enum Parlor {
     ///
     /// Throws a `UsageFailure`, whose `rendered` text is what the user sees.
     /// Pure apart from reading `environment`: no output, no I/O.
-    public static func parse(_ arguments: [String], environment: [String: String] = [:]) throws(UsageFailure) -> Invocation {
+    public static func parse(_ arguments: [String], environment: [String: String] = [:],
+                             settings: Settings = Settings()) throws(UsageFailure) -> Invocation {
         guard let first = arguments.first else { return .bare }
         let rest = Array(arguments.dropFirst())
         switch first {
@@ -114,23 +115,40 @@ public enum Parlor {
             throw UsageFailure(.unknownOption(first, suggestion: Suggestion.nearest(to: first, among: ["--help", "--version", "-V"])), command: nil)
         }
         if let group = CommandRegistry.groups.first(where: { $0.name == first }) {
-            return try parseGroup(group, rest, environment: environment)
+            return try parseGroup(group, rest, environment: environment, settings: settings)
         }
         guard let type = CommandRegistry.command(path: [first]) else {
             throw UsageFailure(.unknownCommand(first, suggestion: commandSuggestion(for: first)), command: nil)
         }
-        return try parseCommand(type, rest, environment: environment)
+        return try parseCommand(type, rest, environment: environment, settings: settings)
     }
 
     /// Parses, runs, prints, and returns the exit code. Help and the version go
     /// to stdout; every error goes to stderr, rendered here and nowhere else.
     public static func run(arguments: [String], environment: [String: String]) async -> ExitCode {
-        let invocation: Invocation
+        var invocation: Invocation
         do {
             invocation = try parse(arguments, environment: environment)
         } catch {
             Console.writeError(error.rendered)
             return .usage
+        }
+        // The settings file is read only for what runs (help and the version
+        // work whatever it says), and the words are read again with its defaults.
+        var settings = Settings()
+        switch invocation {
+        case .command, .bare:
+            do { settings = try Settings.load(environment: environment) } catch {
+                Console.writeError("Error: \(error.message)\n")
+                return error.exitCode
+            }
+            if settings != Settings() {
+                do { invocation = try parse(arguments, environment: environment, settings: settings) } catch {
+                    Console.writeError(error.rendered)
+                    return .usage
+                }
+            }
+        default: break
         }
         switch invocation {
         case .rootHelp:
@@ -146,7 +164,7 @@ public enum Parlor {
             Console.write(HelpRenderer.help(for: group))
             return .success
         case .bare:
-            return await report(command: nil) { try await runBare() }
+            return await report(command: nil) { try await runBare(settings: settings) }
         case .command(let command):
             return await report(command: type(of: command).spec) { try await command.run() }
         }
@@ -174,12 +192,12 @@ public enum Parlor {
     }
 
     private static func parseCommand(
-        _ type: any ParsableCommand.Type, _ words: [String], environment: [String: String]
+        _ type: any ParsableCommand.Type, _ words: [String], environment: [String: String], settings: Settings
     ) throws(UsageFailure) -> Invocation {
         let spec = type.spec
         if ParsedArguments.asksForHelp(words) { return .help(spec) }
         do {
-            let arguments = try ParsedArguments(words, spec: spec, environment: environment)
+            let arguments = try ParsedArguments(words, spec: spec, environment: environment, settings: settings)
             let command = try type.init(parsing: arguments)
             try command.validate()
             return .command(command)
@@ -188,7 +206,8 @@ public enum Parlor {
         }
     }
 
-    private static func parseGroup(_ group: CommandGroup, _ words: [String], environment: [String: String]) throws(UsageFailure) -> Invocation {
+    private static func parseGroup(_ group: CommandGroup, _ words: [String], environment: [String: String],
+                                   settings: Settings) throws(UsageFailure) -> Invocation {
         let children = CommandRegistry.specs.filter { $0.path.first == group.name }.map { $0.path[1] }
         guard let first = words.first, !ParsedArguments.looksLikeOption(first) else {
             if ParsedArguments.asksForHelp(words) { return .groupHelp(group) }
@@ -201,7 +220,7 @@ public enum Parlor {
             let suggestion = Suggestion.nearest(to: first, among: children).map { "\(group.name) \($0)" }
             throw UsageFailure(.unknownCommand("\(group.name) \(first)", suggestion: suggestion), command: nil, group: group.name)
         }
-        return try parseCommand(type, Array(words.dropFirst()), environment: environment)
+        return try parseCommand(type, Array(words.dropFirst()), environment: environment, settings: settings)
     }
 
     private static func helpTopic(_ words: [String]) throws(UsageFailure) -> Invocation {

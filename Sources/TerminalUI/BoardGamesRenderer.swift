@@ -56,7 +56,8 @@ enum BoardGamesRenderer {
             line.append("\(row + 1) ", cursor?.row == row ? TextStyle(bold: true, reverse: true) : TextStyle(dim: true))
             for column in 0..<Reversi.size {
                 let index = row * Reversi.size + column
-                let mark: CellMark = cursor.map({ $0.column == column && $0.row == row }) == true ? .cursor
+                let onCursor = cursor.map({ $0.column == column && $0.row == row }) == true
+                let mark: CellMark = onCursor ? (last?.move.rawValue == index ? .cursorOnLastMove : .cursor)
                     : (last?.move.rawValue == index ? .lastMove : .none)
                 if let seat = game.disc(at: index) {
                     cell(&line, glyph: glyph(seat, state, options), glyphStyle: Pieces.style(seat: seat), mark: mark)
@@ -169,7 +170,7 @@ enum BoardGamesRenderer {
             for hole in row {
                 let start = (board.screenColumn[hole] + 12) * 2
                 if start > used { line.append(String(repeating: " ", count: start - used)) }
-                let mark: CellMark = hole == cursorHole ? .cursor
+                let mark: CellMark = hole == cursorHole ? (hole == lastTo ? .cursorOnLastMove : .cursor)
                     : hole == cursor?.selected ? .winning
                     : (hole == lastTo || hole == lastFrom ? .lastMove : .none)
                 if let seat = game.peg(at: hole) {

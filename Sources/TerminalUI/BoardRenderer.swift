@@ -44,6 +44,8 @@ public enum Pieces {
 /// What marks a cell besides its piece.
 enum CellMark {
     case none, lastMove, winning, cursor
+    /// The cursor on the cell of the last move: `{X}`, so the last move stays visible under it.
+    case cursorOnLastMove
 
     /// The bracket pair around a 3-column cell; text markers make the board readable without colour.
     var brackets: (String, String) {
@@ -52,6 +54,7 @@ enum CellMark {
         case .lastMove: ("(", ")")
         case .winning: ("*", "*")
         case .cursor: ("[", "]")
+        case .cursorOnLastMove: ("{", "}")
         }
     }
 
@@ -61,6 +64,7 @@ enum CellMark {
         case .lastMove: TextStyle(bold: true)
         case .winning: TextStyle(foreground: .green, bold: true)
         case .cursor: TextStyle(reverse: true)
+        case .cursorOnLastMove: TextStyle(bold: true, reverse: true)
         }
     }
 }
@@ -161,7 +165,8 @@ public enum BoardRenderer {
             var line = StyledLine()
             for column in 0..<3 {
                 let index = row * 3 + column
-                let mark: CellMark = cursor.map({ $0.column == column && $0.row == row }) == true ? .cursor
+                let onCursor = cursor.map({ $0.column == column && $0.row == row }) == true
+                let mark: CellMark = onCursor ? (last?.move.rawValue == index ? .cursorOnLastMove : .cursor)
                     : winning.contains(index) ? .winning
                     : (last?.move.rawValue == index ? .lastMove : .none)
                 if let seat = game.cells[index] {
@@ -212,7 +217,7 @@ public enum BoardRenderer {
                 for column in 0..<size {
                     let index = level * 16 + row * 4 + column
                     let onCursor = cursor.map { $0.column == column && $0.row == row } ?? false
-                    let mark: CellMark = onCursor ? .cursor
+                    let mark: CellMark = onCursor ? (index == lastCell ? .cursorOnLastMove : .cursor)
                         : winning.contains(index) ? .winning
                         : (index == lastCell ? .lastMove : .none)
                     if let seat = game.piece(column: column, row: row, level: level) {

@@ -24,6 +24,9 @@ public struct DisplayOptions: Hashable, Sendable {
     public var unicode: Bool
     /// Whether the caller should use plain mode (no TTY, `TERM=dumb` or no `TERM`).
     public var prefersPlainMode: Bool
+    /// Whether the full screen rings the terminal bell when a local seat's turn
+    /// begins after another seat moved (the settings file's `bell = yes`).
+    public var bell = false
 
     /// Options spelled out; `detect` is what a program normally calls.
     public init(colorDepth: ColorDepth, attributes: Bool = true, unicode: Bool, prefersPlainMode: Bool = false) {

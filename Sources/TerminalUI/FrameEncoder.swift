@@ -117,4 +117,16 @@ public enum ScreenControl {
     public static let enter: [UInt8] = Array("\u{1B}[?1049h\u{1B}[?25l\u{1B}[?7l\u{1B}[H\u{1B}[2J".utf8)
     /// Default style, autowrap and cursor back, main screen back.
     public static let leave: [UInt8] = Array("\u{1B}[0m\u{1B}[?7h\u{1B}[?25h\u{1B}[?1049l".utf8)
+
+    /// Plain lines drawn over the whole screen from the top left, each line
+    /// cleared to its end and the rest of the screen cleared after the last:
+    /// a redraw without flicker, for screens of text (the lobby). In raw
+    /// mode lines end in CR LF.
+    public static func page(_ lines: [String], rawMode: Bool = true) -> [UInt8] {
+        let newline = rawMode ? "\r\n" : "\n"
+        return Array(("\u{1B}[H" + lines.map { $0 + "\u{1B}[K" }.joined(separator: newline) + "\u{1B}[J").utf8)
+    }
+
+    /// Clears a normal-mode terminal and puts the cursor at the top left (`browse --watch`).
+    public static let clear: [UInt8] = Array("\u{1B}[H\u{1B}[2J".utf8)
 }

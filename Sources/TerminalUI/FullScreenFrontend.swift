@@ -166,6 +166,8 @@ public struct FullScreenFrontend: MatchFrontend {
                 switch action {
                 case .redraw:
                     draw(model.view)
+                case .bell:
+                    writer.ring()
                 case .play(let move, let seat):
                     if let participant = seats.participants[seat] { hub.submit(participant, move: move) }
                 case .quit(let seat):

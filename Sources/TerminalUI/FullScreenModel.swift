@@ -13,15 +13,18 @@ enum ScreenAction: Sendable {
     /// Look for the best move for the seat to move in `game` (the hint key);
     /// the answer comes back through `hinted(_:sequence:)`.
     case findHint(any Game, sequence: UInt32)
+    /// Ring the terminal bell: it is a local seat's turn after someone else moved.
+    case bell
 }
 
 /// The state machine behind the full screen; pure, tested by feeding it keys and events.
 ///
 /// Keys: arrows move the cursor (up/down for tictactoe and cube4 rows);
 /// digits pick a column or cell, cube4 takes a letter then a digit; Enter or
-/// Space plays (reversi, dots and boxes and Chinese checkers: see
+/// Space plays (the `?` overlay and the man page say so; reversi, dots and boxes and Chinese checkers: see
 /// `BoardGamesCursor`); `h` (`H` in reversi, where `h` is a column) shows
-/// the best move when hints are allowed; `q` asks "Quit this match? (y/n)"
+/// the best move when hints are allowed; `?` shows every key until any key
+/// closes it; `q` asks "Quit this match? (y/n)"
 /// and only `y` quits; Ctrl-C leaves for now without quitting (the match
 /// stays resumable). After the end, any key leaves; with an end question
 /// ("Rematch with seats swapped?", "Play again?") y answers yes and n, q or
@@ -37,6 +40,8 @@ struct FullScreenModel {
     private(set) var leaving = false
     /// The sequence a hint is being looked for at (one at a time).
     private var hintPending: UInt32?
+    /// The sequence the bell last rang at (a turn begun again rings once).
+    private var rungFor: UInt32?
 
     /// Asked on the final board, if any.
     let endQuestion: EndQuestion?
@@ -85,9 +90,15 @@ struct FullScreenModel {
         switch event {
         case .started(let state), .adopted(let state):
             view.state = state
-        case .turnBegan(_, let state):
+        case .turnBegan(let seat, let state):
             view.state = state
             view.awaitingConfirmation = false
+            if options.bell, localSeats.contains(seat), let last = state.moves.last, !localSeats.contains(last.seat),
+               rungFor != state.sequence {
+                rungFor = state.sequence
+                refreshCursorVisibility()
+                return [.redraw, .bell]
+            }
         case .awaitingConfirmation(_, let tentative):
             view.state = tentative
             view.awaitingConfirmation = true
@@ -162,6 +173,11 @@ struct FullScreenModel {
         }
         // Ctrl-C never quits: this side leaves for now, the match stays resumable.
         if key == .interrupt { return [.finish(.interrupted(signal: SIGINT, view.state))] }
+        // The keys overlay (?) is closed by any key, which does nothing else.
+        if view.showingKeys {
+            view.showingKeys = false
+            return [.redraw]
+        }
         if view.confirmingQuit {
             switch key {
             case .character("y"), .character("Y"):
@@ -175,6 +191,9 @@ struct FullScreenModel {
             }
         }
         switch key {
+        case .character("?"):
+            view.showingKeys = true
+            return [.redraw]
         case .character("q"), .character("Q"):
             if localSeats.isEmpty { return [.finish(.left(view.state))] }
             view.confirmingQuit = true

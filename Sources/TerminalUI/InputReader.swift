@@ -23,8 +23,12 @@ public enum InputEvent: Sendable, Hashable {
 /// thread promptly; a lone Escape is reported after `escapeDelay` without a
 /// following byte. It stops by itself at end of input or when the terminal
 /// vanishes, so it never spins on a dead descriptor.
-final class InputReader: Sendable {
-    enum Mode: Sendable { case keys, lines }
+///
+/// The one reader of the terminal: the match frontends, the replay, the lobby
+/// and the LAN screens all use it (the lobby had a copy of its own).
+public final class InputReader: Sendable {
+    /// Decoded keys (raw mode) or whole lines.
+    public enum Mode: Sendable { case keys, lines }
 
     /// How long to wait for the rest of an escape sequence before reporting a lone Escape.
     static let escapeDelayMilliseconds: Int32 = 80
@@ -41,9 +45,11 @@ final class InputReader: Sendable {
     private let mode: Mode
     private let deliver: @Sendable (InputEvent) -> Void
     private let wake = Mutex(Wake())
+    /// Signalled when the thread has returned.
+    private let finished = DispatchSemaphore(value: 0)
 
     /// A reader of `fd`; nothing is read until `start()`.
-    init(fd: Int32, mode: Mode, deliver: @escaping @Sendable (InputEvent) -> Void) {
+    public init(fd: Int32, mode: Mode, deliver: @escaping @Sendable (InputEvent) -> Void) {
         self.fd = fd
         self.mode = mode
         self.deliver = deliver
@@ -51,7 +57,7 @@ final class InputReader: Sendable {
 
     /// Starts the reading thread. Returns false if the wake-up pipe could not be made.
     @discardableResult
-    func start() -> Bool {
+    public func start() -> Bool {
         var fds: [Int32] = [-1, -1]
         guard makePipe(&fds) else { return false }
         let wakeFD = fds[0]
@@ -63,12 +69,20 @@ final class InputReader: Sendable {
     }
 
     /// Asks the thread to stop; returns at once.
-    func stop() {
+    public func stop() {
         wake.withLock { current in
             guard !current.closed, current.writeFD >= 0 else { return }
             var byte: UInt8 = 1
             _ = Glibc.write(current.writeFD, &byte, 1)
         }
+    }
+
+    /// Stops the thread and waits (at most a second) until it no longer reads
+    /// the descriptor: for a screen that hands the terminal to another reader.
+    public func stopAndWait() {
+        let running = wake.withLock { $0.writeFD >= 0 }
+        stop()
+        if running { _ = finished.wait(timeout: .now() + 1) }
     }
 
     private func finish(wakeFD: Int32) {
@@ -77,6 +91,7 @@ final class InputReader: Sendable {
             close(current.readFD)
             close(current.writeFD)
         }
+        finished.signal()
     }
 
     private func loop(wakeFD: Int32) {

@@ -44,6 +44,12 @@ struct LineModel {
     /// a second answer would be played at its next turn. So a turn is
     /// announced once, and once more only after its move was rolled back.
     private var announcedTurn: (seat: SeatIndex, sequence: UInt32)?
+    /// Whether the `started` event was seen. Input lines can arrive before it
+    /// (a piped script is read at once); nothing is printed or played until the
+    /// header is out, so the header always comes first.
+    private var started = false
+    /// The sequence number of the board last printed, so each position is printed once.
+    private var boardSequence: UInt32?
 
     init(format: Format, state: MatchState, localSeats: Set<SeatIndex>) {
         self.format = format
@@ -61,8 +67,9 @@ struct LineModel {
     private func say(_ text: String) -> [LineAction] { isJSON ? [] : [.output(text, newline: true)] }
     private func json(_ value: JSONValue) -> [LineAction] { isJSON ? [.output(value.encoded, newline: true)] : [] }
 
-    private func board() -> [LineAction] {
+    private mutating func board() -> [LineAction] {
         guard !isJSON else { return [] }
+        boardSequence = state.sequence
         return BoardRenderer.lines(for: state, cursor: nil, options: options).map { .output($0.text, newline: true) }
     }
 
@@ -78,9 +85,10 @@ struct LineModel {
         switch event {
         case .started(let new):
             state = new
-            if isJSON { return json(JSONEvents.started(new, localSeats: localSeats)) }
+            started = true
+            if isJSON { return json(JSONEvents.started(new, localSeats: localSeats)) + pump() }
             let players = new.seats.indices.map { MatchText.label(new, seat: $0, options: options) }.joined(separator: " vs ")
-            return say("\(new.game.gameDisplayName): \(players)") + board()
+            return say("\(new.game.gameDisplayName): \(players)") + board() + pump()
         case .turnBegan(let seat, let new):
             state = new
             var actions: [LineAction] = []
@@ -115,6 +123,7 @@ struct LineModel {
             // The undone move needs a new answer: ask for this turn again, once.
             announcedTurn = nil
             promptedSequence = nil
+            boardSequence = nil
             return json(JSONEvents.rolledBack(change, reason: reason, new))
                 + say("\(MatchText.name(new, seat: change.seat))'s move was undone: \(reason.description).")
         case .adopted(let new):
@@ -151,7 +160,7 @@ struct LineModel {
         let line = raw.trimmingCharacters()
         let word = line.lowercased()
         if word == Self.quitLine {
-            if leaving { pendingQuits += 1; return [] }
+            if leaving || !started { pendingQuits += 1; return [] }
             return quitNow()
         }
         if ["q", "quit"].contains(word) {
@@ -228,15 +237,16 @@ struct LineModel {
     /// Shows the board and the prompt once per turn, then uses queued lines
     /// while a local seat is to move; a wrong line gets a message and the prompt again.
     private mutating func pump() -> [LineAction] {
-        if pendingQuits > 0, !submitting, !leaving, !over {
+        if started, pendingQuits > 0, !submitting, !leaving, !over {
             pendingQuits -= 1
             return quitNow()
         }
-        guard let seat = activeLocalSeat, !submitting, !leaving, !over else { return [] }
+        guard started, let seat = activeLocalSeat, !submitting, !leaving, !over else { return [] }
         var actions: [LineAction] = []
         if promptedSequence != state.sequence {
             promptedSequence = state.sequence
-            actions += board() + prompt(seat)
+            if boardSequence != state.sequence { actions += board() }
+            actions += prompt(seat)
         }
         while !queue.isEmpty {
             let line = queue.removeFirst()

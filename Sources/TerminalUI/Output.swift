@@ -34,6 +34,11 @@ final class ScreenWriter: Sendable {
     /// Bytes of the last frame written, for diagnostics.
     var lastFrameBytes: Int { state.withLock { $0.lastFrameBytes } }
 
+    /// Rings the terminal bell (BEL) after the frames queued so far.
+    func ring() {
+        queue.async { if !self.terminal.write([0x07]) { self.onLost() } }
+    }
+
     /// Makes the next frame a full redraw (after a resize).
     func invalidate() { state.withLock { $0.encoder.invalidate() } }
 

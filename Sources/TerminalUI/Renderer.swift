@@ -31,6 +31,8 @@ public struct ScreenView: Sendable {
     public var endQuestion: String?
     /// The hint key works in this match (the keys line names it).
     public var hintsAllowed = false
+    /// The keys overlay (`?`) shows instead of the board, until any key closes it.
+    public var showingKeys = false
 
     /// A view of `state` with the cursor at `cursor`.
     public init(state: MatchState, cursor: BoardCursor = BoardCursor(column: 0), localSeats: Set<SeatIndex> = [],
@@ -54,43 +56,73 @@ public enum Renderer {
     /// Board lines from which the screen leaves out the blank lines around the board.
     static let tallBoard = 17
 
-    /// The smallest window the view's screen fits in.
-    public static func requiredSize(for view: ScreenView, options: DisplayOptions) -> TerminalSize {
-        let frame = layout(view, options: options)
-        let boardWidth = BoardRenderer.lines(for: view.state, cursor: nil, options: options).map(\.width).max() ?? 0
-        return TerminalSize(columns: max(boardWidth + margin.count, 40), rows: frame.height)
+    /// How much of the screen around the board is kept, from all of it to the
+    /// board and the status line alone (the smallest window).
+    enum Fullness: Int, CaseIterable {
+        /// Title, blank lines around the board, seats, status, message, keys.
+        case roomy
+        /// Without the blank lines.
+        case compact
+        /// Without the title.
+        case tight
+        /// The board, the status line, a message when there is one, and the
+        /// keys line only once the match is over ("Press any key to leave").
+        case bare
     }
 
-    /// The screen for `view` in a window of `size`: the board and status, or a
-    /// "Window too small" notice when it does not fit.
+    /// The smallest window the view's screen fits in: the board, the status
+    /// line and a message when there is one (connect4's 11-line board in 12 rows).
+    public static func requiredSize(for view: ScreenView, options: DisplayOptions) -> TerminalSize {
+        let frame = layout(view, options: options, fullness: .bare)
+        let boardWidth = BoardRenderer.lines(for: view.state, cursor: nil, options: options).map(\.width).max() ?? 0
+        return TerminalSize(columns: boardWidth + margin.count, rows: frame.height)
+    }
+
+    /// The screen for `view` in a window of `size`: the keys overlay, or the
+    /// board and status (with a move list beside it where there is room,
+    /// centred in a big window), or a "Window too small" notice when it does not fit.
     public static func screen(for view: ScreenView, options: DisplayOptions, size: TerminalSize) -> Frame {
+        if view.showingKeys { return keysScreen(view, options: options, size: size) }
         let needed = requiredSize(for: view, options: options)
         guard size.columns >= needed.columns, size.rows >= needed.rows else {
             return tooSmall(needed: needed, size: size)
         }
         // A long status or message wraps short of the window's edge instead of
-        // being cut, when the window has the rows for it (without the blank
-        // lines around the board if need be).
-        for compact in [false, true] {
-            let wrapped = layout(view, options: options, width: size.columns - 1, compact: compact)
-            if wrapped.height <= size.rows { return wrapped }
+        // being cut; what surrounds the board gives way, step by step, to fit the rows.
+        let width = size.columns - 1
+        for fullness in Fullness.allCases {
+            let wrapped = layout(view, options: options, width: width, fullness: fullness)
+            if wrapped.height <= size.rows {
+                return placed(wrapped, panel: fullness == .roomy ? movePanel(view, options: options, rows: wrapped.height) : [],
+                              size: size)
+            }
         }
         // Still too tall: the message (what happens next) stays whole, the
         // status gives up its last lines ("…"; the normal screen shows it all at the end).
-        let width = size.columns - 1
-        let tall = layout(view, options: options, width: width, compact: true)
+        let tall = layout(view, options: options, width: width, fullness: .bare)
         let statusRows = statusLine(view, options: options).wrapped(to: width, indent: wrapIndent).count
-        return layout(view, options: options, width: width, compact: true,
+        return layout(view, options: options, width: width, fullness: .bare,
                       statusRows: max(1, statusRows - (tall.height - size.rows)))
     }
 
-    /// The notice shown instead of a board that would not fit.
+    /// The notice shown instead of a board that would not fit, in as many
+    /// words as the window holds: never cut mid-word.
     public static func tooSmall(needed: TerminalSize, size: TerminalSize) -> Frame {
-        let lines = [
-            StyledLine("Window too small: need \(needed.columns)x\(needed.rows)", TextStyle(bold: true)),
-            StyledLine("(now \(size.columns)x\(size.rows)). Enlarge it, or q to quit."),
+        let need = "\(needed.columns)x\(needed.rows)"
+        let wordings = [
+            "Window too small: need \(need) (now \(size.columns)x\(size.rows)). Enlarge it, or q to quit.",
+            "Window too small: need \(need). Enlarge it, or q to quit.",
+            "Too small: need \(need). q quits.",
+            "Need \(need).",
+            need,
         ]
-        return Frame(lines: lines)
+        let width = max(1, size.columns - 1)
+        for (index, text) in wordings.enumerated() {
+            let lines = StyledLine(text, TextStyle(bold: true)).wrapped(to: width, indent: "")
+            let fits = lines.count <= max(1, size.rows) && lines.allSatisfy { $0.width <= width }
+            if fits || index == wordings.count - 1 { return Frame(lines: lines.map { $0.clipped(to: width) }) }
+        }
+        return Frame(lines: [])
     }
 
     /// Bytes one redraw writes: a full screen when `previous` is nil, else the
@@ -102,22 +134,117 @@ public enum Renderer {
         return encoder.encode(screen(for: view, options: options, size: size), size: size).count
     }
 
+    /// `frame` with `panel` beside it (when the window has the columns),
+    /// the whole centred in the window.
+    static func placed(_ frame: Frame, panel: [StyledLine], size: TerminalSize) -> Frame {
+        let width = size.columns - 1
+        let natural = frame.lines.map(\.width).max() ?? 0
+        let gap = 4
+        let panelWidth = panel.map(\.width).max() ?? 0
+        var lines = frame.lines
+        var blockWidth = natural
+        if !panel.isEmpty, natural + gap + panelWidth <= width {
+            lines = lines.enumerated().map { index, line in
+                guard index < panel.count else { return line }
+                var joined = line
+                joined.append(String(repeating: " ", count: natural + gap - line.width))
+                for span in panel[index].spans { joined.append(span.text, span.style) }
+                return joined
+            }
+            blockWidth = natural + gap + panelWidth
+        }
+        let left = max(0, (width - blockWidth) / 2)
+        let top = max(0, (size.rows - lines.count) / 2)
+        let indent = String(repeating: " ", count: left)
+        let shifted = lines.map { line -> StyledLine in
+            guard left > 0, line.width > 0 else { return line }
+            var moved = StyledLine(indent)
+            for span in line.spans { moved.append(span.text, span.style) }
+            return moved
+        }
+        return Frame(lines: Array(repeating: StyledLine(), count: top) + shifted)
+    }
+
+    /// The move list beside the board: "Moves", then the latest moves that
+    /// fit in `rows` lines, numbered, each with the piece of the seat that played it.
+    static func movePanel(_ view: ScreenView, options: DisplayOptions, rows: Int) -> [StyledLine] {
+        let state = view.state
+        guard rows > 2 else { return [] }
+        let moves = state.moves
+        let shown = min(moves.count, rows - 2)
+        var lines = [StyledLine("Moves", TextStyle(bold: true))]
+        if moves.isEmpty { lines.append(StyledLine("none yet", TextStyle(dim: true))) }
+        let digits = String(moves.count).count
+        for index in (moves.count - shown)..<moves.count {
+            let played = moves[index]
+            var line = StyledLine(String(repeating: " ", count: digits - String(index + 1).count) + "\(index + 1). ", TextStyle(dim: true))
+            line.append(Pieces.glyph(seat: played.seat, gameID: state.gameID, options: options), Pieces.style(seat: played.seat))
+            line.append(" " + state.game.notation(for: played.move), TextStyle(bold: index == moves.count - 1))
+            lines.append(line)
+        }
+        return lines
+    }
+
+    /// The keys overlay (`?`): every key of this game's full screen, closed by any key.
+    static func keysScreen(_ view: ScreenView, options: DisplayOptions, size: TerminalSize) -> Frame {
+        var lines = [StyledLine(margin + "Keys \(options.unicode ? "·" : "-") \(view.state.game.gameDisplayName)", TextStyle(bold: true)),
+                     StyledLine()]
+        for (key, what) in keyList(view, options: options) {
+            var line = StyledLine(margin)
+            line.append(padded(key, to: 16), TextStyle(bold: true))
+            line.append(what)
+            lines.append(line)
+        }
+        lines.append(StyledLine())
+        lines.append(StyledLine(margin + "Press any key to go back to the board.", TextStyle(dim: true)))
+        let width = max(1, size.columns - 1)
+        let wrapped = lines.flatMap { $0.wrapped(to: width, indent: wrapIndent + String(repeating: " ", count: 16)) }
+        let block = Frame(lines: Array(wrapped.prefix(max(1, size.rows))).map { $0.clipped(to: width) })
+        return placed(block, panel: [], size: size)
+    }
+
+    /// Each key of the full screen and what it does, for the overlay.
+    static func keyList(_ view: ScreenView, options: DisplayOptions) -> [(String, String)] {
+        let arrows = options.unicode ? "← →" : "left right"
+        let allArrows = options.unicode ? "← ↑ ↓ →" : "arrow keys"
+        var keys: [(String, String)]
+        switch view.state.gameID {
+        case Connect4.id: keys = [(arrows, "choose a column"), ("1-7", "choose that column"), ("Enter, Space", "drop a piece")]
+        case Cube4.id: keys = [(allArrows, "choose a peg"), ("a-d, 1-4", "choose the peg's column, then row"),
+                               ("Enter, Space", "drop a bead on the peg")]
+        case TicTacToe.id: keys = [(allArrows, "choose a cell"), ("1-9", "choose that cell"), ("Enter, Space", "play there")]
+        case Reversi.id: keys = [(allArrows, "choose a cell"), ("a-h, 1-8", "choose the cell's column, then row"),
+                                 ("Enter, Space", "play there")]
+        case DotsAndBoxes.id: keys = [(allArrows, "choose a line between two dots"), ("Enter, Space", "draw it")]
+        case ChineseCheckers.id: keys = [(allArrows, "choose a peg, then where to"), ("Enter, Space", "pick it up, then move it"),
+                                         ("Esc", "put it back")]
+        default: keys = [("Enter, Space", "play")]
+        }
+        if view.hintsAllowed { keys.append((FullScreenModel.hintKeyName(view.state.game), "show the best move (a hint)")) }
+        keys += [("q", "quit the match (asks y/n first; it counts as a loss)"),
+                 ("Ctrl-C", "leave for now: nothing is quit, 'parlor resume' continues it"),
+                 ("?", "these keys")]
+        return keys
+    }
+
     /// The screen's lines; with `width`, the status, message and key lines
-    /// wrap at it; `compact` leaves out the blank lines around the board.
-    static func layout(_ view: ScreenView, options: DisplayOptions, width: Int? = nil, compact: Bool = false,
+    /// wrap at it; `fullness` says what around the board is kept.
+    static func layout(_ view: ScreenView, options: DisplayOptions, width: Int? = nil, fullness: Fullness = .roomy,
                        statusRows: Int? = nil) -> Frame {
         let state = view.state
         var lines: [StyledLine] = []
-        var title = StyledLine(margin)
-        title.append("parlor", TextStyle(bold: true))
-        title.append(" \(options.unicode ? "·" : "-") \(state.game.gameDisplayName)  ")
-        title.append("match \(state.matchID.short)", TextStyle(dim: true))
-        lines.append(title)
+        if fullness.rawValue < Fullness.tight.rawValue {
+            var title = StyledLine(margin)
+            title.append("parlor", TextStyle(bold: true))
+            title.append(" \(options.unicode ? "·" : "-") \(state.game.gameDisplayName)  ")
+            title.append("match \(state.matchID.short)", TextStyle(dim: true))
+            lines.append(title)
+        }
         let cursor = view.showsCursor && !view.isOver ? view.cursor : nil
         let board = BoardRenderer.lines(for: state, cursor: cursor, options: options)
         // A tall board (Chinese checkers' 17 rows and more) drops the blank
         // lines around it, so that two or three seats still fit in 80x24.
-        let roomy = !compact && board.count < tallBoard
+        let roomy = fullness == .roomy && board.count < tallBoard
         if roomy { lines.append(StyledLine()) }
         for boardLine in board {
             var line = StyledLine(margin)
@@ -125,7 +252,7 @@ public enum Renderer {
             lines.append(line)
         }
         if roomy { lines.append(StyledLine()) }
-        lines += seatLines(view, options: options)
+        if fullness != .bare { lines += seatLines(view, options: options) }
         let wrap = { (line: StyledLine) in width.map { line.wrapped(to: $0, indent: wrapIndent) } ?? [line] }
         var status = wrap(statusLine(view, options: options))
         if let statusRows, status.count > statusRows, let width {
@@ -137,9 +264,12 @@ public enum Renderer {
             status[statusRows - 1] = cut
         }
         lines += status
-        lines += wrap(messageLine(view))
-        let asking = view.isOver && view.endQuestion != nil
-        lines += wrap(StyledLine(margin + helpText(view, options: options), asking ? TextStyle(bold: true) : TextStyle(dim: true)))
+        let message = messageLine(view)
+        if fullness.rawValue < Fullness.tight.rawValue || message.width > 0 { lines += wrap(message) }
+        if fullness != .bare || view.isOver {
+            let asking = view.isOver && view.endQuestion != nil
+            lines += wrap(StyledLine(margin + helpText(view, options: options), asking ? TextStyle(bold: true) : TextStyle(dim: true)))
+        }
         return Frame(lines: lines)
     }
 
@@ -159,7 +289,10 @@ public enum Renderer {
             line.append(Pieces.glyph(seat: seat, gameID: state.gameID, options: options), Pieces.style(seat: seat, winning: true))
             line.append(" ")
             line.append(MatchText.name(state, seat: seat), TextStyle(bold: active))
-            if view.localSeats.contains(seat) { line.append(" (you)", TextStyle(dim: true)) }
+            // At a hot seat where every seat is "you" the marker tells nothing.
+            if view.localSeats.contains(seat), view.localSeats.count < view.state.seats.count {
+                line.append(" (you)", TextStyle(dim: true))
+            }
             let outcome = state.seats[seat].outcome
             if outcome != .none {
                 line.append(" \(dash) \(MatchText.outcomeWords(outcome))",
@@ -236,8 +369,8 @@ public enum Renderer {
                 : "\(allArrows): choose where to   Enter: move   Esc: put back"
         default: keys = "Enter: play"
         }
-        guard view.hintsAllowed else { return keys + "   q: quit" }
-        return keys + "   \(FullScreenModel.hintKeyName(view.state.game)): hint   q: quit"
+        guard view.hintsAllowed else { return keys + "   q: quit   ?: keys" }
+        return keys + "   \(FullScreenModel.hintKeyName(view.state.game)): hint   q: quit   ?: keys"
     }
 }
 

@@ -102,14 +102,36 @@ public final class Terminal: Sendable {
             bytes[Int(VMIN)] = 1
             bytes[Int(VTIME)] = 0
         }
+        try apply(raw, original: original, fullScreen: true)
+        _ = write(ScreenControl.enter)
+    }
+
+    /// Keys one at a time without echo, on the normal screen, for a waiting
+    /// screen where q or Esc stops the wait; output and Ctrl-C (SIGINT) work
+    /// as before. `restore()` puts the settings back. Throws if the input is not a terminal.
+    public func enterKeyReading() throws(TerminalError) {
+        guard Self.isTTY(inputFD) else { throw .notATerminal(fd: inputFD) }
+        var original = termios()
+        guard tcgetattr(inputFD, &original) == 0 else { throw .systemCall("tcgetattr", errno: errno) }
+        var keys = original
+        keys.c_lflag &= ~tcflag_t(ICANON | ECHO | ECHONL)
+        withUnsafeMutableBytes(of: &keys.c_cc) { bytes in
+            bytes[Int(VMIN)] = 1
+            bytes[Int(VTIME)] = 0
+        }
+        try apply(keys, original: original, fullScreen: false)
+    }
+
+    /// Sets `settings`, remembering `original` for `restore()`.
+    private func apply(_ settings: termios, original: termios, fullScreen: Bool) throws(TerminalError) {
+        var settings = settings
         TerminalRegistry.register(self)
-        state.withLock { $0.original = original; $0.fullScreen = true }
-        guard retryingEINTR({ Int(tcsetattr(inputFD, TCSANOW, &raw)) }) == 0 else {
+        state.withLock { $0.original = original; $0.fullScreen = fullScreen }
+        guard retryingEINTR({ Int(tcsetattr(inputFD, TCSANOW, &settings)) }) == 0 else {
             let code = errno
             restore()
             throw .systemCall("tcsetattr", errno: code)
         }
-        _ = write(ScreenControl.enter)
     }
 
     /// Puts the original settings back and leaves the alternate screen. Safe to

@@ -24,7 +24,8 @@ struct LeavingEndToEndTests {
         let hostResult = try await host
         let joins = jsonEvents(hostResult.stdout).filter { $0["event"] as? String == "joined" }
         #expect(joins.count == 1, "\(hostResult.stdout)")
-        #expect(joins.first?["name"] as? String == "Easy bot", "\(hostResult.stdout)")
+        // --name is kept with --bot, as on host.
+        #expect(joins.first?["name"] as? String == "Cy", "\(hostResult.stdout)")
         #expect(jsonEvents(hostResult.stdout).last?["event"] as? String == "end", "\(hostResult.stdout)")
     }
 }

@@ -157,3 +157,24 @@ extension MatchState {
         (try? applying(.quit(seat), now: 0)) ?? self
     }
 }
+
+/// The settings file's `bell = yes`: the bell rings when it becomes a local
+/// seat's turn after another seat moved, once per turn, and never without it.
+@Suite("The turn bell")
+struct TurnBellTests {
+    static func rings(_ actions: [ScreenAction]) -> Bool { actions.contains { if case .bell = $0 { true } else { false } } }
+
+    @Test("bell = yes rings once when the bot has moved; no bell by default, nor at the first turn")
+    func rings() {
+        var options = Fixtures.asciiMono
+        options.bell = true
+        let start = Fixtures.state(Connect4())
+        var model = FullScreenModel(state: start, localSeats: [0], options: options)
+        #expect(!Self.rings(model.handle(.turnBegan(seat: 0, start))), "rang before anyone moved")
+        let after = Fixtures.state(Connect4(), moves: [3, 4])
+        #expect(Self.rings(model.handle(.turnBegan(seat: 0, after))))
+        #expect(!Self.rings(model.handle(.turnBegan(seat: 0, after))), "rang twice for one turn")
+        var quiet = FullScreenModel(state: start, localSeats: [0], options: Fixtures.asciiMono)
+        #expect(!Self.rings(quiet.handle(.turnBegan(seat: 0, after))))
+    }
+}

@@ -43,6 +43,7 @@ struct LineModelTurnTests {
     @Test("the next turn is announced as usual")
     func nextTurn() throws {
         var model = LineModel(format: .json, state: Self.state, localSeats: [0])
+        _ = model.handle(.started(Self.state))
         let first = Self.turnEvents(model.handle(.turnBegan(seat: 0, Self.state)))
         let next = try Self.state.applying(.move(Move(2), by: 0), now: 0)
         let second = Self.turnEvents(model.handle(.turnBegan(seat: 1, next)))
@@ -56,7 +57,8 @@ struct LineModelTurnTests {
         let prompts = { (actions: [LineAction]) in
             actions.filter { if case .output(let text, _) = $0 { return text.hasPrefix("Your move") } else { return false } }.count
         }
-        #expect(prompts(model.handle(.turnBegan(seat: 0, Self.state))) == 1)
+        // The start already asks for Ana's move; the turn event does not ask again.
+        #expect(prompts(model.handle(.started(Self.state))) + prompts(model.handle(.turnBegan(seat: 0, Self.state))) == 1)
         _ = model.handle(line: "3")
         _ = model.submitted(.rolledBack(.superseded), quitting: false)
         _ = model.handle(.rolledBack(.move(Move(2), by: 0), reason: .superseded, Self.state))
@@ -85,6 +87,7 @@ struct LineModelOrderingTests {
     func commitResultFirst() throws {
         let start = Fixtures.state(TicTacToe(), moves: [4, 0])  // Ana 5, bot 1: Ana to move at sequence 2
         var model = LineModel(format: .text(.plainASCII, interactive: false), state: start, localSeats: [0])
+        _ = model.handle(.started(start))
         _ = model.handle(.turnBegan(seat: 0, start))
         #expect(Self.plays(model.handle(line: "3")) == [Move(2)])
         _ = model.handle(line: "7")
@@ -105,6 +108,7 @@ struct LineModelOrderingTests {
     func refusedWhileBehindIsKept() throws {
         let start = Fixtures.state(TicTacToe(), moves: [4, 0])
         var model = LineModel(format: .json, state: start, localSeats: [0])
+        _ = model.handle(.started(start))
         _ = model.handle(.turnBegan(seat: 0, start))
         #expect(Self.plays(model.handle(line: "3")) == [Move(2)])
         _ = model.handleEndOfInput()
@@ -120,10 +124,36 @@ struct LineModelOrderingTests {
     func realRefusal() {
         let start = Fixtures.state(TicTacToe(), moves: [4, 0])
         var model = LineModel(format: .json, state: start, localSeats: [0])
+        _ = model.handle(.started(start))
         _ = model.handle(.turnBegan(seat: 0, start))
         _ = model.handle(line: "3")
         let refused = model.submitted(.rejected(.matchOver), quitting: false)
         #expect(refused.contains { if case .output(let text, _) = $0 { return text.contains("\"event\":\"rejected\"") } else { return false } })
         #expect(Self.plays(refused).isEmpty)
+    }
+}
+
+/// A piped script's first line can reach the model before the match's start:
+/// nothing may be printed or played before the header (it was: the board and
+/// the prompt came first in 1 run of 6).
+@Suite("Plain mode waits for the start before it prints or plays")
+struct LineModelStartOrderTests {
+    static func texts(_ actions: [LineAction]) -> [String] {
+        actions.compactMap { if case .output(let text, _) = $0 { return text } else { return nil } }
+    }
+
+    @Test("a line and the end of input read before the start print nothing; the start prints the header, the board once and the prompt, then plays the line")
+    func lineBeforeStart() {
+        let start = Fixtures.state(Connect4())
+        var model = LineModel(format: .text(.plainASCII, interactive: false), state: start, localSeats: [0])
+        #expect(model.handle(line: "4").isEmpty)
+        #expect(model.handle(.turnBegan(seat: 0, start)).isEmpty)
+        let actions = model.handle(.started(start))
+        let texts = Self.texts(actions)
+        #expect(texts.first?.hasPrefix("Connect Four: ") == true, "\(texts)")
+        #expect(texts.filter { $0.hasPrefix("+---+") }.count == 1, "\(texts)")
+        #expect(texts.last?.hasPrefix("Your move") == true, "\(texts)")
+        #expect(actions.contains { if case .play(Move(3), seat: 0) = $0 { return true } else { return false } })
+        #expect(Self.texts(model.handle(.turnBegan(seat: 0, start))).isEmpty, "the board or prompt was printed again")
     }
 }

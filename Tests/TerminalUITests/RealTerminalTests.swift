@@ -90,12 +90,12 @@ struct RealTerminalTests {
     }
 
     /// The column of connect4 cell `column`'s glyph on the screen ("  │" then 4 per cell).
-    static func glyphColumn(_ column: Int) -> Int { 4 + 4 * column }
+    static func glyphColumn(_ column: Int) -> Int { 2 + 4 * column }
 
-    /// The bottom board row (the line above `└`).
+    /// The bottom board row (the line above `└`), from its left edge (the board is centred in the window).
     static func bottomRow(_ screen: [String]) -> [Character]? {
         guard let index = screen.firstIndex(where: { $0.contains("└") }), index > 0 else { return nil }
-        return Array(screen[index - 1])
+        return Array(screen[index - 1].drop { $0 != "│" })
     }
 
     @Test("play, resize, and quit connect4 in a real 80x24 terminal; the terminal is restored",
@@ -116,11 +116,25 @@ struct RealTerminalTests {
         }
         #expect(answered, "\(tmux.screenText())")
 
-        tmux.resize(columns: 40, rows: 10)
-        #expect(await tmux.waitFor("Window too small"), "\(tmux.screenText())")
+        // 40x15 holds connect4's board and status line (it used to ask for 40x17).
+        tmux.resize(columns: 40, rows: 15)
+        #expect(await tmux.waitFor("Your turn"), "\(tmux.screenText())")
+        #expect(!tmux.screenText().contains("Window too small"), "\(tmux.screenText())")
+        tmux.resize(columns: 20, rows: 5)
+        #expect(await tmux.waitFor("or q to quit."), "\(tmux.screenText())")
+        // Wrapped (or shortened) to fit, never cut mid-word at the window's edge ("Window too small: ne").
+        #expect(tmux.screenText().contains("need 31x10"), "\(tmux.screenText())")
         tmux.resize(columns: 80, rows: 24)
         #expect(await tmux.waitFor("Your turn"), "\(tmux.screenText())")
         #expect(!tmux.screenText().contains("Window too small"))
+
+        // ? shows the keys; Escape closes the overlay and does nothing else.
+        tmux.send("?")
+        #expect(await tmux.waitFor("these keys"), "\(tmux.screenText())")
+        #expect(tmux.screenText().contains("Enter, Space"), "\(tmux.screenText())")
+        tmux.send("Escape")
+        #expect(await tmux.waitFor("Your turn"), "\(tmux.screenText())")
+        #expect(!tmux.screenText().contains("these keys"))
 
         tmux.send("q")
         #expect(await tmux.waitFor("Quit this match? (y/n)"), "\(tmux.screenText())")

@@ -104,7 +104,8 @@ struct RendererTests {
         let view = ScreenView(state: Fixtures.state(Cube4()), localSeats: [0], showsCursor: true)
         let needed = Renderer.requiredSize(for: view, options: Fixtures.unicodeColor)
         let frame = Renderer.screen(for: view, options: Fixtures.unicodeColor, size: TerminalSize(columns: 40, rows: 10))
-        #expect(frame.textLines[0] == "Window too small: need \(needed.columns)x\(needed.rows)")
+        #expect(frame.textLines.joined(separator: " ").hasPrefix("Window too small: need \(needed.columns)x\(needed.rows)"), "\(frame.textLines)")
+        #expect(frame.textLines.allSatisfy { $0.count < 40 })
         #expect(!frame.textLines.joined().contains("Level"))
         // Enlarged again, the board is back.
         let big = Renderer.screen(for: view, options: Fixtures.unicodeColor, size: .standard)
@@ -135,6 +136,9 @@ struct RendererTests {
     func hotSeat() {
         let view = ScreenView(state: Fixtures.state(TicTacToe(), moves: [4]), localSeats: [0, 1], showsCursor: true)
         #expect(Renderer.statusLine(view, options: Fixtures.asciiMono).text.contains("Bot (O), your turn."))
+        // Every seat is "you" at a hot seat: the seat list does not say so on each line.
+        let screen = Renderer.screen(for: view, options: Fixtures.asciiMono, size: .standard).textLines.joined(separator: "\n")
+        #expect(!screen.contains("(you)"), "\(screen)")
     }
 
     @Test("names cannot smuggle escape codes onto the screen")
@@ -180,5 +184,82 @@ struct RendererTests {
         #expect(figures.count == 4)
         for figure in figures { #expect(figure.bytes > 0 && figure.bytes < 4096, "\(figure.label): \(figure.bytes)") }
         #expect(figures[1].bytes < figures[0].bytes && figures[3].bytes < figures[2].bytes)
+    }
+}
+
+/// In a match: the keys overlay, the move list, the last move under the
+/// cursor, the board centred in a big window, the smallest window.
+@Suite("The full screen in a match")
+struct MatchScreenTests {
+    static func text(_ frame: Frame) -> [String] { frame.textLines }
+
+    @Test("? shows every key of the game, Space included; any key closes it and does nothing else")
+    func keysOverlay() {
+        var model = FullScreenModel(state: Fixtures.state(Connect4()), localSeats: [0], options: Fixtures.asciiMono)
+        _ = model.handle(.character("?"))
+        let shown = Self.text(Renderer.screen(for: model.view, options: Fixtures.asciiMono, size: .standard)).joined(separator: "\n")
+        #expect(shown.contains("Enter, Space") && shown.contains("drop a piece"), "\(shown)")
+        #expect(shown.contains("Ctrl-C") && shown.contains("q ") && shown.contains("Press any key to go back"), "\(shown)")
+        let cursor = model.view.cursor
+        _ = model.handle(.right)
+        #expect(!model.view.showingKeys && model.view.cursor == cursor, "the closing key also moved the cursor")
+        for game in [Connect4(), TicTacToe(), Cube4(), Reversi(), DotsAndBoxes(), ChineseCheckers()] as [any Game] {
+            var view = ScreenView(state: Fixtures.state(game), localSeats: [0], showsCursor: true)
+            view.showingKeys = true
+            let lines = Self.text(Renderer.screen(for: view, options: Fixtures.asciiMono, size: .standard))
+            #expect(lines.joined().contains("these keys"), "\(game.gameID)")
+            #expect(lines.count <= 24 && lines.allSatisfy { $0.count < 80 }, "\(game.gameID)")
+        }
+        let help = Renderer.helpText(ScreenView(state: Fixtures.state(Connect4()), localSeats: [0]), options: Fixtures.asciiMono)
+        #expect(help.hasSuffix("?: keys"))
+    }
+
+    @Test("a wide window shows the move list beside the board, the last move last; a narrow one does not")
+    func moveList() {
+        let view = ScreenView(state: Fixtures.state(Connect4(), moves: [3, 4, 2]), localSeats: [0], showsCursor: true)
+        let wide = Self.text(Renderer.screen(for: view, options: Fixtures.asciiMono, size: TerminalSize(columns: 120, rows: 30)))
+        #expect(wide.contains { $0.hasSuffix("Moves") }, "\(wide)")
+        #expect(wide.contains { $0.hasSuffix("1. X 4") } && wide.contains { $0.hasSuffix("3. X 3") }, "\(wide)")
+        let narrow = Self.text(Renderer.screen(for: view, options: Fixtures.asciiMono, size: TerminalSize(columns: 60, rows: 30)))
+        #expect(!narrow.contains { $0.contains("Moves") })
+    }
+
+    @Test("the board is centred in a big window")
+    func centred() {
+        let view = ScreenView(state: Fixtures.state(Connect4()), localSeats: [0], showsCursor: true)
+        let size = TerminalSize(columns: 200, rows: 60)
+        let lines = Self.text(Renderer.screen(for: view, options: Fixtures.asciiMono, size: size))
+        let bottom = try? #require(lines.firstIndex { $0.contains("+---+") })
+        #expect((bottom ?? 0) > 15, "the board is still at the top: \(lines)")
+        let left = lines[bottom ?? 0].prefix { $0 == " " }.count
+        #expect(left > 50, "the board is still at the left edge: \(lines)")
+    }
+
+    @Test("the last move stays visible under the cursor in tictactoe and cube4", arguments: [
+        (TicTacToe() as any Game, [4], BoardCursor(column: 1, row: 1)),
+        (Cube4() as any Game, [5], BoardCursor(column: 1, row: 1)),
+    ])
+    func lastMoveUnderCursor(game: any Game, moves: [Int], cursor: BoardCursor) {
+        let state = Fixtures.state(game, moves: moves)
+        let lines = BoardRenderer.lines(for: state, cursor: cursor, options: Fixtures.asciiMono).map(\.text).joined(separator: "\n")
+        #expect(lines.contains("{X}"), "\(lines)")
+    }
+
+    @Test("the smallest window is the board and its status line; the too-small notice fits any window, never cut mid-word", arguments: [
+        (20, 5), (12, 3), (6, 1), (40, 8),
+    ])
+    func smallest(columns: Int, rows: Int) {
+        let view = ScreenView(state: Fixtures.state(Connect4()), localSeats: [0], showsCursor: true)
+        let needed = Renderer.requiredSize(for: view, options: Fixtures.unicodeColor)
+        #expect(needed.rows == BoardRenderer.lines(for: view.state, cursor: nil, options: Fixtures.unicodeColor).count + 1)
+        let fits = Self.text(Renderer.screen(for: view, options: Fixtures.unicodeColor, size: TerminalSize(columns: 40, rows: 15)))
+        #expect(!fits.joined().contains("small"), "\(fits)")
+        let small = Self.text(Renderer.screen(for: view, options: Fixtures.unicodeColor, size: TerminalSize(columns: columns, rows: rows)))
+        #expect(small.count <= rows && small.allSatisfy { $0.count < columns }, "\(small)")
+        let words = ["Window", "too", "small:", "need", "Too", "Need", "\(needed.columns)x\(needed.rows)", "\(needed.columns)x\(needed.rows).",
+                     "(now", "\(columns)x\(rows)).", "Enlarge", "it,", "or", "q", "to", "quit.", "quits."]
+        for word in small.joined(separator: " ").split(separator: " ") {
+            #expect(words.contains(String(word)), "cut mid-word: \(small)")
+        }
     }
 }

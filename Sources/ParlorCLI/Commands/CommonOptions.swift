@@ -7,7 +7,7 @@ enum CommonOptions {
     static let bot = OptionSpec("bot", .required(valueName: "LEVEL"), help: "Let a bot make this side's moves: easy, medium or hard.")
     static let name = OptionSpec(
         "name", short: "n", .required(valueName: "TEXT"),
-        help: "The name other players see, 1-32 characters (default: your login name, capitalised).")
+        help: "The name other players see, 1-32 characters (default: the settings file's name, else your login name, capitalised).")
     static let turnTimeout = OptionSpec(
         "turn-timeout", .required(valueName: "SECONDS"),
         help: "Time allowed for each move, 1-86400 seconds; a player who runs out loses on time (default: no limit).")
@@ -49,7 +49,9 @@ enum CommonOptions {
     /// `--plain`/`--json`/`--ascii`/`--no-color` as given.
     static func display(_ arguments: ParsedArguments) -> DisplayFlags {
         let output: OutputMode = arguments.flag(json) ? .json : arguments.flag(plain) ? .plain : .automatic
-        return DisplayFlags(output: output, ascii: arguments.flag(ascii), noColor: arguments.flag(noColor))
+        let settings = arguments.settings
+        return DisplayFlags(output: output, ascii: arguments.flag(ascii) || settings.ascii == true,
+                            noColor: arguments.flag(noColor) || settings.color == false, bell: settings.bell == true)
     }
 
     /// `--bot LEVEL`, when given.
@@ -58,9 +60,14 @@ enum CommonOptions {
         return try ValueParser.choice(text, bot.source, as: BotLevelChoice.self)
     }
 
-    /// `--name TEXT`, validated, or the login name.
+    /// `--name TEXT`, validated, or the settings file's name, or the login name.
     static func playerName(_ arguments: ParsedArguments) throws(UsageError) -> String {
-        try ValueParser.playerName(arguments.value(name), name.source, environment: arguments.environment)
+        try ValueParser.playerName(arguments.value(name) ?? arguments.settings.name, name.source, environment: arguments.environment)
+    }
+
+    /// Whether a name was chosen (`--name`, or the settings file's), not taken from the login.
+    static func nameChosen(_ arguments: ParsedArguments) -> Bool {
+        arguments.value(name) != nil || arguments.settings.name != nil
     }
 
     /// `--turn-timeout SECONDS`, when given.

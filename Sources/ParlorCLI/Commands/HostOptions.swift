@@ -12,6 +12,9 @@ public struct HostOptions: ParsableCommand, Hashable {
     /// `--port`: nil means `defaultPort` with fallback to a free port; a
     /// given port is used exactly (taken is an error); 0 lets the system choose.
     public var port: UInt16?
+    /// The port tried first when `--port` is not given: the settings file's
+    /// `port`, else `defaultPort`; taken, the host falls back to a free one.
+    public var preferredPort: UInt16 = HostOptions.defaultPort
     /// `--name`: the host player's name, validated (default from `USER`).
     public var name: String
     /// `--seat`: the host's seat (default: random).
@@ -90,7 +93,7 @@ public struct HostOptions: ParsableCommand, Hashable {
 
     static let portOption = OptionSpec(
         "port", short: "p", .required(valueName: "N"),
-        help: "Listen on TCP port N, 0-65535; 0 lets the system choose (default: 7477, or a free port when 7477 is taken).")
+        help: "Listen on TCP port N, 0-65535; 0 lets the system choose (default: the settings file's port, else 7477, or a free port when that is taken).")
     static let hintsOption = OptionSpec(
         "hints", help: "Allow the hint key (h) on both sides; the advertisement tells joining players (default: no hints).")
     static let seatsOption = OptionSpec(
@@ -114,6 +117,7 @@ public struct HostOptions: ParsableCommand, Hashable {
         if let text = arguments.value(Self.portOption) {
             port = UInt16(try ValueParser.wholeNumber(text, Self.portOption.source, in: 0...65_535))
         }
+        preferredPort = arguments.settings.port ?? Self.defaultPort
         name = try CommonOptions.playerName(arguments)
         seat = try CommonOptions.seat(arguments, Self.seatOption, default: .random)
         turnTimeout = try CommonOptions.turnTimeout(arguments)

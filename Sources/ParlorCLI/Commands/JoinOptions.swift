@@ -4,6 +4,10 @@ public struct JoinOptions: ParsableCommand, Hashable {
     public var target: JoinTarget?
     /// `--name`: the guest player's name, validated (default from `USER`).
     public var name: String
+    /// Whether `name` was chosen (`--name` or the settings file) rather than
+    /// taken from the login: with `--bot`, a chosen name is kept, as on host;
+    /// otherwise the guest is named after the bot ("Easy bot").
+    public var nameChosen = false
     /// `--bot LEVEL`: a bot plays the guest's moves.
     public var bot: BotLevelChoice?
     /// `--code CODE`: the passcode the host asked for.
@@ -58,6 +62,7 @@ public struct JoinOptions: ParsableCommand, Hashable {
         target = nil
         if let text = arguments.argument(0) { target = try ValueParser.joinTarget(text, .argument("TARGET")) }
         name = try CommonOptions.playerName(arguments)
+        nameChosen = CommonOptions.nameChosen(arguments)
         bot = try CommonOptions.bot(arguments)
         passcode = nil
         if let text = arguments.value(Self.codeOption) { passcode = try ValueParser.passcode(text, Self.codeOption.source) }

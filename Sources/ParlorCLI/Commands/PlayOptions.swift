@@ -24,13 +24,16 @@ public struct PlayOptions: ParsableCommand, Hashable {
     public var seed: UInt64?
     /// `--plain`/`--json`/`--ascii`/`--no-color`.
     public var display: DisplayFlags
+    /// `--name` (or the settings file's name): the local player's name; nil for the login name.
+    public var name: String?
 
     /// Options as code would set them, e.g. for the bare `parlor` default.
     public init(
         game: String, seats: Int = 2, opponents: [Opponent] = [.bot(.medium)], seat: SeatChoice = .first,
         seatNumber: Int? = nil, bot: BotLevelChoice? = nil, turnTimeout: Duration? = nil, seed: UInt64? = nil,
-        display: DisplayFlags = DisplayFlags()
+        display: DisplayFlags = DisplayFlags(), name: String? = nil
     ) {
+        self.name = name
         self.seatNumber = seatNumber
         self.game = game
         self.seats = seats
@@ -68,6 +71,7 @@ public struct PlayOptions: ParsableCommand, Hashable {
             seatsOption,
             vsOption,
             seatOption,
+            CommonOptions.name,
             CommonOptions.bot,
             CommonOptions.turnTimeout,
             seedOption,
@@ -80,7 +84,7 @@ public struct PlayOptions: ParsableCommand, Hashable {
         help: "Seats at the table, one of the game's player counts that 'parlor games' shows (default: 2).")
     static let vsOption = OptionSpec(
         "vs", .required(valueName: "WHO[,WHO...]"),
-        help: "Who takes the other seats, in order: bot[:LEVEL] (easy, medium or hard) or human (hot seat at this keyboard); one WHO fills every other seat (default: bot:medium).")
+        help: "Who takes the other seats, in order: bot[:LEVEL] (easy, medium or hard; bot alone is the settings file's level, else medium) or human (hot seat at this keyboard); one WHO fills every other seat (default: bot).")
     static let seatOption = OptionSpec(
         "seat", .required(valueName: "first|second|random|N"),
         help: "Move first, second, from seat N of the table, or let a coin decide the seat (default: first).")
@@ -95,9 +99,10 @@ public struct PlayOptions: ParsableCommand, Hashable {
         if let text = arguments.value(Self.seatsOption) {
             seats = try ValueParser.wholeNumber(text, Self.seatsOption.source, in: MatchBlob.seatLimit)
         }
-        opponents = [.bot(.medium)]
+        let level = arguments.settings.bot ?? .medium
+        opponents = [.bot(level)]
         if let text = arguments.value(Self.vsOption) {
-            opponents = try ValueParser.opponents(text, Self.vsOption.source)
+            opponents = try ValueParser.opponents(text, Self.vsOption.source, defaultLevel: level)
             guard opponents.count == 1 || opponents.count == seats - 1 else {
                 throw .invalidValue(Self.vsOption.source, value: text, expected: .otherSeats(seats - 1))
             }
@@ -114,6 +119,7 @@ public struct PlayOptions: ParsableCommand, Hashable {
         seed = nil
         if let text = arguments.value(Self.seedOption) { seed = try ValueParser.unsignedWholeNumber(text, Self.seedOption.source) }
         display = CommonOptions.display(arguments)
+        name = CommonOptions.nameChosen(arguments) ? try CommonOptions.playerName(arguments) : nil
     }
 
     /// The game must be one `GameCatalog` knows, played by `seats` players.

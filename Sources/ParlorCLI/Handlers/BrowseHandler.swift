@@ -93,7 +93,7 @@ enum BrowseText {
 
     /// Clears the terminal and draws the live list (`--watch` on a terminal).
     static func redraw(_ list: GameList, game: String?) {
-        var text = "\u{1B}[H\u{1B}[2J"
+        var text = String(decoding: ScreenControl.clear, as: UTF8.self)
         text += "Games on the LAN (Ctrl-C to stop)\n\n"
         if list.isEmpty {
             text += "  (none yet; still looking)\n"

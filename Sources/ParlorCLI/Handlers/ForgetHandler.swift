@@ -1,5 +1,6 @@
 import Foundation
 import Store
+import TerminalUI
 
 /// Runs `parlor forget ID`: deletes a saved match, asking first on a TTY.
 func runForget(_ options: ForgetOptions) async throws -> ExitCode {
@@ -10,10 +11,9 @@ func runForget(_ options: ForgetOptions) async throws -> ExitCode {
         guard isatty(STDIN_FILENO) == 1 else {
             throw CommandFailure("not deleting without asking: stdin is not a terminal. Add --yes to delete anyway.", exitCode: .usage)
         }
-        Console.write("Forget match \(first.state.matchID.short) (\(first.state.gameID) against "
-            + "\(first.opponentNames.joined(separator: ", "))\(first.state.isEnded ? "" : ", not finished"))? [y/N] ")
-        let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-        guard answer == "y" || answer == "yes" else {
+        let question = "Forget match \(first.state.matchID.short) (\(first.state.gameID) against "
+            + "\(first.opponentNames.joined(separator: ", "))\(first.state.isEnded ? "" : ", not finished"))? [y/N] "
+        guard await LinePrompt.yesNo(question) else {
             Console.write("Kept.\n")
             return .success
         }

@@ -36,10 +36,10 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
         if let port = options.port {
             listener = try TCPListener.listen(port: port)
         } else {
-            let (opened, preferred) = try TCPListener.listen(preferredPort: HostOptions.defaultPort)
+            let (opened, preferred) = try TCPListener.listen(preferredPort: options.preferredPort)
             listener = opened
             if !preferred && !presentation.isJSON {
-                Console.writeError("parlor: port \(HostOptions.defaultPort) is taken; listening on \(opened.port) instead\n")
+                Console.writeError("parlor: port \(options.preferredPort) is taken; listening on \(opened.port) instead\n")
             }
         }
     } catch {
@@ -120,10 +120,11 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
         for line in joinLines { announcer.say("  " + line) }
         announcer.say("  parlor join localhost:\(port)\(codeArgument)   (on this machine)")
         announcer.say("Through SSH: " + LAN.sshHint(port: port) + codeArgument)
+        let stop = "(\(isInteractiveTerminal ? "q, Esc or " : "")Ctrl-C to stop)"
         if options.seats > 2 {
-            announcer.say("A table of \(options.seats): it starts when every seat is taken. Waiting for players to join… (Ctrl-C to stop)")
+            announcer.say("A table of \(options.seats): it starts when every seat is taken. Waiting for players to join… " + stop)
         } else {
-            announcer.say("Waiting for a player to join… (Ctrl-C to stop)")
+            announcer.say("Waiting for a player to join… " + stop)
         }
     }
     // "2 of 4 seated" on the screen and in the advertisement while the table fills.
@@ -153,10 +154,16 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
     // While it waits, the host hears of every wrong passcode: someone is trying.
     let notices = passcode == nil ? nil : Task { await WrongPasscodeNotices.relay(host.reports, to: announcer) }
     let hosted: HostedMatch
+    let keys = presentation.isJSON ? nil : WaitingKeys.watch { await host.shutdown() }
     do { hosted = try await listing.waitForGuest(of: host) } catch {
         notices?.cancel()
+        if keys?.finish() == true {
+            announcer.say("Stopped hosting; nobody joined.")
+            return .success
+        }
         throw error
     }
+    keys?.finish()
     notices?.cancel()
     for guest in hosted.guests where presentation.isJSON {
         announcer.say("", event: .object([

@@ -43,7 +43,7 @@ func runJoin(_ options: JoinOptions) async throws -> ExitCode {
         throw CommandFailure("there is no input to play from (standard input is empty), so no seat was taken; "
                              + "join from a terminal, pipe the moves in, or let a bot play with --bot LEVEL", exitCode: .usage)
     }
-    let playerName = options.bot.map(\.playerName) ?? options.name
+    let playerName = options.nameChosen ? options.name : options.bot.map(\.playerName) ?? options.name
     let hello = Hello(appVersion: ParlorVersion.current, playerID: LocalData.playerID, playerName: playerName)
     var guestOptions = SessionRunner.guestOptions(grace: options.timeouts.grace, dial: dial)
     guestOptions.passcode = options.passcode
@@ -130,15 +130,7 @@ struct PasscodeQuestion {
         guard isInteractiveTerminal else {
             throw CommandFailure("\(host) needs a passcode; ask its host for the code and join with --code CODE", exitCode: .usage)
         }
-        let prompt = prompt
-        let answer = await withCheckedContinuation { (continuation: CheckedContinuation<Result<SecretPrompt.Answer, TerminalError>, Never>) in
-            let thread = Thread {
-                continuation.resume(returning: Result { () throws(TerminalError) in try SecretPrompt.ask(prompt) })
-            }
-            thread.name = "parlor-passcode-prompt"
-            thread.start()
-        }
-        switch answer {
+        switch await LinePrompt.secret(prompt) {
         case .success(.line(let typed)):
             do { return try Passcode.validated(typed.trimmingCharacters(in: .whitespaces)) } catch {
                 throw CommandFailure("that is not a passcode: \(error.explanation)", exitCode: .usage)

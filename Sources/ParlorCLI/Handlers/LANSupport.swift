@@ -50,7 +50,7 @@ enum LAN {
                    seatsTotal: seatsTotal, needsPasscode: needsCode, hintsAllowed: hints)
     }
 
-    /// The DNS-SD instance name a person recognises: "Ana's Connect Four".
+    /// The DNS-SD instance name a person recognises: "Ana's Connect Four", "Ana's Cube Four".
     static func serviceName(host: String, game: any Game.Type) -> String {
         hostedGame(game, host: host).serviceName
     }
@@ -100,7 +100,10 @@ struct ConnectFailure: UserFacingError {
         }
         return .temporaryFailure
     }
-    var message: String { "could not connect to \(target): \(error)" }
+    var message: String {
+        guard let net = error as? NetError else { return "could not connect to \(target): \(error)" }
+        return net.connectSentence(target: target)
+    }
 }
 
 /// A refused or failed handshake as the user reads it; a REJECT is final (no retry).
@@ -128,9 +131,23 @@ struct JoinFailure: UserFacingError {
         case .rejected(_, let sentence):
             // The host's own sentence; the reason's name is for logs and --json, not for people.
             "could not join: the host refused: \(sentence)"
+        case .notAParlorHost(.unsupportedVersion(let version)):
+            "could not join: the host speaks protocol version \(version), which this parlor does not; use the same parlor release on both machines"
+        case .notAParlorHost(.badMagic(let bytes)):
+            "could not join: what answered there is not a parlor host (it sent \(Self.shown(bytes))); check the address and the port"
+        case .notAParlorHost:
+            "could not join: what answered there is not a parlor host; check the address and the port"
         default:
             "could not join: \(error)"
         }
+    }
+}
+
+extension JoinFailure {
+    /// The first bytes a non-parlor peer sent: as text when printable ("HTTP/1.1"), else in hex.
+    static func shown(_ bytes: [UInt8]) -> String {
+        if !bytes.isEmpty, bytes.allSatisfy({ (0x20..<0x7F).contains($0) }) { return "\"\(String(decoding: bytes, as: UTF8.self))\"" }
+        return "the bytes " + bytes.hexString
     }
 }
 

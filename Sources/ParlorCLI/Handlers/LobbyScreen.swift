@@ -13,22 +13,39 @@ import TerminalUI
 enum LobbyChoice: Sendable, Hashable {
     /// Join this game.
     case join(ListedGame)
-    /// Host a new game of this id.
-    case host(String)
-    /// Play this game against a bot, offline.
-    case play(String)
+    /// Join the game at this typed address (or name).
+    case joinTarget(JoinTarget)
+    /// Host a new game of this id, as `name`, with a made-up passcode or none, from `seat`.
+    case host(String, name: String, passcode: Bool, seat: SeatChoice)
+    /// Play this game against a bot of `level` offline, from `seat`.
+    case play(String, level: BotLevelChoice, seat: SeatChoice)
     /// Leave.
     case quit
 }
 
 /// The lobby's state and what a key does to it. No I/O.
+///
+/// From the games on the LAN: Enter or a number joins, `a` types an address
+/// (HOST:PORT, or a game's name) to join, `h` hosts (then the game, the name,
+/// a passcode or none, the seat), `p` plays a bot offline (then the game, the
+/// level, the seat). Esc goes back one step; q or Esc on the list leaves.
 struct LobbyModel {
     /// Which screen is showing.
     enum Mode: Hashable {
         /// The games on the LAN.
         case games
+        /// Typing an address to join.
+        case address
         /// Choosing a game to host, or to play offline.
         case chooseGame(forHosting: Bool)
+        /// Playing offline: the bot's level.
+        case botLevel(game: String)
+        /// Hosting: the name other players see (typed, prefilled).
+        case hostName(game: String)
+        /// Hosting: a passcode or none.
+        case hostCode(game: String, name: String)
+        /// The seat: offline with `level`, or hosting as `name` (with `passcode`).
+        case seat(game: String, level: BotLevelChoice?, name: String?, passcode: Bool)
     }
 
     private(set) var list = GameList(assess: { LAN.assess($0) })
@@ -41,6 +58,18 @@ struct LobbyModel {
     private(set) var discoveryProblem: String?
     /// A one-line message, e.g. why the chosen game cannot be joined.
     private(set) var message: String?
+    /// What is being typed (an address, a name).
+    private(set) var typed = ""
+    /// The name hosting starts from (the settings file's, else the login name).
+    let defaultName: String
+    /// The bot level offered first (the settings file's, else medium).
+    let defaultLevel: BotLevelChoice
+
+    init(defaultName: String = PlayerName.fallback, defaultLevel: BotLevelChoice = .medium, message: String? = nil) {
+        self.defaultName = defaultName
+        self.defaultLevel = defaultLevel
+        self.message = message
+    }
 
     /// The games a player can host or play, in catalog order.
     let catalog: [(id: String, name: String)] = GameCatalog.all.map { ($0.id, $0.displayName) }
@@ -59,10 +88,17 @@ struct LobbyModel {
 
     /// What `key` does: a choice that ends the lobby, or nil to keep going (redraw).
     mutating func handle(_ key: Key) -> LobbyChoice? {
+        if key == .interrupt || key == .endOfTransmission { return .quit }
         message = nil
         switch mode {
         case .games: return handleInGames(key)
+        case .address: return handleAddress(key)
         case .chooseGame(let forHosting): return handleInCatalog(key, forHosting: forHosting)
+        case .botLevel(let game): return handleLevel(key, game: game)
+        case .hostName(let game): return handleName(key, game: game)
+        case .hostCode(let game, let name): return handleCode(key, game: game, name: name)
+        case .seat(let game, let level, let name, let passcode):
+            return handleSeat(key, game: game, level: level, name: name, passcode: passcode)
         }
     }
 
@@ -77,7 +113,7 @@ struct LobbyModel {
             else if index == nil { selectedName = games.first?.name }
         case .enter:
             guard let index else {
-                message = "No game to join yet. Press h to host one, or p to play a bot."
+                message = "No game to join yet. Press a to type an address, h to host one, or p to play a bot."
                 return nil
             }
             return join(games[index])
@@ -88,13 +124,16 @@ struct LobbyModel {
             }
             selectedName = games[number - 1].name
             return join(games[number - 1])
+        case .character("a"), .character("A"):
+            mode = .address
+            typed = ""
         case .character("h"), .character("H"):
             mode = .chooseGame(forHosting: true)
             selectedGameIndex = 0
         case .character("p"), .character("P"):
             mode = .chooseGame(forHosting: false)
             selectedGameIndex = 0
-        case .character("q"), .character("Q"), .escape, .interrupt, .endOfTransmission:
+        case .character("q"), .character("Q"), .escape:
             return .quit
         default:
             break
@@ -110,10 +149,35 @@ struct LobbyModel {
         return .join(game)
     }
 
+    /// Typing: printable characters are added, Backspace takes one back; whether Enter was pressed.
+    private mutating func edit(_ key: Key) -> Bool {
+        switch key {
+        case .character(let character) where typed.utf8.count < 128: typed.append(character)
+        case .backspace: if !typed.isEmpty { typed.removeLast() }
+        case .enter: return true
+        default: break
+        }
+        return false
+    }
+
+    private mutating func handleAddress(_ key: Key) -> LobbyChoice? {
+        if key == .escape { mode = .games; return nil }
+        guard edit(key) else { return nil }
+        do { return .joinTarget(try JoinTarget(parsing: typed)) } catch {
+            message = "'\(Text.escapingUnprintable(typed))': \(error.explanation)"
+            return nil
+        }
+    }
+
     private mutating func handleInCatalog(_ key: Key, forHosting: Bool) -> LobbyChoice? {
-        func choose(_ index: Int) -> LobbyChoice {
+        func choose(_ index: Int) {
             let id = catalog[index].id
-            return forHosting ? .host(id) : .play(id)
+            if forHosting {
+                mode = .hostName(game: id)
+                typed = defaultName
+            } else {
+                mode = .botLevel(game: id)
+            }
         }
         switch key {
         case .up, .character("k"):
@@ -121,26 +185,81 @@ struct LobbyModel {
         case .down, .character("j"):
             selectedGameIndex = min(catalog.count - 1, selectedGameIndex + 1)
         case .enter:
-            return choose(selectedGameIndex)
+            choose(selectedGameIndex)
         case .character(let character) where character.isNumber:
             guard let number = character.wholeNumberValue, number >= 1, number <= catalog.count else {
                 message = "There is no game \(character)."
                 return nil
             }
-            return choose(number - 1)
+            choose(number - 1)
         case .escape, .character("q"), .character("Q"), .backspace, .left:
             mode = .games
-        case .interrupt, .endOfTransmission:
-            return .quit
         default:
             break
         }
         return nil
     }
 
+    private mutating func handleLevel(_ key: Key, game: String) -> LobbyChoice? {
+        let levels = BotLevelChoice.allCases
+        switch key {
+        case .enter: mode = .seat(game: game, level: defaultLevel, name: nil, passcode: false)
+        case .character(let character) where character.isNumber:
+            guard let number = character.wholeNumberValue, number >= 1, number <= levels.count else { return nil }
+            mode = .seat(game: game, level: levels[number - 1], name: nil, passcode: false)
+        case .character(let character):
+            guard let level = levels.first(where: { $0.rawValue.first == Character(character.lowercased()) }) else { return nil }
+            mode = .seat(game: game, level: level, name: nil, passcode: false)
+        case .escape, .backspace, .left: mode = .chooseGame(forHosting: false)
+        default: break
+        }
+        return nil
+    }
+
+    private mutating func handleName(_ key: Key, game: String) -> LobbyChoice? {
+        if key == .escape { mode = .chooseGame(forHosting: true); return nil }
+        guard edit(key) else { return nil }
+        do {
+            mode = .hostCode(game: game, name: try PlayerName.validated(typed))
+        } catch {
+            message = "That name cannot be used: \(error.explanation)"
+        }
+        return nil
+    }
+
+    private mutating func handleCode(_ key: Key, game: String, name: String) -> LobbyChoice? {
+        switch key {
+        case .character("y"), .character("Y"): mode = .seat(game: game, level: nil, name: name, passcode: true)
+        case .character("n"), .character("N"), .enter: mode = .seat(game: game, level: nil, name: name, passcode: false)
+        case .escape: mode = .hostName(game: game); typed = name
+        default: break
+        }
+        return nil
+    }
+
+    private mutating func handleSeat(_ key: Key, game: String, level: BotLevelChoice?, name: String?, passcode: Bool) -> LobbyChoice? {
+        let seats: [SeatChoice] = [.first, .second, .random]
+        var seat: SeatChoice?
+        switch key {
+        case .enter: seat = name == nil ? .first : .random
+        case .character(let character) where character.isNumber:
+            if let number = character.wholeNumberValue, number >= 1, number <= seats.count { seat = seats[number - 1] }
+        case .character("f"), .character("F"): seat = .first
+        case .character("s"), .character("S"): seat = .second
+        case .character("r"), .character("R"): seat = .random
+        case .escape:
+            if let name { mode = .hostCode(game: game, name: name) } else { mode = .botLevel(game: game) }
+        default: break
+        }
+        guard let seat else { return nil }
+        if let level { return .play(game, level: level, seat: seat) }
+        return .host(game, name: name ?? defaultName, passcode: passcode, seat: seat)
+    }
+
     /// The screen, one string per line, each at most `width` characters.
     func lines(width: Int) -> [String] {
         var lines: [String] = []
+        func gameName(_ id: String) -> String { catalog.first { $0.id == id }?.name ?? id }
         switch mode {
         case .games:
             lines.append("parlor: games on the LAN")
@@ -148,9 +267,7 @@ struct LobbyModel {
             let games = list.games
             if let discoveryProblem {
                 lines += GameListing.wrap(discoveryProblem, to: width)
-                lines += GameListing.wrap(
-                    "Without discovery, join a host by the address it printed: quit (q), then run 'parlor join HOST:PORT'.",
-                    to: width)
+                lines += GameListing.wrap("Without discovery, join a host by the address it printed: press a and type it.", to: width)
             } else if games.isEmpty {
                 lines.append("Looking for games… none yet. Games hosted on this network appear here as they start.")
             } else {
@@ -164,7 +281,14 @@ struct LobbyModel {
             }
             lines.append("")
             if let message { lines += GameListing.wrap(message, to: width) }
-            lines.append("↑/↓ choose · Enter or 1-9 join · h host a game · p play a bot offline · q quit")
+            lines.append("↑/↓ choose · Enter or 1-9 join · a type an address · h host a game · p play a bot offline · q quit")
+        case .address:
+            lines.append("parlor: join a game by its address")
+            lines.append("")
+            lines.append("Address (HOST:PORT, [IPv6]:PORT, or a game's name): " + typed + "_")
+            lines.append("")
+            if let message { lines += GameListing.wrap(message, to: width) }
+            lines.append("Enter join · Backspace erase · Esc back")
         case .chooseGame(let forHosting):
             lines.append(forHosting ? "parlor: host a game on the LAN. Which game?" : "parlor: play a bot offline. Which game?")
             lines.append("")
@@ -174,7 +298,38 @@ struct LobbyModel {
             }
             lines.append("")
             if let message { lines += GameListing.wrap(message, to: width) }
-            lines.append("↑/↓ choose · Enter or 1-\(catalog.count) start · Esc back")
+            lines.append("↑/↓ choose · Enter or 1-\(catalog.count) next · Esc back")
+        case .botLevel(let game):
+            lines.append("parlor: play \(gameName(game)) against a bot. How strong?")
+            lines.append("")
+            for (index, level) in BotLevelChoice.allCases.enumerated() {
+                lines.append("  \(index + 1)  \(level.rawValue)\(level == defaultLevel ? " (Enter)" : "")")
+            }
+            lines.append("")
+            lines.append("1-3 or e/m/h choose · Esc back")
+        case .hostName(let game):
+            lines.append("parlor: host \(gameName(game)). The name other players see:")
+            lines.append("")
+            lines.append("Name: " + typed + "_")
+            lines.append("")
+            if let message { lines += GameListing.wrap(message, to: width) }
+            lines.append("Enter next · Backspace erase · Esc back")
+        case .hostCode(let game, let name):
+            lines.append("parlor: host \(gameName(game)) as \(name). Ask joining players for a passcode?")
+            lines.append("")
+            lines.append("  y  yes, make one up (it is shown when hosting starts)")
+            lines.append("  n  no, anyone may join (Enter)")
+            lines.append("")
+            lines.append("y or n · Esc back")
+        case .seat(let game, let level, let name, _):
+            let what = level.map { "play \(gameName(game)) against the \($0.rawValue) bot" } ?? "host \(gameName(game)) as \(name ?? defaultName)"
+            lines.append("parlor: \(what). Which seat?")
+            lines.append("")
+            lines.append("  1  first (you move first)\(level != nil ? " (Enter)" : "")")
+            lines.append("  2  second")
+            lines.append("  3  random (a coin decides)\(level == nil ? " (Enter)" : "")")
+            lines.append("")
+            lines.append("1-3 or f/s/r start · Esc back")
         }
         return lines.map { GameListing.clip($0, to: width) }
     }
@@ -187,6 +342,9 @@ struct LobbyModel {
 /// released before it returns, so the flow it hands over to (join, host,
 /// play) finds the terminal as a shell left it.
 struct Lobby {
+    /// Where the model starts: the defaults to offer, and a message (why the last join failed).
+    var model = LobbyModel()
+
     func run() async throws -> LobbyChoice {
         let terminal = Terminal()
         do { try terminal.enterFullScreen() } catch {
@@ -210,7 +368,7 @@ struct Lobby {
         inputs.forward(DNSSDDirectory().browse(type: parlorServiceType))
         inputs.readKeys()
 
-        var model = LobbyModel()
+        var model = self.model
         draw(model, on: terminal)
         for await input in inputs.stream {
             switch input {
@@ -233,10 +391,6 @@ struct Lobby {
         // One column spare: writing the last column makes some terminals wrap.
         var lines = model.lines(width: max(20, (size?.columns ?? 80) - 1))
         if let rows = size?.rows, lines.count > rows { lines = Array(lines.prefix(rows)) }
-        // Home, each line followed by clear-to-end-of-line, then clear the rest: no flicker.
-        var frame = "\u{1B}[H"
-        frame += lines.map { $0 + "\u{1B}[K" }.joined(separator: "\r\n")
-        frame += "\u{1B}[J"
-        terminal.write(Array(frame.utf8))
+        _ = terminal.write(ScreenControl.page(lines))
     }
 }

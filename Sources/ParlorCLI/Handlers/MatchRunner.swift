@@ -18,9 +18,10 @@ struct MatchPresentation {
     /// Full screen on a terminal; plain when stdin or stdout is not a TTY, `TERM` is dumb or unset, or `--plain`; JSON with `--json`.
     init(flags: DisplayFlags, environment: [String: String] = ProcessInfo.processInfo.environment) {
         let isTTY = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
-        let detected = TerminalUI.DisplayOptions.detect(environment: environment, isTTY: isTTY,
+        var detected = TerminalUI.DisplayOptions.detect(environment: environment, isTTY: isTTY,
                                                          noColorFlag: !flags.colorAllowed(environment: environment),
                                                          asciiFlag: flags.ascii)
+        detected.bell = flags.bell
         switch flags.output {
         case .json:
             frontend = JSONFrontend()

@@ -48,8 +48,11 @@ private func playOnce(_ options: PlayOptions, gameType: any Game.Type, presentat
         }
     }
     let others = options.otherSeats
+    // The person here goes by the name chosen (--name, the settings file), else by the login name,
+    // or at a hot seat (whose other players are "Player 2", "Player 3"…) "Player 1"; a local bot by its level.
     let hotSeat = others.contains(.human)
-    let localName = hotSeat ? "Player 1" : options.bot.map(\.playerName) ?? PlayerName.defaultName(environment: environment)
+    let localName = options.bot.map(\.playerName) ?? options.name
+        ?? (hotSeat ? "Player 1" : PlayerName.defaultName(environment: environment))
     let names = tableNames(local: localName, others: others)
 
     var locals: [LocalParticipant] = []

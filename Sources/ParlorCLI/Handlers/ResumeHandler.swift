@@ -124,7 +124,7 @@ enum ResumeAsHost {
             announcer.say("  parlor resume \(state.matchID.short)")
             for line in lines { announcer.say("  " + line) }
             announcer.say("  parlor resume localhost:\(port)   (on this machine)")
-            announcer.say("Waiting up to \(grace.components.seconds) s for \(guestName)… (Ctrl-C to stop)")
+            announcer.say("Waiting up to \(grace.components.seconds) s for \(guestName)… (\(isInteractiveTerminal ? "q, Esc or " : "")Ctrl-C to stop)")
         }
 
         // Bounded: --grace, as for a guest that went away during the match.
@@ -134,12 +134,18 @@ enum ResumeAsHost {
         }
         defer { deadline.cancel() }
         let hosted: HostedMatch
+        let keys = presentation.isJSON ? nil : WaitingKeys.watch { await host.shutdown() }
         do { hosted = try await listing.waitForGuest(of: host) } catch {
+            if keys?.finish() == true {
+                throw CommandFailure("stopped waiting for \(guestName); the match stays \(state.isEnded ? "over" : "interrupted") here, and 'parlor resume \(state.matchID.short)' continues it",
+                                     exitCode: .temporaryFailure)
+            }
             let text = state.isEnded
                 ? "\(guestName) did not come back within \(grace.components.seconds) s to learn the end; the match stays over here"
                 : "\(guestName) did not come back within \(grace.components.seconds) s; the match stays interrupted"
             throw CommandFailure(text, exitCode: .temporaryFailure)
         }
+        keys?.finish()
         deadline.cancel()
         announcer.say("\(hosted.guestName) is back.", event: .object([
             ("event", "joined"), ("name", .string(hosted.guestName)), ("seat", .int(Int64(hosted.guestSeat))),

@@ -293,13 +293,7 @@ struct RematchPlan {
 
     /// Asks on the terminal and reads one line on a Dispatch thread; end of input means no.
     static func askYesNo(_ question: String) async -> Bool {
-        Console.write(question)
-        fflush(nil)
-        let line: String? = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: readLine()) }
-        }
-        guard let answer = line?.trimmingCharacters(in: .whitespaces).lowercased() else { return false }
-        return answer == "y" || answer == "yes"
+        await LinePrompt.yesNo(question)
     }
 }
 

@@ -32,6 +32,8 @@ public struct ParsedArguments: Sendable {
     public let positionals: [String]
     /// The process environment, for defaults such as `--name` from `USER`.
     public let environment: [String: String]
+    /// The settings file's defaults (flags win over them).
+    public let settings: Settings
     /// Long option name -> the value given last (nil for flags and bare optional values).
     private let values: [String: String?]
 
@@ -48,9 +50,11 @@ public struct ParsedArguments: Sendable {
     ///
     /// Throws the first problem found, in command-line order; exclusive
     /// groups and the number of positionals are checked after all words.
-    public init(_ words: [String], spec: CommandSpec, environment: [String: String] = [:]) throws(UsageError) {
+    public init(_ words: [String], spec: CommandSpec, environment: [String: String] = [:],
+                settings: Settings = Settings()) throws(UsageError) {
         self.spec = spec
         self.environment = environment
+        self.settings = settings
         var positionals: [String] = []
         var values: [String: String?] = [:]
         var order: [String] = []

@@ -43,17 +43,17 @@ enum ValueParser {
     }
 
     /// `--vs`: `bot`, `bot:LEVEL` or `human`.
-    static func opponent(_ text: String, _ source: ValueSource) throws(UsageError) -> Opponent {
-        if let opponent = Opponent(parsing: text) { return opponent }
+    static func opponent(_ text: String, _ source: ValueSource, defaultLevel: BotLevelChoice = .medium) throws(UsageError) -> Opponent {
+        if let opponent = Opponent(parsing: text, defaultLevel: defaultLevel) { return opponent }
         let names = Opponent.spellings
         throw .invalidValue(source, value: text, expected: .oneOf(names, suggestion: Suggestion.nearest(to: text, among: names)))
     }
 
     /// `--vs` for a table: one or more of `bot`, `bot:LEVEL`, `human`, comma-separated.
-    static func opponents(_ text: String, _ source: ValueSource) throws(UsageError) -> [Opponent] {
+    static func opponents(_ text: String, _ source: ValueSource, defaultLevel: BotLevelChoice = .medium) throws(UsageError) -> [Opponent] {
         var list: [Opponent] = []
         for word in text.split(separator: ",", omittingEmptySubsequences: false) {
-            list.append(try opponent(String(word), source))
+            list.append(try opponent(String(word), source, defaultLevel: defaultLevel))
         }
         return list
     }

@@ -32,10 +32,11 @@ public enum Opponent: Sendable, Hashable, CustomStringConvertible {
     public static let spellings = ["bot"] + BotLevelChoice.allCases.map { "bot:\($0.rawValue)" } + ["human"]
 
     /// Parses `bot`, `bot:LEVEL` or `human` (case-insensitive); nil otherwise.
-    public init?(parsing text: String) {
+    /// `bot` alone is a bot of `defaultLevel` (the settings file's `bot`, else medium).
+    public init?(parsing text: String, defaultLevel: BotLevelChoice = .medium) {
         let lowered = text.lowercased()
         if lowered == "human" { self = .human; return }
-        if lowered == "bot" { self = .bot(.medium); return }
+        if lowered == "bot" { self = .bot(defaultLevel); return }
         guard lowered.hasPrefix("bot:"), let level = BotLevelChoice(rawValue: String(lowered.dropFirst(4))) else {
             return nil
         }
@@ -69,12 +70,15 @@ public struct DisplayFlags: Sendable, Hashable {
     public var ascii: Bool
     /// `--no-color`: no colour even on a colour terminal.
     public var noColor: Bool
+    /// The settings file's `bell = yes`: ring the terminal bell when it is this side's turn.
+    public var bell: Bool
 
     /// Display options as given on the command line.
-    public init(output: OutputMode = .automatic, ascii: Bool = false, noColor: Bool = false) {
+    public init(output: OutputMode = .automatic, ascii: Bool = false, noColor: Bool = false, bell: Bool = false) {
         self.output = output
         self.ascii = ascii
         self.noColor = noColor
+        self.bell = bell
     }
 
     /// Whether colour may be used: not with `--no-color`, and not when

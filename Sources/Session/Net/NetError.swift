@@ -105,4 +105,49 @@ public enum NetError: Error, Sendable, Hashable, CustomStringConvertible {
             return "the network event loop has stopped"
         }
     }
+
+    /// One sentence for a failed connection to `target` (as the user typed or
+    /// saw it: `localhost:1`, `"Ana's Connect Four" (192.0.2.7:7000)`): what
+    /// happened and what to do, each said once. The addresses tried are named
+    /// only when they add something to `target`.
+    public func connectSentence(target: String) -> String {
+        switch self {
+        case .unknownHost(let host, let reason):
+            return "unknown host '\(host)' (\(reason.lowercasingFirst)); check the spelling, or use a numeric address such as 192.0.2.7 or [fe80::1%eth0]"
+        case .connectFailed(let host, let port, let attempts):
+            guard let headline = connectFailure else {
+                return "\(host) has no IPv4 or IPv6 address; check the name, or use a numeric address such as 192.0.2.7"
+            }
+            let addresses = attempts.map { $0.address.ipAddress }.filter { !target.contains($0) }
+            let tried = addresses.isEmpty ? "" : " (\(addresses.joined(separator: ", ")))"
+            switch headline {
+            case .refused:
+                return "nothing is listening at \(target)\(tried); check that the host is running and the port is right"
+            case .timedOut(let after):
+                let within = after == .zero ? "" : " within \(Self.seconds(after))"
+                return "no answer from \(target)\(tried)\(within); check that the host is on this network and its firewall allows port \(port)"
+            case .unreachable(let code):
+                return "no route to \(target)\(tried) (\(errnoText(code).lowercasingFirst)); check the address and the network connection"
+            case .failed(let error):
+                return "could not connect to \(target)\(tried): \(error)"
+            }
+        default:
+            return "could not connect to \(target): \(self)"
+        }
+    }
+
+    /// `5 s`, `0.5 s`.
+    private static func seconds(_ duration: Duration) -> String {
+        let (whole, attoseconds) = duration.components
+        if attoseconds == 0 { return "\(whole) s" }
+        return "\(Double(whole) + Double(attoseconds) / 1e18) s"
+    }
+}
+
+extension String {
+    /// "Name or service not known" → "name or service not known", to sit inside a sentence.
+    var lowercasingFirst: String {
+        guard let first else { return self }
+        return first.lowercased() + dropFirst()
+    }
 }
