@@ -200,11 +200,16 @@ public actor MatchController {
             pending?.continuation = continuation
             pending?.deliveries = Task { [weak self] in
                 do {
-                    try await withThrowingTaskGroup(of: Void.self) { group in
-                        for receiver in receivers {
-                            group.addTask { try await receiver.deliver(change, resulting: next) }
+                    if receivers.count == 1 {
+                        // One receiver (a two-seat match): no group, no child task per turn.
+                        try await receivers[0].deliver(change, resulting: next)
+                    } else {
+                        try await withThrowingTaskGroup(of: Void.self) { group in
+                            for receiver in receivers {
+                                group.addTask { try await receiver.deliver(change, resulting: next) }
+                            }
+                            try await group.waitForAll()
                         }
-                        try await group.waitForAll()
                     }
                     await self?.deliveriesFinished(token: token, error: nil)
                 } catch let error as DeliveryError {
