@@ -196,7 +196,11 @@ public final class RemoteGuest: Participant {
         }
         if let controller {
             let name = self.name
-            Task { await controller.report("\(name) is back") }
+            let seat = self.seat
+            Task {
+                await controller.report("\(name) is back")
+                await controller.reportPresence(seat: seat, away: false)
+            }
         }
     }
 
@@ -338,6 +342,12 @@ public final class RemoteGuest: Participant {
             case .rolledBack(_, _, let restored), .adopted(let restored):
                 state.committed = restored
                 if state.persist == nil { state.revealed = restored }
+                return nil
+            case .presence(let other, let away, let graceLeft):
+                // Another guest at this table went away or came back: this guest is told (SEAT,
+                // protocol 2; a match of two seats has no other guest, so its wire never changes).
+                guard other != seat, state.committed.seats.count > 2, !state.ended else { return nil }
+                state.connection.send(.seat(SeatPresence(seat: other, away: away, graceLeftMilliseconds: graceLeft.wireMilliseconds)))
                 return nil
             default:
                 return nil
@@ -642,6 +652,12 @@ public final class RemoteGuest: Participant {
 
     // MARK: Liveness
 
+    /// Whether a guest whose grace period ran out counts as quit so the match
+    /// goes on (three or more seats still play), rather than interrupting it.
+    static func leavesTheTable(_ state: MatchState) -> Bool {
+        state.seats.filter { $0.status == .playing }.count > 2
+    }
+
     private func tick() async {
         let (actions, connection) = state.withLock { state -> ([Liveness.Action], WireConnection) in
             let connection = state.connection
@@ -655,16 +671,27 @@ public final class RemoteGuest: Participant {
                 connection.send(.heartbeat(senderTime: UInt64(clamping: clock())))
             case .peerSilent(let wait):
                 await controller.report("\(name) is not responding — waiting for \(name) to come back (\(wait.roundedUpSeconds) s left)")
+                await controller.reportPresence(seat: seat, away: true, graceLeft: wait)
             case .peerDisconnected(let wait):
                 let how = state.withLock { $0.departure }.map { "disconnected (\($0))" } ?? "disconnected"
                 await controller.report("\(name) \(how) — waiting for \(name) to come back (\(wait.roundedUpSeconds) s left)")
+                await controller.reportPresence(seat: seat, away: true, graceLeft: wait)
             case .stillWaiting(let left):
                 await controller.report("waiting for \(name) to come back (\(left.roundedUpSeconds) s left)")
             case .peerBack:
                 await controller.report("\(name) is back")
+                await controller.reportPresence(seat: seat, away: false)
             case .graceExpired:
+                let gone = "\(name) did not come back within \(settings.grace.roundedUpSeconds) s"
+                // At a table where three or more seats still play, the seat counts as
+                // quit and the others play on (docs/PROTOCOL.md section 16).
+                if Self.leavesTheTable(committedState),
+                   case .committed = await controller.submit(.quit(seat), from: self) {
+                    await controller.report("\(gone); \(name) has left the table and the others play on")
+                    continue
+                }
                 // Interrupted, not quit: both sides keep the match for `parlor resume`.
-                await controller.fail(.connectionLost("\(name) did not come back within \(settings.grace.roundedUpSeconds) s"))
+                await controller.fail(.connectionLost(gone))
             }
         }
     }
