@@ -77,6 +77,39 @@ struct LANTableEndToEndTests {
         #expect(guests.first?["hash"] as? String == host["hash"] as? String)
     }
 
+    @Test("a guest killed with SIGKILL at a three-seat table is away on the host's and the other guest's JSON; when its grace runs out it counts as quit and the two others play to one end")
+    func killedGuestIsAwayThenQuits() async throws {
+        let host = try SpawnedParlor(["host", "dots-and-boxes", "--seats", "3", "--bot", "easy", "--grace", "2", "--json", "--port", "0",
+                                      "--name", "Hana", "--seat", "first"], environment: Self.environment())
+        let port = try await Self.port(host)
+        let bot = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--bot", "easy", "--json"], environment: Self.environment())
+        _ = try #require(await bot.line(containing: "\"table\"", timeout: .seconds(20)), Comment(rawValue: bot.transcript))
+        // The last seat is a person who never types: the match waits on its turn until it is killed.
+        let person = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--json"], environment: Self.environment(), keepStdinOpen: true)
+        _ = try #require(await person.line(containing: "\"started\"", timeout: .seconds(20)), Comment(rawValue: person.transcript))
+        person.send(SIGKILL)
+        _ = await person.wait(timeout: .seconds(10))
+
+        let hostAway = try #require(await host.line(containing: "\"away\"", timeout: .seconds(20)), Comment(rawValue: host.transcript))
+        let away = try #require(jsonEvents(hostAway).first)
+        #expect(away["seat"] as? Int == 2)
+        #expect((away["graceLeft"] as? Int).map { $0 >= 1 && $0 <= 2 } == true, "\(away)")
+        let botAway = try #require(await bot.line(containing: "\"away\"", timeout: .seconds(20)), Comment(rawValue: bot.transcript))
+        #expect(jsonEvents(botAway).first?["seat"] as? Int == 2)
+
+        for process in [host, bot] {
+            let status = await process.wait(timeout: .seconds(120))
+            #expect(status == 0, Comment(rawValue: process.transcript))
+        }
+        let hostEnd = try Self.end(host)
+        let botEnd = try Self.end(bot)
+        #expect(hostEnd["moves"] as? Int == 40, "the two others drew every line")
+        #expect(botEnd["hash"] as? String == hostEnd["hash"] as? String)
+        let outcomes = try #require(hostEnd["outcomes"] as? [[String: Any]])
+        #expect(outcomes.count == 3)
+        #expect(outcomes.last?["outcome"] as? String == "quit", "\(outcomes)")
+    }
+
     @Test("--seats outside the game's counts is a usage error naming them")
     func seatsOutOfRange() async throws {
         let result = try await ParlorProcess.run(["host", "reversi", "--seats", "3"], environment: scratchDataHome(), timeout: .seconds(20))
