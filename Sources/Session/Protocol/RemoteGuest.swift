@@ -196,10 +196,9 @@ public final class RemoteGuest: Participant {
         }
         if let controller {
             let name = self.name
-            let seat = self.seat
             Task {
+                await self.reportPresence(away: false, to: controller)
                 await controller.report("\(name) is back")
-                await controller.reportPresence(seat: seat, away: false)
             }
         }
     }
@@ -652,6 +651,14 @@ public final class RemoteGuest: Participant {
 
     // MARK: Liveness
 
+    /// At a table (three or more seats) tells the controller, and so every
+    /// frontend and every other guest link, that this guest is away or back.
+    /// A match of two seats has only the notices, as before tables.
+    private func reportPresence(away: Bool, graceLeft: Duration = .zero, to controller: MatchController) async {
+        guard committedState.seats.count > 2 else { return }
+        await controller.reportPresence(seat: seat, away: away, graceLeft: graceLeft)
+    }
+
     /// Whether a guest whose grace period ran out counts as quit so the match
     /// goes on (three or more seats still play), rather than interrupting it.
     static func leavesTheTable(_ state: MatchState) -> Bool {
@@ -670,17 +677,18 @@ public final class RemoteGuest: Participant {
             case .sendHeartbeat:
                 connection.send(.heartbeat(senderTime: UInt64(clamping: clock())))
             case .peerSilent(let wait):
+                // The seat list first, then the notice with the reason, which the screen keeps.
+                await reportPresence(away: true, graceLeft: wait, to: controller)
                 await controller.report("\(name) is not responding — waiting for \(name) to come back (\(wait.roundedUpSeconds) s left)")
-                await controller.reportPresence(seat: seat, away: true, graceLeft: wait)
             case .peerDisconnected(let wait):
                 let how = state.withLock { $0.departure }.map { "disconnected (\($0))" } ?? "disconnected"
+                await reportPresence(away: true, graceLeft: wait, to: controller)
                 await controller.report("\(name) \(how) — waiting for \(name) to come back (\(wait.roundedUpSeconds) s left)")
-                await controller.reportPresence(seat: seat, away: true, graceLeft: wait)
             case .stillWaiting(let left):
                 await controller.report("waiting for \(name) to come back (\(left.roundedUpSeconds) s left)")
             case .peerBack:
+                await reportPresence(away: false, to: controller)
                 await controller.report("\(name) is back")
-                await controller.reportPresence(seat: seat, away: false)
             case .graceExpired:
                 let gone = "\(name) did not come back within \(settings.grace.roundedUpSeconds) s"
                 // At a table where three or more seats still play, the seat counts as
