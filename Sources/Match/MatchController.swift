@@ -311,6 +311,16 @@ public actor MatchController {
         emit(.notice(notice))
     }
 
+    /// Tells every event subscriber and every participant that `seat`'s
+    /// player went away (its link dropped; the seat is kept for `graceLeft`)
+    /// or came back. Changes nothing in the match: an away seat's turn waits.
+    public func reportPresence(seat: SeatIndex, away: Bool, graceLeft: Duration = .zero) {
+        guard !stopped, state.seats.indices.contains(seat) else { return }
+        let event = MatchEvent.presence(seat: seat, away: away, graceLeft: away ? graceLeft : .zero)
+        emit(event)
+        for participant in participants { participant.stateChanged(state, event: event) }
+    }
+
     /// Stops the match on this side because of `failure` (e.g. a desync).
     public func fail(_ failure: MatchFailure) {
         guard !stopped else { return }

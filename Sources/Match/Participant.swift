@@ -107,6 +107,9 @@ public enum MatchEvent: Sendable {
     case adopted(MatchState)
     /// A participant has something to tell the player (e.g. connection trouble).
     case notice(String)
+    /// `seat`'s player went away (its link dropped; the seat is kept for
+    /// `graceLeft`) or came back (`away` false). Nothing in the match changed.
+    case presence(seat: SeatIndex, away: Bool, graceLeft: Duration)
     /// The match ended; every seat has its outcome.
     case ended(MatchState)
     /// The match stopped on this side because of a failure.

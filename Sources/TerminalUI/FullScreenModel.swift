@@ -112,6 +112,9 @@ struct FullScreenModel {
             view.message = "\(MatchText.name(state, seat: change.seat))'s move was undone: \(reason.description)."
         case .notice(let text):
             view.notice = text
+        case .presence(let seat, let away, let graceLeft):
+            if away { view.awaySeats.insert(seat) } else { view.awaySeats.remove(seat) }
+            view.notice = MatchText.presenceLine(view.state, seat: seat, away: away, graceLeft: graceLeft)
         case .ended(let state):
             view.state = state
             view.confirmingQuit = false

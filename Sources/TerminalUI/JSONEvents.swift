@@ -160,6 +160,16 @@ public enum JSONEvents {
         .object([("event", "notice"), ("text", JSONValue(text))])
     }
 
+    /// `{"event":"away","seat":N,"name":…,"graceLeft":SECONDS}` when a seat's
+    /// player at a table went away (the seat is kept that long), and
+    /// `{"event":"back","seat":N,"name":…}` when it came back.
+    public static func presence(_ state: MatchState, seat: SeatIndex, away: Bool, graceLeft: Duration) -> JSONValue {
+        var fields: [(String, JSONValue)] = [("event", JSONValue(away ? "away" : "back")), ("seat", JSONValue(seat)),
+                                             ("name", JSONValue(state.seats[seat].name))]
+        if away { fields.append(("graceLeft", JSONValue(MatchText.wholeSecondsUp(graceLeft)))) }
+        return .object(fields)
+    }
+
     /// `{"event":"rejected","seat":N,"input":…,"reason":…}`: a local line that was not a playable move.
     public static func rejected(input: String, seat: SeatIndex?, reason: String) -> JSONValue {
         .object([("event", "rejected"), ("seat", seat.map { JSONValue($0) } ?? .null),

@@ -131,6 +131,9 @@ struct LineModel {
             return json(JSONEvents.adopted(new)) + say("Took the host's state of the match (move \(new.moves.count)).")
         case .notice(let text):
             return json(JSONEvents.notice(text)) + say("Note: \(sanitized(text))")
+        case .presence(let seat, let away, let graceLeft):
+            return json(JSONEvents.presence(state, seat: seat, away: away, graceLeft: graceLeft))
+                + say(MatchText.presenceLine(state, seat: seat, away: away, graceLeft: graceLeft))
         case .ended(let new):
             state = new
             over = true

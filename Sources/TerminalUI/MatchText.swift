@@ -14,6 +14,19 @@ public enum MatchText {
         state.seats.indices.contains(seat) ? sanitized(state.seats[seat].name) : "seat \(seat + 1)"
     }
 
+    /// "Bo is away (the seat is kept 60 s)." or "Bo is back.": a seat's player at a table.
+    public static func presenceLine(_ state: MatchState, seat: SeatIndex, away: Bool, graceLeft: Duration) -> String {
+        let who = name(state, seat: seat)
+        guard away else { return "\(who) is back." }
+        return "\(who) is away (the seat is kept \(wholeSecondsUp(graceLeft)) s)."
+    }
+
+    /// Whole seconds, rounded up.
+    static func wholeSecondsUp(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return max(0, seconds + (attoseconds > 0 ? 1 : 0))
+    }
+
     /// `Result: Ana (X) won, Bot (O) lost.`; at a table of three or more, in
     /// order of place where the game ranks: `Result: 1st Bo (O) won, 2nd Ana (X) lost, 3rd Cy (A) quit.`
     public static func resultLine(_ state: MatchState, options: DisplayOptions) -> String {

@@ -33,6 +33,8 @@ public struct ScreenView: Sendable {
     public var hintsAllowed = false
     /// The keys overlay (`?`) shows instead of the board, until any key closes it.
     public var showingKeys = false
+    /// Seats whose player is away at a table (the link dropped; the seat is kept).
+    public var awaySeats: Set<SeatIndex> = []
 
     /// A view of `state` with the cursor at `cursor`.
     public init(state: MatchState, cursor: BoardCursor = BoardCursor(column: 0), localSeats: Set<SeatIndex> = [],
@@ -274,7 +276,7 @@ public enum Renderer {
     }
 
     /// Every seat: piece, name, "(you)", a marker and "to move" on the seat to
-    /// move, its outcome once it has one (quit, ran out of time, won…) and its
+    /// move, "away" while its player's link is down, its outcome once it has one (quit, ran out of time, won…) and its
     /// place at the end of a table (scores are on the board's own score lines). One
     /// line per seat; four or more seats go in two columns, so that four or six
     /// seats of Chinese checkers still fit in 80x24.
@@ -297,6 +299,8 @@ public enum Renderer {
             if outcome != .none {
                 line.append(" \(dash) \(MatchText.outcomeWords(outcome))",
                             TextStyle(foreground: outcome == .won ? .green : nil, bold: outcome == .won))
+            } else if view.awaySeats.contains(seat) {
+                line.append(" \(dash) \(active ? "to move, " : "")away", TextStyle(foreground: .yellow))
             } else if active && state.seats.count > 2 {
                 line.append(" \(dash) to move")
             }

@@ -16,6 +16,7 @@ actor EventLog {
         case .rolledBack(_, let reason, _): names.append("rolledBack \(reason)")
         case .adopted: names.append("adopted")
         case .notice(let text): names.append("notice \(text)")
+        case .presence(let seat, let away, _): names.append(away ? "away \(seat)" : "back \(seat)")
         case .ended: names.append("ended")
         case .failed(let failure, _): names.append("failed \(failure)")
         }

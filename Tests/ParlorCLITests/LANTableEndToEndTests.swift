@@ -77,6 +77,76 @@ struct LANTableEndToEndTests {
         #expect(guests.first?["hash"] as? String == host["hash"] as? String)
     }
 
+    /// A three-seat dots-and-boxes table: the host's bot at seat index 0, a
+    /// joined bot at 1, and at 2 a person who never types, killed with SIGKILL
+    /// while it is asked for its move (once its side of the match is saved).
+    /// Returns the host, the joined bot, the person's data home and the port.
+    static func killedAtATable(grace: Int) async throws -> (SpawnedParlor, SpawnedParlor, [String: String], Int) {
+        let host = try SpawnedParlor(["host", "dots-and-boxes", "--seats", "3", "--bot", "easy", "--grace", "\(grace)", "--json", "--port", "0",
+                                      "--name", "Hana", "--seat", "first"], environment: environment())
+        let port = try await port(host)
+        let bot = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--bot", "easy", "--json"], environment: environment())
+        _ = try #require(await bot.line(containing: "\"table\"", timeout: .seconds(20)), Comment(rawValue: bot.transcript))
+        let personHome = environment()
+        let person = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--json"], environment: personHome, keepStdinOpen: true)
+        var asked = false
+        for _ in 0..<200 where !asked {
+            asked = jsonEvents(person.output).contains { $0["event"] as? String == "turn" && $0["seat"] as? Int == 2 }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(asked, Comment(rawValue: person.transcript))
+        try await Task.sleep(for: .milliseconds(300))
+        person.send(SIGKILL)
+        _ = await person.wait(timeout: .seconds(10))
+        return (host, bot, personHome, port)
+    }
+
+    @Test("a guest killed with SIGKILL at a three-seat table is away on the host's and the other guest's JSON; when its grace runs out it counts as quit and the two others play to one end")
+    func killedGuestIsAwayThenQuits() async throws {
+        let (host, bot, _, _) = try await Self.killedAtATable(grace: 2)
+        let hostAway = try #require(await host.line(containing: "\"away\"", timeout: .seconds(20)), Comment(rawValue: host.transcript))
+        let away = try #require(jsonEvents(hostAway).first)
+        #expect(away["seat"] as? Int == 2)
+        #expect((away["graceLeft"] as? Int).map { $0 >= 1 && $0 <= 2 } == true, "\(away)")
+        let botAway = try #require(await bot.line(containing: "\"away\"", timeout: .seconds(20)), Comment(rawValue: bot.transcript))
+        #expect(jsonEvents(botAway).first?["seat"] as? Int == 2)
+
+        for process in [host, bot] {
+            let status = await process.wait(timeout: .seconds(120))
+            #expect(status == 0, Comment(rawValue: process.transcript))
+        }
+        let hostEnd = try Self.end(host)
+        let botEnd = try Self.end(bot)
+        #expect(hostEnd["moves"] as? Int == 40, "the two others drew every line")
+        #expect(botEnd["hash"] as? String == hostEnd["hash"] as? String)
+        let outcomes = try #require(hostEnd["outcomes"] as? [[String: Any]])
+        #expect(outcomes.count == 3)
+        #expect(outcomes.last?["outcome"] as? String == "quit", "\(outcomes)")
+    }
+
+    @Test("a guest killed with SIGKILL at a three-seat table takes its seat back with parlor resume while the host holds it: back on every side, one end")
+    func killedGuestResumesItsSeat() async throws {
+        let (host, bot, personHome, port) = try await Self.killedAtATable(grace: 60)
+        _ = try #require(await host.line(containing: "\"away\"", timeout: .seconds(20)), Comment(rawValue: host.transcript))
+
+        // The same player (its data home, its seat token) comes back; a bot plays its moves from here.
+        let back = try SpawnedParlor(["resume", "127.0.0.1:\(port)", "--bot", "easy", "--json"], environment: personHome)
+        let joined = try #require(await back.line(containing: "\"joined\"", timeout: .seconds(30)), Comment(rawValue: back.transcript))
+        #expect(jsonEvents(joined).first?["seat"] as? Int == 2)
+        _ = try #require(await host.line(containing: "\"back\"", timeout: .seconds(20)), Comment(rawValue: host.transcript))
+        _ = try #require(await bot.line(containing: "\"back\"", timeout: .seconds(20)), Comment(rawValue: bot.transcript))
+        for process in [host, bot, back] {
+            let status = await process.wait(timeout: .seconds(120))
+            #expect(status == 0, Comment(rawValue: process.transcript))
+        }
+        let hostEnd = try Self.end(host)
+        #expect(hostEnd["moves"] as? Int == 40)
+        #expect(try Self.end(bot)["hash"] as? String == hostEnd["hash"] as? String)
+        #expect(try Self.end(back)["hash"] as? String == hostEnd["hash"] as? String)
+        let outcomes = try #require(hostEnd["outcomes"] as? [[String: Any]])
+        #expect(outcomes.last?["outcome"] as? String != "quit", "the resumed seat played on: \(outcomes)")
+    }
+
     @Test("--seats outside the game's counts is a usage error naming them")
     func seatsOutOfRange() async throws {
         let result = try await ParlorProcess.run(["host", "reversi", "--seats", "3"], environment: scratchDataHome(), timeout: .seconds(20))

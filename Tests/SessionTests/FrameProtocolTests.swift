@@ -101,8 +101,8 @@ import Testing
     }
 
     @Test func unknownMessageTypeIsRefused() {
-        // 14 is TABLE (protocol 2); 15 to 31 are still reserved.
-        #expect(throws: FrameError.unknownType(15)) { try FrameDecoder.decode([0x50, 0x4C, 0x01, 15, 0, 0, 0, 0][...]) }
+        // 14 is TABLE and 15 SEAT (protocol 2); 16 to 31 are still reserved.
+        #expect(throws: FrameError.unknownType(16)) { try FrameDecoder.decode([0x50, 0x4C, 0x01, 16, 0, 0, 0, 0][...]) }
         #expect(throws: FrameError.unknownType(0)) { try FrameDecoder.decode([0x50, 0x4C, 0x01, 0][...]) }
     }
 

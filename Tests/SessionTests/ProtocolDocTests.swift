@@ -125,6 +125,8 @@ enum ProtocolExamples {
             ("hello-table", frame(.hello(tableHello))),
             ("table", frame(.table(tableSeating))),
             ("welcome-table", frame(.welcome(tableWelcome))),
+            ("seat-away", frame(.seat(SeatPresence(seat: 2, away: true, graceLeftMilliseconds: 60_000)))),
+            ("seat-back", frame(.seat(SeatPresence(seat: 2, away: false, graceLeftMilliseconds: 0)))),
             ("reject-version", frame(.reject(.versionUnsupported,
                                              sentence: "This table of 4 needs parlor protocol 2; yours speaks 1: update parlor."))),
         ]
@@ -257,6 +259,11 @@ enum ProtocolExamples {
                 segments.append(([UInt8(place.name.utf8.count)] + Array(place.name.utf8),
                                  place.name.isEmpty ? "seat \(index): name, empty" : "seat \(index): name \"\(place.name)\""))
             }
+        case .seat(let presence):
+            segments += [([UInt8(presence.seat)], "seat index \(presence.seat)"),
+                         ([presence.away ? 1 : 0], presence.away ? "presence 1 away" : "presence 0 back"),
+                         (u32(presence.graceLeftMilliseconds),
+                          presence.away ? "grace left \(presence.graceLeftMilliseconds) ms" : "grace left 0 (back)")]
         default:
             segments += [(payload, "payload")]
         }

@@ -265,21 +265,7 @@ struct TableProtocolTests {
     @Test("a guest whose link drops at a table comes back to its own seat with its own token, and the table plays on")
     func perSeatReconnect() async throws {
         let host = try Self.host(seats: 3)
-        var links: [Switchboard] = []
-        var joins: [Task<JoinedMatch, any Error>] = []
-        for name in ["Bo", "Cy"] {
-            let board = Switchboard()
-            board.connect(to: host)
-            let stream = try await board.dialer(.seconds(1))
-            let options = GuestOptions(grace: .seconds(5), redial: board.dialer, reconnect: quickRetry)
-            let hello = Self.hello(name)
-            joins.append(Task { try await Guest.join(over: stream, hello: hello, options: options) })
-            links.append(board)
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        let hosted = try await host.waitForGuest()
-        var joined: [JoinedMatch] = []
-        for join in joins { joined.append(try await join.value) }
+        let (hosted, joined, links) = try await Self.fillOverSwitchboards(host, guests: ["Bo", "Cy"], grace: .seconds(5))
         let (hostController, _) = hosted.makeController { BotParticipant(playerID: $0, minimumThinkTime: .milliseconds(5),
                                                                          strategy: TestStrategies.seeded(2)) }
         let guests = joined.map { $0.makeController { BotParticipant(playerID: $0, minimumThinkTime: .milliseconds(5),
@@ -301,6 +287,139 @@ struct TableProtocolTests {
         #expect(links[1].dials >= 2, "Cy dialled again")
         #expect(links[0].dials == 1, "Bo never left")
         #expect(await hostEvents.notices.contains("Cy is back"))
+    }
+
+    /// Every presence event a controller reported, in order.
+    static func presences(_ events: [MatchEvent]) -> [(seat: SeatIndex, away: Bool)] {
+        events.compactMap { if case .presence(let seat, let away, _) = $0 { (seat, away) } else { nil } }
+    }
+
+    /// Seats host + `names` guests, each over its own switchboard (so a link can be pulled and kept down).
+    static func fillOverSwitchboards(_ host: MatchHost, guests names: [String], grace: Duration = .seconds(10))
+        async throws -> (HostedMatch, [JoinedMatch], [Switchboard]) {
+        var links: [Switchboard] = []
+        var joins: [Task<JoinedMatch, any Error>] = []
+        for name in names {
+            let board = Switchboard()
+            board.connect(to: host)
+            let stream = try await board.dialer(.seconds(1))
+            let options = GuestOptions(grace: grace, redial: board.dialer, reconnect: quickRetry)
+            let hello = Self.hello(name)
+            joins.append(Task { try await Guest.join(over: stream, hello: hello, options: options) })
+            links.append(board)
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let hosted = try await host.waitForGuest()
+        var joined: [JoinedMatch] = []
+        for join in joins { joined.append(try await join.value) }
+        return (hosted, joined, links)
+    }
+
+    @Test("a guest whose link drops at a table of four is away on the host and at every other guest, then back, and the match waits for it")
+    func awaySeatIsSeenByEveryone() async throws {
+        let timeouts = SessionTimeouts(handshake: .seconds(5), heartbeatInterval: .milliseconds(100),
+                                       heartbeatTimeout: .seconds(1), confirmation: .seconds(2), grace: .seconds(10))
+        let host = try Self.host(seats: 4, timeouts: timeouts)
+        let (hosted, joined, links) = try await Self.fillOverSwitchboards(host, guests: ["Bo", "Cy", "Di"])
+        #expect(joined.map(\.seat) == [1, 2, 3])
+        let think = Duration.milliseconds(15)
+        let (hostController, _) = hosted.makeController { BotParticipant(playerID: $0, minimumThinkTime: think, strategy: TestStrategies.seeded(2)) }
+        let guests = joined.map { $0.makeController { BotParticipant(playerID: $0, minimumThinkTime: think, strategy: TestStrategies.seeded(11)) }.0 }
+        let recorders = (0..<4).map { _ in EventRecorder() }
+        await recorders[0].record(hostController)
+        for (index, controller) in guests.enumerated() { await recorders[index + 1].record(controller) }
+        try await hostController.start()
+        for controller in guests { try await controller.start() }
+
+        // Cy's cable is pulled and stays out: Cy is away everywhere else.
+        try await Task.sleep(for: .milliseconds(60))
+        links[1].setLink(up: false)
+        try #require(links[1].newest).guest.fail("cable pulled")
+        for index in [0, 1, 3] {
+            let seen = await recorders[index].waitUntil(timeout: .seconds(5)) { events in
+                Self.presences(events).contains { $0.seat == 2 && $0.away }
+            }
+            #expect(seen, "side \(index) was told that seat 2 (Cy) is away")
+        }
+        // The match waits on Cy's turn: once it is Cy's to move, nothing is committed while Cy is away.
+        var waited = false
+        for _ in 0..<100 {
+            let state = await hostController.state
+            if state.activeSeat == 2 {
+                try await Task.sleep(for: .milliseconds(400))
+                #expect(await hostController.state.sequence == state.sequence, "nobody moved for the away seat")
+                waited = true
+                break
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(waited, "the match reached Cy's turn and waited there")
+        #expect(!Self.presences(await recorders[2].events).contains { $0.seat == 2 }, "Cy is not told about its own seat")
+
+        // Cy comes back with its token: back everywhere, and the table plays to one end.
+        links[1].setLink(up: true)
+        for index in [0, 1, 3] {
+            let seen = await recorders[index].waitUntil(timeout: .seconds(5)) { events in
+                Self.presences(events).contains { $0.seat == 2 && !$0.away }
+            }
+            #expect(seen, "side \(index) was told that seat 2 (Cy) is back")
+        }
+        let hostFinal = try #require(await finished(hostController, within: .seconds(30)))
+        for controller in guests {
+            let final = try #require(await finished(controller, within: .seconds(30)))
+            #expect(final.stateHash == hostFinal.stateHash)
+        }
+        #expect(hostFinal.moves.count == 40)
+        #expect(await hostController.stopFailure == nil)
+    }
+
+    @Test("when an away guest's grace runs out at a table where three or more still play, its seat counts as quit and the others play on")
+    func graceRunOutLeavesTheTableGoing() async throws {
+        let timeouts = SessionTimeouts(handshake: .seconds(5), heartbeatInterval: .milliseconds(100),
+                                       heartbeatTimeout: .seconds(1), confirmation: .seconds(2), grace: .seconds(1))
+        let host = try Self.host(seats: 4, timeouts: timeouts)
+        // The host keeps an away seat 1 s; the guests are patient, so only Cy's seat runs out.
+        let (hosted, joined, links) = try await Self.fillOverSwitchboards(host, guests: ["Bo", "Cy", "Di"], grace: .seconds(10))
+        let think = Duration.milliseconds(10)
+        let (hostController, _) = hosted.makeController { BotParticipant(playerID: $0, minimumThinkTime: think, strategy: TestStrategies.seeded(4)) }
+        let guests = joined.map { $0.makeController { BotParticipant(playerID: $0, minimumThinkTime: think, strategy: TestStrategies.seeded(6)) }.0 }
+        let boEvents = EventRecorder()
+        await boEvents.record(guests[0])
+        try await hostController.start()
+        for controller in guests { try await controller.start() }
+        try await Task.sleep(for: .milliseconds(40))
+        links[1].setLink(up: false)
+        try #require(links[1].newest).guest.fail("cable pulled for good")
+
+        let hostFinal = try #require(await finished(hostController, within: .seconds(30)))
+        #expect(await hostController.stopFailure == nil, "the table was not interrupted")
+        #expect(hostFinal.isEnded)
+        #expect(hostFinal.seats[2].outcome == .quit, "Cy's seat counts as quit")
+        #expect(hostFinal.moves.count == 40, "the other three drew every line")
+        for index in [0, 2] {
+            let final = try #require(await finished(guests[index], within: .seconds(30)))
+            let failure = await guests[index].stopFailure
+            #expect(final.stateHash == hostFinal.stateHash, "guest \(index): \(String(describing: failure)) at \(final.moves.count)")
+        }
+        #expect(Self.presences(await boEvents.events).contains { $0.seat == 2 && $0.away }, "Bo saw Cy away first")
+        // Cy's cable comes back within Cy's own patience: it takes the host's state, its seat quit, and ends the same.
+        links[1].setLink(up: true)
+        let cyFinal = try #require(await finished(guests[1], within: .seconds(15)))
+        let cyFailure = await guests[1].stopFailure
+        #expect(cyFinal.stateHash == hostFinal.stateHash, "Cy: \(String(describing: cyFailure))")
+    }
+
+    @Test("SEAT round-trips, and a malformed one (a back with grace left, an unknown presence, a seat past 8, cut short) is refused")
+    func seatMessageChecks() throws {
+        for presence in [SeatPresence(seat: 3, away: true, graceLeftMilliseconds: 42_000), SeatPresence(seat: 1, away: false, graceLeftMilliseconds: 9)] {
+            let frame = Message.seat(presence).frame
+            #expect(try Message.decode(frame) == .seat(presence))
+        }
+        #expect(SeatPresence(seat: 1, away: false, graceLeftMilliseconds: 9).graceLeftMilliseconds == 0)
+        // A "back" with grace left, an unknown presence, a seat past 8: invalid.
+        for payload: [UInt8] in [[1, 0, 0, 0, 0, 5], [1, 2, 0, 0, 0, 0], [8, 1, 0, 0, 0, 1], [1, 1, 0, 0]] {
+            #expect(throws: MessageError.self) { try Message.decode(Frame(type: .seat, payload: payload)) }
+        }
     }
 }
 

@@ -195,7 +195,7 @@ enum ResumeAsGuest {
             throw CommandFailure("this parlor does not know the game '\(state.gameID)'", exitCode: .dataError)
         }
         let seat = state.seats[record.localSeat]
-        let hostName = state.seats[1 - record.localSeat].name
+        let hostName = state.seats[Guest.presumedHostSeat(in: state, guestSeat: record.localSeat)].name
         let hello = Hello(appVersion: ParlorVersion.current, playerID: seat.playerID, playerName: seat.name, games: [game],
                           matchID: state.matchID, seatToken: token)
 

@@ -3,7 +3,7 @@ import Match
 /// The kinds of message a frame can carry; the header's type byte.
 ///
 /// Numbers are part of the wire format (docs/PROTOCOL.md) and never change
-/// meaning. 14...31 are reserved for later protocol versions.
+/// meaning. 16...31 are reserved for later protocol versions (14 and 15 are protocol 2).
 public enum MessageType: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     case hello = 1
     case welcome = 2
@@ -20,6 +20,8 @@ public enum MessageType: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     case challenge = 13
     /// Protocol 2 only: who is seated at a table that is filling.
     case table = 14
+    /// Protocol 2 only: another seat at the table is away (its link dropped) or back.
+    case seat = 15
 
     /// The upper-case name used in docs/PROTOCOL.md and logs.
     public var description: String {
@@ -38,6 +40,7 @@ public enum MessageType: UInt8, Sendable, CaseIterable, CustomStringConvertible 
         case .rematch: "REMATCH"
         case .challenge: "CHALLENGE"
         case .table: "TABLE"
+        case .seat: "SEAT"
         }
     }
 }

@@ -109,6 +109,14 @@ public enum Guest {
         }
     }
 
+    /// The host's seat as a guest knows it: at a table the last TABLE names it;
+    /// with two seats, and for a guest taking its seat back (no TABLE), the
+    /// first seat that is not the guest's (a table's host holds seat index 0
+    /// unless it chose `--seat second` or `random`).
+    public static func presumedHostSeat(in match: MatchState, guestSeat: SeatIndex, table: TableSeating? = nil) -> SeatIndex {
+        table?.hostSeat ?? match.seats.indices.first { $0 != guestSeat } ?? 0
+    }
+
     /// The match and the host's participant for an accepted WELCOME. Runs
     /// inside the connection's handler, so the handler swap loses nothing.
     static func joinedMatch(connection: WireConnection, welcome: Welcome, match: MatchState, hello: Hello,
@@ -121,8 +129,7 @@ public enum Guest {
         resumeHello.matchID = match.matchID
         resumeHello.seatToken = welcome.seatToken
         resumeHello.games = [GameVersion(id: match.gameID, rulesVersion: UInt16(clamping: match.rulesVersion))]
-        // At a table the last TABLE names the host's seat; with two seats it is the other one.
-        let hostSeat = table?.hostSeat ?? match.seats.indices.first { $0 != welcome.seat } ?? 0
+        let hostSeat = presumedHostSeat(in: match, guestSeat: welcome.seat, table: table)
         let remote = RemoteHost(connection: connection, guestSeat: welcome.seat, hostSeat: hostSeat, initial: match,
                                 settings: settings, clock: options.clock,
                                 reconnect: options.redial.map { RemoteHost.Reconnect(dial: $0, hello: resumeHello, policy: options.reconnect,

@@ -65,9 +65,11 @@ public enum GuestRecordCheck {
         guard before != after, before != .quit, before != .timeExpired else { return .success(()) }
         switch after {
         case .quit:
-            // It can only be our pending quit. A quit ends a two-seat match, so no
-            // move follows it there; at a table the others play on after it.
-            guard pending == .quit(guestSeat) || anyFirstChange, adopted.seats.count > 2 || adopted.moves.count == first else {
+            // With two seats it can only be our pending quit, and no move follows it
+            // (a quit ends the match). At a table the host also quits the seat of a
+            // guest whose grace period ran out while it was away (docs/PROTOCOL.md
+            // section 16), and the others play on after it.
+            guard adopted.seats.count > 2 || (pending == .quit(guestSeat) || anyFirstChange) && adopted.moves.count == first else {
                 return .failure(PushDesync("the host's state has our seat quit, which we never did"))
             }
         case .timeExpired:

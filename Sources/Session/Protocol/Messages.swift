@@ -189,6 +189,26 @@ public struct TableSeating: Hashable, Sendable {
     }
 }
 
+/// Whether a seat's player is connected, as a table's host tells every other
+/// guest (protocol 2, SEAT): a guest whose link dropped keeps its seat for the
+/// grace period and is "away" until it comes back with its seat token.
+public struct SeatPresence: Hashable, Sendable {
+    /// The seat whose player went away or came back, 0-based.
+    public var seat: SeatIndex
+    /// True while the seat's player is away.
+    public var away: Bool
+    /// While away: how long the host keeps the seat before the player counts
+    /// as gone, in milliseconds (0 when back).
+    public var graceLeftMilliseconds: UInt32
+
+    /// A presence; `graceLeftMilliseconds` is 0 when `away` is false.
+    public init(seat: SeatIndex, away: Bool, graceLeftMilliseconds: UInt32) {
+        self.seat = seat
+        self.away = away
+        self.graceLeftMilliseconds = away ? graceLeftMilliseconds : 0
+    }
+}
+
 /// What a REMATCH message says, after a match has ended.
 public enum RematchWord: UInt8, Hashable, Sendable, CaseIterable, CustomStringConvertible {
     /// Let's play again with seats swapped.
@@ -243,6 +263,8 @@ public enum Message: Hashable, Sendable {
     case challenge(PasscodeChallenge)
     /// Protocol 2, host → guest, between HELLO and WELCOME: the table as it fills.
     case table(TableSeating)
+    /// Protocol 2, host → guest, during a table's match: another seat is away or back.
+    case seat(SeatPresence)
 
     /// The frame type that carries this message.
     public var type: MessageType {
@@ -261,6 +283,7 @@ public enum Message: Hashable, Sendable {
         case .rematch: .rematch
         case .challenge: .challenge
         case .table: .table
+        case .seat: .seat
         }
     }
 }
@@ -384,6 +407,10 @@ extension Message {
                 writer.write(seat.kind.rawValue)
                 writer.writeString8(seat.kind == .free ? "" : seat.name, limit: Seat.maximumNameBytes)
             }
+        case .seat(let presence):
+            writer.write(UInt8(clamping: presence.seat))
+            writer.write(presence.away ? UInt8(1) : 0)
+            writer.write(presence.away ? presence.graceLeftMilliseconds : 0)
         }
         return writer.bytes
     }
@@ -587,6 +614,14 @@ private struct MessageReader {
             guard seats.filter({ $0.kind == .host }).count == 1 else { throw invalid("host seat") }
             return .table(TableSeating(yourSeat: yours, heartbeatIntervalMilliseconds: interval,
                                        heartbeatTimeoutMilliseconds: silence, seats: seats))
+        case .seat:
+            let seat = Int(try u8())
+            guard seat < MatchBlob.seatLimit.upperBound else { throw invalid("seat") }
+            let presence = try u8()
+            guard presence <= 1 else { throw invalid("presence") }
+            let left = try u32()
+            guard presence == 1 || left == 0 else { throw invalid("grace left") }
+            return .seat(SeatPresence(seat: seat, away: presence == 1, graceLeftMilliseconds: left))
         }
     }
 }

@@ -196,7 +196,10 @@ public final class RemoteGuest: Participant {
         }
         if let controller {
             let name = self.name
-            Task { await controller.report("\(name) is back") }
+            Task {
+                await self.reportPresence(away: false, to: controller)
+                await controller.report("\(name) is back")
+            }
         }
     }
 
@@ -338,6 +341,12 @@ public final class RemoteGuest: Participant {
             case .rolledBack(_, _, let restored), .adopted(let restored):
                 state.committed = restored
                 if state.persist == nil { state.revealed = restored }
+                return nil
+            case .presence(let other, let away, let graceLeft):
+                // Another guest at this table went away or came back: this guest is told (SEAT,
+                // protocol 2; a match of two seats has no other guest, so its wire never changes).
+                guard other != seat, state.committed.seats.count > 2, !state.ended else { return nil }
+                state.connection.send(.seat(SeatPresence(seat: other, away: away, graceLeftMilliseconds: graceLeft.wireMilliseconds)))
                 return nil
             default:
                 return nil
@@ -642,6 +651,20 @@ public final class RemoteGuest: Participant {
 
     // MARK: Liveness
 
+    /// At a table (three or more seats) tells the controller, and so every
+    /// frontend and every other guest link, that this guest is away or back.
+    /// A match of two seats has only the notices, as before tables.
+    private func reportPresence(away: Bool, graceLeft: Duration = .zero, to controller: MatchController) async {
+        guard committedState.seats.count > 2 else { return }
+        await controller.reportPresence(seat: seat, away: away, graceLeft: graceLeft)
+    }
+
+    /// Whether a guest whose grace period ran out counts as quit so the match
+    /// goes on (three or more seats still play), rather than interrupting it.
+    static func leavesTheTable(_ state: MatchState) -> Bool {
+        state.seats.filter { $0.status == .playing }.count > 2
+    }
+
     private func tick() async {
         let (actions, connection) = state.withLock { state -> ([Liveness.Action], WireConnection) in
             let connection = state.connection
@@ -654,17 +677,29 @@ public final class RemoteGuest: Participant {
             case .sendHeartbeat:
                 connection.send(.heartbeat(senderTime: UInt64(clamping: clock())))
             case .peerSilent(let wait):
+                // The seat list first, then the notice with the reason, which the screen keeps.
+                await reportPresence(away: true, graceLeft: wait, to: controller)
                 await controller.report("\(name) is not responding — waiting for \(name) to come back (\(wait.roundedUpSeconds) s left)")
             case .peerDisconnected(let wait):
                 let how = state.withLock { $0.departure }.map { "disconnected (\($0))" } ?? "disconnected"
+                await reportPresence(away: true, graceLeft: wait, to: controller)
                 await controller.report("\(name) \(how) — waiting for \(name) to come back (\(wait.roundedUpSeconds) s left)")
             case .stillWaiting(let left):
                 await controller.report("waiting for \(name) to come back (\(left.roundedUpSeconds) s left)")
             case .peerBack:
+                await reportPresence(away: false, to: controller)
                 await controller.report("\(name) is back")
             case .graceExpired:
+                let gone = "\(name) did not come back within \(settings.grace.roundedUpSeconds) s"
+                // At a table where three or more seats still play, the seat counts as
+                // quit and the others play on (docs/PROTOCOL.md section 16).
+                if Self.leavesTheTable(committedState),
+                   case .committed = await controller.submit(.quit(seat), from: self) {
+                    await controller.report("\(gone); \(name) has left the table and the others play on")
+                    continue
+                }
                 // Interrupted, not quit: both sides keep the match for `parlor resume`.
-                await controller.fail(.connectionLost("\(name) did not come back within \(settings.grace.roundedUpSeconds) s"))
+                await controller.fail(.connectionLost(gone))
             }
         }
     }

@@ -340,6 +340,16 @@ public final class RemoteHost: Participant {
             }
         case .message(.heartbeat):
             break
+        case .message(.seat(let presence)):
+            // Only at a table, and only about another guest's seat: the host never goes away in its own match.
+            let seats = state.withLock { $0.known.seats.count }
+            guard seats > 2, presence.seat < seats, presence.seat != guestSeat, presence.seat != hostSeat else {
+                await protocolViolation("SEAT names seat \(presence.seat), which is not another guest's seat at this table",
+                                        controller: controller)
+                return
+            }
+            await controller.reportPresence(seat: presence.seat, away: presence.away,
+                                            graceLeft: .milliseconds(Int64(presence.graceLeftMilliseconds)))
         case .message(.goodbye(let reason, let sentence, let blob)):
             await handleGoodbye(reason, sentence: sentence, blob: blob, controller: controller)
         case .message(let other):
