@@ -109,8 +109,9 @@ struct UsageErrorTests {
         #expect(rendered(["play", "conect4"]) == """
             Error: unknown game 'conect4'. Did you mean 'connect4'?
             Usage: parlor play GAME [--seats N] [--vs WHO[,WHO...]]
-                     [--seat first|second|random|N] [--bot LEVEL] [--turn-timeout SECONDS]
-                     [--seed N] [--plain|--json] [--ascii] [--no-color]
+                     [--seat first|second|random|N] [--name TEXT] [--bot LEVEL]
+                     [--turn-timeout SECONDS] [--seed N] [--plain|--json] [--ascii]
+                     [--no-color]
             See 'parlor help play'.
 
             """)
