@@ -253,7 +253,7 @@ extension LabSuite {
                 #expect(foreign["joinable"] as? Bool == false)
                 #expect(foreign["game"] as? String == "connect4")
                 #expect(foreign["reason"] as? String
-                        == "speaks protocol version 99; this parlor speaks 1 (update this parlor to join it)")
+                        == "speaks protocol version 99; this parlor speaks 2 (update this parlor to join it)")
 
                 // In the text list the joinable game comes first; the other carries its reason.
                 let text = await lab.run(host: "B", try ParlorCommand.command(["browse", "--timeout", "3"], data: data))

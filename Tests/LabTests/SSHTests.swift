@@ -376,12 +376,14 @@ enum ConnectFourScreen {
     /// Rows top to bottom, each 7 cells: "●" (first seat), "○" (second seat) or "·".
     typealias Board = [[Character]]
 
-    /// The board on a screen: the six rows above its `└` line, a glyph every 4 columns from column 4.
+    /// The board on a screen: the six rows above its `└` line, a glyph every 4 columns from
+    /// two past the row's left edge `│` (the board is centred, so the edge moves with the window).
     static func board(in screen: String) -> Board? {
         let lines = screen.components(separatedBy: "\n").map { Array($0) }
         guard let bottom = lines.firstIndex(where: { $0.contains("└") }), bottom >= 6 else { return nil }
-        let rows = lines[(bottom - 6)..<bottom].map { line in
-            (0..<7).map { column in 4 + 4 * column < line.count ? line[4 + 4 * column] : " " }
+        let rows = lines[(bottom - 6)..<bottom].map { line -> [Character] in
+            guard let edge = line.firstIndex(of: "│") else { return [] }
+            return (0..<7).map { column in edge + 2 + 4 * column < line.count ? line[edge + 2 + 4 * column] : " " }
         }
         return rows.allSatisfy { $0.allSatisfy { "●○·".contains($0) } } ? rows : nil
     }
