@@ -225,8 +225,18 @@ final class LabProcess: @unchecked Sendable {
         process.arguments = arguments
         process.environment = environment
         // Files, not pipes: a chatty child can never block on a full pipe.
-        process.standardOutput = try FileHandle(forWritingTo: outputURL)
-        process.standardError = try FileHandle(forWritingTo: errorURL)
+        let output = try FileHandle(forWritingTo: outputURL)
+        let errors = try FileHandle(forWritingTo: errorURL)
+        process.standardOutput = output
+        process.standardError = errors
+        // The child has its own copies once it runs: close ours, or every lab process leaves
+        // two descriptors open in the test process for good (the Process keeps its handles).
+        // Past about 1,300 open descriptors, Foundation's Process.run over-reads
+        // /proc/self/fd's entries and crashes (swift-corelibs-foundation #5472).
+        defer {
+            try? output.close()
+            try? errors.close()
+        }
         if let input {
             let pipe = Pipe()
             process.standardInput = pipe
