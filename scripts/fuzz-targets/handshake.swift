@@ -81,6 +81,9 @@ private func hostSide(_ events: [HostHandshake.Event], policy: HostAdmissionPoli
             let decoded = frame.flatMap { try? Message.decode($0.0) }
             guard case .reject(let received, _) = decoded else { fuzzCheck(false, "the REJECT does not decode"); return }
             fuzzCheck(received == reason, "the REJECT's reason changed on the wire")
+        case .seat:
+            // Protocol 2: seated at a table still filling; WELCOME comes when it is full.
+            fuzzCheck(machine.state == .seated, "seated a guest but the machine is \(machine.state)")
         case .welcome(let welcome):
             fuzzCheck(machine.state == .admitted, "welcomed but not admitted")
             guard case .message(.hello(let hello)) = event else { fuzzCheck(false, "welcomed without a HELLO"); return }
@@ -156,7 +159,12 @@ private func guestSide(_ events: [HostHandshake.Event]) {
             fuzzCheck(guest.state == .joined, "joined but the machine is \(guest.state)")
             fuzzCheck(state.seats.indices.contains(welcome.seat), "joined a seat the match does not have")
             fuzzCheck(state.seats[welcome.seat].playerID == fixtureGuestHello.playerID, "joined into someone else's seat")
-            fuzzCheck(state.seats.count == 2, "joined a match of \(state.seats.count) seats")
+            // More than two seats only at protocol 2 (a table).
+            fuzzCheck(state.seats.count == 2 || welcome.protocolVersion >= FrameFormat.tableVersion,
+                      "joined a match of \(state.seats.count) seats at protocol \(welcome.protocolVersion)")
+        case .seated(let seating):
+            fuzzCheck(guest.state == .awaitingWelcome, "seated but the machine is \(guest.state)")
+            fuzzCheck(seating.seats.count > 2, "seated at a table of \(seating.seats.count)")
         case .fail(let error):
             _ = error.description
             fuzzCheck(guest.state == .failed, "failed but the machine is \(guest.state)")
