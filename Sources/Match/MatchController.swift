@@ -30,6 +30,9 @@ public actor MatchController {
         public var confirmationTimeout: Duration
         /// The wall clock in milliseconds since 1970 (injected in tests).
         public var clock: @Sendable () -> Int64
+        /// Where this side's lines of table talk go (set by the session for a
+        /// LAN match); nil: no talk, and `say` is refused.
+        public var talk: (any TalkOutlet)?
 
         public init(confirmationTimeout: Duration = .seconds(30),
                     clock: @escaping @Sendable () -> Int64 = wallClockMilliseconds) {
@@ -319,6 +322,37 @@ public actor MatchController {
         let event = MatchEvent.presence(seat: seat, away: away, graceLeft: away ? graceLeft : .zero)
         emit(event)
         for participant in participants { participant.stateChanged(state, event: event) }
+    }
+
+    /// `seat`'s local player says `text` (a frontend calls this): it goes to
+    /// the talk outlet, whose answer comes back as `.talk` or `.talkRefused`.
+    public func say(_ text: String, seat: SeatIndex) async {
+        guard let talkOutlet = configuration.talk else {
+            emit(.talkRefused(TalkRefusal(code: 0, name: "noTalk", sentence: "There is no table talk in this match.")))
+            return
+        }
+        await talkOutlet.say(text, seat: seat, in: self)
+    }
+
+    /// Relays a line of table talk to every event subscriber and every
+    /// participant (the host's links to its guests), in the one order of
+    /// this controller's events: after every change committed before it and
+    /// before every change committed after it. Without an authority (on the
+    /// host) the line is stamped with the committed sequence; a guest keeps
+    /// the host's stamp. Changes nothing in the match.
+    public func relayTalk(_ line: TalkLine) {
+        guard !stopped else { return }
+        var line = line
+        if authority == nil { line.afterSequence = state.sequence }
+        let event = MatchEvent.talk(line)
+        emit(event)
+        for participant in participants { participant.stateChanged(state, event: event) }
+    }
+
+    /// Tells this side's frontends that a line its player said was not relayed.
+    public func reportTalkRefused(_ refusal: TalkRefusal) {
+        guard !stopped else { return }
+        emit(.talkRefused(refusal))
     }
 
     /// Stops the match on this side because of `failure` (e.g. a desync).

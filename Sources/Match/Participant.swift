@@ -110,6 +110,10 @@ public enum MatchEvent: Sendable {
     /// `seat`'s player went away (its link dropped; the seat is kept for
     /// `graceLeft`) or came back (`away` false). Nothing in the match changed.
     case presence(seat: SeatIndex, away: Bool, graceLeft: Duration)
+    /// A line of table talk was relayed (docs/PROTOCOL.md section 18). Nothing in the match changed.
+    case talk(TalkLine)
+    /// A line this side's player said was not relayed, and why.
+    case talkRefused(TalkRefusal)
     /// The match ended; every seat has its outcome.
     case ended(MatchState)
     /// The match stopped on this side because of a failure.

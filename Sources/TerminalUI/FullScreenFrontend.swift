@@ -56,11 +56,15 @@ public struct FullScreenFrontend: MatchFrontend {
         let events = await controller.events()
         let initial = await controller.state
         let frontend = self
-        return PreparedMatch { await frontend.run(events: events, initial: initial, locals: locals, endQuestion: endQuestion) }
+        let talks = await controller.configuration.talk != nil
+        return PreparedMatch {
+            await frontend.run(events: events, initial: initial, locals: locals, endQuestion: endQuestion,
+                               controller: controller, talks: talks)
+        }
     }
 
     private func run(events: AsyncStream<MatchEvent>, initial: MatchState, locals: [LocalParticipant],
-                     endQuestion: EndQuestion?) async -> FrontendExit {
+                     endQuestion: EndQuestion?, controller: MatchController, talks: Bool) async -> FrontendExit {
         let terminal = Terminal(input: inputFD, output: outputFD)
         do {
             try terminal.enterFullScreen()
@@ -69,7 +73,8 @@ public struct FullScreenFrontend: MatchFrontend {
             plain.colorDepth = .none
             plain.attributes = false
             return await LineSession.run(format: .text(plain, interactive: true), events: events, initial: initial,
-                                         locals: locals, inputFD: inputFD, outputFD: outputFD, handlesSignals: true)
+                                         locals: locals, inputFD: inputFD, outputFD: outputFD, handlesSignals: true,
+                                         controller: controller)
         }
         let hub = EventHub()
         // Registered first: whatever else happens, a signal restores the terminal.
@@ -80,7 +85,8 @@ public struct FullScreenFrontend: MatchFrontend {
         let resizes = SignalWatcher(signals: [SIGWINCH]) { _ in hub.send(.resize) }
         let seats = LocalSeats(state: initial, locals: locals)
         var model = FullScreenModel(state: initial, localSeats: seats.seats, options: options, endQuestion: endQuestion,
-                                    hintsAllowed: hints != nil)
+                                    hintsAllowed: hints != nil, talkAvailable: talks)
+        let talk = TalkSender(controller: controller)
         endQuestion?.onChange { hub.send(.endQuestionChanged) }
         // Bumped on every match event and on the way out: a hint search for an older position stops.
         let position = PositionCounter()
@@ -91,6 +97,7 @@ public struct FullScreenFrontend: MatchFrontend {
         reader.start()
         var interrupted: Int32?
         defer {
+            talk.stop()
             endQuestion?.onChange(nil)
             position.advance()
             reader.stop()
@@ -172,6 +179,8 @@ public struct FullScreenFrontend: MatchFrontend {
                     if let participant = seats.participants[seat] { hub.submit(participant, move: move) }
                 case .quit(let seat):
                     if let participant = seats.participants[seat] { hub.submit(participant, move: nil) }
+                case .say(let text, let seat):
+                    talk.send(text, seat: seat)
                 case .finish(let exit):
                     return await finish(exit)
                 case .findHint(let game, let sequence):

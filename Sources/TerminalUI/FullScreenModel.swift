@@ -15,6 +15,8 @@ enum ScreenAction: Sendable {
     case findHint(any Game, sequence: UInt32)
     /// Ring the terminal bell: it is a local seat's turn after someone else moved.
     case bell
+    /// Say `text` to the table as `seat`'s player (table talk).
+    case say(String, seat: SeatIndex)
 }
 
 /// The state machine behind the full screen; pure, tested by feeding it keys and events.
@@ -48,7 +50,7 @@ struct FullScreenModel {
 
     /// `hintsAllowed`: the hint key works (offline games, and LAN games whose host allows hints).
     init(state: MatchState, localSeats: Set<SeatIndex>, options: DisplayOptions, endQuestion: EndQuestion? = nil,
-         hintsAllowed: Bool = false) {
+         hintsAllowed: Bool = false, talkAvailable: Bool = false) {
         self.localSeats = localSeats
         self.options = options
         self.endQuestion = endQuestion
@@ -60,6 +62,7 @@ struct FullScreenModel {
         }
         view = ScreenView(state: state, cursor: start, localSeats: localSeats)
         view.hintsAllowed = hintsAllowed
+        view.talkAvailable = talkAvailable && !localSeats.isEmpty
         refreshCursorVisibility()
     }
 
@@ -115,6 +118,10 @@ struct FullScreenModel {
         case .presence(let seat, let away, let graceLeft):
             if away { view.awaySeats.insert(seat) } else { view.awaySeats.remove(seat) }
             view.notice = MatchText.presenceLine(view.state, seat: seat, away: away, graceLeft: graceLeft)
+        case .talk(let line):
+            view.talk = Array((view.talk + [line]).suffix(TalkLines.kept))
+        case .talkRefused(let refusal):
+            view.message = TalkLines.refusedLine(refusal)
         case .ended(let state):
             view.state = state
             view.confirmingQuit = false
@@ -176,6 +183,7 @@ struct FullScreenModel {
         }
         // Ctrl-C never quits: this side leaves for now, the match stays resumable.
         if key == .interrupt { return [.finish(.interrupted(signal: SIGINT, view.state))] }
+        if view.talkDraft != nil { return typeTalk(key) }
         // The keys overlay (?) is closed by any key, which does nothing else.
         if view.showingKeys {
             view.showingKeys = false
@@ -197,6 +205,13 @@ struct FullScreenModel {
         case .character("?"):
             view.showingKeys = true
             return [.redraw]
+        case .character(TalkLines.key):
+            guard view.talkAvailable else {
+                view.message = "No table talk here: it is for LAN matches."
+                return [.redraw]
+            }
+            view.talkDraft = ""
+            return [.redraw]
         case .character("q"), .character("Q"):
             if localSeats.isEmpty { return [.finish(.left(view.state))] }
             view.confirmingQuit = true
@@ -211,6 +226,26 @@ struct FullScreenModel {
                 return [.redraw]
             }
             return []
+        }
+    }
+
+    /// A key while the talk input is open: it edits the draft; Enter sends, Esc closes it.
+    private mutating func typeTalk(_ key: Key) -> [ScreenAction] {
+        var draft = view.talkDraft ?? ""
+        let outcome = TalkDraft.edit(&draft, with: key)
+        view.talkDraft = draft
+        switch outcome {
+        case .editing(let changed):
+            return changed ? [.redraw] : []
+        case .cancel:
+            view.talkDraft = nil
+            return [.redraw]
+        case .send(let text):
+            view.talkDraft = nil
+            let seat = activeLocalSeat ?? localSeats.sorted().first
+            guard let seat, !text.isEmpty else { return [.redraw] }
+            view.message = nil
+            return [.say(text, seat: seat), .redraw]
         }
     }
 

@@ -76,13 +76,15 @@ enum LineSession {
         let initial = await controller.state
         return PreparedMatch {
             await run(format: format, events: events, initial: initial, locals: locals,
-                      inputFD: inputFD, outputFD: outputFD, handlesSignals: handlesSignals)
+                      inputFD: inputFD, outputFD: outputFD, handlesSignals: handlesSignals, controller: controller)
         }
     }
 
     static func run(format: LineModel.Format, events: AsyncStream<MatchEvent>, initial: MatchState,
-                    locals: [LocalParticipant], inputFD: Int32, outputFD: Int32, handlesSignals: Bool) async -> FrontendExit {
+                    locals: [LocalParticipant], inputFD: Int32, outputFD: Int32, handlesSignals: Bool,
+                    controller: MatchController? = nil) async -> FrontendExit {
         let hub = EventHub()
+        let talk = controller.map { TalkSender(controller: $0) }
         let seats = LocalSeats(state: initial, locals: locals)
         var model = LineModel(format: format, state: initial, localSeats: seats.seats)
         let writer = LineWriter(fd: outputFD) { hub.send(.input(.lost)) }
@@ -91,6 +93,7 @@ enum LineSession {
         reader.start()
         let watcher = handlesSignals ? SignalWatcher(signals: SignalWatcher.terminating) { hub.send(.signal($0)) } : nil
         defer {
+            talk?.stop()
             reader.stop()
             watcher?.cancel()
             forwarding.cancel()
@@ -128,6 +131,8 @@ enum LineSession {
                     if let participant = seats.participants[seat] { hub.submit(participant, move: move) }
                 case .quit(let seat):
                     if let participant = seats.participants[seat] { hub.submit(participant, move: nil) }
+                case .say(let text, let seat):
+                    talk?.send(text, seat: seat)
                 case .finish(let exit):
                     await writer.drained()
                     return exit

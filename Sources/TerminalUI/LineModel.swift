@@ -7,6 +7,8 @@ enum LineAction: Sendable {
     case output(String, newline: Bool)
     case play(Move, seat: SeatIndex)
     case quit(seat: SeatIndex)
+    /// Say `text` to the table as `seat`'s player (a `/say ` line).
+    case say(String, seat: SeatIndex)
     case finish(FrontendExit)
 }
 
@@ -134,6 +136,10 @@ struct LineModel {
         case .presence(let seat, let away, let graceLeft):
             return json(JSONEvents.presence(state, seat: seat, away: away, graceLeft: graceLeft))
                 + say(MatchText.presenceLine(state, seat: seat, away: away, graceLeft: graceLeft))
+        case .talk(let line):
+            return json(JSONEvents.talk(line)) + say(TalkLines.plainLine(line))
+        case .talkRefused(let refusal):
+            return json(JSONEvents.talkRefused(refusal)) + say(TalkLines.refusedLine(refusal))
         case .ended(let new):
             state = new
             over = true
@@ -160,6 +166,8 @@ struct LineModel {
 
     mutating func handle(line raw: String) -> [LineAction] {
         guard !over else { return [] }
+        // `/say …` is said at once, in turn or not (the raw line: the host judges what it holds).
+        if let text = TalkLines.said(in: raw.trimmingCharacters()) { return sayNow(text, raw: raw) }
         let line = raw.trimmingCharacters()
         let word = line.lowercased()
         if word == Self.quitLine {
@@ -182,6 +190,19 @@ struct LineModel {
         guard !over else { return [] }
         inputEnded = true
         return pump()
+    }
+
+    /// A `/say ` line: sent as the first local seat's (the one to move at a hot seat).
+    private func sayNow(_ text: String, raw: String) -> [LineAction] {
+        guard let seat = activeLocalSeat ?? localSeats.sorted().first else {
+            return json(JSONEvents.rejected(input: raw, seat: nil, reason: "no seat here to talk from"))
+                + say("There is no seat here to talk from.")
+        }
+        guard !text.isEmpty else {
+            return json(JSONEvents.rejected(input: raw, seat: seat, reason: "nothing to say"))
+                + say("Type \(TalkLines.sayPrefix)and a line to say it to the table.")
+        }
+        return [.say(text, seat: seat)]
     }
 
     /// The line that quits a local seat in plain and JSON mode.

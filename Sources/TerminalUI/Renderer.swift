@@ -35,6 +35,12 @@ public struct ScreenView: Sendable {
     public var showingKeys = false
     /// Seats whose player is away at a table (the link dropped; the seat is kept).
     public var awaySeats: Set<SeatIndex> = []
+    /// Table talk works in this match (a LAN match): the `t` key opens the input.
+    public var talkAvailable = false
+    /// The latest lines of table talk, oldest first (the last few show under the seats).
+    public var talk: [TalkLine] = []
+    /// The line being typed after `t`, nil while the input is closed.
+    public var talkDraft: String?
 
     /// A view of `state` with the cursor at `cursor`.
     public init(state: MatchState, cursor: BoardCursor = BoardCursor(column: 0), localSeats: Set<SeatIndex> = [],
@@ -223,6 +229,7 @@ public enum Renderer {
         default: keys = [("Enter, Space", "play")]
         }
         if view.hintsAllowed { keys.append((FullScreenModel.hintKeyName(view.state.game), "show the best move (a hint)")) }
+        if view.talkAvailable { keys.append((String(TalkLines.key), "say something to the table (Enter sends, Esc cancels)")) }
         keys += [("q", "quit the match (asks y/n first; it counts as a loss)"),
                  ("Ctrl-C", "leave for now: nothing is quit, 'parlor resume' continues it"),
                  ("?", "these keys")]
@@ -268,6 +275,8 @@ public enum Renderer {
         lines += status
         let message = messageLine(view)
         if fullness.rawValue < Fullness.tight.rawValue || message.width > 0 { lines += wrap(message) }
+        if fullness != .bare { lines += TalkLines.rows(view, options: options).map { width.map($0.clipped) ?? $0 } }
+        if let draft = view.talkDraft, !view.isOver { lines.append(TalkLines.inputRow(draft, width: width, options: options)) }
         if fullness != .bare || view.isOver {
             let asking = view.isOver && view.endQuestion != nil
             lines += wrap(StyledLine(margin + helpText(view, options: options), asking ? TextStyle(bold: true) : TextStyle(dim: true)))
@@ -359,6 +368,7 @@ public enum Renderer {
         if view.isOver, let question = view.endQuestion { return "\(question) y: yes   n: no" }
         if view.isOver { return "Press any key to leave." }
         if view.confirmingQuit { return "y: quit the match   n or Esc: keep playing" }
+        if view.talkDraft != nil { return TalkLines.inputKeys }
         let arrows = options.unicode ? "←/→" : "left/right"
         let allArrows = options.unicode ? "←↑↓→" : "arrows"
         let keys: String
@@ -373,8 +383,9 @@ public enum Renderer {
                 : "\(allArrows): choose where to   Enter: move   Esc: put back"
         default: keys = "Enter: play"
         }
-        guard view.hintsAllowed else { return keys + "   q: quit   ?: keys" }
-        return keys + "   \(FullScreenModel.hintKeyName(view.state.game)): hint   q: quit   ?: keys"
+        let talk = view.talkAvailable ? "   \(TalkLines.key): talk" : ""
+        guard view.hintsAllowed else { return keys + talk + "   q: quit   ?: keys" }
+        return keys + "   \(FullScreenModel.hintKeyName(view.state.game)): hint" + talk + "   q: quit   ?: keys"
     }
 }
 

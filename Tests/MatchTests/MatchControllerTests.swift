@@ -17,6 +17,8 @@ actor EventLog {
         case .adopted: names.append("adopted")
         case .notice(let text): names.append("notice \(text)")
         case .presence(let seat, let away, _): names.append(away ? "away \(seat)" : "back \(seat)")
+        case .talk(let line): names.append("talk \(line.name) after \(line.afterSequence): \(line.text)")
+        case .talkRefused(let refusal): names.append("talk refused \(refusal.name)")
         case .ended: names.append("ended")
         case .failed(let failure, _): names.append("failed \(failure)")
         }

@@ -101,8 +101,8 @@ import Testing
     }
 
     @Test func unknownMessageTypeIsRefused() {
-        // 14 is TABLE and 15 SEAT (protocol 2); 16 to 31 are still reserved.
-        #expect(throws: FrameError.unknownType(16)) { try FrameDecoder.decode([0x50, 0x4C, 0x01, 16, 0, 0, 0, 0][...]) }
+        // 14 is TABLE, 15 SEAT and 16 TALK (protocol 2); the rest up to 31 are still reserved.
+        #expect(throws: FrameError.unknownType(31)) { try FrameDecoder.decode([0x50, 0x4C, 0x01, 31, 0, 0, 0, 0][...]) }
         #expect(throws: FrameError.unknownType(0)) { try FrameDecoder.decode([0x50, 0x4C, 0x01, 0][...]) }
     }
 

@@ -129,6 +129,10 @@ enum ProtocolExamples {
             ("seat-back", frame(.seat(SeatPresence(seat: 2, away: false, graceLeftMilliseconds: 0)))),
             ("reject-version", frame(.reject(.versionUnsupported,
                                              sentence: "This table of 4 needs parlor protocol 2; yours speaks 1: update parlor."))),
+            ("talk-say", frame(.talk(.say(Array("nice box!".utf8))))),
+            ("talk-relayed", frame(.talk(.relayed(TalkLine(role: .player, seat: 1, name: "Bo", text: "nice box!", afterSequence: 5))))),
+            ("talk-refused", frame(.talk(.refused(.talkControlCharacter,
+                                                  sentence: "The line holds a control character (an escape code, a tab or a newline); it was not sent.")))),
         ]
     }
 
@@ -264,6 +268,20 @@ enum ProtocolExamples {
                          ([presence.away ? 1 : 0], presence.away ? "presence 1 away" : "presence 0 back"),
                          (u32(presence.graceLeftMilliseconds),
                           presence.away ? "grace left \(presence.graceLeftMilliseconds) ms" : "grace left 0 (back)")]
+        case .talk(.say(let bytes)):
+            segments += [([1], "kind 1 say (guest → host)"),
+                         (u16(UInt16(bytes.count)) + bytes, "line, u16 length + UTF-8 \"\(String(decoding: bytes, as: UTF8.self))\"")]
+        case .talk(.relayed(let line)):
+            segments += [([2], "kind 2 relayed (host → every guest)"),
+                         (u32(line.afterSequence), "after change \(line.afterSequence)"),
+                         ([line.role.rawValue], "role \(line.role.rawValue) \(line.role)"),
+                         ([UInt8(line.seat ?? 0xFF)], line.seat.map { "seat index \($0)" } ?? "seat FF (a spectator has none)"),
+                         ([UInt8(line.name.utf8.count)] + Array(line.name.utf8), "name \"\(line.name)\""),
+                         (u16(UInt16(line.text.utf8.count)) + Array(line.text.utf8), "text, u16 length + UTF-8 \"\(line.text)\"")]
+        case .talk(.refused(let reason, let sentence)):
+            segments += [([3], "kind 3 refused (host → the sender)"),
+                         (u16(reason.rawValue), "reason \(reason.rawValue) \(reason)"),
+                         (u16(UInt16(sentence.utf8.count)) + Array(sentence.utf8), "sentence, u16 length + UTF-8")]
         default:
             segments += [(payload, "payload")]
         }

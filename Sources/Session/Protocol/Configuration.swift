@@ -87,6 +87,8 @@ public struct HostConfiguration: Sendable {
     /// The names of the host's bots (`--bots`), one seat each from the start;
     /// at least one seat must stay for a guest. The caller plays them.
     public var botNames: [String] = []
+    /// Whether the table may talk (docs/PROTOCOL.md section 18); `parlor host --no-talk` turns it off.
+    public var talk = true
 
     /// A configuration; see each field for its default.
     public init(gameID: String, hostName: String, hostPlayerID: PlayerID, seatPreference: SeatPreference = .first,

@@ -3,7 +3,7 @@ import Match
 /// The kinds of message a frame can carry; the header's type byte.
 ///
 /// Numbers are part of the wire format (docs/PROTOCOL.md) and never change
-/// meaning. 16...31 are reserved for later protocol versions (14 and 15 are protocol 2).
+/// meaning. 17...31 are reserved for later protocol versions (14, 15 and 16 are protocol 2).
 public enum MessageType: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     case hello = 1
     case welcome = 2
@@ -22,6 +22,8 @@ public enum MessageType: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     case table = 14
     /// Protocol 2 only: another seat at the table is away (its link dropped) or back.
     case seat = 15
+    /// Protocol 2 only: a line of table talk, its relay, or its refusal (section 18).
+    case talk = 16
 
     /// The upper-case name used in docs/PROTOCOL.md and logs.
     public var description: String {
@@ -41,6 +43,7 @@ public enum MessageType: UInt8, Sendable, CaseIterable, CustomStringConvertible 
         case .challenge: "CHALLENGE"
         case .table: "TABLE"
         case .seat: "SEAT"
+        case .talk: "TALK"
         }
     }
 }

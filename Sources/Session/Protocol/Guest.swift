@@ -133,7 +133,8 @@ public enum Guest {
         let remote = RemoteHost(connection: connection, guestSeat: welcome.seat, hostSeat: hostSeat, initial: match,
                                 settings: settings, clock: options.clock,
                                 reconnect: options.redial.map { RemoteHost.Reconnect(dial: $0, hello: resumeHello, policy: options.reconnect,
-                                                                                    handshakeTimeout: options.handshakeTimeout) })
+                                                                                    handshakeTimeout: options.handshakeTimeout) },
+                                protocolVersion: welcome.protocolVersion)
         // Swapped before this handler returns, so nothing after WELCOME is lost.
         remote.takeOver()
         return JoinedMatch(
@@ -141,7 +142,7 @@ public enum Guest {
             settings: welcome.settings, hostAppVersion: welcome.hostAppVersion, remote: remote,
             controllerConfiguration: MatchController.Configuration(
                 confirmationTimeout: .milliseconds(welcome.settings.confirmationTimeoutMilliseconds),
-                clock: options.clock),
+                clock: options.clock).talking(through: HostTalkOutlet(remote: remote)),
             hello: hello, options: options)
     }
 }

@@ -192,6 +192,8 @@ public actor MatchHost {
     private var proofs: PasscodeQueue
     /// Proofs waiting their turn, by handshake id: the HELLO and its timer.
     private var waitingProofs: [UInt64: (hello: Hello, timer: Task<Void, Never>)] = [:]
+    /// The table talk of this host's matches (section 18): on unless `--no-talk`.
+    private let talk: TableTalk
 
     /// A host for `configuration`; throws if its game or name is invalid.
     /// With `saved`, it waits for that match's guest only (`parlor resume`).
@@ -220,6 +222,7 @@ public actor MatchHost {
         configuration.timeouts = configuration.timeouts.withHeartbeatFittingTheTimeout()
         self.configuration = configuration
         self.gameType = type
+        self.talk = TableTalk(configuration.talk ? .on : .off(TableTalk.turnedOff))
         self.proofs = PasscodeQueue(throttle: configuration.passcodeThrottle)
         let seed: UInt64
         if case .random(let given?) = configuration.seatPreference { seed = given } else { seed = UInt64.random(in: .min ... .max) }
@@ -708,7 +711,8 @@ public actor MatchHost {
         var remotes: [RemoteGuest] = []
         for link in links {
             let remote = RemoteGuest(connection: link.connection, seat: link.seat, initial: state,
-                                     timeouts: configuration.timeouts, clock: configuration.clock)
+                                     timeouts: configuration.timeouts, clock: configuration.clock,
+                                     talk: talk, protocolVersion: link.welcome.protocolVersion)
             remote.takeOver()
             link.connection.send(.welcome(link.welcome))
             remotes.append(remote)
@@ -719,7 +723,7 @@ public actor MatchHost {
             initialState: state, hostSeat: layout.hostSeat, guestSeat: first.seat, hostPlayerID: layout.hostID,
             seatToken: firstLink.welcome.seatToken, remote: first,
             controllerConfiguration: MatchController.Configuration(confirmationTimeout: configuration.timeouts.confirmation,
-                                                                   clock: configuration.clock))
+                                                                   clock: configuration.clock).talking(through: talk))
         match.guests = remotes
         match.seatTokens = links.map(\.welcome.seatToken)
         match.botSeats = layout.bots.map(\.seat)
@@ -756,14 +760,18 @@ public actor MatchHost {
     private func admit(welcome: Welcome, connection: WireConnection) {
         guard let state = try? MatchBlob.decode(welcome.matchBlob) else { return }  // encoded just above
         let remote = RemoteGuest(connection: connection, seat: welcome.seat, initial: state,
-                                 timeouts: configuration.timeouts, clock: configuration.clock)
+                                 timeouts: configuration.timeouts, clock: configuration.clock,
+                                 talk: talk, protocolVersion: welcome.protocolVersion)
+        if !remote.speaksTalk {
+            talk.turnOff(because: "\(remote.name)'s parlor speaks protocol 1, which has no table talk.")
+        }
         remote.takeOver()
         connection.send(.welcome(welcome))
         let match = HostedMatch(
             initialState: state, hostSeat: 1 - welcome.seat, guestSeat: welcome.seat,
             hostPlayerID: state.seats[1 - welcome.seat].playerID, seatToken: welcome.seatToken, remote: remote,
             controllerConfiguration: MatchController.Configuration(confirmationTimeout: configuration.timeouts.confirmation,
-                                                                   clock: configuration.clock))
+                                                                   clock: configuration.clock).talking(through: talk))
         hosted = match
         report(connection.peerDescription, .admitted(name: remote.name, seat: welcome.seat))
         for waiter in waiters { waiter.resume(returning: match) }
@@ -784,14 +792,15 @@ public actor MatchHost {
         hello.protocolVersions = FrameFormat.supportedVersions
         let welcome = welcome(for: state, guestSeat: guestSeat, token: SeatToken.random(), hello: hello)
         let remote = RemoteGuest(connection: connection, seat: guestSeat, initial: state,
-                                 timeouts: configuration.timeouts, clock: configuration.clock)
+                                 timeouts: configuration.timeouts, clock: configuration.clock,
+                                 talk: talk, protocolVersion: welcome.protocolVersion)
         remote.takeOver()
         connection.send(.welcome(welcome))
         let match = HostedMatch(
             initialState: state, hostSeat: hostSeat, guestSeat: guestSeat,
             hostPlayerID: state.seats[hostSeat].playerID, seatToken: welcome.seatToken, remote: remote,
             controllerConfiguration: MatchController.Configuration(confirmationTimeout: configuration.timeouts.confirmation,
-                                                                   clock: configuration.clock))
+                                                                   clock: configuration.clock).talking(through: talk))
         hosted = match
         report(connection.peerDescription, .admitted(name: remote.name, seat: guestSeat))
         return match

@@ -265,6 +265,8 @@ public enum Message: Hashable, Sendable {
     case table(TableSeating)
     /// Protocol 2, host → guest, during a table's match: another seat is away or back.
     case seat(SeatPresence)
+    /// Protocol 2, during a match: table talk (a line said, relayed or refused; section 18).
+    case talk(TalkMessage)
 
     /// The frame type that carries this message.
     public var type: MessageType {
@@ -284,6 +286,7 @@ public enum Message: Hashable, Sendable {
         case .challenge: .challenge
         case .table: .table
         case .seat: .seat
+        case .talk: .talk
         }
     }
 }
@@ -411,6 +414,8 @@ extension Message {
             writer.write(UInt8(clamping: presence.seat))
             writer.write(presence.away ? UInt8(1) : 0)
             writer.write(presence.away ? presence.graceLeftMilliseconds : 0)
+        case .talk(let talk):
+            talk.write(into: &writer)
         }
         return writer.bytes
     }
@@ -622,6 +627,8 @@ private struct MessageReader {
             let left = try u32()
             guard presence == 1 || left == 0 else { throw invalid("grace left") }
             return .seat(SeatPresence(seat: seat, away: presence == 1, graceLeftMilliseconds: left))
+        case .talk:
+            return .talk(try TalkMessage.decode(try bytes(remaining)))
         }
     }
 }

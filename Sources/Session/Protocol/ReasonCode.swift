@@ -88,6 +88,20 @@ public struct ReasonCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     /// The host could not save a committed state: it pauses the match until it can (nothing unsaved is revealed).
     public static let goodbyeCannotSave = ReasonCode(rawValue: 305)
 
+    // TALK refused (docs/PROTOCOL.md section 18): the line was not relayed; nothing else changes.
+    /// The host turned table talk off (`parlor host --no-talk`), or a guest's parlor at the match has no talk.
+    public static let talkOff = ReasonCode(rawValue: 400)
+    /// The sender's link said more lines than the rate limit lets through.
+    public static let talkTooFast = ReasonCode(rawValue: 401)
+    /// The line has more than 200 Unicode scalar values.
+    public static let talkTooLong = ReasonCode(rawValue: 402)
+    /// The line holds a control character (an escape code, a newline, …).
+    public static let talkControlCharacter = ReasonCode(rawValue: 403)
+    /// The line is empty, or spaces only.
+    public static let talkEmpty = ReasonCode(rawValue: 404)
+    /// The line's bytes are not UTF-8.
+    public static let talkNotUTF8 = ReasonCode(rawValue: 405)
+
     /// Every code this version defines, in numeric order.
     public static let known: [ReasonCode] = [
         .versionUnsupported, .gameUnknown, .rulesVersionMismatch, .matchFull, .matchNotFound, .badSeatToken,
@@ -96,6 +110,7 @@ public struct ReasonCode: RawRepresentable, Hashable, Sendable, CustomStringConv
         .outOfSequence, .replayed, .notYourTurn, .notYourSeat, .illegalMove, .badBlob, .otherMatch, .otherGame,
         .historyRewritten, .hashMismatch, .outcomesDisagree, .matchOver, .notOneChange,
         .goodbyeMatchOver, .goodbyeLeaving, .goodbyeDesync, .goodbyeProtocolError, .goodbyeSilence, .goodbyeCannotSave,
+        .talkOff, .talkTooFast, .talkTooLong, .talkControlCharacter, .talkEmpty, .talkNotUTF8,
     ]
 
     /// The camel-case name used in docs/PROTOCOL.md and JSON, nil for a code from a newer parlor.
@@ -134,6 +149,12 @@ public struct ReasonCode: RawRepresentable, Hashable, Sendable, CustomStringConv
         case 303: "protocolError"
         case 304: "silence"
         case 305: "cannotSave"
+        case 400: "talkOff"
+        case 401: "talkTooFast"
+        case 402: "talkTooLong"
+        case 403: "talkControlCharacter"
+        case 404: "talkEmpty"
+        case 405: "talkNotUTF8"
         default: nil
         }
     }

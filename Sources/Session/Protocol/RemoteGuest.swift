@@ -73,7 +73,14 @@ public final class RemoteGuest: Participant {
         /// The after-match conversation, once the match ended with the connection kept.
         var afterMatch: AfterMatch?
         var ended = false
+        /// Relayed talk waiting for the save of the change it follows (section 18): (after sequence, frame).
+        var heldTalk: [(after: UInt32, message: Message)] = []
     }
+
+    /// The host's table talk, which judges this guest's lines; nil: none.
+    private let talk: TableTalk?
+    /// Whether the connection speaks protocol 2, which has table talk (TALK).
+    let speaksTalk: Bool
 
     private let settings: Liveness.Settings
     private let confirmationTimeout: Duration
@@ -95,7 +102,9 @@ public final class RemoteGuest: Participant {
     public typealias Persist = @Sendable (MatchState, _ then: @escaping @Sendable ((any Error)?) -> Void) -> Void
 
     init(connection: WireConnection, seat: SeatIndex, initial: MatchState, timeouts: SessionTimeouts,
-         clock: @escaping @Sendable () -> Int64) {
+         clock: @escaping @Sendable () -> Int64, talk: TableTalk? = nil, protocolVersion: UInt8 = 1) {
+        self.talk = talk
+        self.speaksTalk = protocolVersion >= 2
         self.seat = seat
         self.playerID = initial.seats[seat].playerID
         self.name = initial.seats[seat].name
@@ -348,6 +357,16 @@ public final class RemoteGuest: Participant {
                 guard other != seat, state.committed.seats.count > 2, !state.ended else { return nil }
                 state.connection.send(.seat(SeatPresence(seat: other, away: away, graceLeftMilliseconds: graceLeft.wireMilliseconds)))
                 return nil
+            case .talk(let line):
+                // After every change committed before it, and so after the save that reveals that change.
+                guard speaksTalk, !state.ended else { return nil }
+                let message = Message.talk(.relayed(line))
+                if state.revealed.sequence >= line.afterSequence && state.heldTalk.isEmpty {
+                    state.connection.send(message)
+                } else {
+                    state.heldTalk.append((line.afterSequence, message))
+                }
+                return nil
             default:
                 return nil
             }
@@ -373,6 +392,10 @@ public final class RemoteGuest: Participant {
         for frame in frames {
             state.connection.send(frame)
             if case .confirm = frame { CrashHook.reach(.afterConfirm) } else { CrashHook.reach(.afterSend) }
+        }
+        while let first = state.heldTalk.first, first.after <= state.revealed.sequence {
+            state.heldTalk.removeFirst()
+            state.connection.send(first.message)
         }
         if let goodbye = state.goodbyeAfterSave, state.ended, state.revealed.sequence == state.committed.sequence {
             state.goodbyeAfterSave = nil
@@ -514,7 +537,8 @@ public final class RemoteGuest: Participant {
         let close = state.withLock { state -> WireConnection? in
             guard state.delivery == .pending else { return nil }
             switch inbound {
-            case .message(.heartbeat):
+            case .message(.heartbeat), .message(.talk):
+                // Talk that crossed the end is dropped: it says nothing about the end.
                 return nil
             case _ where Self.answersTheEnd(inbound):
                 settle(&state, .delivered)
@@ -562,6 +586,14 @@ public final class RemoteGuest: Participant {
             state.withLock { state in state.connection.send(.state(blob: MatchBlob.encode(state.revealed))) }
         case .message(.heartbeat):
             break
+        case .message(.talk(.say(let bytes))) where speaksTalk:
+            let speaker = TalkLine(role: .player, seat: seat, name: name, text: "")
+            let refusal: TalkCheck.Refusal? = if let talk = self.talk {
+                await talk.hear(bytes, from: speaker, link: ObjectIdentifier(self), in: controller)
+            } else {
+                TalkCheck.Refusal(reason: .talkOff, sentence: TableTalk.turnedOff)
+            }
+            if let refusal { source.send(.talk(.refused(refusal.reason, sentence: refusal.sentence))) }
         case .message(.goodbye(let reason, let sentence, _)):
             // This host's copy is the match, so no GOODBYE from the guest ends
             // it or changes a result: each one (leaving, desync, a matchOver

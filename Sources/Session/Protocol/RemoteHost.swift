@@ -92,9 +92,13 @@ public final class RemoteHost: Participant {
     private let settled = SettleSignal()
     private let state: Mutex<State>
 
+    /// Whether the connection speaks protocol 2, which has table talk (TALK).
+    let speaksTalk: Bool
+
     init(connection: WireConnection, guestSeat: SeatIndex, hostSeat: SeatIndex, initial: MatchState, settings: Liveness.Settings,
-         clock: @escaping @Sendable () -> Int64, reconnect: Reconnect? = nil) {
+         clock: @escaping @Sendable () -> Int64, reconnect: Reconnect? = nil, protocolVersion: UInt8 = 1) {
         self.reconnect = reconnect
+        self.speaksTalk = protocolVersion >= 2
         self.guestSeat = guestSeat
         self.hostSeat = hostSeat
         self.playerID = initial.seats[hostSeat].playerID
@@ -352,6 +356,11 @@ public final class RemoteHost: Participant {
                                             graceLeft: .milliseconds(Int64(presence.graceLeftMilliseconds)))
         case .message(.goodbye(let reason, let sentence, let blob)):
             await handleGoodbye(reason, sentence: sentence, blob: blob, controller: controller)
+        case .message(.talk(.relayed(let line))) where speaksTalk:
+            await controller.relayTalk(line)
+        case .message(.talk(.refused(let reason, let sentence))) where speaksTalk:
+            await controller.reportTalkRefused(TalkRefusal(code: reason.rawValue, name: reason.description,
+                                                           sentence: reason.shown(with: sentence)))
         case .message(let other):
             await protocolViolation("\(other.type) is not a message a host sends during a match", controller: controller)
         case .frameError(let error):
@@ -360,6 +369,22 @@ public final class RemoteHost: Participant {
             await protocolViolation("\(error)", controller: controller)
         case .closed(let why, _):
             await connectionDropped("the connection to \(name) closed" + (why.map { " (\($0))" } ?? ""), controller: controller)
+        }
+    }
+
+    /// Sends a line of table talk to the host (TALK kind 1); the host judges
+    /// it. Refused here only when it cannot be sent: a protocol-1 host, or no
+    /// connection right now.
+    func say(_ text: String) -> TalkCheck.Refusal? {
+        guard speaksTalk else {
+            return TalkCheck.Refusal(reason: .talkOff, sentence: "\(name)'s parlor speaks protocol 1, which has no table talk.")
+        }
+        return state.withLock { state -> TalkCheck.Refusal? in
+            guard !state.ended, !state.reconnecting, state.connection.isOpen else {
+                return TalkCheck.Refusal(reason: .talkOff, sentence: "Not connected to \(name) right now; the line was not sent.")
+            }
+            state.connection.send(.talk(.say(Array(text.utf8))))
+            return nil
         }
     }
 
