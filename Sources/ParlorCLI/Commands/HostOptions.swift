@@ -40,6 +40,8 @@ public struct HostOptions: ParsableCommand, Hashable {
     /// `--fill-with-bots SECONDS`: after this long with a guest seated, the empty
     /// seats go to medium bots and the match starts; nil waits until every seat is taken.
     public var fillWithBotsAfter: Duration?
+    /// `--no-talk`: refuse every line of table talk (docs/PROTOCOL.md section 18).
+    public var noTalk = false
 
     /// Options as code would set them.
     public init(
@@ -87,6 +89,7 @@ public struct HostOptions: ParsableCommand, Hashable {
             seatsOption,
             botsOption,
             fillOption,
+            noTalkOption,
         ] + CommonOptions.display,
         exclusiveGroups: [CommonOptions.outputGroup]
     )
@@ -105,6 +108,8 @@ public struct HostOptions: ParsableCommand, Hashable {
     static let fillOption = OptionSpec(
         "fill-with-bots", .required(valueName: "SECONDS"),
         help: "Once a guest is seated and SECONDS have passed, give the empty seats to medium bots and start (default: wait until every seat is taken).")
+    static let noTalkOption = OptionSpec(
+        "no-talk", help: "Turn table talk off: every line anyone says is refused, and they are told so (default: talk is on; it is never saved).")
     static let seatOption = CommonOptions.seat(help: "Move first, second, or let a coin decide (default: random).")
     static let codeOption = OptionSpec(
         "code", .optional(valueName: "CODE"),
@@ -131,6 +136,7 @@ public struct HostOptions: ParsableCommand, Hashable {
         timeouts = try CommonOptions.connectionTimeouts(arguments)
         rematches = try CommonOptions.rematches(arguments)
         hints = arguments.flag(Self.hintsOption)
+        noTalk = arguments.flag(Self.noTalkOption)
         if let text = arguments.value(Self.seatsOption) {
             seats = try ValueParser.wholeNumber(text, Self.seatsOption.source, in: MatchBlob.seatLimit)
         }

@@ -63,6 +63,7 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
     configuration.timeouts = LAN.sessionTimeouts(options.timeouts)
     configuration.passcode = passcode
     configuration.seats = options.seats
+    configuration.talk = !options.noTalk
     configuration.botNames = options.bots.enumerated().map { index, level in
         options.bots.count == 1 ? level.playerName : "\(level.playerName) \(index + 1)"
     }
