@@ -53,6 +53,10 @@ func sampleMessages() -> [(String, Message)] {
         ("goodbye-empty", .goodbye(ReasonCode(rawValue: 999), sentence: "", finalBlob: [])),
         ("rematch", .rematch(.offer)),
         ("challenge", .challenge(PasscodeChallenge(matchID: FixtureIDs.match, hostNonce: Array(0xa0...0xaf)))),
+        ("talk-say", .talk(.say(Array("gg, well played ✨".utf8)))),
+        ("talk-relayed", .talk(.relayed(TalkLine(role: .player, seat: 2, name: "Grace Hopper ♛", text: "après toi", afterSequence: 12)))),
+        ("talk-spectator", .talk(.relayed(TalkLine(role: .spectator, seat: nil, name: "Bo", text: "nice", afterSequence: 0)))),
+        ("talk-refused", .talk(.refused(.talkTooFast, sentence: "Too many lines at once (5, then one every 2 s); wait a moment."))),
     ]
     return messages
 }
