@@ -193,7 +193,8 @@ public actor MatchHost {
     /// Proofs waiting their turn, by handshake id: the HELLO and its timer.
     private var waitingProofs: [UInt64: (hello: Hello, timer: Task<Void, Never>)] = [:]
     /// The table talk of this host's matches (section 18): on unless `--no-talk`.
-    private let talk: TableTalk
+    /// A spectator's link hands its lines to `talk.hear` with role `.spectator`.
+    public nonisolated let talk: TableTalk
 
     /// A host for `configuration`; throws if its game or name is invalid.
     /// With `saved`, it waits for that match's guest only (`parlor resume`).

@@ -415,6 +415,8 @@ public final class RemoteGuest: Participant {
     private func pause(_ state: inout State, because why: String) {
         let first = state.unsaved == nil
         state.unsaved = why
+        // The guest is let go: the talk held for it is not sent later on another connection.
+        state.heldTalk = []
         guard first else { return }
         state.departure = "the match is paused: it cannot be saved here"
         let connection = state.connection

@@ -191,7 +191,9 @@ public struct TalkBucket: Sendable {
 /// one fan-out reaches every link at the table in the match's total order:
 /// every guest link (`RemoteGuest` sends TALK from `stateChanged`), and any
 /// other link that follows the controller's events (a spectator's link joins
-/// that same list, with `role` `.spectator`). Nothing of it is saved.
+/// that same list: it sends TALK kind 2 for every `.talk` event it follows, and
+/// hands its own lines to `hear` with `role` `.spectator`, `seat` nil and its
+/// own `link` key, so it has a bucket of its own). Nothing of it is saved.
 public final class TableTalk: TalkOutlet {
     /// Whether talk is on, and if not, the sentence a sender is shown.
     public enum Availability: Hashable, Sendable {
