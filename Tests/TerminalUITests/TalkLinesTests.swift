@@ -87,6 +87,23 @@ struct TalkLinesTests {
         #expect(model.view.message == "Not sent: The line is too long.")
     }
 
+    @Test("with three lines said and the input open, every game at its largest table still fits 80x24")
+    func everyGameFits() {
+        for game in GameCatalog.all {
+            let seats = game.seatCounts.max() ?? 2
+            let state = Self.state(game.init(seats: seats), names: (0..<seats).map { "Player \($0 + 1)" })
+            var model = FullScreenModel(state: state, localSeats: [0], options: .plainASCII, talkAvailable: true)
+            for index in 0..<3 { _ = model.handle(Self.line(index % seats, "Player \(index % seats + 1)", "line \(index)")) }
+            _ = model.handle(.character("t"))
+            for character in "typing" { _ = model.handle(.character(character)) }
+            let lines = Renderer.screen(for: model.view, options: .plainASCII, size: Self.size).textLines
+            let shown = lines.joined(separator: "\n")
+            #expect(!shown.contains("Window too small"), "\(game.id) with \(seats) seats:\n\(shown)")
+            #expect(lines.contains { $0.contains("Say: typing_") }, "\(game.id) with \(seats) seats:\n\(shown)")
+            #expect(lines.count <= 24 && lines.allSatisfy { $0.count < 80 }, "\(game.id)")
+        }
+    }
+
     @Test("t is no move key in any game: it never moves the cursor")
     func tIsFree() {
         for game in GameCatalog.all {
