@@ -117,6 +117,7 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
             announcer.say("Passcode: \(passcode)   (only players who know it can take the seat; moves are not encrypted)")
         }
         if options.hints { announcer.say("Hints are on: either player can press h for the best move.") }
+        if options.noTalk { announcer.say("Table talk is off: lines anyone says are refused.") }
         announcer.say("Players can join with:")
         for line in joinLines { announcer.say("  " + line) }
         announcer.say("  parlor join localhost:\(port)\(codeArgument)   (on this machine)")
