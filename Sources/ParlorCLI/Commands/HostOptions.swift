@@ -87,7 +87,7 @@ public struct HostOptions: ParsableCommand, Hashable {
             seatsOption,
             botsOption,
             fillOption,
-        ] + CommonOptions.display,
+        ] + CommonOptions.playing,
         exclusiveGroups: [CommonOptions.outputGroup]
     )
 

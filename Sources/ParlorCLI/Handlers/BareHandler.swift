@@ -16,27 +16,31 @@ func runBare(settings: Settings = Settings()) async throws -> ExitCode {
         return .success
     }
     let name = settings.name ?? PlayerName.defaultName(environment: environment)
-    let display = DisplayFlags(ascii: settings.ascii == true, noColor: settings.color == false, bell: settings.bell == true)
+    let display = DisplayFlags(ascii: settings.ascii == true, noColor: settings.color == false, bell: settings.bell != false)
     var message: String?
-    // The lobby is home: after a match (or a join that failed) it opens again,
-    // saying what happened; q leaves it, and Ctrl-C or a lost terminal in a match ends parlor.
+    let seats = DeskSeats(name: name, display: display)
+    // The lobby is home: joined and offline matches sit at its desk, several at once,
+    // while it stays open; after hosting (or a join that failed) it opens again,
+    // saying what happened; q leaves it, and Ctrl-C or a lost terminal ends parlor.
     while true {
-        let choice = try await Lobby(model: LobbyModel(defaultName: name, defaultLevel: settings.bot ?? .medium, message: message)).run()
+        let choice = try await Lobby(model: LobbyModel(defaultName: name, defaultLevel: settings.bot ?? .medium, message: message),
+                                     seats: seats).run()
         let code: ExitCode
         do {
             switch choice {
-            case .join(let game):
-                code = try await runJoin(JoinOptions(target: .name(game.name), name: name, display: display))
-            case .joinTarget(let target):
-                code = try await runJoin(JoinOptions(target: target, name: name, display: display))
             case .host(let id, let hostName, let passcode, let seat):
                 var options = HostOptions(game: id, name: hostName, seat: seat, passcode: passcode ? .generate : nil, display: display)
                 options.preferredPort = settings.port ?? HostOptions.defaultPort
                 code = try await runHost(options)
-            case .play(let id, let level, let seat):
-                code = try await runPlay(PlayOptions(game: id, opponents: [.bot(level)], seat: seat, display: display, name: settings.name))
+            case .left(let signal):
+                // Every match at the desk was left for now: wait for their saves and "parlor resume" lines.
+                await seats.finishAll()
+                return signal.map { ExitCode(endedBy: $0) } ?? .success
             case .quit:
+                await seats.finishAll()
                 return .success
+            case .join, .joinTarget, .play:
+                continue  // started at the desk by the lobby itself
             }
         } catch let error as any UserFacingError {
             message = error.message.prefix(1).uppercased() + error.message.dropFirst() + "."

@@ -11,9 +11,13 @@ import TerminalUI
 /// (before any full-screen drawing starts).
 struct Announcer {
     let json: Bool
+    /// Where the text goes instead of stdout (the lobby's desk owns the screen); nil: stdout.
+    var sink: (@Sendable (String) -> Void)? = nil
 
     func say(_ text: String, event: JSONValue? = nil) {
-        if json {
+        if let sink {
+            if !text.isEmpty { sink(text) }
+        } else if json {
             if let event { Console.write(event.encoded + "\n") }
         } else {
             Console.write(text + "\n")
