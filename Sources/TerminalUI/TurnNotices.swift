@@ -137,3 +137,29 @@ public enum TurnNotices {
         return .object(fields)
     }
 }
+
+/// The window title of a one-match full screen: "parlor — your turn: connect4 vs Bo"
+/// while a seat played here is to move (not when every seat is), "parlor" otherwise.
+struct WindowTitle {
+    let unicode: Bool
+    private var shown: String?
+
+    init(unicode: Bool) { self.unicode = unicode }
+
+    /// The bytes that set the title after `event`, or nil when it stays as it is.
+    mutating func update(after event: MatchEvent, localSeats: Set<SeatIndex>) -> [UInt8]? {
+        let state: MatchState
+        switch event {
+        case .started(let current), .turnBegan(_, let current), .adopted(let current), .ended(let current), .failed(_, let current):
+            state = current
+        default:
+            return nil
+        }
+        let ours = state.activeSeat.map { localSeats.contains($0) } ?? false
+        let waiting = ours && localSeats.count < state.seats.count
+        let title = TurnNotices.title(waiting: waiting ? state : nil, localSeats: localSeats, unicode: unicode)
+        guard title != shown else { return nil }
+        shown = title
+        return TurnNotices.titleSequence(title)
+    }
+}

@@ -152,4 +152,58 @@ struct DeskTerminalTests {
         #expect(await lobby.waitFor("exit status 130", timeout: .seconds(20)), "\(lobby.screenText())")
         #expect(lobby.screenText().components(separatedBy: "parlor resume ").count >= 3, "\(lobby.screenText())")
     }
+
+    @Test("with bell = no in the settings file the turn that becomes ours rings nothing; an offline match sits beside a joined one",
+          .enabled(if: LeavingTerminalTests.canRun))
+    func bellOff() async throws {
+        let parlor = try #require(LeavingTerminalTests.parlor)
+        let home = LeavingTerminalTests.home("desk-quiet")
+        let hostsHome = NSTemporaryDirectory() + "parlor-desk-quiet-hosts-" + UUID().uuidString
+        defer { for path in [home.path, hostsHome] { try? FileManager.default.removeItem(atPath: path) } }
+        let bo = try await ScriptedHost.start(parlor, game: "connect4", name: "Bo", seat: "first", home: hostsHome + "/bo")
+        defer { bo.stop() }
+        try FileManager.default.createDirectory(atPath: home.path + "/config/parlor", withIntermediateDirectories: true)
+        try "bell = no\n".write(toFile: home.path + "/config/parlor/config", atomically: true, encoding: .utf8)
+        let events = home.path + "/turns.json", bytes = home.path + "/pane.bytes"
+        var environment = home.environment
+        environment["PARLOR_EVENTS"] = events
+        environment["XDG_CONFIG_HOME"] = home.path + "/config"
+        let lobby = try TmuxSession.start(["sh", "-c", "\"$0\"; echo \"exit status $?\"; sleep 60", parlor],
+                                          columns: 100, rows: 30, environment: environment)
+        defer { lobby.kill() }
+        try lobby.tmux(["pipe-pane", "-o", "-t", lobby.name, "cat >> '\(bytes)'"])
+        #expect(await lobby.waitFor("a type an address"), "\(lobby.screenText())")
+
+        // An offline match against the easy bot first (we move first), then back to the lobby.
+        lobby.send("p")
+        #expect(await lobby.waitFor("Which game?"), "\(lobby.screenText())")
+        lobby.send("3")  // tic-tac-toe
+        #expect(await lobby.waitFor("How strong?"), "\(lobby.screenText())")
+        lobby.send("e")
+        #expect(await lobby.waitFor("Which seat?"), "\(lobby.screenText())")
+        lobby.send("1")
+        #expect(await lobby.waitFor("Esc: your matches", timeout: .seconds(15)), "\(lobby.screenText())")
+        lobby.send("Escape")
+        #expect(await lobby.waitFor("your matches (* waits for you)"), "\(lobby.screenText())")
+        lobby.send("l")
+        #expect(await lobby.waitFor("You sit at 1 match"), "\(lobby.screenText())")
+
+        // Join Bo's table; Bo moves and the turn is ours: taken on screen, and no bell.
+        lobby.send("a")
+        lobby.type("127.0.0.1:\(bo.port)")
+        lobby.send("Enter")
+        let boMatch = try #require(await LeavingTerminalTests.waitForEvent(in: bo.output) { $0["event"] as? String == "started" }?["match"] as? String)
+        #expect(await bo.play("4", seat: 0, after: 0))
+        let took = await LeavingTerminalTests.waitForEvent(in: events) { $0["match"] as? String == boMatch && $0["case"] as? String == "takeTurn" }
+        #expect(took?["bell"] as? Bool == false, "\(LeavingTerminalTests.events(inFile: events))")
+        #expect(await lobby.waitFor("Your turn"), "\(lobby.screenText())")
+        // Two matches now, the offline one waiting for us.
+        lobby.send("Escape")
+        #expect(await lobby.waitFor("Tic-tac-toe vs Easy bot"), "\(lobby.screenText())")
+        #expect(lobby.screenText().contains("Connect Four vs Bo"), "\(lobby.screenText())")
+        try? await Task.sleep(for: .milliseconds(300))
+        #expect(Self.bells(in: bytes) == 0, "bell = no: no BEL at all")
+        lobby.send("C-c")
+        #expect(await lobby.waitFor("exit status 130", timeout: .seconds(20)), "\(lobby.screenText())")
+    }
 }

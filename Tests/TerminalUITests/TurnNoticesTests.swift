@@ -98,3 +98,20 @@ struct TurnNoticesTests {
         #expect(text.contains("\"yours\":true,\"case\":\"notice\",\"bell\":true"))
     }
 }
+
+@Suite("The window title of one match")
+struct WindowTitleTests {
+    @Test("your turn sets it once, the other side's turn and the end put 'parlor' back; a hot seat never says 'your turn'")
+    func title() {
+        var title = WindowTitle(unicode: true)
+        let mine = Fixtures.state(Connect4(), moves: [3, 4], names: ("Ana", "Bo"))
+        let set = title.update(after: .turnBegan(seat: 0, mine), localSeats: [0])
+        #expect(set == TurnNotices.titleSequence("parlor \u{2014} your turn: connect4 vs Bo"))
+        #expect(title.update(after: .turnBegan(seat: 0, mine), localSeats: [0]) == nil, "written once")
+        #expect(title.update(after: .notice("hello"), localSeats: [0]) == nil)
+        let theirs = Fixtures.state(Connect4(), moves: [3, 4, 2], names: ("Ana", "Bo"))
+        #expect(title.update(after: .turnBegan(seat: 1, theirs), localSeats: [0]) == TurnNotices.titleSequence("parlor"))
+        var hotSeat = WindowTitle(unicode: true)
+        #expect(hotSeat.update(after: .turnBegan(seat: 0, mine), localSeats: [0, 1]) == TurnNotices.titleSequence("parlor"))
+    }
+}
