@@ -74,6 +74,8 @@ public final class MatchDesk: Sendable {
     private let state = Mutex(State())
     private let onHomeChanged: @Sendable () -> Void
     private let ticker = Mutex<Task<Void, Never>?>(nil)
+    /// Games hosted from the lobby that wait for a player: what the lobby says, and how to stop the wait.
+    private let waits = Mutex<(next: Int, waiting: [(token: Int, text: String, stop: @Sendable () async -> Void)])>((0, []))
 
     /// A desk drawing on `terminal` (already in full-screen mode, owned by the lobby).
     /// `bell`: ring when a turn becomes ours; `eventsFD`: where the JSON turn lines go (nil: nowhere);
@@ -110,6 +112,36 @@ public final class MatchDesk: Sendable {
     /// How many matches the player sits at.
     public var matchCount: Int { state.withLock { $0.entries.count } }
 
+    /// A game hosted from the lobby waits for a player: `text` is shown in the lobby
+    /// until `doneWaiting`, and `stop` ends the wait when the lobby is left. Returns the token.
+    public func whileWaiting(_ text: String, stop: @escaping @Sendable () async -> Void) -> Int {
+        let token = waits.withLock { waits -> Int in
+            waits.next += 1
+            waits.waiting.append((waits.next, text, stop))
+            return waits.next
+        }
+        onHomeChanged()
+        return token
+    }
+
+    /// The wait `token` is over (a player joined, or it was stopped).
+    public func doneWaiting(_ token: Int) {
+        waits.withLock { $0.waiting.removeAll { $0.token == token } }
+        onHomeChanged()
+    }
+
+    /// How many hosted games wait for a player.
+    public var waitingCount: Int { waits.withLock { $0.waiting.count } }
+
+    /// Stops every hosted game's wait for a player.
+    private func stopWaiting() {
+        let stops = waits.withLock { waits -> [@Sendable () async -> Void] in
+            defer { waits.waiting = [] }
+            return waits.waiting.map(\.stop)
+        }
+        for stop in stops { Task { await stop() } }
+    }
+
     /// Shows a sentence in the lobby (why a join failed).
     public func say(_ text: String) {
         state.withLock { $0.message = text }
@@ -118,8 +150,9 @@ public final class MatchDesk: Sendable {
 
     /// The desk's lines under the lobby: a sentence, the notice, and the matches.
     public func homeLines() -> [String] {
-        state.withLock { state in
-            var lines: [String] = []
+        let hosting = waits.withLock { $0.waiting.map(\.text) }
+        return state.withLock { state in
+            var lines: [String] = hosting
             if let message = state.message { lines.append(message) }
             if let notice = state.notice { lines.append(notice.text) }
             if !state.entries.isEmpty {
@@ -170,6 +203,7 @@ public final class MatchDesk: Sendable {
             return state.entries
         }
         ticker.withLock { $0?.cancel() }
+        stopWaiting()
         if !terminalLost { _ = terminal.write(TurnNotices.popTitle) }
         terminal.restore()
         for entry in entries {
@@ -188,6 +222,7 @@ public final class MatchDesk: Sendable {
             return !state.closed
         }
         ticker.withLock { $0?.cancel() }
+        stopWaiting()
         if wasOpen { _ = terminal.write(TurnNotices.popTitle) }
     }
 

@@ -206,4 +206,49 @@ struct DeskTerminalTests {
         lobby.send("C-c")
         #expect(await lobby.waitFor("exit status 130", timeout: .seconds(20)), "\(lobby.screenText())")
     }
+
+    @Test("a game hosted from the lobby waits there, says where to join, and goes to the desk when a player joins",
+          .enabled(if: LeavingTerminalTests.canRun))
+    func hostedAtTheDesk() async throws {
+        let parlor = try #require(LeavingTerminalTests.parlor)
+        let home = LeavingTerminalTests.home("desk-host")
+        let guestHome = LeavingTerminalTests.home("desk-host-guest")
+        defer { for path in [home.path, guestHome.path] { try? FileManager.default.removeItem(atPath: path) } }
+        try FileManager.default.createDirectory(atPath: guestHome.path, withIntermediateDirectories: true)
+        var environment = home.environment
+        environment["XDG_CONFIG_HOME"] = home.path + "/config"
+        let lobby = try TmuxSession.start(["sh", "-c", "\"$0\"; echo \"exit status $?\"; sleep 60", parlor],
+                                          columns: 120, rows: 30, environment: environment)
+        defer { lobby.kill() }
+        #expect(await lobby.waitFor("a type an address"), "\(lobby.screenText())")
+        // Host Connect Four (1) as Ana (Enter), no passcode (n), the first seat (1).
+        lobby.send("h")
+        #expect(await lobby.waitFor("Which game?"), "\(lobby.screenText())")
+        lobby.send("1")
+        #expect(await lobby.waitFor("Name:"), "\(lobby.screenText())")
+        lobby.send("Enter")
+        #expect(await lobby.waitFor("Ask joining players for a passcode?"), "\(lobby.screenText())")
+        lobby.send("n")
+        #expect(await lobby.waitFor("Which seat?"), "\(lobby.screenText())")
+        lobby.send("1")
+        #expect(await lobby.waitFor("Waiting for a player", timeout: .seconds(15)), "\(lobby.screenText())")
+        let screen = lobby.screenText()
+        let port = try #require(screen.range(of: #"on port (\d+)"#, options: .regularExpression).map {
+            String(screen[$0].dropFirst("on port ".count))
+        }, "\(screen)")
+        #expect(screen.contains("parlor: games on the LAN"), "the lobby stays while it waits: \(screen)")
+
+        let guestOut = guestHome.path + "/guest.json"
+        let guest = try TmuxSession.start(["sh", "-c", "exec \"$0\" join 127.0.0.1:\"$1\" --bot easy --json --name Bo > \"$2\"",
+                                           parlor, port, guestOut], environment: guestHome.environment)
+        defer { guest.kill() }
+        #expect(await lobby.waitFor("Your turn", timeout: .seconds(20)), "\(lobby.screenText())")
+        #expect(await lobby.waitFor("Esc: your matches"), "\(lobby.screenText())")
+        lobby.send("4", "Enter")
+        // The guest's bot answers: the move went over the wire from the desk.
+        #expect(await LeavingTerminalTests.waitForEvent(in: guestOut) { $0["event"] as? String == "move" && $0["seat"] as? Int == 1 } != nil,
+                "\(LeavingTerminalTests.events(inFile: guestOut))")
+        lobby.send("C-c")
+        #expect(await lobby.waitFor("exit status 130", timeout: .seconds(20)), "\(lobby.screenText())")
+    }
 }

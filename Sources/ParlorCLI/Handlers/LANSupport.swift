@@ -177,8 +177,9 @@ struct LANListing {
     /// listing and end the process; stops watching them before returning, so
     /// the frontend can watch them next. A failure withdraws the listing and
     /// is thrown as the user reads it.
-    func waitForGuest(of host: MatchHost) async throws -> HostedMatch {
-        let signals = withdrawOnSignal()
+    func waitForGuest(of host: MatchHost, watchingSignals: Bool = true) async throws -> HostedMatch {
+        // At the lobby's desk the lobby watches the signals (a second watcher would take them from it).
+        let signals = watchingSignals ? withdrawOnSignal() : nil
         defer { signals?.cancel() }
         do { return try await host.waitForGuest() } catch {
             await withdraw()

@@ -1,6 +1,6 @@
 // The lobby's desk: the matches a player sits at from the lobby, several at
 // once. Each runs as the matching command would (`parlor join`, `parlor
-// play`), on a task of its own, with a `MatchDesk` frontend; the lobby stays
+// host`, `parlor play`), on a task of its own, with a `MatchDesk` frontend; the lobby stays
 // home, and the desk shows one match at a time (TerminalUI/MatchDesk.swift).
 
 @preconcurrency import Glibc
@@ -16,14 +16,18 @@ final class DeskSeats: Sendable {
     let name: String
     /// The settings file's display choices.
     let display: DisplayFlags
+    /// The port hosting tries first (the settings file's, else 7477).
+    let preferredPort: UInt16
     /// Where the desk writes one JSON line per turn of every match (`PARLOR_EVENTS`); nil: nowhere.
     let eventsFD: Int32?
     private let running = Mutex<[Task<Void, Never>]>([])
     private let caught = Mutex<Int32?>(nil)
 
-    init(name: String, display: DisplayFlags, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    init(name: String, display: DisplayFlags, preferredPort: UInt16 = HostOptions.defaultPort,
+         environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.name = name
         self.display = display
+        self.preferredPort = preferredPort
         if let path = environment["PARLOR_EVENTS"], !path.isEmpty {
             let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
             eventsFD = fd >= 0 ? fd : nil
@@ -49,6 +53,7 @@ final class DeskSeats: Sendable {
         let display = self.display
         var join: JoinOptions?
         var play: PlayOptions?
+        var host: HostOptions?
         switch choice {
         case .join(let game):
             desk.say("Joining \"\(Text.escapingUnprintable(game.name))\"\u{2026}")
@@ -58,13 +63,18 @@ final class DeskSeats: Sendable {
             join = JoinOptions(target: target, name: name, display: display)
         case .play(let id, let level, let seat):
             play = PlayOptions(game: id, opponents: [.bot(level)], seat: seat, display: display, name: name)
-        case .host, .quit, .left:
+        case .host(let id, let hostName, let passcode, let seat):
+            host = HostOptions(game: id, name: hostName, seat: seat, passcode: passcode ? .generate : nil, display: display)
+            host?.preferredPort = preferredPort
+        case .quit, .left:
             return
         }
         // No rematch at the desk: the question would need the terminal the desk reads.
         join?.rematches = 0
-        let task = Task { [join, play] in
+        host?.rematches = 0
+        let task = Task { [join, play, host] in
             do {
+                if let host { _ = try await runHost(host, desk: desk) }
                 if let join { _ = try await runJoin(join, desk: desk) }
                 if let play { _ = try await runPlay(play, desk: desk) }
             } catch let error as any UserFacingError {

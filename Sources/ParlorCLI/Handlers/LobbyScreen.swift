@@ -343,12 +343,11 @@ struct LobbyModel {
     }
 }
 
-/// Runs the lobby on the terminal until the player chooses.
+/// Runs the lobby on the terminal until the player leaves.
 ///
 /// Owns the terminal while it runs: raw mode and the alternate screen, a
 /// key reader on its own thread, and a browse. Every one of them is
-/// released before it returns, so the flow it hands over to (host)
-/// finds the terminal as a shell left it. Joining and playing a bot do not
+/// released before it returns. Joining, hosting and playing a bot do not
 /// leave it: each such match sits at the lobby's `MatchDesk` (started by
 /// `seats`), and the lobby stays home to several matches at once.
 struct Lobby {
@@ -413,24 +412,20 @@ struct Lobby {
                     return .left(signal: SIGINT)
                 } else if let choice = model.handle(key) {
                     switch choice {
-                    case .join, .joinTarget, .play:
+                    case .join, .joinTarget, .play, .host:
                         leavingAsked = false
                         model.showGames()
                         seats.start(choice, at: desk)
-                    case .host where desk.matchCount == 0:
-                        return choice
-                    case .host:
-                        desk.say("Hosting is not done from the desk while you sit at other matches: "
-                                 + "host from another terminal with 'parlor host GAME', then join it here.")
-                    case .quit where desk.matchCount == 0:
+                    case .quit where desk.matchCount + desk.waitingCount == 0:
                         return .quit
                     case .quit where leavingAsked:
                         desk.leaveAll(signal: nil)
                         return .left(signal: nil)
                     case .quit:
                         leavingAsked = true
-                        desk.say("You sit at \(desk.matchCount) match\(desk.matchCount == 1 ? "" : "es"): press q again to leave "
-                                 + "them for now ('parlor resume' continues each), or Tab to list them.")
+                        desk.say(desk.matchCount == 0 ? "You are hosting: press q again to stop waiting and leave."
+                                 : "You sit at \(desk.matchCount) match\(desk.matchCount == 1 ? "" : "es"): press q again to leave "
+                                   + "them for now ('parlor resume' continues each), or Tab to list them.")
                     case .left:
                         return choice
                     }
