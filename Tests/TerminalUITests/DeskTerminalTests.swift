@@ -248,7 +248,39 @@ struct DeskTerminalTests {
         // The guest's bot answers: the move went over the wire from the desk.
         #expect(await LeavingTerminalTests.waitForEvent(in: guestOut) { $0["event"] as? String == "move" && $0["seat"] as? Int == 1 } != nil,
                 "\(LeavingTerminalTests.events(inFile: guestOut))")
-        lobby.send("C-c")
-        #expect(await lobby.waitFor("exit status 130", timeout: .seconds(20)), "\(lobby.screenText())")
+        // Back in the lobby, q asks first; q again leaves the match for now, and the guest hears it.
+        #expect(await lobby.waitFor("Your turn"), "\(lobby.screenText())")
+        lobby.send("Escape")
+        #expect(await lobby.waitFor("your matches (* waits for you)"), "\(lobby.screenText())")
+        lobby.send("l")
+        #expect(await lobby.waitFor("You sit at 1 match"), "\(lobby.screenText())")
+        lobby.send("q")
+        #expect(await lobby.waitFor("press q again to leave them for now"), "\(lobby.screenText())")
+        lobby.send("q")
+        #expect(await lobby.waitFor("exit status 0", timeout: .seconds(20)), "\(lobby.screenText())")
+        #expect(lobby.screenText().contains("parlor resume "), "\(lobby.screenText())")
+    }
+
+    @Test("q twice in the lobby stops a hosted game's wait for a player and leaves with 0",
+          .enabled(if: LeavingTerminalTests.canRun))
+    func stopHostingFromTheLobby() async throws {
+        let parlor = try #require(LeavingTerminalTests.parlor)
+        let home = LeavingTerminalTests.home("desk-stop")
+        defer { try? FileManager.default.removeItem(atPath: home.path) }
+        var environment = home.environment
+        environment["XDG_CONFIG_HOME"] = home.path + "/config"
+        let lobby = try TmuxSession.start(["sh", "-c", "\"$0\"; echo \"exit status $?\"; sleep 60", parlor],
+                                          columns: 120, rows: 30, environment: environment)
+        defer { lobby.kill() }
+        #expect(await lobby.waitFor("a type an address"), "\(lobby.screenText())")
+        for key in ["h", "3", "Enter", "n", "1"] {
+            lobby.send(key)
+            try? await Task.sleep(for: .milliseconds(150))
+        }
+        #expect(await lobby.waitFor("Waiting for a player", timeout: .seconds(15)), "\(lobby.screenText())")
+        lobby.send("q")
+        #expect(await lobby.waitFor("You are hosting: press q again"), "\(lobby.screenText())")
+        lobby.send("q")
+        #expect(await lobby.waitFor("exit status 0", timeout: .seconds(15)), "\(lobby.screenText())")
     }
 }
