@@ -297,14 +297,22 @@ public final class MatchDesk: Sendable {
 
     // MARK: matches
 
-    /// Adds a match (from `DeskFrontend`): it goes on screen at once.
+    /// Adds a match (from `DeskFrontend`): it goes on screen at once from the
+    /// lobby; a match that starts while another is shown (a player joined a
+    /// game hosted from the lobby) gets a notice instead, and the board stays.
     fileprivate func add(_ id: MatchID, model: FullScreenModel, seats: LocalSeats, hints: FullScreenFrontend.HintSource?,
                          exit: AsyncStream<FrontendExit>.Continuation) {
         let added = state.withLock { state -> Bool in
             guard !state.closed else { return false }
-            state.entries.append(Entry(id: id, model: model, seats: seats, hints: hints, exit: exit))
+            let entry = Entry(id: id, model: model, seats: seats, hints: hints, exit: exit)
+            state.entries.append(entry)
             state.message = nil
-            show(id, &state)
+            if state.onScreen == nil && !state.listOpen {
+                show(id, &state)
+            } else {
+                state.notice = (id, "\(entry.label) has started. Press Esc for your matches.")
+                draw(&state)
+            }
             return true
         }
         if !added {
