@@ -283,4 +283,41 @@ struct DeskTerminalTests {
         lobby.send("q")
         #expect(await lobby.waitFor("exit status 0", timeout: .seconds(15)), "\(lobby.screenText())")
     }
+
+    @Test("closing the terminal (SIGHUP) while sitting at two matches saves both as interrupted, nothing quit",
+          .enabled(if: LeavingTerminalTests.canRun))
+    func closedTerminalSavesEveryMatch() async throws {
+        let parlor = try #require(LeavingTerminalTests.parlor)
+        let home = LeavingTerminalTests.home("desk-hup")
+        defer { try? FileManager.default.removeItem(atPath: home.path) }
+        var environment = home.environment
+        environment["XDG_CONFIG_HOME"] = home.path + "/config"
+        let lobby = try TmuxSession.start([parlor], columns: 100, rows: 30, environment: environment)
+        defer { lobby.kill() }
+        #expect(await lobby.waitFor("a type an address"), "\(lobby.screenText())")
+        // Two offline matches against the easy bot, tic-tac-toe then Connect Four, each with a move played.
+        for (game, move) in [("3", "5"), ("1", "4")] {
+            for key in ["p", game, "e", "1"] {
+                lobby.send(key)
+                try? await Task.sleep(for: .milliseconds(150))
+            }
+            #expect(await lobby.waitFor("Your turn", timeout: .seconds(15)), "\(lobby.screenText())")
+            lobby.send(move, "Enter")
+            try? await Task.sleep(for: .milliseconds(1200))
+            lobby.send("Escape")
+            #expect(await lobby.waitFor("your matches (* waits for you)"), "\(lobby.screenText())")
+            lobby.send("l")
+            #expect(await lobby.waitFor("You sit at"), "\(lobby.screenText())")
+        }
+        #expect(lobby.screenText().contains("You sit at 2 matches"), "\(lobby.screenText())")
+        try lobby.tmux(["kill-session", "-t", lobby.name])
+        let deadline = ContinuousClock.now + .seconds(15)
+        var states: [String] = []
+        while ContinuousClock.now < deadline {
+            states = try LeavingTerminalTests.matches(parlor, home: home.path).compactMap { $0["state"] as? String }
+            if states == ["interrupted", "interrupted"] { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(states == ["interrupted", "interrupted"])
+    }
 }

@@ -375,6 +375,8 @@ struct Lobby {
                 terminal.restore()
                 exit(ExitCode(endedBy: number).rawValue)
             }
+            // More hang-ups may follow the first; none may kill parlor while the matches are saved.
+            if number == SIGHUP { SignalWatcher.ignoreHangUpsFromNowOn() }
             desk.leaveAll(signal: number, terminalLost: number == SIGHUP)
             seats.signalled(number)
             inputs.redraw()
@@ -432,6 +434,7 @@ struct Lobby {
                 }
             case .endOfInput:
                 if desk.matchCount > 0 {
+                    SignalWatcher.ignoreHangUpsFromNowOn()
                     desk.leaveAll(signal: nil, terminalLost: true)
                     return .left(signal: SIGHUP)
                 }
