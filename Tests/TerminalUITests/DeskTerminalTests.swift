@@ -53,6 +53,20 @@ struct DeskTerminalTests {
         }
     }
 
+    /// Bare `parlor` in tmux with `home` for its data and settings: its JSON turn
+    /// lines go to `home/turns.json` and every byte it writes to `home/pane.bytes`.
+    static func startLobby(_ parlor: String, home: (path: String, environment: [String: String]),
+                           columns: Int = 100) throws -> TmuxSession {
+        try FileManager.default.createDirectory(atPath: home.path, withIntermediateDirectories: true)
+        var environment = home.environment
+        environment["PARLOR_EVENTS"] = home.path + "/turns.json"
+        environment["XDG_CONFIG_HOME"] = home.path + "/config"
+        let lobby = try TmuxSession.start(["sh", "-c", "\"$0\"; echo \"exit status $?\"; sleep 60", parlor],
+                                          columns: columns, rows: 30, environment: environment)
+        try lobby.tmux(["pipe-pane", "-o", "-t", lobby.name, "cat >> '\(home.path)/pane.bytes'"])
+        return lobby
+    }
+
     static func bells(in path: String) -> Int {
         ((try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data()).filter { $0 == 0x07 }.count
     }
@@ -70,15 +84,9 @@ struct DeskTerminalTests {
         let cy = try await ScriptedHost.start(parlor, game: "tictactoe", name: "Cy", seat: "second", home: hostsHome + "/cy")
         defer { cy.stop() }
 
-        try FileManager.default.createDirectory(atPath: home.path, withIntermediateDirectories: true)
         let events = home.path + "/turns.json", bytes = home.path + "/pane.bytes"
-        var environment = home.environment
-        environment["PARLOR_EVENTS"] = events
-        environment["XDG_CONFIG_HOME"] = home.path + "/config"
-        let shell = "\"$0\"; echo \"exit status $?\"; sleep 60"
-        let lobby = try TmuxSession.start(["sh", "-c", shell, parlor], columns: 100, rows: 30, environment: environment)
+        let lobby = try Self.startLobby(parlor, home: home)
         defer { lobby.kill() }
-        try lobby.tmux(["pipe-pane", "-o", "-t", lobby.name, "cat >> '\(bytes)'"])
         #expect(await lobby.waitFor("a type an address"), "\(lobby.screenText())")
         func turns() -> [[String: Any]] { LeavingTerminalTests.events(inFile: events) }
         func turn(_ match: String?, _ turnCase: String) async -> [String: Any]? {
@@ -165,13 +173,8 @@ struct DeskTerminalTests {
         try FileManager.default.createDirectory(atPath: home.path + "/config/parlor", withIntermediateDirectories: true)
         try "bell = no\n".write(toFile: home.path + "/config/parlor/config", atomically: true, encoding: .utf8)
         let events = home.path + "/turns.json", bytes = home.path + "/pane.bytes"
-        var environment = home.environment
-        environment["PARLOR_EVENTS"] = events
-        environment["XDG_CONFIG_HOME"] = home.path + "/config"
-        let lobby = try TmuxSession.start(["sh", "-c", "\"$0\"; echo \"exit status $?\"; sleep 60", parlor],
-                                          columns: 100, rows: 30, environment: environment)
+        let lobby = try Self.startLobby(parlor, home: home)
         defer { lobby.kill() }
-        try lobby.tmux(["pipe-pane", "-o", "-t", lobby.name, "cat >> '\(bytes)'"])
         #expect(await lobby.waitFor("a type an address"), "\(lobby.screenText())")
 
         // An offline match against the easy bot first (we move first), then back to the lobby.
@@ -215,10 +218,7 @@ struct DeskTerminalTests {
         let guestHome = LeavingTerminalTests.home("desk-host-guest")
         defer { for path in [home.path, guestHome.path] { try? FileManager.default.removeItem(atPath: path) } }
         try FileManager.default.createDirectory(atPath: guestHome.path, withIntermediateDirectories: true)
-        var environment = home.environment
-        environment["XDG_CONFIG_HOME"] = home.path + "/config"
-        let lobby = try TmuxSession.start(["sh", "-c", "\"$0\"; echo \"exit status $?\"; sleep 60", parlor],
-                                          columns: 120, rows: 30, environment: environment)
+        let lobby = try Self.startLobby(parlor, home: home, columns: 120)
         defer { lobby.kill() }
         #expect(await lobby.waitFor("a type an address"), "\(lobby.screenText())")
         // Host Connect Four (1) as Ana (Enter), no passcode (n), the first seat (1).
@@ -267,10 +267,7 @@ struct DeskTerminalTests {
         let parlor = try #require(LeavingTerminalTests.parlor)
         let home = LeavingTerminalTests.home("desk-stop")
         defer { try? FileManager.default.removeItem(atPath: home.path) }
-        var environment = home.environment
-        environment["XDG_CONFIG_HOME"] = home.path + "/config"
-        let lobby = try TmuxSession.start(["sh", "-c", "\"$0\"; echo \"exit status $?\"; sleep 60", parlor],
-                                          columns: 120, rows: 30, environment: environment)
+        let lobby = try Self.startLobby(parlor, home: home, columns: 120)
         defer { lobby.kill() }
         #expect(await lobby.waitFor("a type an address"), "\(lobby.screenText())")
         for key in ["h", "3", "Enter", "n", "1"] {
@@ -290,9 +287,7 @@ struct DeskTerminalTests {
         let parlor = try #require(LeavingTerminalTests.parlor)
         let home = LeavingTerminalTests.home("desk-hup")
         defer { try? FileManager.default.removeItem(atPath: home.path) }
-        var environment = home.environment
-        environment["XDG_CONFIG_HOME"] = home.path + "/config"
-        let lobby = try TmuxSession.start([parlor], columns: 100, rows: 30, environment: environment)
+        let lobby = try Self.startLobby(parlor, home: home)
         defer { lobby.kill() }
         #expect(await lobby.waitFor("a type an address"), "\(lobby.screenText())")
         // Two offline matches against the easy bot, tic-tac-toe then Connect Four, each with a move played.
