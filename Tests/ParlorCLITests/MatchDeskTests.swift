@@ -35,7 +35,7 @@ struct MatchDeskTests {
         return text.split(separator: "\n").compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
     }
 
-    static func wait(_ what: String, timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
+    static func wait(_ what: String, timeout: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition() { return true }
