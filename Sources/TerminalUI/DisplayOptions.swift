@@ -25,7 +25,7 @@ public struct DisplayOptions: Hashable, Sendable {
     /// Whether the caller should use plain mode (no TTY, `TERM=dumb` or no `TERM`).
     public var prefersPlainMode: Bool
     /// Whether the full screen rings the terminal bell when a local seat's turn
-    /// begins after another seat moved (the settings file's `bell = yes`).
+    /// begins after another seat moved (on unless `--no-bell` or the settings file's `bell = no`).
     public var bell = false
 
     /// Options spelled out; `detect` is what a program normally calls.

@@ -91,6 +91,9 @@ public struct FullScreenFrontend: MatchFrontend {
         // Bumped on every match event and on the way out: a hint search for an older position stops.
         let position = PositionCounter()
         let writer = ScreenWriter(terminal: terminal, options: options) { hub.send(.input(.lost)) }
+        // The window title says when it is our turn; the one before is put back on the way out.
+        var title = WindowTitle(unicode: options.unicode)
+        writer.send(TurnNotices.pushTitle)
         let forwarding = hub.forward(events)
         let ticker = hub.ticking(every: .seconds(1))
         let reader = InputReader(fd: inputFD, mode: .keys) { hub.send(.input($0)) }
@@ -120,7 +123,7 @@ public struct FullScreenFrontend: MatchFrontend {
 
         func finish(_ exit: FrontendExit, terminalGone: Bool = false) async -> FrontendExit {
             // More hang-ups may follow the first; none may kill parlor while it saves the match.
-            if terminalGone { SignalWatcher.ignoreHangUpsFromNowOn() }
+            if terminalGone { SignalWatcher.ignoreHangUpsFromNowOn() } else { writer.send(TurnNotices.popTitle) }
             await writer.drained()
             terminal.restore()
             if terminalGone { return exit }
@@ -147,6 +150,7 @@ public struct FullScreenFrontend: MatchFrontend {
             switch event {
             case .match(let matchEvent):
                 position.advance()
+                if let bytes = title.update(after: matchEvent, localSeats: model.localSeats) { writer.send(bytes) }
                 actions = model.handle(matchEvent)
             case .matchStreamEnded: actions = model.matchStreamEnded()
             case .input(.key(let key)): actions = model.handle(key)

@@ -114,10 +114,12 @@ public enum JSONEvents {
         ])
     }
 
-    /// `{"event":"turn","seat":N,"sequence":S}` plus `"deadline"` (ms since 1970) when the turn has one.
+    /// `{"event":"turn","seat":N,"sequence":S}` plus `"deadline"` (ms since 1970) when the turn has one,
+    /// then `"match"`: which match, for a player (or script) in several.
     public static func turn(seat: SeatIndex, _ state: MatchState) -> JSONValue {
         var fields: [(String, JSONValue)] = [("event", "turn"), ("seat", JSONValue(seat)), ("sequence", JSONValue(Int(state.sequence)))]
         if state.deadline > 0 { fields.append(("deadline", .int(state.deadline))) }
+        fields.append(("match", JSONValue(state.matchID.hex)))
         return .object(fields)
     }
 

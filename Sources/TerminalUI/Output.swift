@@ -35,8 +35,11 @@ final class ScreenWriter: Sendable {
     var lastFrameBytes: Int { state.withLock { $0.lastFrameBytes } }
 
     /// Rings the terminal bell (BEL) after the frames queued so far.
-    func ring() {
-        queue.async { if !self.terminal.write([0x07]) { self.onLost() } }
+    func ring() { send([0x07]) }
+
+    /// Writes `bytes` as they are (the bell, a title) after the frames queued so far.
+    func send(_ bytes: [UInt8]) {
+        queue.async { if !self.terminal.write(bytes) { self.onLost() } }
     }
 
     /// Makes the next frame a full redraw (after a resize).

@@ -111,7 +111,7 @@ struct UsageErrorTests {
             Usage: parlor play GAME [--seats N] [--vs WHO[,WHO...]]
                      [--seat first|second|random|N] [--name TEXT] [--bot LEVEL]
                      [--turn-timeout SECONDS] [--seed N] [--plain|--json] [--ascii]
-                     [--no-color]
+                     [--no-color] [--no-bell]
             See 'parlor help play'.
 
             """)

@@ -4,6 +4,7 @@ enum CommonOptions {
     static let json = OptionSpec("json", help: "One JSON object per line on stdout, for scripts.")
     static let ascii = OptionSpec("ascii", help: "ASCII pieces and lines, even on a UTF-8 terminal.")
     static let noColor = OptionSpec("no-color", help: "No colour. Setting NO_COLOR does the same.")
+    static let noBell = OptionSpec("no-bell", help: "No terminal bell when the turn becomes yours (the settings file's bell = no does the same).")
     static let bot = OptionSpec("bot", .required(valueName: "LEVEL"), help: "Let a bot make this side's moves: easy, medium or hard.")
     static let name = OptionSpec(
         "name", short: "n", .required(valueName: "TEXT"),
@@ -43,15 +44,18 @@ enum CommonOptions {
 
     /// The options every board-showing command ends with, in help order.
     static let display = [plain, json, ascii, noColor]
+    /// `--no-bell`, for the commands that play a match (after `display`).
+    static let playing = display + [noBell]
     /// `--plain` and `--json` exclude each other.
     static let outputGroup = [plain.name, json.name]
 
-    /// `--plain`/`--json`/`--ascii`/`--no-color` as given.
+    /// `--plain`/`--json`/`--ascii`/`--no-color`/`--no-bell` as given; the bell is on unless turned off.
     static func display(_ arguments: ParsedArguments) -> DisplayFlags {
         let output: OutputMode = arguments.flag(json) ? .json : arguments.flag(plain) ? .plain : .automatic
         let settings = arguments.settings
         return DisplayFlags(output: output, ascii: arguments.flag(ascii) || settings.ascii == true,
-                            noColor: arguments.flag(noColor) || settings.color == false, bell: settings.bell == true)
+                            noColor: arguments.flag(noColor) || settings.color == false,
+                            bell: !arguments.flag(noBell) && settings.bell != false)
     }
 
     /// `--bot LEVEL`, when given.

@@ -90,7 +90,7 @@ public struct HostOptions: ParsableCommand, Hashable {
             botsOption,
             fillOption,
             noTalkOption,
-        ] + CommonOptions.display,
+        ] + CommonOptions.playing,
         exclusiveGroups: [CommonOptions.outputGroup]
     )
 

@@ -49,7 +49,7 @@ public struct JoinOptions: ParsableCommand, Hashable {
             codeOption,
             CommonOptions.grace,
             CommonOptions.rematch,
-        ] + CommonOptions.display,
+        ] + CommonOptions.playing,
         exclusiveGroups: [CommonOptions.outputGroup]
     )
 

@@ -141,7 +141,7 @@ public struct ResumeOptions: ParsableCommand, Hashable {
             argument, the most recently interrupted match is resumed.
             """,
         arguments: [ArgumentSpec("ID|HOST:PORT", isOptional: true, help: "A match id from 'parlor matches', or the host's address.")],
-        options: [CommonOptions.bot, CommonOptions.heartbeatTimeout, CommonOptions.grace, CommonOptions.rematch] + CommonOptions.display,
+        options: [CommonOptions.bot, CommonOptions.heartbeatTimeout, CommonOptions.grace, CommonOptions.rematch] + CommonOptions.playing,
         exclusiveGroups: [CommonOptions.outputGroup]
     )
 

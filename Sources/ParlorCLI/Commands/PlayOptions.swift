@@ -75,7 +75,7 @@ public struct PlayOptions: ParsableCommand, Hashable {
             CommonOptions.bot,
             CommonOptions.turnTimeout,
             seedOption,
-        ] + CommonOptions.display,
+        ] + CommonOptions.playing,
         exclusiveGroups: [CommonOptions.outputGroup]
     )
 

@@ -10,7 +10,11 @@ import TerminalUI
 /// Runs `parlor host GAME`: listens on IPv4 and IPv6, advertises the game with
 /// DNS-SD (when a daemon runs), waits for a guest, and plays as the
 /// authoritative turn holder.
-func runHost(_ options: HostOptions) async throws -> ExitCode {
+///
+/// With `desk`, the match is one of several at the lobby's desk: the lobby
+/// says where to join while it waits, the wait stops when the lobby is left,
+/// and nothing is printed or read from the terminal here.
+func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> ExitCode {
     guard let gameType = GameCatalog.game(id: options.game) else {
         throw CommandFailure("unknown game '\(options.game)'", exitCode: .usage)
     }
@@ -21,9 +25,11 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
     case .generate?:
         do { passcode = try PasscodeKey.generateCode() } catch { throw CommandFailure("could not make up a passcode: \(error)", exitCode: .internalError) }
     }
-    var presentation = MatchPresentation(flags: options.display)
+    var presentation = desk.map { MatchPresentation(desk: $0) } ?? MatchPresentation(flags: options.display)
     if options.hints { presentation.allowHints() }
-    let announcer = Announcer(json: presentation.isJSON)
+    // At the desk the one line that matters is said in the lobby (below); the rest is not printed.
+    let dropped: (@Sendable (String) -> Void)? = if desk == nil { nil } else { { _ in } }
+    let announcer = Announcer(json: presentation.isJSON, sink: dropped)
     _ = try? DescriptorLimit.raise()
     // A store nothing can be saved in (read-only, not ours): say so before any guest is welcomed.
     do { try LocalData.matchStore.checkWritable() } catch {
@@ -38,7 +44,7 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
         } else {
             let (opened, preferred) = try TCPListener.listen(preferredPort: options.preferredPort)
             listener = opened
-            if !preferred && !presentation.isJSON {
+            if !preferred && !presentation.isJSON && desk == nil {
                 Console.writeError("parlor: port \(options.preferredPort) is taken; listening on \(opened.port) instead\n")
             }
         }
@@ -111,7 +117,7 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
             }
         } else {
             announcer.say("Hosting \(gameType.displayName) on port \(port).")
-            Console.writeError("parlor: not advertised on the LAN: \(discoveryProblem.map(LAN.discoveryAdvice) ?? "unknown error")\n")
+            if desk == nil { Console.writeError("parlor: not advertised on the LAN: \(discoveryProblem.map(LAN.discoveryAdvice) ?? "unknown error")\n") }
         }
         if let passcode {
             announcer.say("Passcode: \(passcode)   (only players who know it can take the seat; moves are not encrypted)")
@@ -156,9 +162,21 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
     // While it waits, the host hears of every wrong passcode: someone is trying.
     let notices = passcode == nil ? nil : Task { await WrongPasscodeNotices.relay(host.reports, to: announcer) }
     let hosted: HostedMatch
-    let keys = presentation.isJSON ? nil : WaitingKeys.watch { await host.shutdown() }
-    do { hosted = try await listing.waitForGuest(of: host) } catch {
+    let keys = presentation.isJSON || desk != nil ? nil : WaitingKeys.watch { await host.shutdown() }
+    let waiting = desk.map { desk in
+        let code = passcode.map { ", passcode \($0)" } ?? ""
+        let line = joinLines.first.map { "'\($0)'" } ?? "'parlor join localhost:\(port)\(codeArgument)'"
+        return desk.whileWaiting("Hosting \(gameType.displayName) on port \(port)\(code): players join with \(line). Waiting for a player\u{2026}") {
+            await host.shutdown()
+        }
+    }
+    do { hosted = try await listing.waitForGuest(of: host, watchingSignals: desk == nil) } catch {
+        if let waiting { desk?.doneWaiting(waiting) }
         notices?.cancel()
+        if desk != nil {
+            await listing.withdraw()
+            return .success
+        }
         if keys?.finish() == true {
             announcer.say("Stopped hosting; nobody joined.")
             return .success
@@ -166,6 +184,7 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
         throw error
     }
     keys?.finish()
+    if let waiting { desk?.doneWaiting(waiting) }
     notices?.cancel()
     for guest in hosted.guests where presentation.isJSON {
         announcer.say("", event: .object([

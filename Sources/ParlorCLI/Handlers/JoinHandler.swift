@@ -9,9 +9,13 @@ import TerminalUI
 
 /// Runs `parlor join TARGET`: connects to a host by address or by its
 /// advertised name, and plays through a `RemoteParticipant` for the host's seat.
-func runJoin(_ options: JoinOptions) async throws -> ExitCode {
-    var presentation = MatchPresentation(flags: options.display)
-    let announcer = Announcer(json: presentation.isJSON)
+///
+/// With `desk`, the match is one of several at the lobby's desk: what would
+/// be printed goes to the lobby's line, and a passcode is not asked for.
+func runJoin(_ options: JoinOptions, desk: MatchDesk? = nil) async throws -> ExitCode {
+    var presentation = desk.map { MatchPresentation(desk: $0) } ?? MatchPresentation(flags: options.display)
+    let sink: (@Sendable (String) -> Void)? = if let desk { { text in desk.say(text) } } else { nil }
+    let announcer = Announcer(json: presentation.isJSON, sink: sink)
     let connection: TCPConnection
     let peerAddress: String
     let dial: Dialer
@@ -49,7 +53,9 @@ func runJoin(_ options: JoinOptions) async throws -> ExitCode {
     guestOptions.passcode = options.passcode
     // At a table that fills, who is seated so far: "2 of 4 seated: Ana (host), Bo (you), free, free".
     guestOptions.onTable = { table in announcer.say(table.summary, event: tableEvent(table)) }
-    let question = PasscodeQuestion(game: gameName, address: peerAddress)
+    var question = PasscodeQuestion(game: gameName, address: peerAddress)
+    // The desk's key reader owns the terminal: no prompt there.
+    question.canAsk = desk == nil
     var stream: any ByteStream = connection.byteStream()
     if needsPasscode && guestOptions.passcode == nil {
         // The advertisement says so: ask before the handshake, on a fresh
@@ -111,6 +117,8 @@ struct PasscodeQuestion {
     var game: String?
     /// The host's address as shown.
     var address: String
+    /// Whether the terminal may be asked (not while the lobby's desk reads its keys).
+    var canAsk = true
 
     /// What the prompt and the messages call the host: the game's advertised
     /// name, or (joined by address, when the game is not known before the
@@ -127,7 +135,7 @@ struct PasscodeQuestion {
     /// Ctrl-D at the prompt ends parlor as interrupted (exit 130).
     func ask() async throws -> String {
         let host = what
-        guard isInteractiveTerminal else {
+        guard isInteractiveTerminal, canAsk else {
             throw CommandFailure("\(host) needs a passcode; ask its host for the code and join with --code CODE", exitCode: .usage)
         }
         switch await LinePrompt.secret(prompt) {

@@ -11,9 +11,13 @@ import TerminalUI
 /// (before any full-screen drawing starts).
 struct Announcer {
     let json: Bool
+    /// Where the text goes instead of stdout (the lobby's desk owns the screen); nil: stdout.
+    var sink: (@Sendable (String) -> Void)? = nil
 
     func say(_ text: String, event: JSONValue? = nil) {
-        if json {
+        if let sink {
+            if !text.isEmpty { sink(text) }
+        } else if json {
             if let event { Console.write(event.encoded + "\n") }
         } else {
             Console.write(text + "\n")
@@ -173,8 +177,9 @@ struct LANListing {
     /// listing and end the process; stops watching them before returning, so
     /// the frontend can watch them next. A failure withdraws the listing and
     /// is thrown as the user reads it.
-    func waitForGuest(of host: MatchHost) async throws -> HostedMatch {
-        let signals = withdrawOnSignal()
+    func waitForGuest(of host: MatchHost, watchingSignals: Bool = true) async throws -> HostedMatch {
+        // At the lobby's desk the lobby watches the signals (a second watcher would take them from it).
+        let signals = watchingSignals ? withdrawOnSignal() : nil
         defer { signals?.cancel() }
         do { return try await host.waitForGuest() } catch {
             await withdraw()

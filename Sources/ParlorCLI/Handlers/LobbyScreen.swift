@@ -21,6 +21,8 @@ enum LobbyChoice: Sendable, Hashable {
     case play(String, level: BotLevelChoice, seat: SeatChoice)
     /// Leave.
     case quit
+    /// The matches at the desk were left for now (q twice, Ctrl-C, a signal: `signal`).
+    case left(signal: Int32?)
 }
 
 /// The lobby's state and what a key does to it. No I/O.
@@ -73,6 +75,12 @@ struct LobbyModel {
 
     /// The games a player can host or play, in catalog order.
     let catalog: [(id: String, name: String)] = GameCatalog.all.map { ($0.id, $0.displayName) }
+
+    /// Back to the games on the LAN (a join or a match started at the desk; the lobby stays open).
+    mutating func showGames() {
+        mode = .games
+        typed = ""
+    }
 
     /// Takes in a browse event.
     mutating func apply(_ event: BrowseEvent) {
@@ -335,15 +343,18 @@ struct LobbyModel {
     }
 }
 
-/// Runs the lobby on the terminal until the player chooses.
+/// Runs the lobby on the terminal until the player leaves.
 ///
 /// Owns the terminal while it runs: raw mode and the alternate screen, a
 /// key reader on its own thread, and a browse. Every one of them is
-/// released before it returns, so the flow it hands over to (join, host,
-/// play) finds the terminal as a shell left it.
+/// released before it returns. Joining, hosting and playing a bot do not
+/// leave it: each such match sits at the lobby's `MatchDesk` (started by
+/// `seats`), and the lobby stays home to several matches at once.
 struct Lobby {
     /// Where the model starts: the defaults to offer, and a message (why the last join failed).
     var model = LobbyModel()
+    /// Starts the matches chosen here, at the desk.
+    var seats: DeskSeats
 
     func run() async throws -> LobbyChoice {
         let terminal = Terminal()
@@ -351,46 +362,98 @@ struct Lobby {
             throw CommandFailure("cannot open the lobby: \(error)", exitCode: .ioError)
         }
         let inputs = InputMerger()
+        let desk = seats.openDesk(on: terminal) { inputs.redraw() }
         // Raw mode turns Ctrl-C into a key; these are what may still arrive as signals.
         let signals = SignalWatcher(signals: [SIGTERM, SIGHUP, SIGWINCH]) { number in
             if number == SIGWINCH {
+                desk.resized()
                 inputs.redraw()
                 return
             }
-            terminal.restore()
-            exit(ExitCode(endedBy: number).rawValue)
+            // Matches at the desk are left for now (saved, resumable); without any, parlor ends at once.
+            guard desk.matchCount > 0 else {
+                terminal.restore()
+                exit(ExitCode(endedBy: number).rawValue)
+            }
+            // More hang-ups may follow the first; none may kill parlor while the matches are saved.
+            if number == SIGHUP { SignalWatcher.ignoreHangUpsFromNowOn() }
+            desk.leaveAll(signal: number, terminalLost: number == SIGHUP)
+            seats.signalled(number)
+            inputs.redraw()
         }
         defer {
             inputs.close()
             signals.cancel()
+            desk.close()
             terminal.restore()
         }
         inputs.forward(DNSSDDirectory().browse(type: parlorServiceType))
         inputs.readKeys()
 
         var model = self.model
-        draw(model, on: terminal)
+        // q (or Esc) with matches at the desk asks once: a second q leaves them all for now.
+        var leavingAsked = false
+        draw(model, desk: desk, on: terminal)
         for await input in inputs.stream {
+            if let number = seats.signal { return .left(signal: number) }
             switch input {
             case .browse(let event):
                 model.apply(event)
             case .key(let key):
-                if let choice = model.handle(key) { return choice }
+                if desk.hasScreen {
+                    switch desk.handle(key) {
+                    case .handled: continue
+                    case .showLobby: break
+                    case .leftAll: return .left(signal: SIGINT)
+                    }
+                } else if key == .tab, desk.matchCount > 0 {
+                    desk.openList()
+                    continue
+                } else if key == .interrupt, desk.matchCount > 0 {
+                    desk.leaveAll(signal: SIGINT)
+                    return .left(signal: SIGINT)
+                } else if let choice = model.handle(key) {
+                    switch choice {
+                    case .join, .joinTarget, .play, .host:
+                        leavingAsked = false
+                        model.showGames()
+                        seats.start(choice, at: desk)
+                    case .quit where desk.matchCount + desk.waitingCount == 0:
+                        return .quit
+                    case .quit where leavingAsked:
+                        desk.leaveAll(signal: nil)
+                        return .left(signal: nil)
+                    case .quit:
+                        leavingAsked = true
+                        desk.say(desk.matchCount == 0 ? "You are hosting: press q again to stop waiting and leave."
+                                 : "You sit at \(desk.matchCount) match\(desk.matchCount == 1 ? "" : "es"): press q again to leave "
+                                   + "them for now ('parlor resume' continues each), or Tab to list them.")
+                    case .left:
+                        return choice
+                    }
+                }
             case .endOfInput:
+                if desk.matchCount > 0 {
+                    SignalWatcher.ignoreHangUpsFromNowOn()
+                    desk.leaveAll(signal: nil, terminalLost: true)
+                    return .left(signal: SIGHUP)
+                }
                 return .quit
             case .deadline, .line, .redraw:
                 break
             }
-            draw(model, on: terminal)
+            if !desk.hasScreen { draw(model, desk: desk, on: terminal) }
         }
         return .quit
     }
 
-    private func draw(_ model: LobbyModel, on terminal: Terminal) {
+    private func draw(_ model: LobbyModel, desk: MatchDesk, on terminal: Terminal) {
         let size = terminal.size()
         // One column spare: writing the last column makes some terminals wrap.
-        var lines = model.lines(width: max(20, (size?.columns ?? 80) - 1))
-        if let rows = size?.rows, lines.count > rows { lines = Array(lines.prefix(rows)) }
-        _ = terminal.write(ScreenControl.page(lines))
+        let width = max(20, (size?.columns ?? 80) - 1)
+        var lines = model.lines(width: width)
+        let deskLines = desk.homeLines().flatMap { GameListing.wrap($0, to: width) }
+        if !deskLines.isEmpty { lines.insert(contentsOf: deskLines + [""], at: min(2, lines.count)) }
+        desk.showLobby(lines)
     }
 }

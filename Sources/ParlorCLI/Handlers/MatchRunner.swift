@@ -43,9 +43,21 @@ struct MatchPresentation {
         }
     }
 
+    /// A match at the lobby's desk (several matches at one terminal, MatchDesk.swift).
+    init(desk: MatchDesk) {
+        frontend = desk.frontend()
+        isFullScreen = true
+        isJSON = false
+    }
+
     /// Turns on the full screen's hint key (offline games; LAN games whose
     /// host allows hints). Plain and JSON output have no hint key.
     mutating func allowHints() {
+        if var seat = frontend as? DeskFrontend {
+            seat.hints = Hints.source
+            frontend = seat
+            return
+        }
         guard var screen = frontend as? FullScreenFrontend else { return }
         screen.hints = Hints.source
         frontend = screen

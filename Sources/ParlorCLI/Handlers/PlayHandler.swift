@@ -10,14 +10,16 @@ import TerminalUI
 /// The same `MatchController` runs here as in LAN play; only the participants differ.
 /// A person who played a match to its end (and did not quit) is asked
 /// "Play again?" (one key on the full screen, a line in plain mode).
-func runPlay(_ options: PlayOptions) async throws -> ExitCode {
+///
+/// With `desk`, the match is one of several at the lobby's desk, played once.
+func runPlay(_ options: PlayOptions, desk: MatchDesk? = nil) async throws -> ExitCode {
     guard let gameType = GameCatalog.game(id: options.game) else {
         throw CommandFailure("unknown game '\(options.game)'", exitCode: .usage)
     }
-    var presentation = MatchPresentation(flags: options.display)
+    var presentation = desk.map { MatchPresentation(desk: $0) } ?? MatchPresentation(flags: options.display)
     presentation.allowHints()
     var generator = SplitMix64(seed: options.seed ?? freshSeed())
-    let asks = options.bot == nil && !presentation.isJSON && isatty(STDIN_FILENO) == 1
+    let asks = desk == nil && options.bot == nil && !presentation.isJSON && isatty(STDIN_FILENO) == 1
     while true {
         let question = asks && presentation.isFullScreen ? EndQuestion("Play again?") : nil
         let (exit, localSeats) = try await playOnce(options, gameType: gameType, presentation: presentation,

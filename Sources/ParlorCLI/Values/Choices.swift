@@ -70,11 +70,11 @@ public struct DisplayFlags: Sendable, Hashable {
     public var ascii: Bool
     /// `--no-color`: no colour even on a colour terminal.
     public var noColor: Bool
-    /// The settings file's `bell = yes`: ring the terminal bell when it is this side's turn.
+    /// Ring the terminal bell when the turn becomes this side's (on unless `--no-bell` or the settings file's `bell = no`).
     public var bell: Bool
 
     /// Display options as given on the command line.
-    public init(output: OutputMode = .automatic, ascii: Bool = false, noColor: Bool = false, bell: Bool = false) {
+    public init(output: OutputMode = .automatic, ascii: Bool = false, noColor: Bool = false, bell: Bool = true) {
         self.output = output
         self.ascii = ascii
         self.noColor = noColor

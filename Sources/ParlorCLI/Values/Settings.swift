@@ -10,7 +10,7 @@ import Foundation
 ///     name  = Ana        # the name other players see (like --name)
 ///     color = no         # yes or no; no is like --no-color
 ///     ascii = yes        # yes or no; yes is like --ascii
-///     bell  = yes        # yes or no; ring the terminal bell when it is your turn
+///     bell  = no         # yes or no (default yes); no is like --no-bell
 ///     bot   = hard       # easy, medium or hard: the level of 'bot' in --vs, and of play's default opponent
 ///     port  = 7600       # the port host tries first, 1-65535 (default 7477)
 ///

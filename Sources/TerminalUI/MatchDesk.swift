@@ -1,0 +1,606 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import Dispatch
+import Games
+import Match
+import Synchronization
+
+/// Several matches at one terminal: the lobby's desk.
+///
+/// Each match the player sits at (joined or offline) runs its own controller
+/// and participants, so its turn timeouts and heartbeats go on whether it is
+/// on screen or not; its frontend is a `DeskFrontend`, which hands the
+/// match's events to the desk and returns when the player leaves that match.
+/// One match is on screen at a time (or the lobby, or the list of matches);
+/// every turn event goes through `TurnRouting` (the four cases): on screen it
+/// is drawn, for another match whose turn became ours a notice takes the
+/// bottom line (the board is not touched), the bell rings, the title says so,
+/// and every turn is one JSON line in the events file.
+///
+/// Keys on a match screen: Esc lists the matches, Tab switches to the match
+/// that waits for you, Ctrl-C leaves every match for now; the rest are the
+/// full screen's. In the list: ↑/↓ and Enter or 1-9 show a match, l the
+/// lobby, Esc back. The lobby's own loop owns the key reader and gives the
+/// desk the keys while `hasScreen` is true. Thread-safe: one lock holds the
+/// state, drawing goes through one `ScreenWriter`.
+public final class MatchDesk: Sendable {
+    /// What a key did, for the lobby's loop.
+    public enum KeyOutcome: Sendable, Hashable {
+        /// The desk drew what changed.
+        case handled
+        /// The lobby is on screen again: draw it.
+        case showLobby
+        /// Ctrl-C: every match was left for now.
+        case leftAll
+    }
+
+    private struct Entry {
+        let id: MatchID
+        var model: FullScreenModel
+        let seats: LocalSeats
+        let hints: FullScreenFrontend.HintSource?
+        /// Where this match's table talk goes; nil when the match has none.
+        let talk: TalkSender?
+        let exit: AsyncStream<FrontendExit>.Continuation
+        /// When its turn last became ours (for Tab: the one waiting longest goes first); nil when not our turn.
+        var waitingSince: UInt64?
+        var label: String { TurnNotices.label(model.state, localSeats: seats.seats) }
+        var waitsForUs: Bool {
+            guard let active = model.state.activeSeat, !model.view.isOver else { return false }
+            return seats.seats.contains(active)
+        }
+    }
+
+    private struct State {
+        var entries: [Entry] = []
+        var onScreen: MatchID?
+        var listOpen = false
+        var listSelection = 0
+        /// The notice for another match, and which match it is about.
+        var notice: (match: MatchID, text: String)?
+        /// A sentence for the lobby (a join that failed, a match that ended).
+        var message: String?
+        var title: String?
+        var counter: UInt64 = 0
+        var closed = false
+        /// A match was left while the lobby is (now) on screen: it must draw its lines again.
+        var homeDirty = false
+    }
+
+    private let terminal: Terminal
+    private let options: DisplayOptions
+    private let bell: Bool
+    private let writer: ScreenWriter
+    private let events: LineWriter?
+    private let state = Mutex(State())
+    private let onHomeChanged: @Sendable () -> Void
+    private let ticker = Mutex<Task<Void, Never>?>(nil)
+    /// Games hosted from the lobby that wait for a player: what the lobby says, and how to stop the wait.
+    private let waits = Mutex<(next: Int, waiting: [(token: Int, text: String, stop: @Sendable () async -> Void)])>((0, []))
+
+    /// A desk drawing on `terminal` (already in full-screen mode, owned by the lobby).
+    /// `bell`: ring when a turn becomes ours; `eventsFD`: where the JSON turn lines go (nil: nowhere);
+    /// `onHomeChanged` is called (from any thread) when the lobby's lines from `homeLines` changed.
+    public init(terminal: Terminal, options: DisplayOptions, bell: Bool, eventsFD: Int32? = nil,
+                onHomeChanged: @escaping @Sendable () -> Void) {
+        self.terminal = terminal
+        var quiet = options
+        quiet.bell = false  // the desk rings, by the router's rule, for every match
+        self.options = quiet
+        self.bell = bell
+        self.onHomeChanged = onHomeChanged
+        writer = ScreenWriter(terminal: terminal, options: quiet) {}
+        events = eventsFD.map { LineWriter(fd: $0) {} }
+        _ = terminal.write(TurnNotices.pushTitle)
+        ticker.withLock { $0 = Task { [weak self] in
+            while !Task.isCancelled {
+                do { try await Task.sleep(for: .seconds(1)) } catch { return }
+                self?.tick()
+            }
+        } }
+    }
+
+    deinit { ticker.withLock { $0?.cancel() } }
+
+    /// A frontend for one more match at this desk; the match goes on screen when it starts.
+    public func frontend(hints: FullScreenFrontend.HintSource? = nil) -> DeskFrontend {
+        DeskFrontend(desk: self, hints: hints)
+    }
+
+    /// Whether a match or the list is on screen (the desk takes the keys), rather than the lobby.
+    public var hasScreen: Bool { state.withLock { $0.listOpen || $0.onScreen != nil } }
+
+    /// How many matches the player sits at.
+    public var matchCount: Int { state.withLock { $0.entries.count } }
+
+    /// A game hosted from the lobby waits for a player: `text` is shown in the lobby
+    /// until `doneWaiting`, and `stop` ends the wait when the lobby is left. Returns the token.
+    public func whileWaiting(_ text: String, stop: @escaping @Sendable () async -> Void) -> Int {
+        let token = waits.withLock { waits -> Int in
+            waits.next += 1
+            waits.waiting.append((waits.next, text, stop))
+            return waits.next
+        }
+        onHomeChanged()
+        return token
+    }
+
+    /// The wait `token` is over (a player joined, or it was stopped).
+    public func doneWaiting(_ token: Int) {
+        waits.withLock { $0.waiting.removeAll { $0.token == token } }
+        onHomeChanged()
+    }
+
+    /// How many hosted games wait for a player.
+    public var waitingCount: Int { waits.withLock { $0.waiting.count } }
+
+    /// Stops every hosted game's wait for a player.
+    private func stopWaiting() {
+        let stops = waits.withLock { waits -> [@Sendable () async -> Void] in
+            defer { waits.waiting = [] }
+            return waits.waiting.map(\.stop)
+        }
+        for stop in stops { Task { await stop() } }
+    }
+
+    /// Shows a sentence in the lobby (why a join failed).
+    public func say(_ text: String) {
+        state.withLock { $0.message = text }
+        onHomeChanged()
+    }
+
+    /// The desk's lines under the lobby: a sentence, the notice, and the matches.
+    public func homeLines() -> [String] {
+        let hosting = waits.withLock { $0.waiting.map(\.text) }
+        return state.withLock { state in
+            var lines: [String] = hosting
+            if let message = state.message { lines.append(message) }
+            if let notice = state.notice { lines.append(notice.text) }
+            if !state.entries.isEmpty {
+                let waiting = state.entries.filter(\.waitsForUs).count
+                lines.append("You sit at \(state.entries.count) match\(state.entries.count == 1 ? "" : "es")"
+                             + (waiting > 0 ? " (\(waiting) wait\(waiting == 1 ? "s" : "") for you)" : "")
+                             + ": Tab lists them; they go on while you are here.")
+            }
+            return lines
+        }
+    }
+
+    /// Draws the lobby's page (only while the lobby is on screen).
+    public func showLobby(_ lines: [String]) {
+        state.withLock { state in
+            guard state.onScreen == nil, !state.listOpen, !state.closed else { return }
+            let size = terminal.size() ?? .standard
+            var shown = lines
+            if shown.count > size.rows { shown = Array(shown.prefix(size.rows)) }
+            writer.show(Frame(lines: shown.map { StyledLine($0) }), size: size)
+        }
+    }
+
+    /// Opens the list of matches (Tab in the lobby).
+    public func openList() {
+        state.withLock { state in
+            guard !state.entries.isEmpty else { return }
+            state.listOpen = true
+            state.listSelection = Self.firstWaiting(state) ?? 0
+            draw(&state)
+        }
+    }
+
+    /// The window changed size: the next frame is drawn whole.
+    public func resized() {
+        writer.invalidate()
+        state.withLock { draw(&$0) }
+    }
+
+    /// Leaves every match (Ctrl-C, a signal, the lobby's q twice, a lost
+    /// terminal): nothing is quit, each match's frontend returns
+    /// `.interrupted(signal:)` (or `.terminalLost`, or its end if it is over).
+    /// The terminal is restored first, so what the matches print lands on the normal screen.
+    public func leaveAll(signal: Int32?, terminalLost: Bool = false) {
+        let entries = state.withLock { state -> [Entry] in
+            state.closed = true
+            defer { state.entries = [] }
+            return state.entries
+        }
+        ticker.withLock { $0?.cancel() }
+        stopWaiting()
+        if !terminalLost { _ = terminal.write(TurnNotices.popTitle) }
+        terminal.restore()
+        for entry in entries {
+            var exit = entry.model.exitWhenTheTerminalIsLost
+            if case .terminalLost(let last) = exit, !terminalLost { exit = .interrupted(signal: signal ?? SIGINT, last) }
+            entry.exit.yield(exit)
+            entry.exit.finish()
+        }
+    }
+
+    /// The lobby closes (q, or hosting takes the terminal): the window title is put back.
+    /// Every match has left by then.
+    public func close() {
+        let wasOpen = state.withLock { state -> Bool in
+            defer { state.closed = true }
+            return !state.closed
+        }
+        ticker.withLock { $0?.cancel() }
+        stopWaiting()
+        if wasOpen { _ = terminal.write(TurnNotices.popTitle) }
+    }
+
+    /// A key while the desk has the screen.
+    public func handle(_ key: Key) -> KeyOutcome {
+        if key == .interrupt {
+            leaveAll(signal: SIGINT)
+            return .leftAll
+        }
+        var work: [Work] = []
+        let outcome = state.withLock { state -> KeyOutcome in
+            if state.listOpen { return handleInList(key, &state) }
+            guard let index = state.entries.firstIndex(where: { $0.id == state.onScreen }) else {
+                state.onScreen = nil
+                return .showLobby
+            }
+            let view = state.entries[index].model.view
+            // While a talk line is being typed, Esc cancels it and Tab is part of it: the model has every key.
+            let overlay = view.confirmingQuit || view.showingKeys || view.isOver || view.talkDraft != nil
+            switch key {
+            case .escape where !overlay:
+                state.listOpen = true
+                state.listSelection = index
+                draw(&state)
+                return .handled
+            case .tab where !overlay:
+                if let waiting = Self.firstWaiting(state, besides: state.onScreen) {
+                    show(state.entries[waiting].id, &state)
+                } else {
+                    state.listOpen = true
+                    state.listSelection = index
+                    draw(&state)
+                }
+                return .handled
+            default:
+                let actions = state.entries[index].model.handle(key)
+                work = perform(actions, at: index, &state)
+                return state.onScreen == nil && !state.listOpen ? .showLobby : .handled
+            }
+        }
+        run(work)
+        if outcome == .showLobby { onHomeChanged() }
+        return outcome
+    }
+
+    private func handleInList(_ key: Key, _ state: inout State) -> KeyOutcome {
+        let count = state.entries.count
+        switch key {
+        case .up, .character("k"): state.listSelection = max(0, state.listSelection - 1)
+        case .down, .character("j"): state.listSelection = min(max(0, count - 1), state.listSelection + 1)
+        case .enter where count > 0:
+            show(state.entries[min(state.listSelection, count - 1)].id, &state)
+            return .handled
+        case .character(let character) where character.isNumber:
+            guard let number = character.wholeNumberValue, number >= 1, number <= count else { return .handled }
+            show(state.entries[number - 1].id, &state)
+            return .handled
+        case .character("l"), .character("L"), .character("q"), .character("Q"):
+            state.listOpen = false
+            state.onScreen = nil
+            return .showLobby
+        case .escape, .tab:
+            state.listOpen = false
+            if !state.entries.contains(where: { $0.id == state.onScreen }) {
+                state.onScreen = nil
+                return .showLobby
+            }
+        default: return .handled
+        }
+        draw(&state)
+        return .handled
+    }
+
+    // MARK: matches
+
+    /// Adds a match (from `DeskFrontend`): it goes on screen at once from the
+    /// lobby; a match that starts while another is shown (a player joined a
+    /// game hosted from the lobby) gets a notice instead, and the board stays.
+    fileprivate func add(_ id: MatchID, model: FullScreenModel, seats: LocalSeats, hints: FullScreenFrontend.HintSource?,
+                         talk: TalkSender?, exit: AsyncStream<FrontendExit>.Continuation) {
+        let added = state.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            let entry = Entry(id: id, model: model, seats: seats, hints: hints, talk: talk, exit: exit)
+            state.entries.append(entry)
+            state.message = nil
+            if state.onScreen == nil && !state.listOpen {
+                show(id, &state)
+            } else {
+                state.notice = (id, "\(entry.label) has started. Press Esc for your matches.")
+                draw(&state)
+            }
+            return true
+        }
+        if !added {
+            exit.yield(.interrupted(signal: SIGINT, model.state))
+            exit.finish()
+        }
+    }
+
+    /// What happened in a match, as its frontend forwards it.
+    fileprivate enum Input: Sendable {
+        case match(MatchEvent)
+        case streamEnded
+        case submitted(SubmitResult, quitting: Bool)
+        case hint(Move?, sequence: UInt32)
+    }
+
+    /// Work done outside the lock: submissions and hint searches.
+    private enum Work {
+        case submit(MatchID, LocalParticipant, Move?)
+        case hint(MatchID, FullScreenFrontend.HintSource, any Game, sequence: UInt32)
+    }
+
+    fileprivate func receive(_ input: Input, for id: MatchID) {
+        var work: [Work] = []
+        var homeChanged = false
+        state.withLock { state in
+            guard let index = state.entries.firstIndex(where: { $0.id == id }) else { return }
+            let actions: [ScreenAction]
+            switch input {
+            case .match(let event):
+                if case .turnBegan(let seat, let turnState) = event {
+                    homeChanged = route(TurnEvent(seat: seat, state: turnState, localSeats: state.entries[index].seats.seats),
+                                        state: turnState, at: index, &state)
+                } else if case .ended(let ended) = event, id != state.onScreen || state.listOpen {
+                    let text = "\(state.entries[index].label) is over. \(MatchText.resultLine(ended, options: options)) Esc or Tab in the lobby lists it."
+                    state.notice = (id, text)
+                    homeChanged = true
+                }
+                actions = state.entries[index].model.handle(event)
+            case .streamEnded: actions = state.entries[index].model.matchStreamEnded()
+            case .submitted(let result, let quitting): actions = state.entries[index].model.submitted(result, quitting: quitting)
+            case .hint(let move, let sequence): actions = state.entries[index].model.hinted(move, sequence: sequence)
+            }
+            work = perform(actions, at: index, &state)
+            refreshTitle(&state)
+            if state.homeDirty { homeChanged = true }
+            state.homeDirty = false
+        }
+        run(work)
+        if homeChanged { onHomeChanged() }
+    }
+
+    /// The four cases; true when the lobby's lines changed.
+    private func route(_ event: TurnEvent, state turnState: MatchState, at index: Int, _ state: inout State) -> Bool {
+        let shown = state.listOpen ? nil : state.onScreen
+        let routing = TurnRouting.route(event, onScreen: shown, bell: bell)
+        events?.write(TurnNotices.json(event, routing: routing, state: turnState).encoded + "\n")
+        state.counter += 1
+        if event.isOurs {
+            if state.entries[index].waitingSince == nil { state.entries[index].waitingSince = state.counter }
+        } else {
+            state.entries[index].waitingSince = nil
+        }
+        if routing.ringsBell { writer.ring() }
+        switch routing.turnCase {
+        case .takeTurn, .redraw:
+            return false  // the model's redraw draws it
+        case .notice:
+            state.notice = (event.match, TurnNotices.yourTurnElsewhere(turnState, localSeats: event.localSeats))
+        case .quietUpdate:
+            // A notice about this match is stale once the turn moved on.
+            if state.notice?.match == event.match { state.notice = nil } else { return false }
+        }
+        draw(&state)
+        return state.onScreen == nil && !state.listOpen
+    }
+
+    private func perform(_ actions: [ScreenAction], at index: Int, _ state: inout State) -> [Work] {
+        var work: [Work] = []
+        let entry = state.entries[index]
+        for action in actions {
+            switch action {
+            case .redraw:
+                if entry.id == state.onScreen && !state.listOpen { draw(&state) }
+                if state.listOpen { draw(&state) }
+            case .bell:
+                writer.ring()
+            case .play(let move, let seat):
+                if let participant = entry.seats.participants[seat] { work.append(.submit(entry.id, participant, move)) }
+            case .quit(let seat):
+                if let participant = entry.seats.participants[seat] { work.append(.submit(entry.id, participant, nil)) }
+            case .findHint(let game, let sequence):
+                if let hints = entry.hints { work.append(.hint(entry.id, hints, game, sequence: sequence)) }
+            case .say(let text, let seat):
+                entry.talk?.send(text, seat: seat)
+            case .finish(let exit):
+                finish(entry.id, exit, &state)
+                return work
+            }
+        }
+        return work
+    }
+
+    /// The player left `id` (the final board's key, or a quit): its frontend returns `exit`.
+    private func finish(_ id: MatchID, _ exit: FrontendExit, _ state: inout State) {
+        guard let index = state.entries.firstIndex(where: { $0.id == id }) else { return }
+        let entry = state.entries.remove(at: index)
+        if state.notice?.match == id { state.notice = nil }
+        state.message = "Back in the lobby after the match. \(entry.label): \(MatchText.resultLine(exit.state, options: options))"
+        if state.onScreen == id {
+            state.onScreen = nil
+            if let waiting = Self.firstWaiting(state) { show(state.entries[waiting].id, &state) }
+        }
+        if state.entries.isEmpty { state.listOpen = false }
+        if state.onScreen == nil && !state.listOpen { state.homeDirty = true }
+        state.listSelection = min(state.listSelection, max(0, state.entries.count - 1))
+        if state.listOpen { draw(&state) }
+        entry.exit.yield(exit)
+        entry.exit.finish()
+    }
+
+    private func run(_ work: [Work]) {
+        for item in work {
+            switch item {
+            case .submit(let id, let participant, let move):
+                Task { [weak self] in
+                    let result = if let move { await participant.play(move) } else { await participant.quit() }
+                    self?.receive(.submitted(result, quitting: move == nil), for: id)
+                }
+            case .hint(let id, let hints, let game, let sequence):
+                // Off the cooperative pool, like a bot's search; stops when the position moves on.
+                DispatchQueue.global(qos: .userInitiated).async { [self] in
+                    let move = hints(game) { self.sequence(of: id) != sequence }
+                    self.receive(.hint(move, sequence: sequence), for: id)
+                }
+            }
+        }
+    }
+
+    private func sequence(of id: MatchID) -> UInt32? {
+        state.withLock { $0.entries.first { $0.id == id }?.model.state.sequence }
+    }
+
+    private func tick() {
+        state.withLock { state in
+            guard let entry = state.entries.first(where: { $0.id == state.onScreen }), !state.listOpen,
+                  entry.model.state.deadline > 0, !entry.model.view.isOver else { return }
+            draw(&state)
+        }
+    }
+
+    // MARK: drawing
+
+    private func show(_ id: MatchID, _ state: inout State) {
+        state.onScreen = id
+        state.listOpen = false
+        if state.notice?.match == id { state.notice = nil }
+        writer.invalidate()
+        draw(&state)
+    }
+
+    /// The entry waiting longest for us, other than `besides`.
+    private static func firstWaiting(_ state: State, besides: MatchID? = nil) -> Int? {
+        state.entries.indices.filter { state.entries[$0].waitsForUs && state.entries[$0].id != besides }
+            .min { (state.entries[$0].waitingSince ?? 0) < (state.entries[$1].waitingSince ?? 0) }
+    }
+
+    /// Draws what is on screen: the list, or a match with the desk's line at the bottom.
+    private func draw(_ state: inout State) {
+        guard !state.closed else { return }
+        let size = terminal.size() ?? .standard
+        if state.listOpen {
+            writer.show(Frame(lines: Self.listLines(state, width: size.columns - 1).prefix(size.rows).map { StyledLine($0) }), size: size)
+            return
+        }
+        guard let entry = state.entries.first(where: { $0.id == state.onScreen }) else { return }
+        var view = entry.model.view
+        view.now = wallClockMilliseconds()
+        let boardSize = TerminalSize(columns: size.columns, rows: max(1, size.rows - 1))
+        var frame = Renderer.screen(for: view, options: options, size: boardSize)
+        while frame.lines.count < boardSize.rows { frame.lines.append(StyledLine()) }
+        frame.lines = Array(frame.lines.prefix(boardSize.rows))
+        frame.lines.append(Self.bottomLine(state, width: size.columns - 1))
+        writer.show(frame, size: size)
+    }
+
+    /// The notice for another match, or how to reach the other matches and the lobby.
+    private static func bottomLine(_ state: State, width: Int) -> StyledLine {
+        if let notice = state.notice {
+            return StyledLine(clip(notice.text, width), TextStyle(foreground: .yellow, bold: true))
+        }
+        let others = state.entries.count - 1
+        let waiting = state.entries.filter { $0.waitsForUs && $0.id != state.onScreen }.count
+        var text = "Esc: your matches and the lobby"
+        if others > 0 { text += " (\(others) other\(others == 1 ? "" : "s")\(waiting > 0 ? ", \(waiting) waiting for you" : ""))" }
+        if waiting > 0 { text += " · Tab: the one waiting for you" }
+        return StyledLine(clip(text, width), TextStyle(dim: true))
+    }
+
+    /// The list of matches: game and opponents, whose turn, state; "*" marks those waiting for you.
+    private static func listLines(_ state: State, width: Int) -> [String] {
+        var lines = ["parlor: your matches (* waits for you)", ""]
+        let rows = state.entries.map { entry -> (String, String, String) in
+            let current = entry.model.state
+            let turn: String
+            if entry.model.view.isOver {
+                turn = "-"
+            } else if let active = current.activeSeat {
+                turn = entry.seats.seats.contains(active) ? "your turn" : "\(sanitized(current.seats[active].name)) to move"
+            } else {
+                turn = "-"
+            }
+            let phase = entry.model.view.failure != nil ? "stopped" : current.isEnded ? "over" : "playing, move \(current.moves.count + 1)"
+            return (entry.label, turn, phase)
+        }
+        let first = max(5, rows.map(\.0.count).max() ?? 0)
+        let second = max(4, rows.map(\.1.count).max() ?? 0)
+        func pad(_ text: String, _ size: Int) -> String { text.padding(toLength: size + 2, withPad: " ", startingAt: 0) }
+        lines.append("     " + pad("MATCH", first) + pad("TURN", second) + "STATE")
+        for (index, row) in rows.enumerated() {
+            let entry = state.entries[index]
+            let marker = index == state.listSelection ? ">" : " "
+            let star = entry.waitsForUs ? "*" : " "
+            let shown = entry.id == state.onScreen ? "   (on screen)" : ""
+            lines.append("\(marker)\(star)\(String(index + 1).padding(toLength: 3, withPad: " ", startingAt: 0))"
+                         + pad(row.0, first) + pad(row.1, second) + row.2 + shown)
+        }
+        lines.append("")
+        if let notice = state.notice { lines.append(notice.text) }
+        lines.append("↑/↓ choose · Enter or 1-9 show it · l the lobby (join or start another) · Esc back")
+        return lines.map { clip($0, width) }
+    }
+
+    private static func clip(_ text: String, _ width: Int) -> String {
+        guard width > 1, text.count > width else { return text }
+        return String(text.prefix(width - 1)) + "…"
+    }
+
+    private func refreshTitle(_ state: inout State) {
+        let waiting = state.entries.filter(\.waitsForUs).min { ($0.waitingSince ?? 0) < ($1.waitingSince ?? 0) }
+        // The match on screen first, when it waits for us.
+        let chosen = state.entries.first { $0.id == state.onScreen && $0.waitsForUs } ?? waiting
+        let title = TurnNotices.title(waiting: chosen?.model.state, localSeats: chosen?.seats.seats ?? [], unicode: options.unicode)
+        guard title != state.title else { return }
+        state.title = title
+        writer.send(TurnNotices.titleSequence(title))
+    }
+}
+
+/// The frontend of one match at a `MatchDesk`: `prepare` subscribes to the
+/// controller; `run` puts the match on the desk and returns when the player
+/// leaves it (the final board's key, a quit, or the desk leaving every match).
+public struct DeskFrontend: MatchFrontend {
+    let desk: MatchDesk
+    /// Where the hint key gets the best move; nil: no hints in this match.
+    public var hints: FullScreenFrontend.HintSource?
+
+    public func prepare(controller: MatchController, locals: [LocalParticipant]) async -> PreparedMatch {
+        let events = await controller.events()
+        let initial = await controller.state
+        let desk = self.desk
+        let hints = self.hints
+        let seats = LocalSeats(state: initial, locals: locals)
+        let talks = await controller.configuration.talk != nil
+        let model = FullScreenModel(state: initial, localSeats: seats.seats, options: desk.modelOptions,
+                                    hintsAllowed: hints != nil, talkAvailable: talks)
+        return PreparedMatch {
+            let (exits, continuation) = AsyncStream<FrontendExit>.makeStream()
+            let talk = talks ? TalkSender(controller: controller) : nil
+            desk.add(initial.matchID, model: model, seats: seats, hints: hints, talk: talk, exit: continuation)
+            let forwarding = Task {
+                for await event in events { desk.receive(.match(event), for: initial.matchID) }
+                desk.receive(.streamEnded, for: initial.matchID)
+            }
+            defer {
+                forwarding.cancel()
+                talk?.stop()
+            }
+            for await exit in exits { return exit }
+            return .interrupted(signal: SIGINT, initial)
+        }
+    }
+}
+
+extension MatchDesk {
+    /// The options every match model at the desk draws with (the desk rings the bell itself).
+    fileprivate var modelOptions: DisplayOptions { options }
+}
