@@ -42,9 +42,14 @@ public actor TableHall {
         var host: MatchHost
         /// The match played here, once the guest sat down (or the saved one).
         var matchID: MatchID?
-        /// New guests handed to this table whose handshake has not ended.
-        var inFlight = 0
+        /// New guests handed to this table whose handshake has not ended, by peer.
+        var inFlight: Set<String> = []
+        /// The host reported a guest admitted (its match may not have reached the hall yet).
+        var taken = false
         var watchers: [Task<Void, Never>] = []
+
+        /// Whether a new guest may be handed to this table now.
+        var isOpen: Bool { matchID == nil && !taken && inFlight.isEmpty }
     }
 
     /// How many tables may play at once.
@@ -114,7 +119,7 @@ public actor TableHall {
 
     /// Whether a new guest would get a table now.
     public var hasRoom: Bool {
-        !isShutDown && (tables.count < limit || tables.values.contains { $0.matchID == nil && $0.inFlight == 0 })
+        !isShutDown && (tables.count < limit || tables.values.contains(where: \.isOpen))
     }
 
     /// Reads the first frame of `stream` and hands it to its table. Returns at once.
@@ -173,7 +178,14 @@ public actor TableHall {
                 return
             }
         case .other(let replayed):
-            stream = replayed
+            // No HELLO first: no table's handshake seats it, so any table answers it
+            // (a browser gets the plain-HTTP answer, junk its frame error) and none is held for it.
+            guard !isShutDown, let host = (openTable() ?? tables.keys.min()).flatMap({ tables[$0]?.host }) else {
+                replayed.close()
+                return
+            }
+            Task { await host.accept(replayed) }
+            return
         }
         guard !isShutDown else {
             stream.close()
@@ -183,7 +195,7 @@ public actor TableHall {
             refuse(stream, .matchFull, Self.fullSentence(limit: limit))
             return
         }
-        tables[number]?.inFlight += 1
+        tables[number]?.inFlight.insert(stream.peerDescription)
         guard let host = tables[number]?.host else { return }
         Task { await host.accept(stream) }
     }
@@ -196,7 +208,7 @@ public actor TableHall {
 
     /// The open table, opening one when none is and the limit allows.
     private func openTable() -> Int? {
-        if let open = tables.filter({ $0.value.matchID == nil && $0.value.inFlight == 0 }).keys.min() { return open }
+        if let open = tables.filter(\.value.isOpen).keys.min() { return open }
         guard tables.count < limit, let number = (1...limit).first(where: { tables[$0] == nil }) else { return nil }
         guard let host = try? MatchHost(configuration: configuration) else { return nil }  // checked by the caller up front
         tables[number] = Entry(host: host)
@@ -218,9 +230,8 @@ public actor TableHall {
     }
 
     private func reported(_ number: Int, _ report: ConnectionReport) {
-        if tables[number]?.matchID == nil, let inFlight = tables[number]?.inFlight, inFlight > 0 {
-            tables[number]?.inFlight = inFlight - 1
-        }
+        tables[number]?.inFlight.remove(report.peer)
+        if case .admitted = report.outcome { tables[number]?.taken = true }
         reportSink.yield(HallReport(table: number, report: report))
     }
 
@@ -228,7 +239,7 @@ public actor TableHall {
         guard tables[number] != nil else { return }
         let id = match.initialState.matchID
         tables[number]?.matchID = id
-        tables[number]?.inFlight = 0
+        tables[number]?.inFlight = []
         byMatch[id] = number
         admissionSink.yield(HallTable(number: number, host: tables[number]!.host, match: match, resumed: resumed))  // checked just above
     }

@@ -1,0 +1,164 @@
+import Foundation
+import Match
+import ParlorTestSupport
+import Session
+import Testing
+
+/// `parlor host GAME --bot LEVEL --tables N` with real processes over
+/// loopback: one host process serving many guests, each at a table of its own.
+@Suite("A host of many tables, played by real processes", .serialized)
+struct HallEndToEndTests {
+    static func environment() -> [String: String] {
+        ["XDG_DATA_HOME": temporaryDataHome(), "NO_COLOR": "1"]
+    }
+
+    static func port(_ host: SpawnedParlor) async throws -> Int {
+        let listening = try #require(await host.line(containing: "\"listening\""), Comment(rawValue: host.transcript))
+        return try #require(jsonEvents(listening).first?["port"] as? Int)
+    }
+
+    /// The host's end events by match id.
+    static func hostEnds(_ host: SpawnedParlor) -> [String: [String: Any]] {
+        var ends: [String: [String: Any]] = [:]
+        for event in jsonEvents(host.output) where event["event"] as? String == "end" {
+            if let id = event["match"] as? String { ends[id] = event }
+        }
+        return ends
+    }
+
+    /// `parlor matches --json` in a data home: hash by match id.
+    static func storedHashes(_ environment: [String: String]) async throws -> [String: String] {
+        let list = try SpawnedParlor(["matches", "--json"], environment: environment)
+        #expect(await list.wait(timeout: .seconds(20)) == 0, Comment(rawValue: list.transcript))
+        var hashes: [String: String] = [:]
+        let lines = jsonEvents(list.output)
+        let records = lines.count == 1 && lines[0]["matches"] != nil ? (lines[0]["matches"] as? [[String: Any]] ?? []) : lines
+        for record in records {
+            if let id = record["id"] as? String, let hash = record["hash"] as? String, record["state"] as? String == "ended" {
+                hashes[id] = hash
+            }
+        }
+        if hashes.isEmpty, let array = try? JSONSerialization.jsonObject(with: Data(list.output.utf8)) as? [[String: Any]] {
+            for record in array {
+                if let id = record["id"] as? String, let hash = record["hash"] as? String { hashes[id] = hash }
+            }
+        }
+        return hashes
+    }
+
+    /// A guest that joins with a bot and plays to the end.
+    static func botGuest(port: Int) throws -> (SpawnedParlor, [String: String]) {
+        let environment = environment()
+        return (try SpawnedParlor(["join", "127.0.0.1:\(port)", "--bot", "easy", "--json", "--name", "Gus"], environment: environment),
+                environment)
+    }
+
+    /// Waits for every guest, then checks each against the host's end event and both stores.
+    static func expectAgreement(host: SpawnedParlor, hostEnvironment: [String: String],
+                                guests: [(SpawnedParlor, [String: String])]) async throws {
+        for (guest, _) in guests {
+            #expect(await guest.wait(timeout: .seconds(90)) == 0, Comment(rawValue: guest.transcript))
+        }
+        // The host saves each end before its guest sees it; give the last line a moment to be printed.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while hostEnds(host).count < guests.count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        let ends = hostEnds(host)
+        #expect(ends.count >= guests.count, Comment(rawValue: host.transcript))
+        let hostStore = try await storedHashes(hostEnvironment)
+        var seen = Set<String>()
+        for (guest, environment) in guests {
+            let end = try #require(jsonEvents(guest.output).last { $0["event"] as? String == "end" }, Comment(rawValue: guest.transcript))
+            let started = try #require(jsonEvents(guest.output).first { $0["event"] as? String == "started" })
+            let id = try #require(started["match"] as? String)
+            seen.insert(id)
+            let hash = try #require(end["hash"] as? String)
+            #expect(ends[id]?["hash"] as? String == hash, "table of match \(id): the host's end differs from the guest's")
+            #expect(hostStore[id] == hash, "the host's store has another end for \(id)")
+            #expect(try await storedHashes(environment)[id] == hash, "the guest's store has another end for \(id)")
+        }
+        #expect(seen.count == guests.count, "every guest had a match of its own")
+    }
+
+    @Test("20 guest processes at 20 tables of one host process all play to the end, and every pair of stores agrees")
+    func twentyTables() async throws {
+        let hostEnvironment = Self.environment()
+        let host = try SpawnedParlor(["host", "connect4", "--bot", "easy", "--tables", "20", "--json", "--port", "0", "--name", "Teach"],
+                                     environment: hostEnvironment)
+        defer { host.send(SIGKILL) }
+        let port = try await Self.port(host)
+        let guests = try (0..<20).map { _ in try Self.botGuest(port: port) }
+        try await Self.expectAgreement(host: host, hostEnvironment: hostEnvironment, guests: guests)
+        let tables = Set(jsonEvents(host.output).filter { $0["event"] as? String == "joined" }.compactMap { $0["table"] as? Int })
+        #expect(!tables.isEmpty && tables.isSubset(of: Set(1...20)), Comment(rawValue: host.transcript))
+        host.send(SIGTERM)
+        #expect(await host.wait(timeout: .seconds(20)) != nil, Comment(rawValue: host.transcript))
+    }
+
+    @Test("with every table in play the next guest is refused with a sentence naming the limit, and gets a table once one frees up")
+    func refusedPastTheLimit() async throws {
+        let hostEnvironment = Self.environment()
+        let host = try SpawnedParlor(["host", "connect4", "--bot", "easy", "--tables", "2", "--json", "--port", "0"],
+                                     environment: hostEnvironment)
+        defer { host.send(SIGKILL) }
+        let port = try await Self.port(host)
+        // Two people who never move hold both tables.
+        var holders: [SpawnedParlor] = []
+        for _ in 0..<2 {
+            let holder = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--json", "--name", "Slow"], environment: Self.environment(),
+                                           keepStdinOpen: true)
+            _ = try #require(await holder.line(containing: "\"started\""), Comment(rawValue: holder.transcript))
+            holders.append(holder)
+        }
+        let refused = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--bot", "easy", "--json"], environment: Self.environment())
+        let status = await refused.wait(timeout: .seconds(20))
+        #expect(status != nil && status != 0, Comment(rawValue: refused.transcript))
+        #expect(refused.errors.contains("All 2 tables on this host are in play (it serves at most 2 at once)"),
+                Comment(rawValue: refused.transcript))
+        let event = try #require(await host.line(containing: "\"refused\""), Comment(rawValue: host.transcript))
+        #expect(jsonEvents(event).first?["reason"] as? String == "matchFull")
+        // One holder quits: its table frees up and the next guest plays there to the end.
+        holders[0].type("/quit\n")
+        #expect(await holders[0].wait(timeout: .seconds(20)) != nil, Comment(rawValue: holders[0].transcript))
+        let (next, environment) = try Self.botGuest(port: port)
+        try await Self.expectAgreement(host: host, hostEnvironment: hostEnvironment, guests: [(next, environment)])
+        for holder in holders { holder.send(SIGKILL) }
+    }
+
+    @Test("a hostile peer flooding one table does not disturb the others: all 50 other tables end with matching hashes")
+    func floodOnOneTable() async throws {
+        let hostEnvironment = Self.environment()
+        let host = try SpawnedParlor(["host", "connect4", "--bot", "easy", "--tables", "60", "--json", "--port", "0"],
+                                     environment: hostEnvironment)
+        defer { host.send(SIGKILL) }
+        let port = try await Self.port(host)
+        // The hostile peer takes a table with a proper HELLO, then floods it with heartbeats and junk.
+        let stream = try await TCPConnection.connect(host: "127.0.0.1", port: UInt16(port), timeout: .seconds(5)).byteStream()
+        let hostile = RawPeer(stream: stream)
+        var hello = Hello(appVersion: "flood", playerID: PlayerID.random(), playerName: "Flood")
+        hello.protocolVersions = [1]
+        _ = try #require(await hostile.handshake(hello))
+        let flooding = Task {
+            let beat = Message.heartbeat(senderTime: 1).encoded
+            let burst = Array(repeating: beat, count: 512).flatMap { $0 }
+            while !Task.isCancelled {
+                await hostile.send(bytes: burst)
+                await Task.yield()
+            }
+        }
+        // And a stream of connections that send bytes that are no HELLO at all.
+        let junk = Task {
+            while !Task.isCancelled {
+                if let connection = try? await TCPConnection.connect(host: "127.0.0.1", port: UInt16(port), timeout: .seconds(2)) {
+                    let stream = connection.byteStream()
+                    stream.send(Array(repeating: 0xA5, count: 2048))
+                    stream.close()
+                }
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+        }
+        let guests = try (0..<50).map { _ in try Self.botGuest(port: port) }
+        try await Self.expectAgreement(host: host, hostEnvironment: hostEnvironment, guests: guests)
+        flooding.cancel()
+        junk.cancel()
+    }
+}
