@@ -46,6 +46,17 @@ struct HallEndToEndTests {
         return hashes
     }
 
+    /// `parlor matches --json` in a data home: moves by match id, every record.
+    static func storedMoves(_ environment: [String: String]) async throws -> [String: Int] {
+        let list = try SpawnedParlor(["matches", "--json"], environment: environment)
+        #expect(await list.wait(timeout: .seconds(20)) == 0, Comment(rawValue: list.transcript))
+        var moves: [String: Int] = [:]
+        for record in jsonEvents(list.output) {
+            if let id = record["id"] as? String, let count = record["moves"] as? Int { moves[id] = count }
+        }
+        return moves
+    }
+
     /// A guest that joins with a bot and plays to the end.
     static func botGuest(port: Int) throws -> (SpawnedParlor, [String: String]) {
         let environment = environment()
@@ -160,5 +171,65 @@ struct HallEndToEndTests {
         try await Self.expectAgreement(host: host, hostEnvironment: hostEnvironment, guests: guests)
         flooding.cancel()
         junk.cancel()
+    }
+}
+
+@Suite("A many-table host killed mid-play comes back with parlor resume", .serialized)
+struct HallResumeEndToEndTests {
+    @Test("kill -9 of a host of three tables mid-play, then parlor resume: every table comes back and no move is lost")
+    func killedAndResumed() async throws {
+        let hostEnvironment = HallEndToEndTests.environment()
+        let host = try SpawnedParlor(["host", "connect4", "--bot", "easy", "--tables", "3", "--json", "--port", "0", "--seat", "second",
+                                      "--grace", "60"], environment: hostEnvironment)
+        let port = try await HallEndToEndTests.port(host)
+        var guests: [SpawnedParlor] = []
+        for _ in 0..<3 {
+            let guest = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--json", "--grace", "60"], environment: HallEndToEndTests.environment(),
+                                          keepStdinOpen: true)
+            _ = try #require(await guest.line(containing: "\"started\""), Comment(rawValue: guest.transcript))
+            guests.append(guest)
+        }
+        // Each guest plays two moves and sees the bot's two answers.
+        func moves(_ guest: SpawnedParlor) -> Int { jsonEvents(guest.output).filter { $0["event"] as? String == "move" }.count }
+        for column in ["4", "3"] {
+            for guest in guests { guest.type(column + "\n") }
+            for guest in guests {
+                let deadline = ContinuousClock.now + .seconds(20)
+                while moves(guest) < (column == "4" ? 2 : 4), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+                #expect(moves(guest) == (column == "4" ? 2 : 4), Comment(rawValue: guest.transcript))
+            }
+        }
+        let before = try await HallEndToEndTests.storedMoves(hostEnvironment)
+        #expect(before.count == 3 && before.values.allSatisfy { $0 == 4 }, "the host saved four moves at each table: \(before)")
+        host.send(SIGKILL)
+        _ = await host.wait(timeout: .seconds(10))
+
+        let resumed = try SpawnedParlor(["resume", "--json", "--grace", "60"], environment: hostEnvironment)
+        defer { resumed.send(SIGKILL) }
+        let deadline = ContinuousClock.now + .seconds(40)
+        func back() -> [String] {
+            jsonEvents(resumed.output).filter { $0["event"] as? String == "joined" && $0["resumed"] as? Bool == true }
+                .compactMap { $0["match"] as? String }
+        }
+        while back().count < 3, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(Set(back()) == Set(before.keys), Comment(rawValue: resumed.transcript))
+        // Play on: one more move each, then quit; every side ends with one hash, six moves played.
+        for guest in guests { guest.type("5\n") }
+        for guest in guests {
+            let until = ContinuousClock.now + .seconds(20)
+            while moves(guest) < 6, ContinuousClock.now < until { try await Task.sleep(for: .milliseconds(50)) }
+            guest.type("/quit\n")
+            #expect(await guest.wait(timeout: .seconds(30)) == 0, Comment(rawValue: guest.transcript))
+        }
+        let until = ContinuousClock.now + .seconds(10)
+        while HallEndToEndTests.hostEnds(resumed).count < 3, ContinuousClock.now < until { try await Task.sleep(for: .milliseconds(100)) }
+        let ends = HallEndToEndTests.hostEnds(resumed)
+        for guest in guests {
+            let end = try #require(jsonEvents(guest.output).last { $0["event"] as? String == "end" }, Comment(rawValue: guest.transcript))
+            let started = try #require(jsonEvents(guest.output).first { $0["event"] as? String == "started" })
+            let id = try #require(started["match"] as? String)
+            #expect(end["moves"] as? Int == 6, Comment(rawValue: guest.transcript))
+            #expect(ends[id]?["hash"] as? String == end["hash"] as? String, Comment(rawValue: resumed.transcript))
+        }
     }
 }

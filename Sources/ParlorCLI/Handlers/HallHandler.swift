@@ -79,6 +79,18 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
                                hall: hall, writers: writers, saved: Dictionary(saved.map { ($0.state.matchID, $0) }) { first, _ in first })
     let refusals = Task { await Hall.relay(hall.reports, context: context) }
     defer { refusals.cancel() }
+    // Saved tables wait for their guests as long as one match would (--grace); then their places go to new guests.
+    let grace = configuration.timeouts.grace
+    let giveUp = saved.isEmpty ? nil : Task {
+        try? await Task.sleep(for: grace)
+        guard !Task.isCancelled else { return }
+        for id in await hall.releaseSavedTablesStillWaiting() {
+            let text = "The guest of match \(id.short) did not come back within \(grace.components.seconds) s; "
+                + "the match stays interrupted here, and 'parlor resume \(id.short)' continues it."
+            announcer.say(text, event: .object([("event", "notice"), ("match", .string(id.hex)), ("text", .string(text))]))
+        }
+    }
+    defer { giveUp?.cancel() }
     let stop = Hall.StopSignal()
     let watcher = SignalWatcher(signals: SignalWatcher.terminating) { number in stop.fire(number) }
     defer { watcher.cancel() }

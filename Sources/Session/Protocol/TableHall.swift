@@ -46,6 +46,8 @@ public actor TableHall {
         var inFlight: Set<String> = []
         /// The host reported a guest admitted (its match may not have reached the hall yet).
         var taken = false
+        /// A saved match whose guest has not come back yet.
+        var awaitingSavedGuest = false
         var watchers: [Task<Void, Never>] = []
 
         /// Whether a new guest may be handed to this table now.
@@ -90,7 +92,7 @@ public actor TableHall {
             own.turnTimeoutSeconds = match.state.turnTimeout
             own.passcode = nil  // a seat token is the key back
             let host = try MatchHost(configuration: own, resuming: match)
-            tables[index + 1] = Entry(host: host, matchID: match.state.matchID)
+            tables[index + 1] = Entry(host: host, matchID: match.state.matchID, awaitingSavedGuest: true)
             byMatch[match.state.matchID] = index + 1
         }
     }
@@ -148,6 +150,16 @@ public actor TableHall {
         if let id = entry.matchID { byMatch[id] = nil }
         for watcher in entry.watchers { watcher.cancel() }
         await entry.host.shutdown()
+    }
+
+    /// Gives up on every saved match whose guest has not come back (after the
+    /// grace period): their tables close, their records stay as they are, and
+    /// their places go to new guests. Returns the match ids given up.
+    @discardableResult
+    public func releaseSavedTablesStillWaiting() async -> [MatchID] {
+        let waiting = tables.filter(\.value.awaitingSavedGuest)
+        for number in waiting.keys { await release(number) }
+        return waiting.values.compactMap(\.matchID)
     }
 
     /// Stops every table's admitting (their matches go on until released) and ends `admissions`.
@@ -240,6 +252,7 @@ public actor TableHall {
         let id = match.initialState.matchID
         tables[number]?.matchID = id
         tables[number]?.inFlight = []
+        tables[number]?.awaitingSavedGuest = false
         byMatch[id] = number
         admissionSink.yield(HallTable(number: number, host: tables[number]!.host, match: match, resumed: resumed))  // checked just above
     }
