@@ -75,7 +75,9 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
     // Four writer threads for every table's saves: a thread per table would cost
     // a thread's memory each, and one would make every table wait for every sync.
     let writers = (0..<Hall.writerCount).map { _ in DurableWriter() }
-    let context = Hall.Context(options: options, level: level, port: port, announcer: announcer, board: board,
+    // On the full screen the table list says it all: no lines under it.
+    let tableAnnouncer = Announcer(json: presentation.isJSON, quiet: presentation.isFullScreen)
+    let context = Hall.Context(options: options, level: level, port: port, announcer: tableAnnouncer, board: board,
                                hall: hall, writers: writers, saved: Dictionary(saved.map { ($0.state.matchID, $0) }) { first, _ in first })
     let refusals = Task { await Hall.relay(hall.reports, context: context) }
     defer { refusals.cancel() }

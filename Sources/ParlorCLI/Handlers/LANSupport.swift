@@ -11,8 +11,11 @@ import TerminalUI
 /// (before any full-screen drawing starts).
 struct Announcer {
     let json: Bool
+    /// Says nothing in text mode (a full screen owns the terminal); JSON events still go out.
+    var quiet = false
 
     func say(_ text: String, event: JSONValue? = nil) {
+        if quiet && !json { return }
         if json {
             if let event { Console.write(event.encoded + "\n") }
         } else {

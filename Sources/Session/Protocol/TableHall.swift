@@ -248,13 +248,13 @@ public actor TableHall {
     }
 
     private func seated(_ number: Int, _ match: HostedMatch, resumed: Bool) {
-        guard tables[number] != nil else { return }
+        guard let host = tables[number]?.host else { return }
         let id = match.initialState.matchID
         tables[number]?.matchID = id
         tables[number]?.inFlight = []
         tables[number]?.awaitingSavedGuest = false
         byMatch[id] = number
-        admissionSink.yield(HallTable(number: number, host: tables[number]!.host, match: match, resumed: resumed))  // checked just above
+        admissionSink.yield(HallTable(number: number, host: host, match: match, resumed: resumed))
     }
 
     private func refuse(_ stream: any ByteStream, _ reason: ReasonCode, _ sentence: String) {
