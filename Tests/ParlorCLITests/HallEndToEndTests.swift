@@ -135,6 +135,37 @@ struct HallEndToEndTests {
         for holder in holders { holder.send(SIGKILL) }
     }
 
+    @Test("with few open files allowed, --tables past them is refused at start saying how many fit, and at the limit a flood of connections is refused, never a crash")
+    func descriptorLimit() async throws {
+        let prlimit = URL(fileURLWithPath: "/usr/bin/prlimit")
+        guard FileManager.default.isExecutableFile(atPath: prlimit.path) else { return }
+        let tooMany = try SpawnedParlor(["--nofile=160:160", ParlorBinary.url.path, "host", "connect4", "--bot", "easy", "--tables", "100",
+                                         "--port", "0", "--plain"], environment: Self.environment(), executable: prlimit)
+        #expect(await tooMany.wait(timeout: .seconds(20)) == 64, Comment(rawValue: tooMany.transcript))
+        #expect(tooMany.errors.contains("this process may open 160"), Comment(rawValue: tooMany.transcript))
+        #expect(tooMany.errors.contains("ask for at most 8 tables"), Comment(rawValue: tooMany.transcript))
+
+        let hostEnvironment = Self.environment()
+        let host = try SpawnedParlor(["--nofile=160:160", ParlorBinary.url.path, "host", "connect4", "--bot", "easy", "--tables", "8",
+                                      "--json", "--port", "0"], environment: hostEnvironment, executable: prlimit)
+        defer { host.send(SIGKILL) }
+        let port = try await Self.port(host)
+        // 300 connections that say nothing: far more than the host may hold open.
+        var idle: [TCPConnection] = []
+        for _ in 0..<300 {
+            if let connection = try? await TCPConnection.connect(host: "127.0.0.1", port: UInt16(port), timeout: .milliseconds(300)) {
+                idle.append(connection)
+            }
+        }
+        try await Task.sleep(for: .seconds(1))
+        for connection in idle { connection.close() }
+        idle = []
+        // The host is still there, and a guest plays to the end.
+        let (guest, environment) = try Self.botGuest(port: port)
+        try await Self.expectAgreement(host: host, hostEnvironment: hostEnvironment, guests: [(guest, environment)])
+        #expect(kill(host.pid, 0) == 0, Comment(rawValue: host.transcript))
+    }
+
     @Test("a hostile peer flooding one table does not disturb the others: all 50 other tables end with matching hashes")
     func floodOnOneTable() async throws {
         let hostEnvironment = Self.environment()
