@@ -38,7 +38,14 @@ func runBenchTables(_ options: BenchTablesOptions) async throws -> ExitCode {
 
 /// One run of the bench at one table count.
 enum TablesBench {
+    /// How long the paced phase runs.
+    static let pacedTime: Duration = .seconds(10)
+
     struct Figures {
+        var pacedTurns: Int
+        var pacedP50: Duration
+        var pacedP99: Duration
+        var pacedCPUPercent: Double
         var tables: Int
         var seated: Int
         var seatSeconds: Double
@@ -58,7 +65,9 @@ enum TablesBench {
             return """
                 parlor bench tables: \(tables) tables in one host process (connect4, easy bot, every turn saved), \
                 \(seated) guests seated over 127.0.0.1 in \(String(format: "%.1f", seatSeconds)) s
-                  turns: \(turns) guest turns in \(String(format: "%.1f", playSeconds)) s = \
+                  paced (every guest thinks 1-3 s before each move, \(TablesBench.pacedTime.components.seconds) s): \(pacedTurns) turns, \
+                round trip p50 \(pacedP50.microseconds) µs   p99 \(pacedP99.microseconds) µs, host CPU \(String(format: "%.1f", pacedCPUPercent))% of a core
+                  flat out: \(turns) guest turns in \(String(format: "%.1f", playSeconds)) s = \
                 \(String(format: "%.0f", playSeconds > 0 ? Double(turns) / playSeconds : 0)) turns/s \
                 (every guest moving as soon as it may)\(unfinished > 0 ? ", \(unfinished) matches unfinished" : "")
                   turn round trip (a guest's move until the bot's answer arrives): p50 \(p50.microseconds) µs   p99 \(p99.microseconds) µs
@@ -146,9 +155,21 @@ enum TablesBench {
         let idleCPU = HostProcess.cpuTime(pid) - idleStart
         let idlePercent = 100 * idleCPU.seconds / (ContinuousClock.now - idleClock).seconds
 
+        // Paced: every guest thinks 1 to 3 s before each move (a classroom), for `pacedTime`.
+        let pacedUntil = ContinuousClock.now + pacedTime
+        let pacedStart = HostProcess.cpuTime(pid)
+        let paced = await withTaskGroup(of: BenchGuest.Result.self) { group -> [BenchGuest.Result] in
+            for guest in guests { group.addTask { await guest.play(thinking: true, until: pacedUntil) } }
+            var results: [BenchGuest.Result] = []
+            for await result in group { results.append(result) }
+            return results
+        }
+        let pacedCPU = HostProcess.cpuTime(pid) - pacedStart
+        let pacedTimes = paced.flatMap(\.times)
+
         let playStart = HostProcess.cpuTime(pid), playClock = ContinuousClock.now
         let results = await withTaskGroup(of: BenchGuest.Result.self) { group -> [BenchGuest.Result] in
-            for guest in guests { group.addTask { await guest.play() } }
+            for guest in guests { group.addTask { await guest.play(thinking: false, until: nil) } }
             var results: [BenchGuest.Result] = []
             for await result in group { results.append(result) }
             return results
@@ -158,7 +179,9 @@ enum TablesBench {
         let times = results.flatMap(\.times)
         let stats = Percentiles(times)
         for guest in guests { await guest.leave() }
-        return Figures(tables: count, seated: guests.count, seatSeconds: seatSeconds, turns: times.count, playSeconds: playSeconds,
+        let pacedStats = Percentiles(pacedTimes)
+        return Figures(pacedTurns: pacedTimes.count, pacedP50: pacedStats.p50, pacedP99: pacedStats.p99,
+                       pacedCPUPercent: 100 * pacedCPU.seconds / pacedTime.seconds, tables: count, seated: guests.count, seatSeconds: seatSeconds, turns: times.count, playSeconds: playSeconds,
                        p50: stats.p50, p99: stats.p99, baseRSS: baseRSS, idleRSS: idleRSS, idleCPUPercent: idlePercent,
                        cpuPerTurn: times.isEmpty ? .zero : playCPU / times.count, descriptors: descriptors,
                        unfinished: results.filter { !$0.ended }.count)
@@ -184,6 +207,7 @@ final class BenchGuest: Sendable {
         self.local = local
         self.events = events
         self.random = RandomMoves(seed: seed)
+        self.pauses = Mutex(SplitMix64(seed: seed ^ 0x5EED))
     }
 
     static func seat(number: Int, port: UInt16) async throws -> BenchGuest {
@@ -196,18 +220,48 @@ final class BenchGuest: Sendable {
         return BenchGuest(joined: joined, controller: controller, local: local, events: events, seed: UInt64(number) &* 0x9E37_79B9)
     }
 
-    /// Plays to the end: each of this guest's turns is timed from its move until its next turn begins.
-    func play() async -> Result {
+    /// The guest's turn that the paced phase left waiting for its move.
+    private let waiting = Mutex<MatchState?>(nil)
+    /// The match has ended (in the paced phase, or flat out).
+    private let over = Mutex(false)
+    /// Think times of the paced phase.
+    private let pauses: Mutex<SplitMix64>
+
+    /// Plays until the end (or `until`, with the turn then waiting kept for the next call): each of
+    /// this guest's turns is timed from its move until its next turn begins; `thinking` waits 1 to 3 s before each move.
+    func play(thinking: Bool, until: ContinuousClock.Instant?) async -> Result {
         var times: [Duration] = []
         var moved: ContinuousClock.Instant?
+        func move(in state: MatchState) async -> Bool {
+            if let until, ContinuousClock.now >= until {
+                waiting.withLock { $0 = state }
+                return false
+            }
+            if thinking {
+                let pause = Duration.milliseconds(1000 + Int(pauses.withLock { $0.next() } % 2001))
+                if let until, ContinuousClock.now + pause >= until {
+                    try? await Task.sleep(until: until, clock: .continuous)
+                    waiting.withLock { $0 = state }
+                    return false
+                }
+                try? await Task.sleep(for: pause)
+            }
+            guard let choice = random.pick(from: state.game.legalMoves) else { return false }
+            moved = ContinuousClock.now
+            _ = await local.play(choice)
+            return true
+        }
+        guard !over.withLock({ $0 }) else { return Result(times: [], ended: true) }
+        if let state = waiting.withLock({ value -> MatchState? in defer { value = nil }; return value }) {
+            guard await move(in: state) else { return Result(times: times, ended: false) }
+        }
         for await event in events {
             switch event {
             case .turnBegan(let seat, let state) where seat == joined.seat:
                 if let moved { times.append(ContinuousClock.now - moved) }
-                guard let move = random.pick(from: state.game.legalMoves) else { return Result(times: times, ended: false) }
-                moved = ContinuousClock.now
-                _ = await local.play(move)
+                guard await move(in: state) else { return Result(times: times, ended: false) }
             case .ended:
+                over.withLock { $0 = true }
                 return Result(times: times, ended: true)
             case .failed:
                 return Result(times: times, ended: false)
