@@ -72,7 +72,7 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
         announcer.say("(Ctrl-C to stop; matches in play are saved and 'parlor resume' brings them back.)")
     }
 
-    // Four writer threads for every table's saves: a thread per table would cost
+    // Sixteen writer threads for every table's saves: a thread per table would cost
     // a thread's memory each, and one would make every table wait for every sync.
     let writers = (0..<Hall.writerCount).map { _ in DurableWriter() }
     // On the full screen the table list says it all: no lines under it.
@@ -128,7 +128,7 @@ enum Hall {
     /// Open files kept for everything else (listener, epoll, the daemon's socket, handshakes).
     static let descriptorReserve: UInt64 = 128
     /// Writer threads shared by every table's saves.
-    static let writerCount = 4
+    static let writerCount = 16
 
     static func descriptorsNeeded(tables: Int) -> UInt64 { UInt64(tables) * descriptorsPerTable + descriptorReserve }
     static func tablesFitting(descriptors: UInt64) -> UInt64 {
