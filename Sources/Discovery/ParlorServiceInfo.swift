@@ -61,6 +61,17 @@ public struct ParlorServiceInfo: Sendable, Hashable {
     public var hostPlayerName: String
     /// Whether the host allows the hint key on both sides (`parlor host --hints`).
     public var hintsAllowed = false
+    /// A host of many tables (`parlor host --tables N`): how many are in play
+    /// of how many, TXT `tables=K/N`; nil for a host of one match.
+    public var tables: (inPlay: Int, limit: Int)? {
+        get { tablesInPlay.map { ($0, tablesLimit) } }
+        set {
+            tablesInPlay = newValue?.inPlay
+            tablesLimit = newValue?.limit ?? 0
+        }
+    }
+    private var tablesInPlay: Int?
+    private var tablesLimit = 0
 
     /// Longest host player name put in the record, in UTF-8 bytes; longer names are cut.
     public static let maximumHostNameBytes = 63
@@ -111,6 +122,13 @@ public struct ParlorServiceInfo: Sendable, Hashable {
         hostPlayerName = (try? Self.text("host", in: txt)) ?? ""
         // Anything but "1" (a later version's value too) means no hints: the safe side.
         hintsAllowed = txt["hints"] == "1"
+        // A value this parlor cannot read is left out: the service is still a plain host.
+        if let text = txt["tables"] {
+            let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+            if parts.count == 2, let inPlay = Self.count(parts[0]), let limit = Self.count(parts[1]), inPlay <= limit, limit > 0 {
+                tables = (inPlay, limit)
+            }
+        }
 
     }
 
@@ -127,6 +145,7 @@ public struct ParlorServiceInfo: Sendable, Hashable {
         try txt.set("app", to: appVersion)
         try txt.set("host", to: Self.prefix(of: hostPlayerName, maximumBytes: Self.maximumHostNameBytes))
         if hintsAllowed { try txt.set("hints", to: "1") }
+        if let tables { try txt.set("tables", to: "\(tables.inPlay)/\(tables.limit)") }
         return txt
     }
 

@@ -21,7 +21,7 @@ public enum CommandRegistry {
         PlayOptions.self, HostOptions.self, JoinOptions.self, BrowseOptions.self, GamesOptions.self,
         MatchesOptions.self, ReplayOptions.self, ResumeOptions.self, ForgetOptions.self, DoctorOptions.self,
         AnalyzeOptions.self,
-        BenchTurnsOptions.self, BenchBotsOptions.self, BenchSoakOptions.self, BenchRenderOptions.self,
+        BenchTurnsOptions.self, BenchBotsOptions.self, BenchSoakOptions.self, BenchRenderOptions.self, BenchTablesOptions.self,
         VersionOptions.self, CompletionsOptions.self,
     ]
 

@@ -35,6 +35,22 @@ import Testing
         #expect(try !ParlorServiceInfo(txt: later).hintsAllowed)
     }
 
+    @Test("a many-table host's TXT says how many tables are in play of how many; one-match hosts and unreadable values have none")
+    func tablesTravelAsTheirOwnKey() throws {
+        var info = Self.sample
+        info.tables = (inPlay: 12, limit: 40)
+        let txt = try info.txtRecord()
+        #expect(txt["tables"] == "12/40")
+        let decoded = try ParlorServiceInfo(txt: TXTRecord(decoding: txt.encoded()))
+        #expect(decoded.tables?.inPlay == 12 && decoded.tables?.limit == 40)
+        #expect(try Self.sample.txtRecord()["tables"] == nil)
+        for bad in ["41/40", "x/40", "3", "0/0"] {
+            var odd = try Self.sample.txtRecord()
+            try odd.set("tables", to: bad)
+            #expect(try ParlorServiceInfo(txt: odd).tables == nil, "tables=\(bad)")
+        }
+    }
+
     @Test func cutsLongHostNamesOnACharacterBoundary() throws {
         var info = Self.sample
         info.hostPlayerName = String(repeating: "é", count: 40)  // 80 bytes

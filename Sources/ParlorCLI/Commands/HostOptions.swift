@@ -42,6 +42,9 @@ public struct HostOptions: ParsableCommand, Hashable {
     public var fillWithBotsAfter: Duration?
     /// `--no-talk`: refuse every line of table talk (docs/PROTOCOL.md section 18).
     public var noTalk = false
+    /// `--tables N`: serve up to N tables at once from this process, each guest
+    /// at a table of its own against the host's `--bot`; nil for one match.
+    public var tables: Int?
 
     /// Options as code would set them.
     public init(
@@ -90,6 +93,7 @@ public struct HostOptions: ParsableCommand, Hashable {
             botsOption,
             fillOption,
             noTalkOption,
+            tablesOption,
         ] + CommonOptions.playing,
         exclusiveGroups: [CommonOptions.outputGroup]
     )
@@ -110,6 +114,11 @@ public struct HostOptions: ParsableCommand, Hashable {
         help: "Once a guest is seated and SECONDS have passed, give the empty seats to medium bots and start (default: wait until every seat is taken).")
     static let noTalkOption = OptionSpec(
         "no-talk", help: "Turn table talk off: every line anyone says is refused, and they are told so (default: talk is on; it is never saved).")
+    static let tablesOption = OptionSpec(
+        "tables", .required(valueName: "N"),
+        help: "Serve up to N tables at once (1-\(HostOptions.tablesLimit)) on one port: each guest plays the host's --bot at a table of its own; needs --bot, two seats, no --rematch (default: one match).")
+    /// The most tables one host process serves.
+    public static let tablesLimit = 4096
     static let seatOption = CommonOptions.seat(help: "Move first, second, or let a coin decide (default: random).")
     static let codeOption = OptionSpec(
         "code", .optional(valueName: "CODE"),
@@ -153,6 +162,9 @@ public struct HostOptions: ParsableCommand, Hashable {
         if let text = arguments.value(Self.fillOption) {
             fillWithBotsAfter = .seconds(try ValueParser.wholeNumber(text, Self.fillOption.source, in: 0...86_400))
         }
+        if let text = arguments.value(Self.tablesOption) {
+            tables = try ValueParser.wholeNumber(text, Self.tablesOption.source, in: 1...Self.tablesLimit)
+        }
     }
 
     /// The game must be one `GameCatalog` knows.
@@ -162,6 +174,18 @@ public struct HostOptions: ParsableCommand, Hashable {
         guard gameType.seatCounts.contains(seats) else {
             throw .invalidValue(Self.seatsOption.source, value: String(seats),
                                 expected: .seatCount(game: gameType.id, counts: gameType.seatCounts))
+        }
+        if tables != nil {
+            // Nobody can play many tables at one terminal: the host's seat at each is a bot.
+            guard bot != nil else {
+                throw .optionNeeds("--tables", why: "needs --bot LEVEL: the host's seat at every table is played by that bot.")
+            }
+            guard seats == 2, bots.isEmpty, fillWithBotsAfter == nil else {
+                throw .optionNeeds("--tables", why: "serves two-seat tables only; leave out --seats, --bots and --fill-with-bots.")
+            }
+            guard rematches == nil else {
+                throw .optionNeeds("--tables", why: "cannot be used with --rematch: a table that ends frees its place for the next guest.")
+            }
         }
     }
 

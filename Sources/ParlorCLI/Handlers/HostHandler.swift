@@ -18,13 +18,8 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
     guard let gameType = GameCatalog.game(id: options.game) else {
         throw CommandFailure("unknown game '\(options.game)'", exitCode: .usage)
     }
-    let passcode: String?
-    switch options.passcode {
-    case nil: passcode = nil
-    case .given(let code)?: passcode = code
-    case .generate?:
-        do { passcode = try PasscodeKey.generateCode() } catch { throw CommandFailure("could not make up a passcode: \(error)", exitCode: .internalError) }
-    }
+    if let tables = options.tables { return try await runHall(options, limit: tables) }
+    let passcode = try HostSetup.passcode(options.passcode)
     var presentation = desk.map { MatchPresentation(desk: $0) } ?? MatchPresentation(flags: options.display)
     if options.hints { presentation.allowHints() }
     // At the desk the one line that matters is said in the lobby (below); the rest is not printed.
@@ -37,42 +32,12 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
     }
 
     // Listen first: the port decides the join lines and the advertisement.
-    let listener: TCPListener
-    do {
-        if let port = options.port {
-            listener = try TCPListener.listen(port: port)
-        } else {
-            let (opened, preferred) = try TCPListener.listen(preferredPort: options.preferredPort)
-            listener = opened
-            if !preferred && !presentation.isJSON && desk == nil {
-                Console.writeError("parlor: port \(options.preferredPort) is taken; listening on \(opened.port) instead\n")
-            }
-        }
-    } catch {
-        if case .addressInUse(let port) = error {
-            throw CommandFailure("port \(port) is already in use; pick another with --port, or leave --port out to use a free one")
-        }
-        throw CommandFailure("could not listen: \(error)", exitCode: .ioError)
-    }
+    // At the desk the lobby says where to join; a port taken is not worth a line over its screen.
+    let listener = try HostSetup.listen(options, quiet: presentation.isJSON || desk != nil)
     defer { listener.close() }
     let port = listener.port
 
-    let seatPreference: HostConfiguration.SeatPreference
-    switch options.seat {
-    case .first: seatPreference = .first
-    case .second: seatPreference = .second
-    case .random: seatPreference = .random(seed: freshSeed())
-    }
-    var configuration = HostConfiguration(gameID: gameType.id, hostName: options.name, hostPlayerID: LocalData.playerID,
-                                          seatPreference: seatPreference, appVersion: ParlorVersion.current)
-    configuration.turnTimeoutSeconds = options.turnTimeout.map { UInt32(max(1, $0.components.seconds)) } ?? 0
-    configuration.timeouts = LAN.sessionTimeouts(options.timeouts)
-    configuration.passcode = passcode
-    configuration.seats = options.seats
-    configuration.talk = !options.noTalk
-    configuration.botNames = options.bots.enumerated().map { index, level in
-        options.bots.count == 1 ? level.playerName : "\(level.playerName) \(index + 1)"
-    }
+    let configuration = HostSetup.configuration(options, game: gameType, passcode: passcode)
     let host: MatchHost
     do { host = try MatchHost(configuration: configuration) } catch {
         if case .passcodeUnavailable = error { throw CommandFailure("\(error)", exitCode: .internalError) }
@@ -236,4 +201,59 @@ enum WrongPasscodeNotices {
     }
 
     static func text(from address: String) -> String { "A wrong passcode from \(address)." }
+}
+
+/// What `parlor host` and its many-table form (`--tables`) set up the same way.
+enum HostSetup {
+    /// The passcode of `--code`: none, the one given, or a fresh one.
+    static func passcode(_ request: PasscodeRequest?) throws -> String? {
+        switch request {
+        case nil: return nil
+        case .given(let code)?: return code
+        case .generate?:
+            do { return try PasscodeKey.generateCode() } catch {
+                throw CommandFailure("could not make up a passcode: \(error)", exitCode: .internalError)
+            }
+        }
+    }
+
+    /// Listens on `--port` exactly, else on `preferring` (a saved port) or the preferred port, falling back to a free one
+    /// (said on stderr unless `quiet`).
+    static func listen(_ options: HostOptions, preferring saved: UInt16? = nil, quiet: Bool) throws -> TCPListener {
+        do {
+            if let port = options.port { return try TCPListener.listen(port: port) }
+            let preferredPort = saved.flatMap { $0 == 0 ? nil : $0 } ?? options.preferredPort
+            let (opened, preferred) = try TCPListener.listen(preferredPort: preferredPort)
+            if !preferred && !quiet {
+                Console.writeError("parlor: port \(preferredPort) is taken; listening on \(opened.port) instead\n")
+            }
+            return opened
+        } catch {
+            if case .addressInUse(let port) = error {
+                throw CommandFailure("port \(port) is already in use; pick another with --port, or leave --port out to use a free one")
+            }
+            throw CommandFailure("could not listen: \(error)", exitCode: .ioError)
+        }
+    }
+
+    /// The host's configuration from its options.
+    static func configuration(_ options: HostOptions, game gameType: any Game.Type, passcode: String?) -> HostConfiguration {
+        let seatPreference: HostConfiguration.SeatPreference
+        switch options.seat {
+        case .first: seatPreference = .first
+        case .second: seatPreference = .second
+        case .random: seatPreference = .random(seed: freshSeed())
+        }
+        var configuration = HostConfiguration(gameID: gameType.id, hostName: options.name, hostPlayerID: LocalData.playerID,
+                                              seatPreference: seatPreference, appVersion: ParlorVersion.current)
+        configuration.turnTimeoutSeconds = options.turnTimeout.map { UInt32(max(1, $0.components.seconds)) } ?? 0
+        configuration.timeouts = LAN.sessionTimeouts(options.timeouts)
+        configuration.passcode = passcode
+        configuration.seats = options.seats
+        configuration.talk = !options.noTalk
+        configuration.botNames = options.bots.enumerated().map { index, level in
+            options.bots.count == 1 ? level.playerName : "\(level.playerName) \(index + 1)"
+        }
+        return configuration
+    }
 }

@@ -37,6 +37,8 @@ enum GameListing {
         var state = game.info?.state.rawValue ?? txt["state"] ?? "?"
         // A coded host: said where people look before they try to join.
         if game.info?.needsPasscode == true { state += ", code needed" }
+        // A host of many tables (`--tables`): one service, a table of your own while one is free.
+        if let tables = game.info?.tables { state += ", \(tables.inPlay) of \(tables.limit) tables in play" }
         let addresses = game.endpoints.isEmpty ? "\(game.service.hostTarget):\(game.service.port)"
             : game.endpoints.joined(separator: " ")
         return Row(name: Text.escapingUnprintable(game.name), game: Text.escapingUnprintable(gameText), host: Text.escapingUnprintable(host.isEmpty ? "-" : host),

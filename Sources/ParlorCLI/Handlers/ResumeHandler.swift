@@ -30,6 +30,9 @@ func runResume(_ options: ResumeOptions) async throws -> ExitCode {
     let presentation = MatchPresentation(flags: options.display)
     switch record.role {
     case .host:
+        // A table of a many-table host: every unfinished table of that process comes back together.
+        let siblings = HallResume.siblings(of: record, in: store)
+        if !siblings.isEmpty { return try await HallResume.run(record, siblings: siblings, options: options, store: store) }
         return try await ResumeAsHost.run(record, options: options, presentation: presentation)
     case .guest:
         var address: (host: String, port: UInt16)?

@@ -60,6 +60,8 @@ public enum UsageError: Error, Sendable, Equatable {
     case invalidValue(ValueSource, value: String, expected: ValueExpectation)
     /// A game id that `GameCatalog` does not know.
     case unknownGame(String, suggestion: String?, known: [String])
+    /// An option that works only with another one (or without it); `why` is the sentence that says so.
+    case optionNeeds(String, why: String)
 
     /// The sentence after "Error: ", saying what was wrong and, where it
     /// helps, what to type instead.
@@ -90,6 +92,8 @@ public enum UsageError: Error, Sendable, Equatable {
         case .unknownGame(let game, let suggestion, let known):
             if let suggestion { return "unknown game '\(shown(game))'. Did you mean '\(suggestion)'?" }
             return "unknown game '\(shown(game))'. Known games: \(known.joined(separator: ", "))."
+        case .optionNeeds(let option, let why):
+            return "'\(option)' \(why)"
         }
     }
 

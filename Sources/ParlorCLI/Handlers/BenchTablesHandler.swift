@@ -1,0 +1,310 @@
+import Foundation
+import Games
+import Match
+import Session
+import Synchronization
+
+/// Runs `parlor bench tables`: for each table count N, a host process of N
+/// tables (`parlor host connect4 --bot easy --tables N --seat second`, saving
+/// every turn to its own store) and N guests in this process over 127.0.0.1.
+/// The guests sit down and wait (the idle figures), then play random moves as
+/// fast as the host answers (the turn figures). What is timed is what a
+/// player waits for: from a guest's move until the bot's answer reaches it.
+func runBenchTables(_ options: BenchTablesOptions) async throws -> ExitCode {
+    let soft = (try? DescriptorLimit.raise()) ?? 1024
+    let parent = options.directory ?? LocalData.directory
+    var failed = false
+    for count in options.tables {
+        guard soft >= UInt64(count) + 64 else {
+            Console.writeError("parlor: bench tables: \(count) guests need \(count + 64) open files; this process may open \(soft) (ulimit -n)\n")
+            failed = true
+            continue
+        }
+        do {
+            let figures = try await TablesBench.run(tables: count, parent: parent)
+            Console.write(figures.report)
+        } catch {
+            Console.writeError("parlor: bench tables (\(count) tables): \(error)\n")
+            failed = true
+        }
+    }
+    Console.write("""
+          goals: 1,000 tables in one process, p99 turn < 10 ms with durable saves and the bot answering at once, \
+        < 64 KiB resident per idle table, idle CPU < 1% of a core
+
+        """)
+    return failed ? .failure : .success
+}
+
+/// One run of the bench at one table count.
+enum TablesBench {
+    /// How long the paced phase runs.
+    static let pacedTime: Duration = .seconds(10)
+
+    struct Figures {
+        var pacedTurns: Int
+        var pacedP50: Duration
+        var pacedP99: Duration
+        var pacedCPUPercent: Double
+        var tables: Int
+        var seated: Int
+        var seatSeconds: Double
+        var turns: Int
+        var playSeconds: Double
+        var p50: Duration
+        var p99: Duration
+        var baseRSS: Int
+        var idleRSS: Int
+        var idleCPUPercent: Double
+        var cpuPerTurn: Duration
+        var descriptors: Int
+        var unfinished: Int
+
+        var report: String {
+            let perTable = seated > 0 ? max(0, idleRSS - baseRSS) / seated : 0
+            return """
+                parlor bench tables: \(tables) tables in one host process (connect4, easy bot, every turn saved), \
+                \(seated) guests seated over 127.0.0.1 in \(String(format: "%.1f", seatSeconds)) s
+                  paced (every guest thinks 1-3 s before each move, \(TablesBench.pacedTime.components.seconds) s): \(pacedTurns) turns, \
+                round trip p50 \(pacedP50.microseconds) µs   p99 \(pacedP99.microseconds) µs, host CPU \(String(format: "%.1f", pacedCPUPercent))% of a core
+                  flat out: \(turns) guest turns in \(String(format: "%.1f", playSeconds)) s = \
+                \(String(format: "%.0f", playSeconds > 0 ? Double(turns) / playSeconds : 0)) turns/s \
+                (every guest moving as soon as it may)\(unfinished > 0 ? ", \(unfinished) matches unfinished" : "")
+                  turn round trip (a guest's move until the bot's answer arrives): p50 \(p50.microseconds) µs   p99 \(p99.microseconds) µs
+                  host resident memory: \(baseRSS / 1024) KiB listening, \(idleRSS / 1024) KiB with every table seated and idle = \
+                \(perTable / 1024) KiB per idle table
+                  host CPU: \(String(format: "%.2f", idleCPUPercent))% of a core while every table is idle, \
+                \(cpuPerTurn.microseconds) µs per turn while playing
+                  host open descriptors with every table seated: \(descriptors)
+
+                """
+        }
+    }
+
+    enum Failure: Error, CustomStringConvertible {
+        case hostDidNotStart(String)
+        var description: String {
+            switch self {
+            case .hostDidNotStart(let why): "the host process did not start: \(why)"
+            }
+        }
+    }
+
+    static func run(tables count: Int, parent: String) async throws -> Figures {
+        let home = parent + "/bench-tables-\(getpid())-\(count)"
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let probe = try TCPListener.listen(port: 0, on: .specific(try SocketAddress(ipAddress: "127.0.0.1", port: 0)))
+        let port = probe.port
+        probe.close()
+        let host = Process()
+        host.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        host.arguments = ["host", "connect4", "--bot", "easy", "--tables", String(count), "--seat", "second", "--plain",
+                          "--port", String(port), "--name", "Bench"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_DATA_HOME"] = home
+        host.environment = environment
+        let log = home + "/host.log"
+        FileManager.default.createFile(atPath: log, contents: nil)
+        host.standardOutput = FileHandle(forWritingAtPath: log)
+        host.standardError = FileHandle(forWritingAtPath: log)
+        host.standardInput = FileHandle.nullDevice
+        try host.run()
+        defer {
+            if host.isRunning { kill(host.processIdentifier, SIGKILL) }
+            host.waitUntilExit()
+        }
+        let pid = host.processIdentifier
+        // Listening once a connection is taken.
+        var reachable = false
+        for _ in 0..<200 {
+            if let probe = try? await TCPConnection.connect(host: "127.0.0.1", port: port, timeout: .seconds(1)) {
+                probe.close()
+                reachable = true
+                break
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        guard reachable else { throw Failure.hostDidNotStart((try? String(contentsOfFile: log, encoding: .utf8)) ?? "") }
+        try await Task.sleep(for: .seconds(1))
+        let baseRSS = HostProcess.residentBytes(pid)
+
+        // Seat every guest, 32 handshakes at a time, and wait for each to be asked for its first move.
+        let seatStart = ContinuousClock.now
+        var guests: [BenchGuest] = []
+        var index = 0
+        while index < count {
+            let wave = min(32, count - index)
+            let seated = await withTaskGroup(of: BenchGuest?.self) { group -> [BenchGuest] in
+                for number in index..<(index + wave) {
+                    group.addTask { try? await BenchGuest.seat(number: number, port: port) }
+                }
+                var seated: [BenchGuest] = []
+                for await guest in group { if let guest { seated.append(guest) } }
+                return seated
+            }
+            guests += seated
+            index += wave
+        }
+        let seatSeconds = (ContinuousClock.now - seatStart).seconds
+        try await Task.sleep(for: .seconds(2))
+        let idleRSS = HostProcess.residentBytes(pid)
+        let descriptors = HostProcess.openDescriptors(pid)
+        let idleStart = HostProcess.cpuTime(pid), idleClock = ContinuousClock.now
+        try await Task.sleep(for: .seconds(5))
+        let idleCPU = HostProcess.cpuTime(pid) - idleStart
+        let idlePercent = 100 * idleCPU.seconds / (ContinuousClock.now - idleClock).seconds
+
+        // Paced: every guest thinks 1 to 3 s before each move (a classroom), for `pacedTime`.
+        let pacedUntil = ContinuousClock.now + pacedTime
+        let pacedStart = HostProcess.cpuTime(pid)
+        let paced = await withTaskGroup(of: BenchGuest.Result.self) { group -> [BenchGuest.Result] in
+            for guest in guests { group.addTask { await guest.play(thinking: true, until: pacedUntil) } }
+            var results: [BenchGuest.Result] = []
+            for await result in group { results.append(result) }
+            return results
+        }
+        let pacedCPU = HostProcess.cpuTime(pid) - pacedStart
+        let pacedTimes = paced.flatMap(\.times)
+
+        let playStart = HostProcess.cpuTime(pid), playClock = ContinuousClock.now
+        let results = await withTaskGroup(of: BenchGuest.Result.self) { group -> [BenchGuest.Result] in
+            for guest in guests { group.addTask { await guest.play(thinking: false, until: nil) } }
+            var results: [BenchGuest.Result] = []
+            for await result in group { results.append(result) }
+            return results
+        }
+        let playSeconds = (ContinuousClock.now - playClock).seconds
+        let playCPU = HostProcess.cpuTime(pid) - playStart
+        let times = results.flatMap(\.times)
+        let stats = Percentiles(times)
+        for guest in guests { await guest.leave() }
+        let pacedStats = Percentiles(pacedTimes)
+        return Figures(pacedTurns: pacedTimes.count, pacedP50: pacedStats.p50, pacedP99: pacedStats.p99,
+                       pacedCPUPercent: 100 * pacedCPU.seconds / pacedTime.seconds, tables: count, seated: guests.count, seatSeconds: seatSeconds, turns: times.count, playSeconds: playSeconds,
+                       p50: stats.p50, p99: stats.p99, baseRSS: baseRSS, idleRSS: idleRSS, idleCPUPercent: idlePercent,
+                       cpuPerTurn: times.isEmpty ? .zero : playCPU / times.count, descriptors: descriptors,
+                       unfinished: results.filter { !$0.ended }.count)
+    }
+}
+
+/// One guest of the bench: seated at its own table, then playing random moves.
+final class BenchGuest: Sendable {
+    struct Result: Sendable {
+        var times: [Duration]
+        var ended: Bool
+    }
+
+    let joined: JoinedMatch
+    let controller: MatchController
+    let local: LocalParticipant
+    let events: AsyncStream<MatchEvent>
+    private let random: RandomMoves
+
+    private init(joined: JoinedMatch, controller: MatchController, local: LocalParticipant, events: AsyncStream<MatchEvent>, seed: UInt64) {
+        self.joined = joined
+        self.controller = controller
+        self.local = local
+        self.events = events
+        self.random = RandomMoves(seed: seed)
+        self.pauses = Mutex(SplitMix64(seed: seed ^ 0x5EED))
+    }
+
+    static func seat(number: Int, port: UInt16) async throws -> BenchGuest {
+        let connection = try await TCPConnection.connect(host: "127.0.0.1", port: port, timeout: .seconds(10))
+        let hello = Hello(appVersion: ParlorVersion.current, playerID: .random(), playerName: "Guest \(number + 1)")
+        let joined = try await Guest.join(over: connection.byteStream(), hello: hello)
+        let (controller, local) = joined.makeController { LocalParticipant(playerID: $0) }
+        let events = await controller.events()
+        try await controller.start()
+        return BenchGuest(joined: joined, controller: controller, local: local, events: events, seed: UInt64(number) &* 0x9E37_79B9)
+    }
+
+    /// The guest's turn that the paced phase left waiting for its move.
+    private let waiting = Mutex<MatchState?>(nil)
+    /// The match has ended (in the paced phase, or flat out).
+    private let over = Mutex(false)
+    /// Think times of the paced phase.
+    private let pauses: Mutex<SplitMix64>
+
+    /// Plays until the end (or `until`, with the turn then waiting kept for the next call): each of
+    /// this guest's turns is timed from its move until its next turn begins; `thinking` waits 1 to 3 s before each move.
+    func play(thinking: Bool, until: ContinuousClock.Instant?) async -> Result {
+        var times: [Duration] = []
+        var moved: ContinuousClock.Instant?
+        func move(in state: MatchState) async -> Bool {
+            if let until, ContinuousClock.now >= until {
+                waiting.withLock { $0 = state }
+                return false
+            }
+            if thinking {
+                let pause = Duration.milliseconds(1000 + Int(pauses.withLock { $0.next() } % 2001))
+                if let until, ContinuousClock.now + pause >= until {
+                    try? await Task.sleep(until: until, clock: .continuous)
+                    waiting.withLock { $0 = state }
+                    return false
+                }
+                try? await Task.sleep(for: pause)
+            }
+            guard let choice = random.pick(from: state.game.legalMoves) else { return false }
+            moved = ContinuousClock.now
+            _ = await local.play(choice)
+            return true
+        }
+        guard !over.withLock({ $0 }) else { return Result(times: [], ended: true) }
+        if let state = waiting.withLock({ value -> MatchState? in defer { value = nil }; return value }) {
+            guard await move(in: state) else { return Result(times: times, ended: false) }
+        }
+        for await event in events {
+            switch event {
+            case .turnBegan(let seat, let state) where seat == joined.seat:
+                if let moved { times.append(ContinuousClock.now - moved) }
+                guard await move(in: state) else { return Result(times: times, ended: false) }
+            case .ended:
+                over.withLock { $0 = true }
+                return Result(times: times, ended: true)
+            case .failed:
+                return Result(times: times, ended: false)
+            default:
+                continue
+            }
+        }
+        return Result(times: times, ended: false)
+    }
+
+    func leave() async {
+        if await !controller.isStopped { _ = await local.quit() }
+    }
+}
+
+/// Figures of another process from /proc.
+enum HostProcess {
+    /// VmRSS in bytes.
+    static func residentBytes(_ pid: pid_t) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
+        let kib = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
+        return kib * 1024
+    }
+
+    /// User and system CPU time so far.
+    static func cpuTime(_ pid: pid_t) -> Duration {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return .zero }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the command: state is field 3; utime and stime are fields 14 and 15.
+        guard fields.count > 12, let user = Int64(fields[11]), let system = Int64(fields[12]) else { return .zero }
+        let ticks = Int64(sysconf(Int32(_SC_CLK_TCK)))
+        return .milliseconds((user + system) * 1000 / max(1, ticks))
+    }
+
+    /// Entries in /proc/PID/fd.
+    static func openDescriptors(_ pid: pid_t) -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
+    }
+}
+
+extension Duration {
+    /// In seconds, as a Double.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
