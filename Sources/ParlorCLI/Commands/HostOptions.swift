@@ -1,3 +1,4 @@
+import Session
 import Games
 import Match
 
@@ -40,6 +41,10 @@ public struct HostOptions: ParsableCommand, Hashable {
     /// `--fill-with-bots SECONDS`: after this long with a guest seated, the empty
     /// seats go to medium bots and the match starts; nil waits until every seat is taken.
     public var fillWithBotsAfter: Duration?
+    /// `--spectators N`: spectators allowed at once; 0 forbids watching.
+    public var spectators = SpectatorGallery.defaultLimit
+    /// `--watch-code CODE|none`: the code spectators prove; nil asks for `--code`'s, "" for none.
+    public var watchCode: String?
 
     /// Options as code would set them.
     public init(
@@ -87,6 +92,8 @@ public struct HostOptions: ParsableCommand, Hashable {
             seatsOption,
             botsOption,
             fillOption,
+            spectatorsOption,
+            watchCodeOption,
         ] + CommonOptions.display,
         exclusiveGroups: [CommonOptions.outputGroup]
     )
@@ -105,6 +112,12 @@ public struct HostOptions: ParsableCommand, Hashable {
     static let fillOption = OptionSpec(
         "fill-with-bots", .required(valueName: "SECONDS"),
         help: "Once a guest is seated and SECONDS have passed, give the empty seats to medium bots and start (default: wait until every seat is taken).")
+    static let spectatorsOption = OptionSpec(
+        "spectators", .required(valueName: "N"),
+        help: "Let at most N people watch with 'parlor watch', 0-1000; 0 lets nobody watch (default: \(SpectatorGallery.defaultLimit)).")
+    static let watchCodeOption = OptionSpec(
+        "watch-code", .required(valueName: "CODE"),
+        help: "The passcode spectators must prove, 4-32 letters, digits or '-', or 'none' to let anyone watch (default: the --code passcode, if any).")
     static let seatOption = CommonOptions.seat(help: "Move first, second, or let a coin decide (default: random).")
     static let codeOption = OptionSpec(
         "code", .optional(valueName: "CODE"),
@@ -146,6 +159,12 @@ public struct HostOptions: ParsableCommand, Hashable {
         }
         if let text = arguments.value(Self.fillOption) {
             fillWithBotsAfter = .seconds(try ValueParser.wholeNumber(text, Self.fillOption.source, in: 0...86_400))
+        }
+        if let text = arguments.value(Self.spectatorsOption) {
+            spectators = try ValueParser.wholeNumber(text, Self.spectatorsOption.source, in: 0...1000)
+        }
+        if let text = arguments.value(Self.watchCodeOption) {
+            watchCode = text.lowercased() == "none" ? "" : try ValueParser.passcode(text, Self.watchCodeOption.source)
         }
     }
 

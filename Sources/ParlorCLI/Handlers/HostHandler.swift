@@ -62,6 +62,8 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
     configuration.turnTimeoutSeconds = options.turnTimeout.map { UInt32(max(1, $0.components.seconds)) } ?? 0
     configuration.timeouts = LAN.sessionTimeouts(options.timeouts)
     configuration.passcode = passcode
+    configuration.spectators = options.spectators
+    configuration.watchCode = options.watchCode
     configuration.seats = options.seats
     configuration.botNames = options.bots.enumerated().map { index, level in
         options.bots.count == 1 ? level.playerName : "\(level.playerName) \(index + 1)"

@@ -87,6 +87,12 @@ public struct HostConfiguration: Sendable {
     /// The names of the host's bots (`--bots`), one seat each from the start;
     /// at least one seat must stay for a guest. The caller plays them.
     public var botNames: [String] = []
+    /// Spectators allowed at once (`--spectators`); 0 forbids watching
+    /// (docs/PROTOCOL.md, section 17). Default `SpectatorGallery.defaultLimit`.
+    public var spectators: Int = SpectatorGallery.defaultLimit
+    /// The code a spectator must prove: nil asks for `passcode` (the seat
+    /// code, if any); "" lets spectators watch without one (`--watch-code`).
+    public var watchCode: String?
 
     /// A configuration; see each field for its default.
     public init(gameID: String, hostName: String, hostPlayerID: PlayerID, seatPreference: SeatPreference = .first,

@@ -22,6 +22,10 @@ public enum MessageType: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     case table = 14
     /// Protocol 2 only: another seat at the table is away (its link dropped) or back.
     case seat = 15
+    /// Protocol 2 only: a spectator asks to watch (docs/PROTOCOL.md, section 17).
+    case watch = 17
+    /// Protocol 2 only: the host admits a spectator, with the match as it stands.
+    case watching = 18
 
     /// The upper-case name used in docs/PROTOCOL.md and logs.
     public var description: String {
@@ -41,6 +45,8 @@ public enum MessageType: UInt8, Sendable, CaseIterable, CustomStringConvertible 
         case .challenge: "CHALLENGE"
         case .table: "TABLE"
         case .seat: "SEAT"
+        case .watch: "WATCH"
+        case .watching: "WATCHING"
         }
     }
 }
