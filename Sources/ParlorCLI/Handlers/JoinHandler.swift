@@ -69,7 +69,7 @@ struct ReachedHost {
     var hintsAllowed = false
 
     /// Connects to `target`: an address, a name (DNS-SD), or a picker on a terminal when nil.
-    static func reach(_ target: JoinTarget?, json: Bool) async throws -> ReachedHost {
+    static func reach(_ target: JoinTarget?, json: Bool, watching: Bool = false) async throws -> ReachedHost {
         switch target {
         case .address(let host, let port)?:
             let shown = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
@@ -79,13 +79,13 @@ struct ReachedHost {
             }
             return ReachedHost(connection: connection, peerAddress: shown, dial: SessionRunner.dialer(host: host, port: port))
         case .name(let name)?:
-            let (connection, peerAddress, needsPasscode, gameName, hintsAllowed) = try await ServiceFinder.reach(name: name, json: json)
+            let (connection, peerAddress, needsPasscode, gameName, hintsAllowed) = try await ServiceFinder.reach(name: name, json: json, watching: watching)
             return ReachedHost(connection: connection, peerAddress: peerAddress,
                                dial: SessionRunner.dialer(addresses: connection.remote.map { [$0] } ?? []),
                                needsPasscode: needsPasscode, gameName: gameName, hintsAllowed: hintsAllowed)
         case nil:
             // A picker on a terminal; a usage error otherwise (ServiceFinder.swift).
-            let (connection, peerAddress, needsPasscode, gameName, hintsAllowed) = try await ServiceFinder.reach(name: nil, json: json)
+            let (connection, peerAddress, needsPasscode, gameName, hintsAllowed) = try await ServiceFinder.reach(name: nil, json: json, watching: watching)
             return ReachedHost(connection: connection, peerAddress: peerAddress,
                                dial: SessionRunner.dialer(addresses: connection.remote.map { [$0] } ?? []),
                                needsPasscode: needsPasscode, gameName: gameName, hintsAllowed: hintsAllowed)

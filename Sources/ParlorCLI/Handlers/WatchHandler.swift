@@ -9,7 +9,7 @@ import TerminalUI
 func runWatch(_ options: WatchOptions) async throws -> ExitCode {
     let presentation = MatchPresentation(flags: options.display)
     let announcer = Announcer(json: presentation.isJSON)
-    let reached = try await ReachedHost.reach(options.target, json: presentation.isJSON)
+    let reached = try await ReachedHost.reach(options.target, json: presentation.isJSON, watching: true)
     let hello = Hello(appVersion: ParlorVersion.current, playerID: LocalData.playerID, playerName: options.name)
     var guestOptions = SessionRunner.guestOptions(grace: .zero, dial: reached.dial)
     guestOptions.passcode = options.passcode

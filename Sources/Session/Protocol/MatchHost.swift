@@ -251,6 +251,12 @@ public actor MatchHost {
         (tableChanges, tableSink) = AsyncStream<TableSeating>.makeStream(bufferingPolicy: .bufferingNewest(64))
     }
 
+    /// Whether a spectator must prove a passcode (the watch code's, or the seat code's).
+    public nonisolated var spectatorsNeedPasscode: Bool { watchKey != nil }
+
+    /// The match under way (or ended), nil before a guest is admitted.
+    public var matchID: MatchID? { hosted?.initialState.matchID }
+
     /// Number of connections currently in their handshake.
     public var pendingHandshakeCount: Int { pending.count }
 

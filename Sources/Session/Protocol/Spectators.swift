@@ -40,7 +40,10 @@ public final class SpectatorGallery: Participant {
     }
 
     private struct State {
-        var links: [UInt64: Link] = [:]
+        var links: [UInt64: Link] = [:] {
+            didSet { if links.count != oldValue.count { counts.yield(links.count) } }
+        }
+        let counts: AsyncStream<Int>.Continuation
         var nextID: UInt64 = 0
         /// The newest state spectators may see (saved, when saving is on); nil before a match begins.
         var revealed: MatchState?
@@ -55,7 +58,9 @@ public final class SpectatorGallery: Participant {
     private let silence: Duration
     private let appVersion: String
     private let clock: @Sendable () -> Int64
-    private let state = Mutex(State())
+    private let state: Mutex<State>
+    /// The number watching, each time it changes (the newest only), for the host's TXT record.
+    public let changes: AsyncStream<Int>
 
     /// A gallery for at most `limit` spectators, with the host's heartbeat timers.
     init(limit: Int, queueLimit: Int = SpectatorGallery.defaultQueueLimit, timeouts: SessionTimeouts, appVersion: String,
@@ -66,6 +71,9 @@ public final class SpectatorGallery: Participant {
         self.silence = timeouts.heartbeatTimeout
         self.appVersion = appVersion
         self.clock = clock
+        let (changes, sink) = AsyncStream<Int>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        self.changes = changes
+        self.state = Mutex(State(counts: sink))
     }
 
     /// Spectators watching now.
