@@ -64,6 +64,7 @@ struct SpectatorGalleryTests {
         let two = try one.applying(.quit(1), now: 1_700_000_002_000)
         gallery.stateChanged(two, event: .committed(.quit(1), two))
         gallery.matchEnded(two, failure: nil)
+        gallery.drain()
         let messages = stream.messages
         guard messages.count == 4 else { Issue.record("\(messages)"); return }
         guard case .watching(let welcome) = messages[0] else { Issue.record("\(messages[0])"); return }
@@ -86,10 +87,12 @@ struct SpectatorGalleryTests {
         slow.pileUp(32 << 10)  // half the bound waiting: kept
         let one = try Self.start.applying(.move(Move(3), by: 0), now: 1_700_000_001_000)
         gallery.stateChanged(one, event: .committed(.move(Move(3), by: 0), one))
+        gallery.drain()
         #expect(gallery.count == 2 && !slow.isClosed)
         slow.pileUp(64 << 10)  // the next frame takes it past the bound
         let two = try one.applying(.move(Move(2), by: 1), now: 1_700_000_002_000)
         gallery.stateChanged(two, event: .committed(.move(Move(2), by: 1), two))
+        gallery.drain()
         #expect(slow.isClosed)
         guard case .goodbye(.goodbyeTooSlow, _, _)? = slow.messages.last else { Issue.record("\(slow.messages)"); return }
         #expect(gallery.count == 1 && !fine.isClosed)

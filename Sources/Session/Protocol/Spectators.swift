@@ -1,3 +1,4 @@
+import Dispatch
 import Games
 import Match
 import Synchronization
@@ -61,6 +62,9 @@ public final class SpectatorGallery: Participant {
     private let state: Mutex<State>
     /// The number watching, each time it changes (the newest only), for the host's TXT record.
     public let changes: AsyncStream<Int>
+    /// Where changes go out to spectators, in commit order: never on the
+    /// controller's actor or the store's writer, so the players never wait for them.
+    private let queue = DispatchQueue(label: "parlor.spectators")
 
     /// A gallery for at most `limit` spectators, with the host's heartbeat timers.
     init(limit: Int, queueLimit: Int = SpectatorGallery.defaultQueueLimit, timeouts: SessionTimeouts, appVersion: String,
@@ -222,14 +226,17 @@ public final class SpectatorGallery: Participant {
         guard case .committed(let change, let committed) = event else { return }
         let frame = ChangeMessageKind(change).message(sequence: committed.sequence, blob: MatchBlob.encode(committed))
         guard let persist = state.withLock({ $0.persist }) else {
-            reveal(committed, frame)
+            queue.async { [self] in reveal(committed, frame) }
             return
         }
         // Nothing reveals a state before it is saved; a failed save reveals nothing (the guests' links pause).
         persist(committed) { [self] error in
-            if error == nil { reveal(committed, frame) }
+            if error == nil { queue.async { [self] in reveal(committed, frame) } }
         }
     }
+
+    /// Waits until every change handed over so far has gone out to the spectators (tests).
+    func drain() { queue.sync {} }
 
     private func reveal(_ committed: MatchState, _ frame: Message) {
         state.withLock { state in
@@ -243,6 +250,10 @@ public final class SpectatorGallery: Participant {
     }
 
     public func matchEnded(_ final: MatchState, failure: MatchFailure?) {
+        queue.async { [self] in ended(final, failure: failure) }
+    }
+
+    private func ended(_ final: MatchState, failure: MatchFailure?) {
         state.withLock { state in
             guard let failure else {
                 state.final = final
