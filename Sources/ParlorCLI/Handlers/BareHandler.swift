@@ -29,6 +29,8 @@ func runBare(settings: Settings = Settings()) async throws -> ExitCode {
                 code = try await runJoin(JoinOptions(target: .name(game.name), name: name, display: display))
             case .joinTarget(let target):
                 code = try await runJoin(JoinOptions(target: target, name: name, display: display))
+            case .watch(let game):
+                code = try await runWatch(WatchOptions(target: .name(game.name), name: name, display: display))
             case .host(let id, let hostName, let passcode, let seat):
                 var options = HostOptions(game: id, name: hostName, seat: seat, passcode: passcode ? .generate : nil, display: display)
                 options.preferredPort = settings.port ?? HostOptions.defaultPort

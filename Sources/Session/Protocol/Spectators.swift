@@ -64,7 +64,7 @@ public final class SpectatorGallery: Participant {
     public let changes: AsyncStream<Int>
     /// Where changes go out to spectators, in commit order: never on the
     /// controller's actor or the store's writer, so the players never wait for them.
-    private let queue = DispatchQueue(label: "parlor.spectators")
+    private let queue = DispatchQueue(label: "parlor.spectators", qos: .utility)
 
     /// A gallery for at most `limit` spectators, with the host's heartbeat timers.
     init(limit: Int, queueLimit: Int = SpectatorGallery.defaultQueueLimit, timeouts: SessionTimeouts, appVersion: String,
