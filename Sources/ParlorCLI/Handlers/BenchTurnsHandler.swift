@@ -67,7 +67,7 @@ private func benchSpectators(_ options: BenchTurnsOptions, generator: inout Spli
     Console.write("""
           full turn, nobody watching (measured again, just before the next)
             p50 \(alone.p50.microseconds) µs   p99 \(alone.p99.microseconds) µs
-          full turn, \(options.spectators) spectators watching (each a thread here with its own loopback socket, draining every byte)
+          full turn, \(options.spectators) spectators watching (each its own loopback connection in this process, draining every byte)
             p50 \(watched.p50.microseconds) µs   p99 \(watched.p99.microseconds) µs   \
         ratio to nobody watching: p50 \(closeRatio(watched.p50, alone.p50))x   p99 \(closeRatio(watched.p99, alone.p99))x
           goal: \(options.spectators) spectators change the players' turn by at most 10% (p50 <= 1.1x)

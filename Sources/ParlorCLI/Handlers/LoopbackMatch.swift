@@ -1,4 +1,3 @@
-import Foundation
 import Bots
 import Games
 import Match
@@ -25,12 +24,12 @@ final class LoopbackMatch: Sendable {
     private let acceptor: Task<Void, Never>
     private let recordings: [Task<Void, Never>]
     /// Spectators watching from this process (`bench turns --spectators`), each draining what it gets.
-    private let spectators: [SpectatorDrain]
+    private let spectators: [Task<Void, Never>]
 
     private init(host: MatchHost, hosted: HostedMatch, joined: JoinedMatch, hostController: MatchController,
                  guestController: MatchController, local: LocalParticipant, events: AsyncStream<MatchEvent>,
                  random: RandomMoves, listener: TCPListener, acceptor: Task<Void, Never>,
-                 recordings: [Task<Void, Never>], spectators: [SpectatorDrain]) {
+                 recordings: [Task<Void, Never>], spectators: [Task<Void, Never>]) {
         self.host = host
         self.hosted = hosted
         self.joined = joined
@@ -54,14 +53,25 @@ final class LoopbackMatch: Sendable {
         configuration.spectators = max(configuration.spectators, spectators)
         let host = try MatchHost(configuration: configuration)
         let acceptor = Task { await host.serve(listener) }
-        // Each spectator is a thread with a blocking socket that says WATCH, then reads
-        // and drops every byte (a HEARTBEAT every 2 s): what a spectator on another
-        // machine costs this host, without its reading crowding the players' tasks.
-        var watching: [SpectatorDrain] = []
+        // Each spectator says WATCH and then reads and drops every byte, with a HEARTBEAT
+        // now and then: what a spectator on another machine costs this host.
+        var watching: [Task<Void, Never>] = []
         for index in 0..<spectators {
+            let stream = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port).byteStream()
             var hello = Hello(appVersion: ParlorVersion.current, playerID: .random(), playerName: "Spectator \(index + 1)")
             hello.watching = true
-            watching.append(try SpectatorDrain(port: listener.port, watch: Message.watch(hello).encoded))
+            stream.send(Message.watch(hello).encoded)
+            let beat = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(2))
+                    stream.send(Message.heartbeat(senderTime: UInt64(clamping: wallClockMilliseconds())).encoded)
+                }
+            }
+            watching.append(Task {
+                for await event in stream.events { if case .closed = event { break } }
+                beat.cancel()
+            })
+            watching.append(Task { await withTaskCancellationHandler { await beat.value } onCancel: { stream.close() } })
         }
         let connection = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port)
         async let joining = Guest.join(over: connection.byteStream(),
@@ -114,7 +124,7 @@ final class LoopbackMatch: Sendable {
         acceptor.cancel()
         listener.close()
         for recording in recordings { await recording.value }
-        for spectator in spectators { spectator.stop() }
+        for spectator in spectators { spectator.cancel() }
     }
 }
 
@@ -124,48 +134,4 @@ final class RandomMoves: Sendable {
     init(seed: UInt64) { generator = Mutex(SplitMix64(seed: seed)) }
     /// One of `moves`, or nil when there is none.
     func pick(from moves: [Move]) -> Move? { generator.withLock { moves.randomElement(using: &$0) } }
-}
-
-/// A bench spectator on its own thread: a blocking loopback socket that sends
-/// WATCH, then drains every byte, with a HEARTBEAT every 2 s, until `stop()`.
-final class SpectatorDrain: Sendable {
-    private let fd: Int32
-
-    init(port: UInt16, watch: [UInt8]) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw CommandFailure("socket: \(String(cString: strerror(errno)))", exitCode: .failure) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-        guard connected, watch.withUnsafeBytes({ send(fd, $0.baseAddress, watch.count, Int32(MSG_NOSIGNAL)) }) == watch.count else {
-            close(fd)
-            throw CommandFailure("a bench spectator could not connect to 127.0.0.1:\(port)", exitCode: .failure)
-        }
-        self.fd = fd
-        Thread {
-            var buffer = [UInt8](repeating: 0, count: 64 << 10)
-            var beat = ContinuousClock.now
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            // The thread owns the descriptor: closed only here, once the host or `stop()` ended the stream.
-            defer { close(fd) }
-            while true {
-                if poll(&poller, 1, 500) > 0 {
-                    let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-                    if count <= 0 { return }
-                }
-                if ContinuousClock.now - beat > .seconds(2) {
-                    beat = .now
-                    let heartbeat = Message.heartbeat(senderTime: 0).encoded
-                    _ = heartbeat.withUnsafeBytes { send(fd, $0.baseAddress, heartbeat.count, Int32(MSG_NOSIGNAL)) }
-                }
-            }
-        }.start()
-    }
-
-    /// Ends the connection; the thread sees the end, closes the descriptor and returns.
-    func stop() { shutdown(fd, Int32(SHUT_RDWR)) }
 }
