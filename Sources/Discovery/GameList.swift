@@ -29,7 +29,7 @@ public struct ListedGame: Sendable, Hashable {
     public var rank: Int {
         switch assessment.reason {
         case nil: return 0
-        case .alreadyPlaying?, .full?: return 1
+        case .alreadyPlaying?, .full?, .noSpectators?, .spectatorsFull?: return 1
         case .protocolVersion?, .unreadableRecord?, .unknownGame?: return 2
         }
     }

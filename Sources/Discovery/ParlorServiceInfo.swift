@@ -29,7 +29,9 @@ public enum ParlorTXTError: Error, Sendable, Hashable, CustomStringConvertible {
 /// "taken/total", `state` open|playing, `match` match id, `code` 0|1
 /// (passcode needed), `app` app version, `host` the host player's name,
 /// `hints` 1 when the host allows the hint key (absent or any other value:
-/// no hints; readers from before hints ignore the key).
+/// no hints; readers from before hints ignore the key), `watch` "watching/allowed"
+/// spectators (absent: a host from before spectators; "0/0": none welcome) and
+/// `wcode` 1 when spectators need a passcode (docs/PROTOCOL.md, section 17).
 public struct ParlorServiceInfo: Sendable, Hashable {
     /// Whether the match still waits for players.
     public enum State: String, Sendable, Hashable, CaseIterable {
@@ -72,6 +74,23 @@ public struct ParlorServiceInfo: Sendable, Hashable {
     }
     private var tablesInPlay: Int?
     private var tablesLimit = 0
+    /// Spectators watching now and allowed at once; nil when the record says
+    /// nothing of spectators (a host from before them, or a value this parlor cannot read).
+    public var spectators: (watching: Int, allowed: Int)? {
+        get { spectatorCounts.map { ($0.watching, $0.allowed) } }
+        set { spectatorCounts = newValue.map { SpectatorCounts(watching: $0.watching, allowed: $0.allowed) } }
+    }
+    /// Whether spectators must prove a passcode (`--watch-code`, or `--code` alone).
+    public var watchNeedsPasscode = false
+    private var spectatorCounts: SpectatorCounts?
+
+    private struct SpectatorCounts: Sendable, Hashable {
+        var watching: Int
+        var allowed: Int
+    }
+
+    /// Whether one more spectator may watch, as the record says.
+    public var welcomesSpectators: Bool { spectators.map { $0.allowed > 0 && $0.watching < $0.allowed } ?? false }
 
     /// Longest host player name put in the record, in UTF-8 bytes; longer names are cut.
     public static let maximumHostNameBytes = 63
@@ -129,6 +148,15 @@ public struct ParlorServiceInfo: Sendable, Hashable {
                 tables = (inPlay, limit)
             }
         }
+        // Spectators are an addition: a record without them, or with a value this
+        // parlor cannot read, is still a game (just not one it offers to watch).
+        if let watch = txt["watch"] {
+            let counts = watch.split(separator: "/", omittingEmptySubsequences: false)
+            if counts.count == 2, let watching = Self.count(counts[0]), let allowed = Self.count(counts[1]) {
+                spectators = (watching, allowed)
+            }
+        }
+        watchNeedsPasscode = txt["wcode"] == "1"
 
     }
 
@@ -146,6 +174,8 @@ public struct ParlorServiceInfo: Sendable, Hashable {
         try txt.set("host", to: Self.prefix(of: hostPlayerName, maximumBytes: Self.maximumHostNameBytes))
         if hintsAllowed { try txt.set("hints", to: "1") }
         if let tables { try txt.set("tables", to: "\(tables.inPlay)/\(tables.limit)") }
+        if let spectators { try txt.set("watch", to: "\(spectators.watching)/\(spectators.allowed)") }
+        if watchNeedsPasscode { try txt.set("wcode", to: "1") }
         return txt
     }
 
@@ -188,6 +218,25 @@ public struct ParlorServiceInfo: Sendable, Hashable {
                 info: info, reason: .full(taken: info.seatsTaken, total: info.seatsTotal))
         }
         return ParlorServiceAssessment(info: info, reason: nil)
+    }
+
+    /// Whether this parlor can watch a service (`parlor watch`): as `assess`,
+    /// except that a match already playing or full is fine to watch, and a
+    /// host that takes no spectators (or no more) is not.
+    public static func assessForWatching(_ assessment: ParlorServiceAssessment) -> ParlorServiceAssessment {
+        switch assessment.reason {
+        case nil, .alreadyPlaying?, .full?:
+            guard let info = assessment.info else { return assessment }
+            guard let spectators = info.spectators, spectators.allowed > 0 else {
+                return ParlorServiceAssessment(info: info, reason: .noSpectators)
+            }
+            guard spectators.watching < spectators.allowed else {
+                return ParlorServiceAssessment(info: info, reason: .spectatorsFull(watching: spectators.watching))
+            }
+            return ParlorServiceAssessment(info: info, reason: nil)
+        default:
+            return assessment
+        }
     }
 
     /// `assess` for callers that know game ids but not rules versions.
@@ -257,6 +306,10 @@ public enum UnjoinableReason: Sendable, Hashable, CustomStringConvertible {
     case alreadyPlaying
     /// Every seat is taken.
     case full(taken: Int, total: Int)
+    /// To watch: the host takes no spectators (or says nothing of them).
+    case noSpectators
+    /// To watch: as many spectators watch as the host allows.
+    case spectatorsFull(watching: Int)
 
     /// The text a person reads next to the listing.
     public var description: String {
@@ -280,6 +333,10 @@ public enum UnjoinableReason: Sendable, Hashable, CustomStringConvertible {
             return "already playing"
         case .full(let taken, let total):
             return "full (\(taken)/\(total) seats)"
+        case .noSpectators:
+            return "takes no spectators"
+        case .spectatorsFull(let watching):
+            return "\(watching) watching, as many as the host allows"
         }
     }
 }

@@ -18,7 +18,7 @@ import Games
 public enum CommandRegistry {
     /// The runnable commands. Add a new command's type here.
     public static let commands: [any ParsableCommand.Type] = [
-        PlayOptions.self, HostOptions.self, JoinOptions.self, BrowseOptions.self, GamesOptions.self,
+        PlayOptions.self, HostOptions.self, JoinOptions.self, WatchOptions.self, BrowseOptions.self, GamesOptions.self,
         MatchesOptions.self, ReplayOptions.self, ResumeOptions.self, ForgetOptions.self, DoctorOptions.self,
         AnalyzeOptions.self,
         BenchTurnsOptions.self, BenchBotsOptions.self, BenchSoakOptions.self, BenchRenderOptions.self, BenchTablesOptions.self,

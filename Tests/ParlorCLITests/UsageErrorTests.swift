@@ -139,7 +139,7 @@ struct UsageErrorTests {
             """)
         #expect(rendered(["bench", "turns", "-c", "x"]) == """
             Error: invalid value 'x' for '--count': expected a whole number from 1 to 1000000.
-            Usage: parlor bench turns [--count N] [--dir DIR]
+            Usage: parlor bench turns [--count N] [--dir DIR] [--spectators N]
             See 'parlor help bench turns'.
 
             """)

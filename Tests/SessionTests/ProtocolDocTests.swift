@@ -101,6 +101,20 @@ enum ProtocolExamples {
                 hostAppVersion: "0.2.0", matchBlob: MatchBlob.encode(tableStart))
     }
 
+    /// Wes asks to watch Ada and Bo's connect4 match (section 17).
+    static var watchHello: Hello {
+        var hello = Hello(protocolVersions: [2, 1], appVersion: "0.2.0", playerID: PlayerID(hex: String(repeating: "77", count: 16))!,
+                          playerName: "Wes", games: [GameVersion(id: "connect4", rulesVersion: 1)])
+        hello.watching = true
+        return hello
+    }
+
+    /// The host's answer, one move into the match, with Wes the second spectator.
+    static var watching: SpectatorWelcome {
+        SpectatorWelcome(protocolVersion: 2, heartbeatIntervalMilliseconds: 3000, heartbeatTimeoutMilliseconds: 15000,
+                         hostAppVersion: "0.2.0", watching: 2, matchBlob: MatchBlob.encode(afterOneMove))
+    }
+
     /// Every example by name, in document order.
     static var all: [(name: String, segments: [Segment])] {
         let blob = MatchBlob.encode(afterOneMove)
@@ -133,6 +147,10 @@ enum ProtocolExamples {
             ("talk-relayed", frame(.talk(.relayed(TalkLine(role: .player, seat: 1, name: "Bo", text: "nice box!", afterSequence: 5))))),
             ("talk-refused", frame(.talk(.refused(.talkControlCharacter,
                                                   sentence: "The line holds a control character (an escape code, a tab or a newline); it was not sent.")))),
+            ("watch", frame(.watch(watchHello))),
+            ("watching", frame(.watching(watching))),
+            ("turn-rejected-spectator", frame(.turnRejected(sequence: 2, reason: .spectatorCannotMove,
+                                                            sentence: "Spectators cannot change the match: you are watching."))),
         ]
     }
 
@@ -190,7 +208,7 @@ enum ProtocolExamples {
             (u32(UInt32(payload.count)), "payload length \(payload.count)"),
         ]
         switch message {
-        case .hello(let hello):
+        case .hello(let hello), .watch(let hello):
             let versions = hello.protocolVersions.map(String.init).joined(separator: ", ")
             segments += [
                 ([UInt8(hello.protocolVersions.count)] + hello.protocolVersions,
@@ -201,8 +219,10 @@ enum ProtocolExamples {
                 ([1], "1 game"),
                 ([UInt8(hello.games[0].id.utf8.count)] + Array(hello.games[0].id.utf8), "game id \"\(hello.games[0].id)\""),
                 (u16(hello.games[0].rulesVersion), "rules version \(hello.games[0].rulesVersion)"),
-                hello.matchID.map { ($0.bytes, "match id to resume") } ?? (Array(repeating: 0, count: 16), "match id: none (new match)"),
-                hello.seatToken.map { ($0.bytes, "seat token from the WELCOME") } ?? (Array(repeating: 0, count: 16), "seat token: none"),
+                hello.matchID.map { ($0.bytes, "match id to resume") }
+                    ?? (Array(repeating: 0, count: 16), hello.watching ? "match id: none (a spectator names none)" : "match id: none (new match)"),
+                hello.seatToken.map { ($0.bytes, "seat token from the WELCOME") }
+                    ?? (Array(repeating: 0, count: 16), hello.watching ? "seat token: none (a spectator holds none)" : "seat token: none"),
             ]
             if hello.passcodeProof.isEmpty {
                 segments.append(([0], "passcode proof: 0 bytes"))
@@ -263,6 +283,15 @@ enum ProtocolExamples {
                 segments.append(([UInt8(place.name.utf8.count)] + Array(place.name.utf8),
                                  place.name.isEmpty ? "seat \(index): name, empty" : "seat \(index): name \"\(place.name)\""))
             }
+        case .watching(let welcome):
+            segments += [([welcome.protocolVersion], "protocol version \(welcome.protocolVersion)"),
+                         (u32(welcome.heartbeatIntervalMilliseconds), "heartbeat interval \(welcome.heartbeatIntervalMilliseconds) ms"),
+                         (u32(welcome.heartbeatTimeoutMilliseconds), "heartbeat timeout \(welcome.heartbeatTimeoutMilliseconds) ms"),
+                         ([UInt8(welcome.hostAppVersion.utf8.count)] + Array(welcome.hostAppVersion.utf8),
+                          "host app version \"\(welcome.hostAppVersion)\""),
+                         (u16(welcome.watching), "spectators watching \(welcome.watching), this one included"),
+                         (u32(UInt32(welcome.matchBlob.count)), "blob length \(welcome.matchBlob.count)")]
+            segments += blobSegments(welcome.matchBlob).map { ($0.bytes, "blob: " + $0.field) }
         case .seat(let presence):
             segments += [([UInt8(presence.seat)], "seat index \(presence.seat)"),
                          ([presence.away ? 1 : 0], presence.away ? "presence 1 away" : "presence 0 back"),

@@ -57,6 +57,25 @@ func sampleMessages() -> [(String, Message)] {
         ("talk-relayed", .talk(.relayed(TalkLine(role: .player, seat: 2, name: "Grace Hopper ♛", text: "après toi", afterSequence: 12)))),
         ("talk-spectator", .talk(.relayed(TalkLine(role: .spectator, seat: nil, name: "Bo", text: "nice", afterSequence: 0)))),
         ("talk-refused", .talk(.refused(.talkTooFast, sentence: "Too many lines at once (5, then one every 2 s); wait a moment."))),
+        ("watch", .watch(sampleWatch())),
+        ("watching", .watching(sampleWatching(later))),
+        ("watching-before", .watching(sampleWatching(nil))),
+        ("turn-rejected-spectator", .turnRejected(sequence: 1, reason: .spectatorCannotMove, sentence: "You are watching.")),
+        ("goodbye-too-slow", .goodbye(.goodbyeTooSlow, sentence: "You fell too far behind.", finalBlob: [])),
     ]
     return messages
+}
+
+/// A spectator's WATCH (section 17): HELLO's layout, no match, no seat token.
+func sampleWatch() -> Hello {
+    var hello = Hello(protocolVersions: [2, 1], appVersion: "0.2.0", playerID: FixtureIDs.guest, playerName: "Wes",
+                      games: [GameVersion(id: "connect4", rulesVersion: 1)])
+    hello.watching = true
+    return hello
+}
+
+/// The host's WATCHING with `state` (nil: before the match begins).
+func sampleWatching(_ state: MatchState?) -> SpectatorWelcome {
+    SpectatorWelcome(protocolVersion: 2, heartbeatIntervalMilliseconds: 1000, heartbeatTimeoutMilliseconds: 5000,
+                     hostAppVersion: "0.2.0", watching: 1, matchBlob: state.map { MatchBlob.encode($0) } ?? [])
 }

@@ -52,7 +52,12 @@ private func hostSide(_ events: [HostHandshake.Event], policy: HostAdmissionPoli
         var action = machine.event(event)
         if case .evaluate(let hello) = action {
             evaluated += 1
-            guard case .message(.hello(let sent)) = event, sent == hello else {
+            let sent: Hello?
+            switch event {
+            case .message(.hello(let hello)), .message(.watch(let hello)): sent = hello
+            default: sent = nil
+            }
+            guard sent == hello else {
                 fuzzCheck(false, "evaluated a HELLO that was not the event"); return
             }
             let decision = admission(for: hello, challenge: machine.challenge, policy: policy, hostSeatFirst: hostSeatFirst)
@@ -81,6 +86,15 @@ private func hostSide(_ events: [HostHandshake.Event], policy: HostAdmissionPoli
             let decoded = frame.flatMap { try? Message.decode($0.0) }
             guard case .reject(let received, _) = decoded else { fuzzCheck(false, "the REJECT does not decode"); return }
             fuzzCheck(received == reason, "the REJECT's reason changed on the wire")
+        case .spectate:
+            // Section 17: only a WATCH is let in to watch, by a coded host only with a proof.
+            fuzzCheck(machine.state == .admitted, "a spectator let in but the machine is \(machine.state)")
+            guard case .message(.watch(let hello)) = event else { fuzzCheck(false, "watching without a WATCH"); return }
+            fuzzCheck(hello.protocolVersions.contains(FrameFormat.tableVersion), "a spectator let in without protocol 2")
+            if let gate = policy.passcode {
+                fuzzCheck(gate.turn != .refused && gate.key.accepts(hello.passcodeProof, for: fixtureChallenge) && machine.challenge != nil,
+                          "a coded host let a spectator in without a valid proof")
+            }
         case .seat:
             // Protocol 2: seated at a table still filling; WELCOME comes when it is full.
             fuzzCheck(machine.state == .seated, "seated a guest but the machine is \(machine.state)")
@@ -116,6 +130,9 @@ private func admission(for hello: Hello, challenge: PasscodeChallenge?, policy: 
     case .refuse(let reason, let sentence): return .reject(reason, sentence)
     case .challenge: return .challenge(fixtureChallenge)
     case .waitForTurn: return .waitForTurn
+    }
+    if hello.watching {
+        return hello.protocolVersions.contains(FrameFormat.tableVersion) ? .spectate : .reject(.versionUnsupported, "protocol 2")
     }
     let guestSeat = hostSeatFirst ? 1 : 0
     let hostID = hello.playerID == FixtureIDs.host ? FixtureIDs.seatToken : FixtureIDs.host
@@ -168,11 +185,32 @@ private func guestSide(_ events: [HostHandshake.Event]) {
         case .fail(let error):
             _ = error.description
             fuzzCheck(guest.state == .failed, "failed but the machine is \(guest.state)")
+        case .watching:
+            fuzzCheck(false, "a guest that sent HELLO took WATCHING")
         case .none, .send:
             break
         }
     }
     fuzzCheck(guest.state != .awaitingWelcome, "the guest is still waiting after the connection ended")
+    spectatorSide(events)
+}
+
+/// A spectator's handshake on the same bytes: WATCHING is taken only at
+/// protocol 2, with a blob that decodes (or none, before the match begins).
+private func spectatorSide(_ events: [HostHandshake.Event]) {
+    var spectator = GuestHandshake(hello: sampleWatch())
+    guard case .send(.watch) = spectator.start() else { fuzzCheck(false, "a spectator did not start with WATCH"); return }
+    for event in events {
+        switch spectator.event(event) {
+        case .watching(let welcome, let match):
+            fuzzCheck(welcome.protocolVersion == FrameFormat.tableVersion, "watching at protocol \(welcome.protocolVersion)")
+            fuzzCheck((match == nil) == welcome.matchBlob.isEmpty, "a WATCHING's blob and match disagree")
+        case .joined:
+            fuzzCheck(false, "a spectator joined a seat")
+        case .fail, .seated, .none, .send:
+            break
+        }
+    }
 }
 
 func fuzzSeeds() -> [(String, [UInt8])] {
@@ -201,5 +239,18 @@ func fuzzSeeds() -> [(String, [UInt8])] {
                                             passcodeProof: Array(repeating: 7, count: 48))).encoded))
     }
     seeds.append(("challenge", [0] + Message.challenge(fixtureChallenge).encoded))
+    // Spectators (section 17): a WATCH at an open, a full and a coded host; the host's WATCHING.
+    for scenario: UInt8 in [0, 1, 16] {
+        seeds.append(("watch-\(scenario)", [scenario] + Message.watch(sampleWatch()).encoded))
+    }
+    if let key = fixturePasscodeKey, let proof = try? key.proof(for: fixtureChallenge, guestNonce: Array(0xb0...0xbf)) {
+        var proved = sampleWatch()
+        proved.passcodeProof = proof
+        seeds.append(("watch-passcode", [16] + Message.watch(sampleWatch()).encoded + Message.watch(proved).encoded))
+    }
+    for sample in sampleMatches().prefix(3) {
+        seeds.append(("watching-\(sample.name)", [0] + Message.watching(sampleWatching(sample.state)).encoded))
+    }
+    seeds.append(("watching-before", [0] + Message.watching(sampleWatching(nil)).encoded))
     return seeds
 }

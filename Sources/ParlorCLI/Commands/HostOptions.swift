@@ -1,3 +1,4 @@
+import Session
 import Games
 import Match
 
@@ -45,6 +46,10 @@ public struct HostOptions: ParsableCommand, Hashable {
     /// `--tables N`: serve up to N tables at once from this process, each guest
     /// at a table of its own against the host's `--bot`; nil for one match.
     public var tables: Int?
+    /// `--spectators N`: spectators allowed at once; 0 forbids watching.
+    public var spectators = SpectatorGallery.defaultLimit
+    /// `--watch-code CODE|none`: the code spectators prove; nil asks for `--code`'s, "" for none.
+    public var watchCode: String?
 
     /// Options as code would set them.
     public init(
@@ -94,6 +99,8 @@ public struct HostOptions: ParsableCommand, Hashable {
             fillOption,
             noTalkOption,
             tablesOption,
+            spectatorsOption,
+            watchCodeOption,
         ] + CommonOptions.playing,
         exclusiveGroups: [CommonOptions.outputGroup]
     )
@@ -119,6 +126,12 @@ public struct HostOptions: ParsableCommand, Hashable {
         help: "Serve up to N tables at once (1-\(HostOptions.tablesLimit)) on one port: each guest plays the host's --bot at a table of its own; needs --bot, two seats, no --rematch (default: one match).")
     /// The most tables one host process serves.
     public static let tablesLimit = 4096
+    static let spectatorsOption = OptionSpec(
+        "spectators", .required(valueName: "N"),
+        help: "Let at most N people watch with 'parlor watch', 0-1000; 0 lets nobody watch (default: \(SpectatorGallery.defaultLimit)).")
+    static let watchCodeOption = OptionSpec(
+        "watch-code", .required(valueName: "CODE"),
+        help: "The passcode spectators must prove, 4-32 letters, digits or '-', or 'none' to let anyone watch (default: the --code passcode, if any).")
     static let seatOption = CommonOptions.seat(help: "Move first, second, or let a coin decide (default: random).")
     static let codeOption = OptionSpec(
         "code", .optional(valueName: "CODE"),
@@ -164,6 +177,12 @@ public struct HostOptions: ParsableCommand, Hashable {
         }
         if let text = arguments.value(Self.tablesOption) {
             tables = try ValueParser.wholeNumber(text, Self.tablesOption.source, in: 1...Self.tablesLimit)
+        }
+        if let text = arguments.value(Self.spectatorsOption) {
+            spectators = try ValueParser.wholeNumber(text, Self.spectatorsOption.source, in: 0...1000)
+        }
+        if let text = arguments.value(Self.watchCodeOption) {
+            watchCode = text.lowercased() == "none" ? "" : try ValueParser.passcode(text, Self.watchCodeOption.source)
         }
     }
 

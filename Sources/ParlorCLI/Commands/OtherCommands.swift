@@ -67,6 +67,8 @@ public struct BenchTurnsOptions: ParsableCommand, Hashable {
     public var count: Int
     /// `--dir`: where the bench's store goes (default: beside the user's store).
     public var directory: String?
+    /// `--spectators N`: also time the full turn with N spectators watching (0: not).
+    public var spectators = 0
 
     /// Options as code would set them.
     public init(count: Int = 1000, directory: String? = nil) {
@@ -78,12 +80,14 @@ public struct BenchTurnsOptions: ParsableCommand, Hashable {
     static let countOption = OptionSpec("count", short: "c", .required(valueName: "N"), help: "Turns to time, 1-1000000 (default: 1000).")
     static let directoryOption = OptionSpec("dir", .required(valueName: "DIR"),
                                             help: "Keep the bench's store in a fresh directory inside DIR (default: the data directory, $XDG_DATA_HOME/parlor).")
+    static let spectatorsOption = OptionSpec("spectators", .required(valueName: "N"),
+                                             help: "Also time the full turn with nobody watching and with N spectators watching, 1-1000, and print the ratio against the 10% goal (default: not).")
 
     public static let spec = CommandSpec(
         path: ["bench", "turns"],
         abstract: "Time a durable turn against the floor of the same bytes.",
         discussion: "Plays N guest turns between a real host and guest on 127.0.0.1, each saving the match to a store on disk as parlor host and parlor join do, then the same turns with no store (the protocol alone), and in the same run the floor: a plain blocking socket ping-pong of the same bytes, and that with one durable append (write and fdatasync) on the store's file system. Prints p50, p99 and the ratio of each to its floor.",
-        options: [countOption, directoryOption]
+        options: [countOption, directoryOption, spectatorsOption]
     )
 
     /// Reads `parlor bench turns`'s words.
@@ -91,6 +95,9 @@ public struct BenchTurnsOptions: ParsableCommand, Hashable {
         count = 1000
         if let text = arguments.value(Self.countOption) { count = try ValueParser.wholeNumber(text, Self.countOption.source, in: 1...1_000_000) }
         directory = arguments.value(Self.directoryOption)
+        if let text = arguments.value(Self.spectatorsOption) {
+            spectators = try ValueParser.wholeNumber(text, Self.spectatorsOption.source, in: 1...1000)
+        }
     }
 
     /// Hands over to `runBenchTurns`.

@@ -53,15 +53,41 @@ func runBenchTurns(_ options: BenchTurnsOptions) async throws -> ExitCode {
           goals: full p50 <= 1.3x floor, p99 <= 2x; protocol only p50 <= 1.5x plain
 
         """)
+    if options.spectators > 0 { try await benchSpectators(options, generator: &generator, store: store) }
     return .success
+}
+
+/// `--spectators N`: the full turn with none watching, then with N spectators
+/// (each on its own loopback connection, reading every change), and the ratio
+/// against the goal of at most 10% more (issue 13).
+private func benchSpectators(_ options: BenchTurnsOptions, generator: inout SplitMix64, store: MatchStore) async throws {
+    let alone = Percentiles(try await timeTurns(count: options.count, generator: &generator, store: store).times)
+    let watched = Percentiles(try await timeTurns(count: options.count, generator: &generator, store: store,
+                                                  spectators: options.spectators).times)
+    Console.write("""
+          full turn, nobody watching (measured again, just before the next)
+            p50 \(alone.p50.microseconds) µs   p99 \(alone.p99.microseconds) µs
+          full turn, \(options.spectators) spectators watching (each its own loopback connection in this process, draining every byte)
+            p50 \(watched.p50.microseconds) µs   p99 \(watched.p99.microseconds) µs   \
+        ratio to nobody watching: p50 \(closeRatio(watched.p50, alone.p50))x   p99 \(closeRatio(watched.p99, alone.p99))x
+          goal: \(options.spectators) spectators change the players' turn by at most 10% (p50 <= 1.1x)
+
+        """)
+}
+
+/// A ratio near 1 with two decimals: a 10% goal needs them.
+private func closeRatio(_ a: Duration, _ b: Duration) -> String {
+    guard b > .zero else { return "-" }
+    return String(format: "%.2f", Double(a.microseconds) / Double(max(1, b.microseconds)))
 }
 
 /// Times `count` guest turns over as many matches as it takes; with `store`,
 /// both sides record the match there as `parlor host` and `parlor join` do.
-private func timeTurns(count: Int, generator: inout SplitMix64, store: MatchStore?) async throws -> (times: [Duration], bytes: Int) {
+private func timeTurns(count: Int, generator: inout SplitMix64, store: MatchStore?, spectators: Int = 0) async throws -> (times: [Duration], bytes: Int) {
     var turns: [Duration] = [], frameBytes: [Int] = []
     while turns.count < count {
-        let (measured, bytes) = try await benchOneMatch(seed: generator.next(), remaining: count - turns.count, store: store)
+        let (measured, bytes) = try await benchOneMatch(seed: generator.next(), remaining: count - turns.count, store: store,
+                                                        spectators: spectators)
         turns += measured
         frameBytes += bytes
         if measured.isEmpty { break }
@@ -84,8 +110,8 @@ private func removeBenchStore(_ directory: String) {
 
 /// Plays one connect4 match between a random host and the bench's random
 /// guest over loopback, timing the guest's turns from `play` to `.committed`.
-private func benchOneMatch(seed: UInt64, remaining: Int, store: MatchStore?) async throws -> ([Duration], [Int]) {
-    let match = try await LoopbackMatch.start(seed: seed, store: store)
+private func benchOneMatch(seed: UInt64, remaining: Int, store: MatchStore?, spectators: Int) async throws -> ([Duration], [Int]) {
+    let match = try await LoopbackMatch.start(seed: seed, store: store, spectators: spectators)
     var times: [Duration] = [], sizes: [Int] = []
     for await event in match.events {
         if times.count >= remaining { break }

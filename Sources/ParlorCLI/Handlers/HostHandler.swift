@@ -52,8 +52,8 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
     var advertisement: (any ServiceAdvertisement)?
     var discoveryProblem: DiscoveryError?
     do {
-        let txt = try LAN.serviceInfo(game: gameType, host: options.name, seatsTaken: 1 + options.bots.count, seatsTotal: options.seats, playing: false,
-                                      matchID: "", needsCode: passcode != nil, hints: options.hints).txtRecord()
+        let txt = try LAN.watched(LAN.serviceInfo(game: gameType, host: options.name, seatsTaken: 1 + options.bots.count, seatsTotal: options.seats, playing: false,
+                                      matchID: "", needsCode: passcode != nil, hints: options.hints), by: host).txtRecord()
         advertisement = try await DNSSDDirectory().advertise(ServiceRegistration(name: serviceName, port: port, txt: txt))
     } catch let error as DiscoveryError {
         discoveryProblem = error
@@ -104,14 +104,27 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
     let seating = options.seats > 2 ? Task {
         for await table in host.tableChanges {
             announcer.say(table.summary, event: tableEvent(table))
-            if let advertisement, let txt = try? LAN.serviceInfo(game: gameType, host: options.name, seatsTaken: table.taken,
+            if let advertisement, let txt = try? LAN.watched(LAN.serviceInfo(game: gameType, host: options.name, seatsTaken: table.taken,
                                                                  seatsTotal: options.seats, playing: false, matchID: "",
-                                                                 needsCode: passcode != nil, hints: options.hints).txtRecord() {
+                                                                 needsCode: passcode != nil, hints: options.hints), by: host).txtRecord() {
                 try? await advertisement.update(txt: txt)
             }
         }
     } : nil
     defer { seating?.cancel() }
+    // "N watching" in the advertisement as spectators come and go (TXT watch, section 17).
+    let watching = advertisement.map { advertisement in
+        Task {
+            for await _ in host.spectators.changes {
+                let playing = await host.hasGuest
+                let info = LAN.serviceInfo(game: gameType, host: options.name, seatsTaken: await host.seatsTaken, seatsTotal: options.seats,
+                                           playing: playing, matchID: await host.matchID?.hex ?? "", needsCode: passcode != nil,
+                                           hints: options.hints)
+                if let txt = try? LAN.watched(info, by: host).txtRecord() { try? await advertisement.update(txt: txt) }
+            }
+        }
+    }
+    defer { watching?.cancel() }
     // --fill-with-bots: after the wait, with a guest seated, the empty seats go to bots.
     let filler = options.fillWithBotsAfter.map { wait in
         Task {
@@ -159,9 +172,10 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
     }
     if !presentation.isJSON { announcer.say("\(hosted.guestNames) joined.") }
     filler?.cancel()
-    if let advertisement, let txt = try? LAN.serviceInfo(game: gameType, host: options.name, seatsTaken: options.seats,
+    if let advertisement, let txt = try? LAN.watched(LAN.serviceInfo(game: gameType, host: options.name, seatsTaken: options.seats,
                                                          seatsTotal: options.seats, playing: true,
-                                                         matchID: hosted.initialState.matchID.hex, needsCode: passcode != nil, hints: options.hints).txtRecord() {
+                                                         matchID: hosted.initialState.matchID.hex, needsCode: passcode != nil, hints: options.hints),
+                                                     by: host).txtRecord() {
         try? await advertisement.update(txt: txt)
     }
 
@@ -251,6 +265,8 @@ enum HostSetup {
         configuration.passcode = passcode
         configuration.seats = options.seats
         configuration.talk = !options.noTalk
+        configuration.spectators = options.spectators
+        configuration.watchCode = options.watchCode
         configuration.botNames = options.bots.enumerated().map { index, level in
             options.bots.count == 1 ? level.playerName : "\(level.playerName) \(index + 1)"
         }

@@ -16,30 +16,9 @@ func runJoin(_ options: JoinOptions, desk: MatchDesk? = nil) async throws -> Exi
     var presentation = desk.map { MatchPresentation(desk: $0) } ?? MatchPresentation(flags: options.display)
     let sink: (@Sendable (String) -> Void)? = if let desk { { text in desk.say(text) } } else { nil }
     let announcer = Announcer(json: presentation.isJSON, sink: sink)
-    let connection: TCPConnection
-    let peerAddress: String
-    let dial: Dialer
-    var needsPasscode = false
-    /// The advertised name ("Ana's Connect Four") when joined by name: what the passcode prompt names.
-    var gameName: String?
-    // Only the advertisement says whether the host allows hints: joined by address, there are none.
-    var hintsAllowed = false
-    switch options.target {
-    case .address(let host, let port)?:
-        let shown = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-        do { connection = try await TCPConnection.connect(host: host, port: port, timeout: .seconds(5)) } catch {
-            throw ConnectFailure(target: shown, error: error)
-        }
-        peerAddress = shown
-        dial = SessionRunner.dialer(host: host, port: port)
-    case .name(let name)?:
-        (connection, peerAddress, needsPasscode, gameName, hintsAllowed) = try await ServiceFinder.reach(name: name, json: presentation.isJSON)
-        dial = SessionRunner.dialer(addresses: connection.remote.map { [$0] } ?? [])
-    case nil:
-        // A picker on a terminal; a usage error otherwise (ServiceFinder.swift).
-        (connection, peerAddress, needsPasscode, gameName, hintsAllowed) = try await ServiceFinder.reach(name: nil, json: presentation.isJSON)
-        dial = SessionRunner.dialer(addresses: connection.remote.map { [$0] } ?? [])
-    }
+    let reached = try await ReachedHost.reach(options.target, json: presentation.isJSON)
+    let (connection, peerAddress, dial, needsPasscode, gameName, hintsAllowed) =
+        (reached.connection, reached.peerAddress, reached.dial, reached.needsPasscode, reached.gameName, reached.hintsAllowed)
 
     // Refused before the handshake takes a seat: with no input at all it would be left at once.
     if options.bot == nil && Terminal.hasNoInput(STDIN_FILENO) {
@@ -64,27 +43,8 @@ func runJoin(_ options: JoinOptions, desk: MatchDesk? = nil) async throws -> Exi
         guestOptions.passcode = try await question.ask()
         stream = try await redial(dial, shown: peerAddress)
     }
-    var wrongTries = 0
-    let joined: JoinedMatch
-    while true {
-        do {
-            joined = try await Guest.join(over: stream, hello: hello, options: guestOptions)
-            break
-        } catch .passcodeNeeded where guestOptions.passcode == nil {
-            // Joined by address: only the host's CHALLENGE told us. Ask, then try again.
-            guestOptions.passcode = try await question.ask()
-        } catch .rejected(.passcodeWrong, _) {
-            wrongTries += 1
-            // On a terminal a mistyped code is asked for again, up to `PasscodeQuestion.tries` in all.
-            guard isInteractiveTerminal, wrongTries < PasscodeQuestion.tries else {
-                throw JoinFailure(error: .rejected(.passcodeWrong, ""), wrongTries: wrongTries)
-            }
-            Console.writeError("That passcode is wrong (\(wrongTries) of \(PasscodeQuestion.tries) tries).\n")
-            guestOptions.passcode = try await question.ask()
-        } catch {
-            throw JoinFailure(error: error)
-        }
-        stream = try await redial(dial, shown: peerAddress)
+    let joined = try await question.handshake(first: stream, options: &guestOptions, dial: dial) { stream, options throws(JoinError) in
+        try await Guest.join(over: stream, hello: hello, options: options)
     }
     announcer.say("Joined \(joined.hostName)'s \(joined.initialState.game.gameDisplayName) at \(peerAddress).", event: .object([
         ("event", "joined"), ("host", .string(joined.hostName)), ("seat", .int(Int64(joined.seat))),
@@ -103,8 +63,44 @@ func runJoin(_ options: JoinOptions, desk: MatchDesk? = nil) async throws -> Exi
     return exit.exitCode
 }
 
+/// A host reached by address or by its advertised name (`join` and `watch`).
+struct ReachedHost {
+    var connection: TCPConnection
+    var peerAddress: String
+    var dial: Dialer
+    var needsPasscode = false
+    /// The advertised name ("Ana's Connect Four") when reached by name: what the passcode prompt names.
+    var gameName: String?
+    /// Only the advertisement says whether the host allows hints: reached by address, there are none.
+    var hintsAllowed = false
+
+    /// Connects to `target`: an address, a name (DNS-SD), or a picker on a terminal when nil.
+    static func reach(_ target: JoinTarget?, json: Bool, watching: Bool = false) async throws -> ReachedHost {
+        switch target {
+        case .address(let host, let port)?:
+            let shown = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+            let connection: TCPConnection
+            do { connection = try await TCPConnection.connect(host: host, port: port, timeout: .seconds(5)) } catch {
+                throw ConnectFailure(target: shown, error: error)
+            }
+            return ReachedHost(connection: connection, peerAddress: shown, dial: SessionRunner.dialer(host: host, port: port))
+        case .name(let name)?:
+            let (connection, peerAddress, needsPasscode, gameName, hintsAllowed) = try await ServiceFinder.reach(name: name, json: json, watching: watching)
+            return ReachedHost(connection: connection, peerAddress: peerAddress,
+                               dial: SessionRunner.dialer(addresses: connection.remote.map { [$0] } ?? []),
+                               needsPasscode: needsPasscode, gameName: gameName, hintsAllowed: hintsAllowed)
+        case nil:
+            // A picker on a terminal; a usage error otherwise (ServiceFinder.swift).
+            let (connection, peerAddress, needsPasscode, gameName, hintsAllowed) = try await ServiceFinder.reach(name: nil, json: json, watching: watching)
+            return ReachedHost(connection: connection, peerAddress: peerAddress,
+                               dial: SessionRunner.dialer(addresses: connection.remote.map { [$0] } ?? []),
+                               needsPasscode: needsPasscode, gameName: gameName, hintsAllowed: hintsAllowed)
+        }
+    }
+}
+
 /// Opens a new connection to the host for a second handshake.
-private func redial(_ dial: Dialer, shown: String) async throws -> any ByteStream {
+func redial(_ dial: Dialer, shown: String) async throws -> any ByteStream {
     do { return try await dial(.seconds(5)) } catch { throw ConnectFailure(target: shown, error: error) }
 }
 
@@ -129,6 +125,33 @@ struct PasscodeQuestion {
 
     /// The prompt: "Passcode for "Ana's Connect Four": ".
     var prompt: String { "Passcode for \(what): " }
+
+    /// Runs the handshake `attempt` over `first`, and again over a fresh
+    /// connection after asking for the code: when the host's CHALLENGE says it
+    /// needs one we do not have (joined by address: only the CHALLENGE told us),
+    /// and on a terminal after a wrong one, up to `tries` in all.
+    func handshake<Joined>(first: any ByteStream, options: inout GuestOptions, dial: Dialer,
+                           _ attempt: (any ByteStream, GuestOptions) async throws(JoinError) -> Joined) async throws -> Joined {
+        var stream = first
+        var wrongTries = 0
+        while true {
+            do {
+                return try await attempt(stream, options)
+            } catch .passcodeNeeded where options.passcode == nil {
+                options.passcode = try await ask()
+            } catch .rejected(.passcodeWrong, _) {
+                wrongTries += 1
+                guard isInteractiveTerminal, wrongTries < Self.tries else {
+                    throw JoinFailure(error: .rejected(.passcodeWrong, ""), wrongTries: wrongTries)
+                }
+                Console.writeError("That passcode is wrong (\(wrongTries) of \(Self.tries) tries).\n")
+                options.passcode = try await ask()
+            } catch {
+                throw JoinFailure(error: error)
+            }
+            stream = try await redial(dial, shown: address)
+        }
+    }
 
     /// The code typed at a terminal without echo. Without a terminal it fails
     /// with a usage error (exit 64) that says to pass `--code`; Ctrl-C or

@@ -54,6 +54,14 @@ enum LAN {
                    seatsTotal: seatsTotal, needsPasscode: needsCode, hintsAllowed: hints)
     }
 
+    /// `info` with what spectators need to know (TXT `watch` and `wcode`, docs/PROTOCOL.md section 17).
+    static func watched(_ info: ParlorServiceInfo, by host: MatchHost) -> ParlorServiceInfo {
+        var info = info
+        info.spectators = (host.spectators.count, host.spectators.limit)
+        info.watchNeedsPasscode = host.spectatorsNeedPasscode
+        return info
+    }
+
     /// The DNS-SD instance name a person recognises: "Ana's Connect Four", "Ana's Cube Four".
     static func serviceName(host: String, game: any Game.Type) -> String {
         hostedGame(game, host: host).serviceName

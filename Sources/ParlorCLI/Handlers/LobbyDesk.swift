@@ -54,6 +54,7 @@ final class DeskSeats: Sendable {
         var join: JoinOptions?
         var play: PlayOptions?
         var host: HostOptions?
+        var watch: WatchOptions?
         switch choice {
         case .join(let game):
             desk.say("Joining \"\(Text.escapingUnprintable(game.name))\"\u{2026}")
@@ -61,6 +62,9 @@ final class DeskSeats: Sendable {
         case .joinTarget(let target):
             desk.say("Joining \(target)\u{2026}")
             join = JoinOptions(target: target, name: name, display: display)
+        case .watch(let game):
+            desk.say("Watching \"\(Text.escapingUnprintable(game.name))\"\u{2026}")
+            watch = WatchOptions(target: .name(game.name), name: name, display: display)
         case .play(let id, let level, let seat):
             play = PlayOptions(game: id, opponents: [.bot(level)], seat: seat, display: display, name: name)
         case .host(let id, let hostName, let passcode, let seat):
@@ -72,10 +76,11 @@ final class DeskSeats: Sendable {
         // No rematch at the desk: the question would need the terminal the desk reads.
         join?.rematches = 0
         host?.rematches = 0
-        let task = Task { [join, play, host] in
+        let task = Task { [join, play, host, watch] in
             do {
                 if let host { _ = try await runHost(host, desk: desk) }
                 if let join { _ = try await runJoin(join, desk: desk) }
+                if let watch { _ = try await runWatch(watch, desk: desk) }
                 if let play { _ = try await runPlay(play, desk: desk) }
             } catch let error as any UserFacingError {
                 desk.say(error.message.prefix(1).uppercased() + error.message.dropFirst() + ".")

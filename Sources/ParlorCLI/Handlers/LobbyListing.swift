@@ -39,11 +39,18 @@ enum GameListing {
         if game.info?.needsPasscode == true { state += ", code needed" }
         // A host of many tables (`--tables`): one service, a table of your own while one is free.
         if let tables = game.info?.tables { state += ", \(tables.inPlay) of \(tables.limit) tables in play" }
+        // Spectators (TXT watch): how many look on, and a way in for a game one cannot join.
+        if let watching = game.info?.spectators?.watching, watching > 0 { state += ", \(watching) watching" }
+        var note = game.assessment.reason.map { "cannot join: \($0)" }
+        if let reason = game.assessment.reason, game.info?.welcomesSpectators == true,
+           ParlorServiceInfo.assessForWatching(game.assessment).isJoinable {
+            note = "cannot join: \(reason); watch it: parlor watch \"\(game.name)\""
+        }
         let addresses = game.endpoints.isEmpty ? "\(game.service.hostTarget):\(game.service.port)"
             : game.endpoints.joined(separator: " ")
         return Row(name: Text.escapingUnprintable(game.name), game: Text.escapingUnprintable(gameText), host: Text.escapingUnprintable(host.isEmpty ? "-" : host),
                    seats: Text.escapingUnprintable(seats), state: Text.escapingUnprintable(state), addresses: addresses,
-                   note: game.assessment.reason.map { Text.escapingUnprintable("cannot join: \($0)") })
+                   note: note.map { Text.escapingUnprintable($0) })
     }
 
     /// A table: a header, then one line per game (and an indented line with the reason
@@ -137,6 +144,9 @@ enum GameListing {
             ("state", optional(info?.state.rawValue ?? service.txt["state"])),
             ("match", optional(info?.matchID)),
             ("passcode", info.map { .bool($0.needsPasscode) } ?? .null),
+            ("spectatorsWatching", optional(info?.spectators?.watching)),
+            ("spectatorsAllowed", optional(info?.spectators?.allowed)),
+            ("watchPasscode", info.map { .bool($0.watchNeedsPasscode) } ?? .null),
             ("protocolVersion", optional(service.txt["pv"])),
             ("rulesVersion", optional(info?.rulesVersion)),
             ("app", optional(info?.appVersion ?? service.txt["app"])),

@@ -15,6 +15,8 @@ enum LobbyChoice: Sendable, Hashable {
     case join(ListedGame)
     /// Join the game at this typed address (or name).
     case joinTarget(JoinTarget)
+    /// Watch this game without a seat (`w`, `parlor watch`).
+    case watch(ListedGame)
     /// Host a new game of this id, as `name`, with a made-up passcode or none, from `seat`.
     case host(String, name: String, passcode: Bool, seat: SeatChoice)
     /// Play this game against a bot of `level` offline, from `seat`.
@@ -27,7 +29,7 @@ enum LobbyChoice: Sendable, Hashable {
 
 /// The lobby's state and what a key does to it. No I/O.
 ///
-/// From the games on the LAN: Enter or a number joins, `a` types an address
+/// From the games on the LAN: Enter or a number joins, `w` watches the selected game, `a` types an address
 /// (HOST:PORT, or a game's name) to join, `h` hosts (then the game, the name,
 /// a passcode or none, the seat), `p` plays a bot offline (then the game, the
 /// level, the seat). Esc goes back one step; q or Esc on the list leaves.
@@ -132,6 +134,17 @@ struct LobbyModel {
             }
             selectedName = games[number - 1].name
             return join(games[number - 1])
+        case .character("w"), .character("W"):
+            guard let index else {
+                message = "No game to watch yet."
+                return nil
+            }
+            let game = games[index]
+            if let reason = ParlorServiceInfo.assessForWatching(game.assessment).reason {
+                message = Text.escapingUnprintable("\"\(game.name)\" cannot be watched: \(reason)")
+                return nil
+            }
+            return .watch(game)
         case .character("a"), .character("A"):
             mode = .address
             typed = ""
@@ -289,7 +302,7 @@ struct LobbyModel {
             }
             lines.append("")
             if let message { lines += GameListing.wrap(message, to: width) }
-            lines.append("↑/↓ choose · Enter or 1-9 join · a type an address · h host a game · p play a bot offline · q quit")
+            lines.append("↑/↓ choose · Enter or 1-9 join · w watch · a type an address · h host a game · p play a bot offline · q quit")
         case .address:
             lines.append("parlor: join a game by its address")
             lines.append("")
@@ -414,7 +427,7 @@ struct Lobby {
                     return .left(signal: SIGINT)
                 } else if let choice = model.handle(key) {
                     switch choice {
-                    case .join, .joinTarget, .play, .host:
+                    case .join, .joinTarget, .play, .host, .watch:
                         leavingAsked = false
                         model.showGames()
                         seats.start(choice, at: desk)

@@ -17,18 +17,21 @@ enum ServiceFinder {
     ///   no terminal to pick on; `CommandFailure` (exit 69) without DNS-SD;
     ///   `CommandFailure` when nothing or several games match, or the game
     ///   cannot be joined; `ConnectFailure` when no address answers.
-    static func reach(name: String?, json: Bool = false, directory: any ServiceDirectory = DNSSDDirectory(),
+    static func reach(name: String?, json: Bool = false, watching: Bool = false, directory: any ServiceDirectory = DNSSDDirectory(),
                       timeout: Duration = GameFinder.defaultTimeout)
         async throws -> (connection: TCPConnection, address: String, needsPasscode: Bool, name: String, hintsAllowed: Bool) {
         let canPick = isInteractiveTerminal
         if name == nil && !canPick { throw UsageError.missingArgument("TARGET") }
-        let finder = GameFinder(directory: directory, timeout: timeout, assess: { LAN.assess($0) })
+        // To watch, a match already playing is what one looks for (`parlor watch NAME`).
+        let finder = GameFinder(directory: directory, timeout: timeout,
+                                assess: { watching ? ParlorServiceInfo.assessForWatching(LAN.assess($0)) : LAN.assess($0) })
         let game: ListedGame
         do { game = try await finder.find(name: name, picker: canPick ? NumberedPicker(toStandardError: json) : nil) } catch {
             throw failure(error)
         }
         let connection = try await connect(to: game)
-        return (connection, connection.remoteAddress, game.info?.needsPasscode ?? false, game.name, game.info?.hintsAllowed ?? false)
+        let needsCode = watching ? game.info?.watchNeedsPasscode : game.info?.needsPasscode
+        return (connection, connection.remoteAddress, needsCode ?? false, game.name, game.info?.hintsAllowed ?? false)
     }
 
     /// Why no game was joined, as the user reads it.

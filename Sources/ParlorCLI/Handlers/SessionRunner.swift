@@ -27,10 +27,12 @@ enum SessionRunner {
     /// sent from the save's callback, once it is on disk (docs/STORE.md).
     static func record(_ hosted: HostedMatch, with recorder: MatchRecorder) {
         // At a table every guest link waits for the same one save of each state.
-        let save = TableSave(links: hosted.guests.count) { state, then in
+        // Spectators wait for that save too (docs/PROTOCOL.md, section 17).
+        let save = TableSave(links: hosted.guests.count + (hosted.spectators == nil ? 0 : 1)) { state, then in
             recorder.saveBeforeRevealing(state) { then($0) }
         }
         for guest in hosted.guests { guest.persistBeforeSending(asynchronously: save.persist) }
+        hosted.spectators?.persistBeforeSending(asynchronously: save.persist)
     }
 
     /// The host's bots at a table (`--bots`, then medium bots for the seats

@@ -23,7 +23,7 @@ extension TCPConnection {
             peerDescription: remoteAddress, events: events,
             send: { [self] bytes in _ = self.send(bytes) },
             close: { [self] in self.close() },
-            peerHasClosed: { [self] in self.peerHasClosed })
+            peerHasClosed: { [self] in self.peerHasClosed }, queuedByteCount: { [self] in self.queuedByteCount })
     }
 }
 

@@ -29,11 +29,16 @@ public protocol ByteStream: Sendable {
     /// Whether the peer has already ended the stream, even if its end has
     /// not been read yet (the host asks before it seats a guest).
     var peerHasClosed: Bool { get }
+    /// Bytes sent but not yet handed to the peer's transport (a spectator's
+    /// link is dropped when this passes its bound, section 17).
+    var queuedByteCount: Int { get }
 }
 
 extension ByteStream {
     /// False unless the transport can tell.
     public var peerHasClosed: Bool { false }
+    /// 0 unless the transport can tell.
+    public var queuedByteCount: Int { 0 }
 }
 
 /// A `ByteStream` made of closures, to adapt a transport without a new type
@@ -45,20 +50,23 @@ public struct AdaptedByteStream: ByteStream {
     private let sendBytes: @Sendable ([UInt8]) -> Void
     private let closeStream: @Sendable () -> Void
     private let peerClosed: @Sendable () -> Bool
+    private let queued: @Sendable () -> Int
 
     /// A stream whose `send` and `close` call the given closures; they must
     /// not block. `peerHasClosed` answers `ByteStream.peerHasClosed`.
     public init(peerDescription: String, events: AsyncStream<ByteStreamEvent>,
                 send: @escaping @Sendable ([UInt8]) -> Void, close: @escaping @Sendable () -> Void,
-                peerHasClosed: @escaping @Sendable () -> Bool = { false }) {
+                peerHasClosed: @escaping @Sendable () -> Bool = { false }, queuedByteCount: @escaping @Sendable () -> Int = { 0 }) {
         self.peerDescription = peerDescription
         self.events = events
         self.sendBytes = send
         self.closeStream = close
         self.peerClosed = peerHasClosed
+        self.queued = queuedByteCount
     }
 
     public var peerHasClosed: Bool { peerClosed() }
+    public var queuedByteCount: Int { queued() }
 
     public func send(_ bytes: [UInt8]) { sendBytes(bytes) }
     public func close() { closeStream() }

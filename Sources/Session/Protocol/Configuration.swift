@@ -89,6 +89,12 @@ public struct HostConfiguration: Sendable {
     public var botNames: [String] = []
     /// Whether the table may talk (docs/PROTOCOL.md section 18); `parlor host --no-talk` turns it off.
     public var talk = true
+    /// Spectators allowed at once (`--spectators`); 0 forbids watching
+    /// (docs/PROTOCOL.md, section 17). Default `SpectatorGallery.defaultLimit`.
+    public var spectators: Int = SpectatorGallery.defaultLimit
+    /// The code a spectator must prove: nil asks for `passcode` (the seat
+    /// code, if any); "" lets spectators watch without one (`--watch-code`).
+    public var watchCode: String?
 
     /// A configuration; see each field for its default.
     public init(gameID: String, hostName: String, hostPlayerID: PlayerID, seatPreference: SeatPreference = .first,

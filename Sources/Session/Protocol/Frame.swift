@@ -24,6 +24,10 @@ public enum MessageType: UInt8, Sendable, CaseIterable, CustomStringConvertible 
     case seat = 15
     /// Protocol 2 only: a line of table talk, its relay, or its refusal (section 18).
     case talk = 16
+    /// Protocol 2 only: a spectator asks to watch (docs/PROTOCOL.md, section 17).
+    case watch = 17
+    /// Protocol 2 only: the host admits a spectator, with the match as it stands.
+    case watching = 18
 
     /// The upper-case name used in docs/PROTOCOL.md and logs.
     public var description: String {
@@ -44,6 +48,8 @@ public enum MessageType: UInt8, Sendable, CaseIterable, CustomStringConvertible 
         case .table: "TABLE"
         case .seat: "SEAT"
         case .talk: "TALK"
+        case .watch: "WATCH"
+        case .watching: "WATCHING"
         }
     }
 }

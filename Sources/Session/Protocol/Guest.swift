@@ -177,6 +177,8 @@ final class ResultBox<Value: Sendable>: Sendable {
 /// the WELCOME into the result inside the connection's handler.
 final class JoinAttempt<Joined: Sendable>: Sendable {
     typealias Accept = @Sendable (WireConnection, Welcome, MatchState, TableSeating?) -> Joined
+    /// What a WATCH attempt makes of WATCHING (section 17); nil: WATCHING is a protocol error.
+    typealias Watched = @Sendable (WireConnection, SpectatorWelcome, MatchState?) -> Joined
 
     private struct State {
         var machine: GuestHandshake
@@ -189,12 +191,14 @@ final class JoinAttempt<Joined: Sendable>: Sendable {
     private let connection: WireConnection
     private let options: GuestOptions
     private let accepted: Accept
+    private let watched: Watched?
     private let state: Mutex<State>
 
-    init(hello: Hello, connection: WireConnection, options: GuestOptions, accepted: @escaping Accept) {
+    init(hello: Hello, connection: WireConnection, options: GuestOptions, accepted: @escaping Accept, watched: Watched? = nil) {
         self.connection = connection
         self.options = options
         self.accepted = accepted
+        self.watched = watched
         self.state = Mutex(State(machine: GuestHandshake(hello: hello, passcode: options.passcode)))
     }
 
@@ -242,6 +246,13 @@ final class JoinAttempt<Joined: Sendable>: Sendable {
         case .joined(let welcome, let match):
             let table = state.withLock { $0.machine.table }
             resolve(.success(accepted(connection, welcome, match, table)))
+        case .watching(let welcome, let match):
+            guard let watched else {
+                connection.close()
+                resolve(.failure(.protocolError("the host sent WATCHING to a HELLO")))
+                return
+            }
+            resolve(.success(watched(connection, welcome, match)))
         case .seated(let table):
             options.onTable?(table)
             waitAtTable(table)

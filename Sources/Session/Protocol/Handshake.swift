@@ -6,6 +6,8 @@ import Match
 public enum HandshakeOutcome: Hashable, Sendable, CustomStringConvertible {
     /// The guest was admitted to `seat`.
     case admitted(name: String, seat: SeatIndex)
+    /// A spectator was admitted to watch (WATCH, section 17).
+    case spectating(name: String)
     /// The guest was sent REJECT with this reason, then the connection closed.
     case rejected(ReasonCode, sentence: String)
     /// The connection was closed without a REJECT (not a parlor peer, or it
@@ -15,6 +17,7 @@ public enum HandshakeOutcome: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .admitted(let name, let seat): "admitted \(name) to seat \(seat + 1)"
+        case .spectating(let name): "\(name) watches"
         case .rejected(let reason, let sentence): "rejected (\(reason)): \(sentence)"
         case .dropped(let why): "dropped: \(why)"
         }
@@ -35,6 +38,8 @@ public enum Admission: Hashable, Sendable {
     /// Protocol 2: the guest has a seat at a table that is still filling;
     /// send it this TABLE and WELCOME once every seat is taken.
     case seat(TableSeating)
+    /// Protocol 2: a spectator (WATCH) is admitted to watch (section 17).
+    case spectate
 }
 
 /// The host side of one connection's handshake, as a pure state machine.
@@ -87,6 +92,8 @@ public struct HostHandshake: Hashable, Sendable {
         /// The guest is seated at a table that is filling: stop the handshake
         /// timer, send this TABLE (and every later one) and keep the seat.
         case seat(TableSeating)
+        /// Hand the connection to the spectators (`SpectatorGallery`), which sends WATCHING.
+        case spectate(name: String)
         /// Send this message (a REJECT), then close. Reported as `outcome`.
         case rejectAndClose(Message, outcome: HandshakeOutcome)
         /// Answer in plain HTTP (a browser found the port), then close.
@@ -100,6 +107,8 @@ public struct HostHandshake: Hashable, Sendable {
     /// The CHALLENGE sent on this connection, once sent; the proof in the
     /// next HELLO must answer it. At most one per connection.
     public private(set) var challenge: PasscodeChallenge?
+    /// The name in the HELLO or WATCH being decided.
+    private var pendingName: String?
 
     /// A handshake for a connection that was just accepted.
     public init() {}
@@ -116,11 +125,12 @@ public struct HostHandshake: Hashable, Sendable {
         // a waiting proof is answered when its turn comes, whatever else arrives.
         guard state == .awaitingHello || state == .challenged else { return .none }
         switch event {
-        case .message(.hello(let hello)):
+        case .message(.hello(let hello)), .message(.watch(let hello)):
             state = .deciding
+            pendingName = hello.playerName
             return .evaluate(hello)
         case .message(let other):
-            return reject(.protocolError, "expected HELLO, got \(other.type)")
+            return reject(.protocolError, "expected HELLO or WATCH, got \(other.type)")
         case .frameError(.httpRequest(let method)):
             state = .closed
             return .answerHTTPAndClose(outcome: .dropped("an HTTP \(method) request (a browser?)"))
@@ -158,6 +168,9 @@ public struct HostHandshake: Hashable, Sendable {
         case .seat(let table):
             state = .seated
             return .seat(table)
+        case .spectate:
+            state = .admitted
+            return .spectate(name: pendingName ?? "spectator")
         case .challenge(let fresh):
             // One challenge per connection: a guest that answers it without a
             // proof has none, and a second nonce would only help a guesser.
@@ -416,6 +429,8 @@ public struct GuestHandshake: Sendable {
         case send(Message)
         /// Admitted: the validated welcome, the decoded match and our seat.
         case joined(Welcome, MatchState)
+        /// Admitted to watch (WATCHING): the match as it stands, nil before it begins.
+        case watching(SpectatorWelcome, MatchState?)
         /// Protocol 2: seated at a table that is still filling. Stop the
         /// handshake timer, send HEARTBEAT and watch for silence with the
         /// TABLE's timers, and keep waiting for WELCOME.
@@ -449,13 +464,15 @@ public struct GuestHandshake: Sendable {
     public mutating func start() -> Action {
         guard state == .idle else { return .none }
         state = .awaitingWelcome
-        return .send(.hello(hello))
+        return .send(hello.watching ? .watch(hello) : .hello(hello))
     }
 
     /// Feeds one event.
     public mutating func event(_ event: Event) -> Action {
         guard state == .awaitingWelcome else { return .none }
         switch event {
+        case .message(.welcome) where hello.watching:
+            return fail(.protocolError("the host answered WATCH with WELCOME"))
         case .message(.welcome(let welcome)):
             switch validate(welcome) {
             case .success(let state):
@@ -466,6 +483,18 @@ public struct GuestHandshake: Sendable {
             }
         case .message(.reject(let reason, let sentence)):
             return fail(.rejected(reason, sentence))
+        case .message(.watching(let welcome)) where hello.watching:
+            guard welcome.protocolVersion == FrameFormat.tableVersion else {
+                return fail(.badWelcome("it chose protocol version \(welcome.protocolVersion) to watch; watching is protocol \(FrameFormat.tableVersion)"))
+            }
+            if welcome.matchBlob.isEmpty {
+                state = .joined
+                return .watching(welcome, nil)
+            }
+            let match: MatchState
+            do { match = try MatchBlob.decode(welcome.matchBlob) } catch { return fail(.badWelcome("its match blob is invalid: \(error)")) }
+            state = .joined
+            return .watching(welcome, match)
         case .message(.table(let seating)):
             guard hello.protocolVersions.contains(FrameFormat.tableVersion) else {
                 return fail(.protocolError("the host sent TABLE, which protocol 1 does not have"))
@@ -487,7 +516,7 @@ public struct GuestHandshake: Sendable {
                 let key = try PasscodeKey(code: passcode, matchID: challenge.matchID)
                 var answer = hello
                 answer.passcodeProof = try key.proof(for: challenge, guestNonce: guestNonce)
-                return .send(.hello(answer))
+                return .send(answer.watching ? .watch(answer) : .hello(answer))
             } catch {
                 return fail(.passcodeUnavailable(error))
             }

@@ -62,6 +62,9 @@ public struct HostedMatch: Sendable {
     /// The seats of the host's bots (`HostConfiguration.botNames`, in that
     /// order): the caller plays them with `makeController(with:bots:)`.
     public var botSeats: [SeatIndex] = []
+    /// The host's spectators (section 17): in the controller as a seatless
+    /// participant, so they see every committed change.
+    public var spectators: SpectatorGallery?
 
     /// The guest's name.
     public var guestName: String { remote.name }
@@ -104,7 +107,8 @@ public struct HostedMatch: Sendable {
     /// participant, so every guest link gets every other seat's change as a
     /// push, in the one commit order, and the proposer its CONFIRM.
     public func makeController(with local: any Participant, bots: [any Participant] = []) -> MatchController {
-        MatchController(state: initialState, participants: [local] + bots + guests, configuration: controllerConfiguration)
+        MatchController(state: initialState, participants: [local] + bots + guests + (spectators.map { [$0] } ?? []),
+                        configuration: controllerConfiguration)
     }
 }
 
@@ -195,6 +199,10 @@ public actor MatchHost {
     /// The table talk of this host's matches (section 18): on unless `--no-talk`.
     /// A spectator's link hands its lines to `talk.hear` with role `.spectator`.
     public nonisolated let talk: TableTalk
+    /// Who watches this host's match (WATCH, section 17).
+    public nonisolated let spectators: SpectatorGallery
+    /// The key a spectator proves: the watch code's, the seat code's, or nil (no code).
+    private let watchKey: PasscodeKey?
 
     /// A host for `configuration`; throws if its game or name is invalid.
     /// With `saved`, it waits for that match's guest only (`parlor resume`).
@@ -235,9 +243,24 @@ public actor MatchHost {
         } else {
             self.passcodeKey = nil
         }
+        switch configuration.watchCode {
+        case nil: self.watchKey = passcodeKey
+        case ""?: self.watchKey = nil
+        case let code?:
+            do { self.watchKey = try PasscodeKey(code: code, matchID: upcoming) } catch { throw .passcodeUnavailable(error) }
+        }
+        self.spectators = SpectatorGallery(limit: configuration.spectators, timeouts: configuration.timeouts,
+                                           appVersion: configuration.appVersion, clock: configuration.clock)
+        spectators.hearTalk(through: talk)
         (reports, reportSink) = AsyncStream<ConnectionReport>.makeStream(bufferingPolicy: .bufferingNewest(1024))
         (tableChanges, tableSink) = AsyncStream<TableSeating>.makeStream(bufferingPolicy: .bufferingNewest(64))
     }
+
+    /// Whether a spectator must prove a passcode (the watch code's, or the seat code's).
+    public nonisolated var spectatorsNeedPasscode: Bool { watchKey != nil }
+
+    /// The match under way (or ended), nil before a guest is admitted.
+    public var matchID: MatchID? { hosted?.initialState.matchID }
 
     /// Number of connections currently in their handshake.
     public var pendingHandshakeCount: Int { pending.count }
@@ -396,6 +419,10 @@ public actor MatchHost {
             return
         case .send(let message):
             connection.send(message)  // CHALLENGE; the handshake timer keeps running
+        case .spectate(let name):
+            finish(id)
+            spectators.admit(connection, name: name)
+            report(peer, .spectating(name: name))
         case .seat:
             // Seated at a table that fills: no handshake timeout from now on, heartbeats instead.
             pending[id]?.timer?.cancel()
@@ -488,6 +515,7 @@ public actor MatchHost {
 
     /// The admission decision, and when admitting, the match and WELCOME.
     private func admission(for hello: Hello, challenge: PasscodeChallenge?, id: UInt64, turn: PasscodeGate.Turn) -> Admission {
+        if hello.watching { return spectatorAdmission(for: hello, challenge: challenge, turn: turn) }
         let current = hosted.map { ($0.initialState.matchID, $0.seatToken) } ?? saved.map { ($0.state.matchID, $0.seatToken) }
         let gate = passcodeKey.map { PasscodeGate(key: $0, turn: turn) }
         let freeSeat = layout.map { layout in layout.guestSeats.first { seat in !seated.values.contains { $0.seat == seat } } } ?? 0
@@ -496,19 +524,7 @@ public actor MatchHost {
                                          currentMatch: current, passcode: gate)
         policy.tableSeats = configuration.seats
         policy.otherSeatTokens = Array(hosted?.seatTokens.dropFirst() ?? [])
-        switch policy.verdict(on: hello, challenge: challenge) {
-        case .admit:
-            break
-        case .refuse(let reason, let sentence):
-            return .reject(reason, sentence)
-        case .waitForTurn:
-            return .waitForTurn
-        case .challenge:
-            guard let key = passcodeKey, let fresh = try? PasscodeChallenge.fresh(for: key.matchID) else {
-                return .reject(.busy, "This host cannot make a passcode challenge right now; try again in a moment.")
-            }
-            return .challenge(fresh)
-        }
+        if let answer = Self.answer(policy.verdict(on: hello, challenge: challenge), key: passcodeKey) { return answer }
         if hello.matchID != nil {
             // The right seat token: take the seat back (the policy checked it).
             guard let token = hello.seatToken else { return .reject(.matchNotFound, "This host has no match to resume.") }
@@ -553,6 +569,43 @@ public actor MatchHost {
         let state = MatchState(matchID: upcomingMatchID, game: gameType.init(seats: configuration.seats),
                                seats: table.seats(guests: guests), turnTimeout: configuration.turnTimeoutSeconds, now: configuration.clock())
         return .welcome(welcome(for: state, guestSeat: guestSeat, token: SeatToken.random(), hello: hello))
+    }
+
+    /// The decision about a WATCH (section 17): protocol 2, the game, the name,
+    /// spectators welcome, the watch code (as a seat's passcode: challenge,
+    /// proof in turn), then room among the spectators.
+    private func spectatorAdmission(for hello: Hello, challenge: PasscodeChallenge?, turn: PasscodeGate.Turn) -> Admission {
+        guard hello.protocolVersions.contains(FrameFormat.tableVersion) else {
+            return .reject(.versionUnsupported, "Watching needs parlor protocol \(FrameFormat.tableVersion); update parlor.")
+        }
+        guard spectators.limit > 0, !isShutDown else {
+            return .reject(.spectatorsNotWelcome, "This host takes no spectators.")
+        }
+        var policy = HostAdmissionPolicy(gameID: gameType.id, rulesVersion: gameType.rulesVersion, seatAvailable: true,
+                                         passcode: watchKey.map { PasscodeGate(key: $0, turn: turn) })
+        policy.tableSeats = configuration.seats
+        if let answer = Self.answer(policy.verdict(on: hello, challenge: challenge), key: watchKey) { return answer }
+        guard spectators.hasRoom else {
+            return .reject(.spectatorsFull, "\(spectators.limit) spectators watch already, as many as this host allows.")
+        }
+        return .spectate
+    }
+
+    /// What a verdict other than admit answers (nil for admit); a challenge is made with `key`.
+    private static func answer(_ verdict: HostAdmissionPolicy.Verdict, key: PasscodeKey?) -> Admission? {
+        switch verdict {
+        case .admit:
+            return nil
+        case .refuse(let reason, let sentence):
+            return .reject(reason, sentence)
+        case .waitForTurn:
+            return .waitForTurn
+        case .challenge:
+            guard let key, let fresh = try? PasscodeChallenge.fresh(for: key.matchID) else {
+                return .reject(.busy, "This host cannot make a passcode challenge right now; try again in a moment.")
+            }
+            return .challenge(fresh)
+        }
     }
 
     // MARK: Tables
@@ -728,6 +781,8 @@ public actor MatchHost {
         match.guests = remotes
         match.seatTokens = links.map(\.welcome.seatToken)
         match.botSeats = layout.bots.map(\.seat)
+        match.spectators = spectators
+        spectators.begin(state)
         hosted = match
         tableSink.yield(fullSeating(layout, state, for: layout.hostSeat))
         tableSink.finish()
@@ -768,11 +823,13 @@ public actor MatchHost {
         }
         remote.takeOver()
         connection.send(.welcome(welcome))
-        let match = HostedMatch(
+        var match = HostedMatch(
             initialState: state, hostSeat: 1 - welcome.seat, guestSeat: welcome.seat,
             hostPlayerID: state.seats[1 - welcome.seat].playerID, seatToken: welcome.seatToken, remote: remote,
             controllerConfiguration: MatchController.Configuration(confirmationTimeout: configuration.timeouts.confirmation,
                                                                    clock: configuration.clock).talking(through: talk))
+        match.spectators = spectators
+        spectators.begin(state)
         hosted = match
         report(connection.peerDescription, .admitted(name: remote.name, seat: welcome.seat))
         for waiter in waiters { waiter.resume(returning: match) }
@@ -797,11 +854,13 @@ public actor MatchHost {
                                  talk: talk, protocolVersion: welcome.protocolVersion)
         remote.takeOver()
         connection.send(.welcome(welcome))
-        let match = HostedMatch(
+        var match = HostedMatch(
             initialState: state, hostSeat: hostSeat, guestSeat: guestSeat,
             hostPlayerID: state.seats[hostSeat].playerID, seatToken: welcome.seatToken, remote: remote,
             controllerConfiguration: MatchController.Configuration(confirmationTimeout: configuration.timeouts.confirmation,
                                                                    clock: configuration.clock).talking(through: talk))
+        match.spectators = spectators
+        spectators.begin(state)
         hosted = match
         report(connection.peerDescription, .admitted(name: remote.name, seat: guestSeat))
         return match

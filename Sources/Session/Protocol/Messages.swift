@@ -51,6 +51,9 @@ public struct Hello: Hashable, Sendable {
     public var seatToken: SeatToken?
     /// Proof of the passcode (issue 7); empty when the guest has none. At most 64 bytes.
     public var passcodeProof: [UInt8]
+    /// True when this came as WATCH (type 17): a spectator asks to watch and
+    /// takes no seat (docs/PROTOCOL.md, section 17). Not a byte of HELLO.
+    public var watching = false
 
     /// A HELLO; `protocolVersions` defaults to every version this parlor
     /// speaks and `games` to every game it knows.
@@ -209,6 +212,35 @@ public struct SeatPresence: Hashable, Sendable {
     }
 }
 
+/// The host's admission of a spectator (WATCHING, type 18, protocol 2): its
+/// timers and the match as it stands (empty before the match has begun).
+public struct SpectatorWelcome: Hashable, Sendable {
+    /// The protocol version both sides use from now on (2).
+    public var protocolVersion: UInt8
+    /// How often both sides send HEARTBEAT.
+    public var heartbeatIntervalMilliseconds: UInt32
+    /// Silence after which either side gives the other up.
+    public var heartbeatTimeoutMilliseconds: UInt32
+    /// The host's parlor version.
+    public var hostAppVersion: String
+    /// Spectators watching now, this one included (1 to 65 535).
+    public var watching: UInt16
+    /// The committed match blob, or empty when no match has begun yet (a
+    /// STATE with the first blob follows when it does).
+    public var matchBlob: [UInt8]
+
+    /// A WATCHING with every field given.
+    public init(protocolVersion: UInt8, heartbeatIntervalMilliseconds: UInt32, heartbeatTimeoutMilliseconds: UInt32,
+                hostAppVersion: String, watching: UInt16, matchBlob: [UInt8]) {
+        self.protocolVersion = protocolVersion
+        self.heartbeatIntervalMilliseconds = heartbeatIntervalMilliseconds
+        self.heartbeatTimeoutMilliseconds = heartbeatTimeoutMilliseconds
+        self.hostAppVersion = hostAppVersion
+        self.watching = watching
+        self.matchBlob = matchBlob
+    }
+}
+
 /// What a REMATCH message says, after a match has ended.
 public enum RematchWord: UInt8, Hashable, Sendable, CaseIterable, CustomStringConvertible {
     /// Let's play again with seats swapped.
@@ -267,6 +299,10 @@ public enum Message: Hashable, Sendable {
     case seat(SeatPresence)
     /// Protocol 2, during a match: table talk (a line said, relayed or refused; section 18).
     case talk(TalkMessage)
+    /// Protocol 2, spectator → host, first message: HELLO's layout, asking to watch (section 17).
+    case watch(Hello)
+    /// Protocol 2, host → spectator: admitted to watch.
+    case watching(SpectatorWelcome)
 
     /// The frame type that carries this message.
     public var type: MessageType {
@@ -287,6 +323,8 @@ public enum Message: Hashable, Sendable {
         case .table: .table
         case .seat: .seat
         case .talk: .talk
+        case .watch: .watch
+        case .watching: .watching
         }
     }
 }
@@ -341,7 +379,7 @@ extension Message {
     public var payload: [UInt8] {
         var writer = ByteWriter()
         switch self {
-        case .hello(let hello):
+        case .hello(let hello), .watch(let hello):
             let versions = Array(hello.protocolVersions.prefix(MessageLimits.maximumVersions))
             writer.write(UInt8(versions.count))
             writer.write(bytes: versions)
@@ -416,6 +454,13 @@ extension Message {
             writer.write(presence.away ? presence.graceLeftMilliseconds : 0)
         case .talk(let talk):
             talk.write(into: &writer)
+        case .watching(let welcome):
+            writer.write(welcome.protocolVersion)
+            writer.write(welcome.heartbeatIntervalMilliseconds)
+            writer.write(welcome.heartbeatTimeoutMilliseconds)
+            writer.writeString8(welcome.hostAppVersion, limit: MessageLimits.appVersionBytes.upperBound)
+            writer.write(welcome.watching)
+            writer.writeLongBytes(welcome.matchBlob)
         }
         return writer.bytes
     }
@@ -503,7 +548,7 @@ private struct MessageReader {
 
     mutating func readMessage() throws(MessageError) -> Message {
         switch type {
-        case .hello:
+        case .hello, .watch:
             let versionCount = Int(try u8())
             guard (1...MessageLimits.maximumVersions).contains(versionCount) else { throw invalid("protocol version list") }
             let versions = try bytes(versionCount)
@@ -531,8 +576,14 @@ private struct MessageReader {
             let proofCount = Int(try u8())
             guard proofCount <= MessageLimits.maximumProofBytes else { throw invalid("passcode proof") }
             let proof = try bytes(proofCount)
-            return .hello(Hello(protocolVersions: versions, appVersion: app, playerID: player, playerName: name,
-                                games: games, matchID: match, seatToken: token, passcodeProof: proof))
+            var hello = Hello(protocolVersions: versions, appVersion: app, playerID: player, playerName: name,
+                              games: games, matchID: match, seatToken: token, passcodeProof: proof)
+            guard type == .watch else { return .hello(hello) }
+            // A spectator takes no seat: it names no match to take back and holds no token.
+            guard match == nil else { throw invalid("match id") }
+            guard token == nil else { throw invalid("seat token") }
+            hello.watching = true
+            return .watch(hello)
         case .welcome:
             let version = try u8()
             guard version != 0 else { throw invalid("protocol version") }
@@ -629,6 +680,22 @@ private struct MessageReader {
             return .seat(SeatPresence(seat: seat, away: presence == 1, graceLeftMilliseconds: left))
         case .talk:
             return .talk(try TalkMessage.decode(try bytes(remaining)))
+        case .watching:
+            let version = try u8()
+            guard version != 0 else { throw invalid("protocol version") }
+            let interval = try u32()
+            guard SessionSettings.heartbeatIntervalRange.contains(interval) else { throw invalid("heartbeat interval") }
+            let silence = try u32()
+            guard SessionSettings.heartbeatTimeoutRange.contains(silence), silence > interval else { throw invalid("heartbeat timeout") }
+            let app = try string8("app version", limit: MessageLimits.appVersionBytes.upperBound)
+            guard MessageLimits.appVersionBytes.contains(app.utf8.count), app.utf8.allSatisfy({ (0x20...0x7e).contains($0) }) else {
+                throw invalid("app version")
+            }
+            let watching = try u16()
+            guard watching > 0 else { throw invalid("spectators watching") }
+            return .watching(SpectatorWelcome(protocolVersion: version, heartbeatIntervalMilliseconds: interval,
+                                              heartbeatTimeoutMilliseconds: silence, hostAppVersion: app, watching: watching,
+                                              matchBlob: try blob(allowEmpty: true)))
         }
     }
 }

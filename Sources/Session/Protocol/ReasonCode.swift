@@ -42,6 +42,10 @@ public struct ReasonCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let playerIDInUse = ReasonCode(rawValue: 112)
     /// Resuming a match is not supported by this host (protocol version 1).
     public static let resumeUnsupported = ReasonCode(rawValue: 113)
+    /// This host takes no spectators (`--spectators 0`), or not this one (section 17).
+    public static let spectatorsNotWelcome = ReasonCode(rawValue: 114)
+    /// As many spectators watch as the host allows (`--spectators N`).
+    public static let spectatorsFull = ReasonCode(rawValue: 115)
 
     // MARK: Turns (TURN_REJECTED), 200-299
 
@@ -72,6 +76,8 @@ public struct ReasonCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     /// The blob differs from the committed state by more or less than one change,
     /// or changes the seats or settings.
     public static let notOneChange = ReasonCode(rawValue: 212)
+    /// A spectator sent a TURN, QUIT or STATE: spectators cannot change the match.
+    public static let spectatorCannotMove = ReasonCode(rawValue: 213)
 
     // MARK: Session end (GOODBYE), 300-399
 
@@ -87,6 +93,8 @@ public struct ReasonCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let goodbyeSilence = ReasonCode(rawValue: 304)
     /// The host could not save a committed state: it pauses the match until it can (nothing unsaved is revealed).
     public static let goodbyeCannotSave = ReasonCode(rawValue: 305)
+    /// Host to a spectator: it fell too far behind reading (its outbound queue passed the limit) and is dropped.
+    public static let goodbyeTooSlow = ReasonCode(rawValue: 306)
 
     // TALK refused (docs/PROTOCOL.md section 18): the line was not relayed; nothing else changes.
     /// The host turned table talk off (`parlor host --no-talk`), or a guest's parlor at the match has no talk.
@@ -106,10 +114,10 @@ public struct ReasonCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let known: [ReasonCode] = [
         .versionUnsupported, .gameUnknown, .rulesVersionMismatch, .matchFull, .matchNotFound, .badSeatToken,
         .passcodeRequired, .passcodeWrong, .nameInvalid, .busy, .handshakeTimeout, .protocolError,
-        .playerIDInUse, .resumeUnsupported,
+        .playerIDInUse, .resumeUnsupported, .spectatorsNotWelcome, .spectatorsFull,
         .outOfSequence, .replayed, .notYourTurn, .notYourSeat, .illegalMove, .badBlob, .otherMatch, .otherGame,
-        .historyRewritten, .hashMismatch, .outcomesDisagree, .matchOver, .notOneChange,
-        .goodbyeMatchOver, .goodbyeLeaving, .goodbyeDesync, .goodbyeProtocolError, .goodbyeSilence, .goodbyeCannotSave,
+        .historyRewritten, .hashMismatch, .outcomesDisagree, .matchOver, .notOneChange, .spectatorCannotMove,
+        .goodbyeMatchOver, .goodbyeLeaving, .goodbyeDesync, .goodbyeProtocolError, .goodbyeSilence, .goodbyeCannotSave, .goodbyeTooSlow,
         .talkOff, .talkTooFast, .talkTooLong, .talkControlCharacter, .talkEmpty, .talkNotUTF8,
     ]
 
@@ -130,6 +138,8 @@ public struct ReasonCode: RawRepresentable, Hashable, Sendable, CustomStringConv
         case 111: "protocolError"
         case 112: "playerIDInUse"
         case 113: "resumeUnsupported"
+        case 114: "spectatorsNotWelcome"
+        case 115: "spectatorsFull"
         case 200: "outOfSequence"
         case 201: "replayed"
         case 202: "notYourTurn"
@@ -143,12 +153,14 @@ public struct ReasonCode: RawRepresentable, Hashable, Sendable, CustomStringConv
         case 210: "outcomesDisagree"
         case 211: "matchOver"
         case 212: "notOneChange"
+        case 213: "spectatorCannotMove"
         case 300: "matchOver"
         case 301: "leaving"
         case 302: "desync"
         case 303: "protocolError"
         case 304: "silence"
         case 305: "cannotSave"
+        case 306: "tooSlow"
         case 400: "talkOff"
         case 401: "talkTooFast"
         case 402: "talkTooLong"

@@ -43,6 +43,8 @@ final class WireConnection: Sendable {
     var peerDescription: String { stream.peerDescription }
     /// Whether the peer has ended the stream already (see `ByteStream.peerHasClosed`).
     var peerHasClosed: Bool { stream.peerHasClosed }
+    /// Bytes sent and not yet written to the transport.
+    var queuedByteCount: Int { stream.queuedByteCount }
 
     /// When bytes last arrived (any bytes count as a sign of life).
     var lastHeard: ContinuousClock.Instant { state.withLock { $0.lastHeard } }

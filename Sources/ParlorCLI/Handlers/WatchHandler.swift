@@ -1,0 +1,49 @@
+import Foundation
+import Match
+import Session
+import TerminalUI
+
+/// Runs `parlor watch TARGET`: reaches the host as `join` does, asks to watch
+/// (WATCH, docs/PROTOCOL.md section 17) and shows the match with the same
+/// frontends, with no local seat: nothing typed moves, q leaves.
+///
+/// With `desk`, the match is one of several at the lobby's desk (the lobby's
+/// `w`): what would be printed goes to the lobby's line, and no passcode is asked for.
+func runWatch(_ options: WatchOptions, desk: MatchDesk? = nil) async throws -> ExitCode {
+    let presentation = desk.map { MatchPresentation(desk: $0) } ?? MatchPresentation(flags: options.display)
+    let sink: (@Sendable (String) -> Void)? = if let desk { { text in desk.say(text) } } else { nil }
+    let announcer = Announcer(json: presentation.isJSON, sink: sink)
+    let reached = try await ReachedHost.reach(options.target, json: presentation.isJSON, watching: true)
+    let hello = Hello(appVersion: ParlorVersion.current, playerID: LocalData.playerID, playerName: options.name)
+    var guestOptions = SessionRunner.guestOptions(grace: .zero, dial: reached.dial)
+    guestOptions.passcode = options.passcode
+    var question = PasscodeQuestion(game: reached.gameName, address: reached.peerAddress)
+    // The desk's key reader owns the terminal: no prompt there.
+    question.canAsk = desk == nil
+    let watched = try await question.handshake(first: reached.connection.byteStream(), options: &guestOptions,
+                                               dial: reached.dial) { stream, options throws(JoinError) in
+        try await Spectator.watch(over: stream, hello: hello, options: options)
+    }
+    let count = Int(watched.welcome.watching)
+    let others = count > 1 ? " (\(count) watching)" : ""
+    announcer.say("Watching the game at \(reached.peerAddress)\(others); q leaves.", event: .object([
+        ("event", "watching"), ("address", .string(reached.peerAddress)), ("watching", .int(Int64(count))),
+    ]))
+    if watched.welcome.matchBlob.isEmpty {
+        announcer.say("The match has not begun yet; waiting for it.", event: .object([("event", "notice"),
+                                                                                    ("text", "waiting for the match to begin")]))
+    }
+    guard let first = await watched.firstState() else {
+        throw CommandFailure("stopped watching: \(watched.feed.failure ?? "the host went away")", exitCode: .temporaryFailure)
+    }
+    let controller = watched.makeController(for: first)
+    let exit = try await presentation.play(controller, locals: [], recorder: nil)
+    watched.feed.leave()
+    switch exit {
+    case .ended, .left, .terminalLost, .inputEnded: return .success
+    case .interrupted: return .interrupted
+    case .failed(let failure, _):
+        if !presentation.isJSON, case .connectionLost(let why) = failure { Console.writeError("parlor: stopped watching: \(why)\n") }
+        return .temporaryFailure
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import Games
+import Match
+import ParlorTestSupport
+import Session
+import Testing
+
+/// `parlor watch` against a real `parlor host` over loopback (docs/PROTOCOL.md, section 17).
+@Suite("Spectators watching real processes over loopback", .serialized)
+struct SpectatorEndToEndTests {
+    static func environment() -> [String: String] { ["XDG_DATA_HOME": temporaryDataHome(), "NO_COLOR": "1"] }
+
+    /// A host whose own seat (first) is played by lines typed on its stdin, and an easy bot that joins.
+    static func hostAndBot(_ extra: [String] = []) async throws -> (host: SpawnedParlor, guest: SpawnedParlor, port: Int) {
+        let host = try SpawnedParlor(["host", "connect4", "--json", "--port", "0", "--name", "Hana", "--seat", "first"] + extra,
+                                     environment: environment(), keepStdinOpen: true)
+        let port = try await LANTableEndToEndTests.port(host)
+        let guest = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--bot", "easy", "--json"], environment: environment())
+        _ = try #require(await host.line(containing: "\"turn\"", timeout: .seconds(20)), Comment(rawValue: host.transcript))
+        return (host, guest, port)
+    }
+
+    /// The host types a column each 50 ms, round and round, until the match is over
+    /// (a column typed out of turn, or into a full column, is refused and changes nothing).
+    static func playToTheEnd(_ host: SpawnedParlor) async {
+        var column = 0
+        while await host.wait(timeout: .milliseconds(50)) == nil {
+            host.type("\(column % 7 + 1)\n")
+            column += 1
+            if column > 4000 { return }
+        }
+    }
+
+    static func moves(_ process: SpawnedParlor) -> Int {
+        jsonEvents(process.output).filter { $0["event"] as? String == "move" }.count
+    }
+
+    @Test("a spectator that comes in mid-match sees the rest and ends with the players' state hash")
+    func midMatchSpectator() async throws {
+        let (host, guest, port) = try await Self.hostAndBot()
+        host.type("4\n")
+        // Two moves in (the host's and the bot's answer), a spectator arrives.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while Self.moves(host) < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        let watcher = try SpawnedParlor(["watch", "127.0.0.1:\(port)", "--json", "--name", "Wes"], environment: Self.environment())
+        _ = try #require(await watcher.line(containing: "\"watching\"", timeout: .seconds(20)), Comment(rawValue: watcher.transcript))
+        await Self.playToTheEnd(host)
+        for process in [host, guest, watcher] {
+            #expect(await process.wait(timeout: .seconds(60)) == 0, Comment(rawValue: process.transcript))
+        }
+        let hostEnd = try LANTableEndToEndTests.end(host)
+        let watcherEnd = try LANTableEndToEndTests.end(watcher)
+        #expect(watcherEnd["hash"] as? String == hostEnd["hash"] as? String, Comment(rawValue: watcher.transcript))
+        #expect(try LANTableEndToEndTests.end(guest)["hash"] as? String == hostEnd["hash"] as? String)
+        #expect(watcherEnd["moves"] as? Int == hostEnd["moves"] as? Int)
+        // It came in after the start: its first board already had moves on it.
+        let started = try #require(jsonEvents(watcher.output).first { $0["event"] as? String == "started" })
+        #expect((started["moves"] as? Int ?? 0) >= 2, "\(started)")
+    }
+
+    @Test("a spectator's TURN, QUIT and STATE are refused (213) and the host's match does not change")
+    func spectatorCannotMove() async throws {
+        let (host, guest, port) = try await Self.hostAndBot()
+        let connection = try await TCPConnection.connect(host: "127.0.0.1", port: UInt16(port), timeout: .seconds(5))
+        let peer = RawPeer(stream: connection.byteStream())
+        var watch = Hello(appVersion: "0.2.0", playerID: PlayerID.random(), playerName: "Mallory")
+        watch.watching = true
+        await peer.send(.watch(watch))
+        guard case .watching(let welcome)? = await peer.nextMessage() else { Issue.record("no WATCHING"); return }
+        let shown = try MatchBlob.decode(welcome.matchBlob)
+        #expect(shown.sequence == 0, "the host has not moved yet")
+        // The host's own first move, well formed and legal: still not the spectator's to make.
+        let forged = try shown.applying(.move(Move(3), by: 0), now: wallClockMilliseconds())
+        await peer.send(.turn(sequence: 1, blob: MatchBlob.encode(forged)))
+        guard case .turnRejected(1, let reason, _)? = await peer.nextMessage() else { Issue.record("no TURN_REJECTED"); return }
+        #expect(reason == .spectatorCannotMove)
+        await peer.send(.quit(sequence: 1, blob: MatchBlob.encode(try shown.applying(.quit(1), now: wallClockMilliseconds()))))
+        guard case .turnRejected(1, .spectatorCannotMove, _)? = await peer.nextMessage() else { Issue.record("QUIT not refused"); return }
+        await peer.send(.state(blob: MatchBlob.encode(forged)))
+        guard case .turnRejected(0, .spectatorCannotMove, _)? = await peer.nextMessage() else { Issue.record("STATE not refused"); return }
+        await peer.send(.stateRequest(knownSequence: 0))
+        guard case .state(let blob)? = await peer.nextMessage() else { Issue.record("no STATE"); return }
+        #expect(try MatchBlob.decode(blob).sequence == 0, "nothing changed")
+        #expect(Self.moves(host) == 0 && Self.moves(guest) == 0, Comment(rawValue: host.transcript))
+        // The host then plays: the spectator sees its real first move, not the forged one's blob.
+        host.type("1\n")
+        guard case .turn(1, let pushed)? = await peer.nextMessage() else { Issue.record("no push"); return }
+        #expect(try MatchBlob.decode(pushed).moves.first?.move == Move(0))
+        await peer.close()
+        host.send(SIGTERM)
+        _ = await host.wait(timeout: .seconds(20))
+        guest.send(SIGTERM)
+    }
+
+    @Test("a spectator that never reads does not hold up the match, and --spectators 0 refuses watching")
+    func stalledSpectator() async throws {
+        let (host, guest, port) = try await Self.hostAndBot()
+        // Says WATCH, then never reads a byte.
+        let stalled = try await TCPConnection.connect(host: "127.0.0.1", port: UInt16(port), timeout: .seconds(5))
+        var watch = Hello(appVersion: "0.2.0", playerID: PlayerID.random(), playerName: "Stan")
+        watch.watching = true
+        _ = stalled.send(Message.watch(watch).encoded)
+        try await Task.sleep(for: .milliseconds(200))
+        let started = ContinuousClock.now
+        await Self.playToTheEnd(host)
+        let took = ContinuousClock.now - started
+        for process in [host, guest] {
+            #expect(await process.wait(timeout: .seconds(60)) == 0, Comment(rawValue: process.transcript))
+        }
+        #expect(took < .seconds(30), "the match took \(took) with a stalled spectator")
+        #expect(try LANTableEndToEndTests.end(guest)["hash"] as? String == LANTableEndToEndTests.end(host)["hash"] as? String)
+        stalled.close()
+
+        let closed = try SpawnedParlor(["host", "connect4", "--json", "--port", "0", "--spectators", "0"], environment: Self.environment())
+        let closedPort = try await LANTableEndToEndTests.port(closed)
+        let refused = try await ParlorProcess.run(["watch", "127.0.0.1:\(closedPort)", "--plain"], environment: Self.environment(),
+                                                  timeout: .seconds(30))
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("takes no spectators"), "\(refused.stderr)")
+        closed.send(SIGTERM)
+    }
+}

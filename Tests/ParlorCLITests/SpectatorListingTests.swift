@@ -1,0 +1,50 @@
+import Discovery
+import TerminalUI
+import Session
+import Testing
+@testable import ParlorCLI
+
+/// `parlor browse` and the pickers: how many watch a game, and watching offered for one that cannot be joined.
+struct SpectatorListingTests {
+    static func listed(_ state: ParlorServiceInfo.State, spectators: (Int, Int)?) throws -> ListedGame {
+        var info = ParlorServiceInfo(protocolVersion: 1, gameID: "connect4", rulesVersion: 1, seatsTaken: 2, seatsTotal: 2, state: state,
+                                     matchID: "", needsPasscode: false, appVersion: "0.2.0", hostPlayerName: "Ana")
+        info.spectators = spectators
+        let txt = try info.txtRecord()
+        let service = DiscoveredService(
+            instance: ServiceInstance(name: "Ana's Connect Four", type: "_parlor._tcp.", domain: "local."),
+            hostTarget: "hosta.local.", port: 7490, interfaceIndex: 3, txt: txt,
+            addresses: [ServiceAddress(ipv4: (10, 77, 0, 1), interfaceIndex: 3)])
+        return ListedGame(service: service, assessment: LAN.assess(txt))
+    }
+
+    @Test func aGameInProgressSaysHowManyWatchAndHowToWatchIt() throws {
+        let row = GameListing.row(try Self.listed(.playing, spectators: (2, 16)))
+        #expect(row.state == "playing, 2 watching")
+        #expect(row.note == "cannot join: already playing; watch it: parlor watch \"Ana's Connect Four\"")
+        let json = GameListing.json(try Self.listed(.playing, spectators: (2, 16)), event: "game")
+        guard case .object(let fields) = json else { Issue.record("not an object"); return }
+        #expect(fields.contains { $0.0 == "spectatorsWatching" && $0.1 == JSONValue.int(2) })
+    }
+
+    @Test func aHostThatTakesNoSpectatorsIsNotOfferedToWatch() throws {
+        let row = GameListing.row(try Self.listed(.playing, spectators: (0, 0)))
+        #expect(row.state == "playing")
+        #expect(row.note == "cannot join: already playing")
+    }
+}
+
+/// The lobby's `w`: watch the selected game, or say why it cannot be watched.
+struct SpectatorLobbyTests {
+    @Test func wWatchesTheSelectedGameInProgressAndSaysWhyWhenItCannot() throws {
+        var model = LobbyModel(defaultName: "Ana")
+        let playing = try SpectatorListingTests.listed(.playing, spectators: (0, 16))
+        model.apply(.found(playing.service))
+        #expect(model.handle(.enter) == nil, "a game in progress cannot be joined")
+        #expect(model.handle(.character("w")) == .watch(model.list.games[0]))
+        var closed = LobbyModel(defaultName: "Ana")
+        closed.apply(.found(try SpectatorListingTests.listed(.playing, spectators: (0, 0)).service))
+        #expect(closed.handle(.character("w")) == nil)
+        #expect(closed.lines(width: 200).contains { $0.contains("cannot be watched: takes no spectators") }, "\(closed.lines(width: 200))")
+    }
+}
