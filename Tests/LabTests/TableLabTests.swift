@@ -137,7 +137,7 @@ struct TableLabTests {
         }
     }
 
-    @Test(.disabled("the host's parlor resume of a table is refused ('this parlor cannot resume tables yet', MatchHost and ResumeHandler); issue 12 item 4 asks for it on the host and each guest in any order"))
+    @Test
     func theHostKilledWithSIGKILLResumesTheTableAndBothGuestsComeBack() async throws {
         try await Lab.with(hosts: 3) { lab in
             _ = try await Self.playTable(lab, port: "7622") { sides in

@@ -180,7 +180,8 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
     }
 
     let record = StoredMatch(state: hosted.initialState, role: .host, localSeat: hosted.hostSeat,
-                             lastActivity: wallClockMilliseconds(), seatToken: hosted.seatToken.bytes, listenPort: port)
+                             lastActivity: wallClockMilliseconds(), seatToken: hosted.seatToken.bytes, listenPort: port,
+                             tableSeats: TableRecord.seats(of: hosted, botLevels: options.bots))
     let exit: FrontendExit
     do {
         exit = try await SessionRunner.playAsHost(hosted, host: host, record: record, bot: options.bot, presentation: presentation,
