@@ -40,6 +40,9 @@ public struct HostOptions: ParsableCommand, Hashable {
     /// `--fill-with-bots SECONDS`: after this long with a guest seated, the empty
     /// seats go to medium bots and the match starts; nil waits until every seat is taken.
     public var fillWithBotsAfter: Duration?
+    /// `--away-bot SECONDS`: at a table, a guest away this long has a medium bot
+    /// play their seat until they are back; nil lets the seat wait for them.
+    public var awayBotAfter: Duration?
 
     /// Options as code would set them.
     public init(
@@ -87,6 +90,7 @@ public struct HostOptions: ParsableCommand, Hashable {
             seatsOption,
             botsOption,
             fillOption,
+            awayBotOption,
         ] + CommonOptions.display,
         exclusiveGroups: [CommonOptions.outputGroup]
     )
@@ -105,6 +109,9 @@ public struct HostOptions: ParsableCommand, Hashable {
     static let fillOption = OptionSpec(
         "fill-with-bots", .required(valueName: "SECONDS"),
         help: "Once a guest is seated and SECONDS have passed, give the empty seats to medium bots and start (default: wait until every seat is taken).")
+    static let awayBotOption = OptionSpec(
+        "away-bot", .required(valueName: "SECONDS"),
+        help: "At a table of three or more, once a guest has been away SECONDS, a medium bot plays their seat until they are back with their seat token (default: the seat waits for them; on the full screen, b does it at once).")
     static let seatOption = CommonOptions.seat(help: "Move first, second, or let a coin decide (default: random).")
     static let codeOption = OptionSpec(
         "code", .optional(valueName: "CODE"),
@@ -147,6 +154,13 @@ public struct HostOptions: ParsableCommand, Hashable {
         if let text = arguments.value(Self.fillOption) {
             fillWithBotsAfter = .seconds(try ValueParser.wholeNumber(text, Self.fillOption.source, in: 0...86_400))
         }
+        awayBotAfter = try Self.awayBot(arguments)
+    }
+
+    /// `--away-bot SECONDS` as given to `host` or `resume`, or nil.
+    static func awayBot(_ arguments: ParsedArguments) throws(UsageError) -> Duration? {
+        guard let text = arguments.value(awayBotOption) else { return nil }
+        return .seconds(try ValueParser.wholeNumber(text, awayBotOption.source, in: 0...86_400))
     }
 
     /// The game must be one `GameCatalog` knows.

@@ -185,7 +185,8 @@ func runHost(_ options: HostOptions) async throws -> ExitCode {
     let exit: FrontendExit
     do {
         exit = try await SessionRunner.playAsHost(hosted, host: host, record: record, bot: options.bot, presentation: presentation,
-                                                  grace: configuration.timeouts.grace, rematches: options.rematches, botLevels: options.bots)
+                                                  grace: configuration.timeouts.grace, rematches: options.rematches, botLevels: options.bots,
+                                                  awayBot: options.awayBotAfter)
     } catch {
         await listing.withdraw()
         throw error

@@ -169,7 +169,8 @@ enum ResumeAsHost {
         do {
             exit = try await SessionRunner.playAsHost(hosted, host: host, record: updated, bot: options.bot,
                                                       presentation: presentation, grace: configuration.timeouts.grace,
-                                                      rematches: options.rematches, botLevels: botLevels)
+                                                      rematches: options.rematches, botLevels: botLevels,
+                                                      awayBot: options.awayBotAfter)
         } catch {
             await listing.withdraw()
             throw error

@@ -43,6 +43,15 @@ enum SessionRunner {
         }
     }
 
+    /// At a table, has a medium bot play each guest's seat once that guest has
+    /// been away for `after`, until they are back (`--away-bot`, the full screen's b).
+    static func standIn(for hosted: HostedMatch, after: Duration, presentation: MatchPresentation) {
+        for guest in hosted.guests {
+            guest.standIn(StandInPolicy(strategy: botStrategy(.medium, seed: freshSeed()), after: after, name: "Medium bot",
+                                        pause: presentation.botPause))
+        }
+    }
+
     /// Has `recorder` keep the guest's side of `joined`: each state it
     /// commits or adopts is queued on the recorder's writer; the end is
     /// waited for, since the guest acknowledges it next (the host takes the
@@ -58,7 +67,7 @@ enum SessionRunner {
     /// is saved before the guest can see it. Returns how the last match ended.
     static func playAsHost(_ first: HostedMatch, host: MatchHost, record: StoredMatch, bot: BotLevelChoice?,
                            presentation: MatchPresentation, grace: Duration, rematches: Int?,
-                           botLevels: [BotLevelChoice] = []) async throws -> FrontendExit {
+                           botLevels: [BotLevelChoice] = [], awayBot: Duration? = nil) async throws -> FrontendExit {
         var hosted = first
         var record = record
         var rematch = RematchPlan(rematches: rematches, bot: bot, presentation: presentation)
@@ -70,6 +79,7 @@ enum SessionRunner {
             let controller = hosted.makeController(with: me, bots: tableBots(hosted, levels: botLevels, presentation: presentation))
             let recorder = MatchRecorder(store: LocalData.matchStore, record: record)
             Self.record(hosted, with: recorder)
+            if let awayBot { standIn(for: hosted, after: awayBot, presentation: presentation) }
             if rematch.possible { hosted.remote.keepConnectionForRematch() }
             let question = rematch.question()
             let news = RematchPlan.follow(hosted.remote, controller: controller, peer: hosted.guestName, question: question)
