@@ -110,6 +110,9 @@ public enum MatchEvent: Sendable {
     /// `seat`'s player went away (its link dropped; the seat is kept for
     /// `graceLeft`) or came back (`away` false). Nothing in the match changed.
     case presence(seat: SeatIndex, away: Bool, graceLeft: Duration)
+    /// A bot named `bot` plays `seat` for its away player (a table's host
+    /// handed it over), or with nil, the player has the seat back. Nothing in the match changed.
+    case standIn(seat: SeatIndex, bot: String?)
     /// The match ended; every seat has its outcome.
     case ended(MatchState)
     /// The match stopped on this side because of a failure.

@@ -91,7 +91,7 @@ public final class MatchRecorder: Sendable {
             enqueue(state, after: .changed)
         case .failed(let failure, let state):
             enqueue(state, after: .stopped(resumable: failure.isResumable))
-        case .turnBegan, .awaitingConfirmation, .notice, .presence:
+        case .turnBegan, .awaitingConfirmation, .notice, .presence, .standIn:
             break
         }
     }

@@ -32,6 +32,9 @@ public struct FullScreenFrontend: MatchFrontend {
     public var outputFD: Int32
     /// Where the hint key gets the best move; nil: no hints in this match.
     public var hints: HintSource?
+    /// What the `b` key does on a table's host: hand every away seat to a bot
+    /// until its player is back; nil: no such key (guests, two seats).
+    public var standIn: (@Sendable () -> Void)?
 
     /// Finds the best move for the side to move in a game; returns nil if
     /// told to stop (polled often) or if it has none. Runs off the UI's thread.
@@ -80,7 +83,7 @@ public struct FullScreenFrontend: MatchFrontend {
         let resizes = SignalWatcher(signals: [SIGWINCH]) { _ in hub.send(.resize) }
         let seats = LocalSeats(state: initial, locals: locals)
         var model = FullScreenModel(state: initial, localSeats: seats.seats, options: options, endQuestion: endQuestion,
-                                    hintsAllowed: hints != nil)
+                                    hintsAllowed: hints != nil, standInAllowed: standIn != nil)
         endQuestion?.onChange { hub.send(.endQuestionChanged) }
         // Bumped on every match event and on the way out: a hint search for an older position stops.
         let position = PositionCounter()
@@ -168,6 +171,8 @@ public struct FullScreenFrontend: MatchFrontend {
                     draw(model.view)
                 case .bell:
                     writer.ring()
+                case .standInForAwaySeats:
+                    standIn?()
                 case .play(let move, let seat):
                     if let participant = seats.participants[seat] { hub.submit(participant, move: move) }
                 case .quit(let seat):

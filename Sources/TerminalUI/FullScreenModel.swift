@@ -15,6 +15,8 @@ enum ScreenAction: Sendable {
     case findHint(any Game, sequence: UInt32)
     /// Ring the terminal bell: it is a local seat's turn after someone else moved.
     case bell
+    /// A table's host hands every away seat to a bot until its player is back (the `b` key).
+    case standInForAwaySeats
 }
 
 /// The state machine behind the full screen; pure, tested by feeding it keys and events.
@@ -48,7 +50,7 @@ struct FullScreenModel {
 
     /// `hintsAllowed`: the hint key works (offline games, and LAN games whose host allows hints).
     init(state: MatchState, localSeats: Set<SeatIndex>, options: DisplayOptions, endQuestion: EndQuestion? = nil,
-         hintsAllowed: Bool = false) {
+         hintsAllowed: Bool = false, standInAllowed: Bool = false) {
         self.localSeats = localSeats
         self.options = options
         self.endQuestion = endQuestion
@@ -60,6 +62,7 @@ struct FullScreenModel {
         }
         view = ScreenView(state: state, cursor: start, localSeats: localSeats)
         view.hintsAllowed = hintsAllowed
+        view.standInAllowed = standInAllowed && state.seats.count > 2
         refreshCursorVisibility()
     }
 
@@ -114,7 +117,10 @@ struct FullScreenModel {
             view.notice = text
         case .presence(let seat, let away, let graceLeft):
             if away { view.awaySeats.insert(seat) } else { view.awaySeats.remove(seat) }
+            if !away { view.standIns[seat] = nil }
             view.notice = MatchText.presenceLine(view.state, seat: seat, away: away, graceLeft: graceLeft)
+        case .standIn(let seat, let bot):
+            view.standIns[seat] = bot
         case .ended(let state):
             view.state = state
             view.confirmingQuit = false
@@ -203,6 +209,10 @@ struct FullScreenModel {
             return [.redraw]
         case .enter, .character(" "):
             return playAtCursor()
+        case .character("b") where view.standInAllowed:
+            view.message = view.awaySeats.isEmpty ? "From now on a bot plays the seat of any player who is away, until they are back."
+                : "A bot plays the away seats until their players are back."
+            return [.standInForAwaySeats, .redraw]
         case .character("H"), .character("h") where !(view.state.game is Reversi):
             return askForHint()
         default:

@@ -134,6 +134,9 @@ struct LineModel {
         case .presence(let seat, let away, let graceLeft):
             return json(JSONEvents.presence(state, seat: seat, away: away, graceLeft: graceLeft))
                 + say(MatchText.presenceLine(state, seat: seat, away: away, graceLeft: graceLeft))
+        case .standIn(let seat, let bot):
+            // The notice says it in words; JSON gets the seat's state.
+            return json(JSONEvents.standIn(state, seat: seat, bot: bot))
         case .ended(let new):
             state = new
             over = true

@@ -35,6 +35,10 @@ public struct ScreenView: Sendable {
     public var showingKeys = false
     /// Seats whose player is away at a table (the link dropped; the seat is kept).
     public var awaySeats: Set<SeatIndex> = []
+    /// Seats a bot plays for their away player, with the bot's name (a table's host, `b` or `--away-bot`).
+    public var standIns: [SeatIndex: String] = [:]
+    /// The `b` key works: this side hosts a table and may hand away seats to a bot.
+    public var standInAllowed = false
 
     /// A view of `state` with the cursor at `cursor`.
     public init(state: MatchState, cursor: BoardCursor = BoardCursor(column: 0), localSeats: Set<SeatIndex> = [],
@@ -223,6 +227,7 @@ public enum Renderer {
         default: keys = [("Enter, Space", "play")]
         }
         if view.hintsAllowed { keys.append((FullScreenModel.hintKeyName(view.state.game), "show the best move (a hint)")) }
+        if view.standInAllowed { keys.append(("b", "a bot plays each away player's seat until they are back")) }
         keys += [("q", "quit the match (asks y/n first; it counts as a loss)"),
                  ("Ctrl-C", "leave for now: nothing is quit, 'parlor resume' continues it"),
                  ("?", "these keys")]
@@ -299,11 +304,15 @@ public enum Renderer {
             if outcome != .none {
                 line.append(" \(dash) \(MatchText.outcomeWords(outcome))",
                             TextStyle(foreground: outcome == .won ? .green : nil, bold: outcome == .won))
+            } else if let bot = view.standIns[seat] {
+                line.append(" \(dash) \(active ? "thinking, " : "")\(sanitized(bot)) standing in", TextStyle(foreground: .yellow))
             } else if view.awaySeats.contains(seat) {
                 line.append(" \(dash) \(active ? "to move, " : "")away", TextStyle(foreground: .yellow))
             } else if active && state.seats.count > 2 {
-                line.append(" \(dash) to move")
+                // The seat to move: "to move" when it waits for a player here, "thinking" for another (a bot, a guest).
+                line.append(" \(dash) \(view.localSeats.contains(seat) ? "to move" : "thinking")")
             }
+            if let score = MatchText.scoreWords(state, seat: seat) { line.append(", \(score)", TextStyle(dim: true)) }
             if let places { line.append(", \(MatchText.ordinal(places[seat]))") }
             return line
         }
@@ -373,8 +382,9 @@ public enum Renderer {
                 : "\(allArrows): choose where to   Enter: move   Esc: put back"
         default: keys = "Enter: play"
         }
-        guard view.hintsAllowed else { return keys + "   q: quit   ?: keys" }
-        return keys + "   \(FullScreenModel.hintKeyName(view.state.game)): hint   q: quit   ?: keys"
+        let standIn = view.standInAllowed ? "   b: bot for away seats" : ""
+        guard view.hintsAllowed else { return keys + standIn + "   q: quit   ?: keys" }
+        return keys + "   \(FullScreenModel.hintKeyName(view.state.game)): hint" + standIn + "   q: quit   ?: keys"
     }
 }
 

@@ -70,7 +70,7 @@ struct TableLabTests {
         #expect((sighting["txt"] as? [String: Any])?["seats"] as? String == "3/4", "\(sighting)")
         let listed = await lab.run(host: "C", try LinkCutTests.command(scratch.guestHome, ["browse", "--timeout", "2"]))
         let row = listed.standardOutput.split(separator: "\n").first { $0.hasPrefix(name) }.map(String.init) ?? ""
-        #expect(row.contains("3/4"), "browse printed: \(listed.standardOutput)")
+        #expect(row.contains("3 of 4 seated"), "browse printed: \(listed.standardOutput)")
 
         // The FIFO as stdin; the arguments go to sh as "$@" (the service name has an apostrophe: "Ana's ...").
         let cGuest = try lab.start(host: "C", ["sh", "-c", "exec \"$@\" < \"$0\"", scratch.fifo]

@@ -17,6 +17,7 @@ actor EventLog {
         case .adopted: names.append("adopted")
         case .notice(let text): names.append("notice \(text)")
         case .presence(let seat, let away, _): names.append(away ? "away \(seat)" : "back \(seat)")
+        case .standIn(let seat, let bot): names.append(bot.map { "\($0) for \(seat)" } ?? "own \(seat)")
         case .ended: names.append("ended")
         case .failed(let failure, _): names.append("failed \(failure)")
         }

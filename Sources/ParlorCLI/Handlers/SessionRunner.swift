@@ -46,9 +46,13 @@ enum SessionRunner {
     /// At a table, has a medium bot play each guest's seat once that guest has
     /// been away for `after`, until they are back (`--away-bot`, the full screen's b).
     static func standIn(for hosted: HostedMatch, after: Duration, presentation: MatchPresentation) {
+        standIn(for: hosted, after: after, pause: presentation.botPause)
+    }
+
+    static func standIn(for hosted: HostedMatch, after: Duration, pause: Duration) {
         for guest in hosted.guests {
             guest.standIn(StandInPolicy(strategy: botStrategy(.medium, seed: freshSeed()), after: after, name: "Medium bot",
-                                        pause: presentation.botPause))
+                                        pause: pause))
         }
     }
 
@@ -80,6 +84,12 @@ enum SessionRunner {
             let recorder = MatchRecorder(store: LocalData.matchStore, record: record)
             Self.record(hosted, with: recorder)
             if let awayBot { standIn(for: hosted, after: awayBot, presentation: presentation) }
+            var presentation = presentation
+            if atTable {
+                let table = hosted
+                let pause = presentation.botPause
+                presentation.allowStandIn { standIn(for: table, after: .zero, pause: pause) }
+            }
             if rematch.possible { hosted.remote.keepConnectionForRematch() }
             let question = rematch.question()
             let news = RematchPlan.follow(hosted.remote, controller: controller, peer: hosted.guestName, question: question)

@@ -342,6 +342,7 @@ public final class RemoteGuest: Participant {
     /// The bot takes the seat when the guest has been away long enough, and moves if it is the seat's turn.
     private func standInCheck(_ controller: MatchController) async {
         guard let bot = standIn.takesOver() else { return }
+        await controller.reportStandIn(seat: seat, bot: bot)
         await controller.report("\(bot) stands in for \(name) until \(name) is back")
         standInPlays(committedState)
     }
@@ -349,6 +350,7 @@ public final class RemoteGuest: Participant {
     /// The guest is back: the seat is theirs again.
     private func standInEnds(_ controller: MatchController) async {
         guard standIn.back() else { return }
+        await controller.reportStandIn(seat: seat, bot: nil)
         await controller.report("\(name) plays their own seat again")
     }
 
