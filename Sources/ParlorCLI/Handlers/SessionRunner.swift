@@ -57,13 +57,15 @@ enum SessionRunner {
     }
 
     /// Has `recorder` keep the guest's side of `joined`: each state it
-    /// commits or adopts is queued on the recorder's writer; the end is
-    /// waited for, since the guest acknowledges it next (the host takes the
-    /// end as delivered only once the guest has saved it).
+    /// commits or adopts is queued on the recorder's writer; the guest's
+    /// acknowledgement of the end waits for the end's save to call back (the
+    /// host takes the end as delivered only once the guest has saved it).
     static func record(_ joined: JoinedMatch, with recorder: MatchRecorder) {
-        joined.remote.persistBeforeAcknowledging { state in
-            if state.isEnded { recorder.saveNow(state) } else { recorder.saveSoon(state) }
-        }
+        // The end too is queued, not waited for: its acknowledgement is sent from the save's callback,
+        // on the writer, so no thread of the cooperative pool waits for the disk.
+        joined.remote.persistBeforeAcknowledging(asynchronously: { state, done in
+            if state.isEnded { recorder.saveBeforeRevealing(state) { _ in done() } } else { recorder.saveSoon(state); done() }
+        })
     }
 
     /// Plays a hosted match (new or resumed) to the end, then any rematches.
