@@ -355,6 +355,13 @@ public actor MatchController {
         emit(.talkRefused(refusal))
     }
 
+    /// Tells every event subscriber that a bot named `bot` plays `seat` for its
+    /// away player now, or (nil) that the player has it back. Changes nothing in the match.
+    public func reportStandIn(seat: SeatIndex, bot: String?) {
+        guard !stopped, state.seats.indices.contains(seat) else { return }
+        emit(.standIn(seat: seat, bot: bot))
+    }
+
     /// Stops the match on this side because of `failure` (e.g. a desync).
     public func fail(_ failure: MatchFailure) {
         guard !stopped else { return }

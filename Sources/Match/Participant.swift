@@ -114,6 +114,9 @@ public enum MatchEvent: Sendable {
     case talk(TalkLine)
     /// A line this side's player said was not relayed, and why.
     case talkRefused(TalkRefusal)
+    /// A bot named `bot` plays `seat` for its away player (a table's host
+    /// handed it over), or with nil, the player has the seat back. Nothing in the match changed.
+    case standIn(seat: SeatIndex, bot: String?)
     /// The match ended; every seat has its outcome.
     case ended(MatchState)
     /// The match stopped on this side because of a failure.

@@ -85,15 +85,17 @@ public enum MatchJournal {
     }
 }
 
-/// One side's open journal: appends framed records, each made durable by
-/// one `fdatasync`. Used only on the store's writer thread (`DurableWriter`),
+/// One side's open journal: appends framed records, made durable by the
+/// writer's round (one `fdatasync`, or one `syncfs` for a round's journals). Used only on the store's writer thread (`DurableWriter`),
 /// never on the cooperative pool.
 final class JournalFile: @unchecked Sendable {
     // @unchecked: every use is on the DurableWriter's one thread, in order.
     let path: String
     private let descriptor: Int32
-    /// Bytes of header and good frames; an append that fails is cut back to this.
+    /// Bytes of header and frames written, synced or waiting for their round's sync.
     private(set) var length: Int
+    /// Bytes of header and frames known to be on disk; a failed write or sync is cut back to this.
+    private var durableLength: Int
     /// Set when a failed append could not be cut back: the next save starts a fresh journal.
     private(set) var broken = false
 
@@ -101,7 +103,11 @@ final class JournalFile: @unchecked Sendable {
         self.path = path
         self.descriptor = descriptor
         self.length = length
+        self.durableLength = length
     }
+
+    /// Whether frames were written that no sync has covered yet.
+    var hasPending: Bool { length > durableLength }
 
     deinit { close(descriptor) }
 
@@ -124,22 +130,62 @@ final class JournalFile: @unchecked Sendable {
         try journal.writeAll(MatchJournal.header(base: base))
         if fdatasync(fd) != 0 { throw .system(call: "fdatasync", path: path, errno: errno) }
         journal.length = MatchJournal.headerSize
+        journal.durableLength = MatchJournal.headerSize
         if created { try syncDirectory(directory) }
         return journal
     }
 
-    /// Appends `frame` and waits for it to be on disk. On failure the file is
-    /// cut back to its last good frame (or marked broken when even that fails).
-    func append(_ frame: [UInt8]) throws(StoreError) {
+    /// Writes `frame` after the frames written so far, not yet synced (its
+    /// round's sync makes it durable: `syncPending`, or `syncFileSystem` and
+    /// `markSynced`). A failed write is cut back to what was written before it.
+    func writeFrame(_ frame: [UInt8]) throws(StoreError) {
         do throws(StoreError) {
             try writeAll(frame, at: length)
-            if let hook = Self.beforeSync.withLock({ $0 }) { hook(path) }
-            if fdatasync(descriptor) != 0 { throw StoreError.system(call: "fdatasync", path: path, errno: errno) }
             length += frame.count
         } catch {
             if ftruncate(descriptor, off_t(length)) != 0 { broken = true }
             throw error
         }
+    }
+
+    /// One `fdatasync` for every frame written since the last: nil when they
+    /// are on disk; else the journal is cut back to its last durable frame.
+    func syncPending() -> StoreError? {
+        guard hasPending else { return nil }
+        if let hook = Self.beforeSync.withLock({ $0 }) { hook(path) }
+        guard fdatasync(descriptor) == 0 else {
+            let error = StoreError.system(call: "fdatasync", path: path, errno: errno)
+            cutBack()
+            return error
+        }
+        durableLength = length
+        return nil
+    }
+
+    /// One `syncfs` for the whole file system this journal is on, covering
+    /// every journal a round wrote to (group commit); true when it returned 0.
+    /// Each journal it covered is then `markSynced`.
+    func syncFileSystem() -> Bool {
+        if let hook = Self.beforeSync.withLock({ $0 }) { hook(path) }
+        guard let syncfs = Self.syncfs else { return false }
+        return syncfs(descriptor) == 0
+    }
+
+    /// The C library's `syncfs(2)`, which Swift's Glibc module leaves out; nil if it has none.
+    private static let syncfs: (@convention(c) (Int32) -> Int32)? = {
+        guard let symbol = dlsym(nil, "syncfs") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int32) -> Int32).self)
+    }()
+
+    /// The frames written are on disk (a `syncFileSystem` that covered them returned 0).
+    func markSynced() -> StoreError? {
+        durableLength = length
+        return nil
+    }
+
+    private func cutBack() {
+        if ftruncate(descriptor, off_t(durableLength)) != 0 { broken = true }
+        length = durableLength
     }
 
     private func writeAll(_ bytes: [UInt8], at start: Int? = nil) throws(StoreError) {

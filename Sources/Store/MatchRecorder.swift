@@ -80,7 +80,7 @@ public final class MatchRecorder: Sendable {
             for await event in events { self.handle(event) }
             // The stream is over: its last saves are on disk when the task ends.
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                self.writer.submit { done.resume() }
+                self.writer.submit { self.writer.atRoundEnd { done.resume() } }
             }
         }
     }
@@ -91,7 +91,7 @@ public final class MatchRecorder: Sendable {
             enqueue(state, after: .changed)
         case .failed(let failure, let state):
             enqueue(state, after: .stopped(resumable: failure.isResumable))
-        case .turnBegan, .awaitingConfirmation, .notice, .presence, .talk, .talkRefused:  // talk is never saved
+        case .turnBegan, .awaitingConfirmation, .notice, .presence, .talk, .talkRefused, .standIn:  // talk is never saved
             break
         }
     }
@@ -100,7 +100,16 @@ public final class MatchRecorder: Sendable {
     /// calling thread for the write: not for the host's turn path (`saveBeforeRevealing(_:then:)`).
     @discardableResult
     public func saveNow(_ state: MatchState) -> Bool {
-        writer.perform { self.write(state, after: .changed) } == nil
+        waitForWrite(state, after: .changed) == nil
+    }
+
+    /// Writes `state` on the writer and waits until its round has ended; the failure's text, or nil.
+    private func waitForWrite(_ state: MatchState, after cause: StoredMatch.Phase.Cause, force: Bool = false) -> String? {
+        let result = Mutex<String?>(nil)
+        writer.performAndWaitForRound {
+            self.write(state, after: cause, force: force) { failure in result.withLock { $0 = failure } }
+        }
+        return result.withLock { $0 }
     }
 
     /// Queues `state` to be saved after everything asked for before, and returns at once.
@@ -113,13 +122,13 @@ public final class MatchRecorder: Sendable {
     /// it is not, so the frame is held back. Returns at once.
     public func saveBeforeRevealing(_ state: MatchState, then: @escaping @Sendable (SaveFailure?) -> Void) {
         writer.submit {
-            then(self.write(state, after: .changed).map { SaveFailure(description: $0) })
+            self.write(state, after: .changed) { then($0.map { SaveFailure(description: $0) }) }
         }
     }
 
     /// `saveBeforeRevealing(_:then:)`, waiting for the write; throws when it is not on disk.
     public func saveBeforeRevealing(_ state: MatchState) throws(SaveFailure) {
-        if let failure = writer.perform({ self.write(state, after: .changed) }) {
+        if let failure = waitForWrite(state, after: .changed) {
             throw SaveFailure(description: failure)
         }
     }
@@ -129,28 +138,26 @@ public final class MatchRecorder: Sendable {
     /// is about to go), blocking the calling thread: for synchronous callers;
     /// async ones use the async overload.
     public func markInterrupted() {
-        guard let job = interruptedWrite() else { return }
-        writer.perform(job)
+        guard let state = interruptedState() else { return }
+        _ = waitForWrite(state, after: .leftForNow, force: true)
     }
 
     /// Marks the match as interrupted and saves it, returning once it is on
     /// disk (or failed) without holding a thread of the cooperative pool
     /// meanwhile: the write runs on the writer, and the caller is resumed from there.
     public func markInterrupted() async {
-        guard let job = interruptedWrite() else { return }
+        guard let state = interruptedState() else { return }
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             writer.submit {
-                job()
-                done.resume()
+                self.write(state, after: .leftForNow, force: true) { _ in done.resume() }
             }
         }
     }
 
-    /// The write that marks the match interrupted, for the writer; nil once it has ended.
-    private func interruptedWrite() -> (@Sendable () -> Void)? {
+    /// The state to save as interrupted; nil once the match has ended.
+    private func interruptedState() -> MatchState? {
         let state = books.withLock { $0.record.state }
-        guard !state.isEnded else { return nil }
-        return { _ = self.write(state, after: .leftForNow, force: true) }
+        return state.isEnded ? nil : state
     }
 
     /// Updates where the peer is (a guest that reached its host at a new address) for the next save.
@@ -159,12 +166,14 @@ public final class MatchRecorder: Sendable {
     }
 
     private func enqueue(_ state: MatchState, after cause: StoredMatch.Phase.Cause) {
-        writer.submit { _ = self.write(state, after: cause) }
+        writer.submit { self.write(state, after: cause) { _ in } }
     }
 
     /// On the writer: writes `state` with the phase `cause` gives (`Phase.toSave`), unless a newer
-    /// or equal one is on disk; the failure's text, or nil.
-    private func write(_ state: MatchState, after cause: StoredMatch.Phase.Cause, force: Bool = false) -> String? {
+    /// or equal one is on disk; `then` gets the failure's text, or nil, once the write's round has
+    /// ended (its sync done: with group commit, one sync for the round), in the order asked for.
+    private func write(_ state: MatchState, after cause: StoredMatch.Phase.Cause, force: Bool = false,
+                       then: @escaping (String?) -> Void) {
         if !books.withLock({ $0.endedOnDisk.checked }) {
             let existing = try? store.load(path: store.path(for: books.withLock { $0.record }))
             let ended = existing?.phase == .ended && existing?.state.matchID == state.matchID
@@ -192,17 +201,19 @@ public final class MatchRecorder: Sendable {
         }
         let record: StoredMatch
         switch decision {
-        case .failure(let failure): return failure.description
-        case .success(nil): return nil
+        case .failure(let failure): return writer.atRoundEnd { then(failure.description) }
+        case .success(nil): return writer.atRoundEnd { then(nil) }
         case .success(let chosen?): record = chosen
         }
-        do {
-            try durablyWrite(record)
-            books.withLock { $0.saved = (state.sequence, state.stateHash, record.phase) }
-            return nil
-        } catch {
-            books.withLock { $0.problems.append("\(error)") }
-            return "\(error)"
+        durablyWrite(record) { error in
+            if let error {
+                self.books.withLock { $0.problems.append("\(error)") }
+                then("\(error)")
+            } else {
+                // Counted as saved only once its sync returned: a failed one is written again next time.
+                self.books.withLock { $0.saved = (state.sequence, state.stateHash, record.phase) }
+                then(nil)
+            }
         }
     }
 
@@ -210,14 +221,27 @@ public final class MatchRecorder: Sendable {
     /// whole (first save, a journal grown large or broken). The end is one
     /// append too, and is then folded into the match file by a job of its
     /// own, after whoever waits for the end has been called back.
-    private func durablyWrite(_ record: StoredMatch) throws(StoreError) {
+    private func durablyWrite(_ record: StoredMatch, then: @escaping (StoreError?) -> Void) {
         let frame = MatchJournal.frame(record)
         if let open = journal.value, !open.broken, open.length + frame.count <= MatchJournal.compactionThreshold {
-            try open.append(frame)
-            if record.phase == .ended { writer.submit { self.compact(record) } }
+            do { try open.writeFrame(frame) } catch {
+                return writer.atRoundEnd { then(error) }
+            }
+            writer.syncAtRoundEnd(open) { error in
+                then(error)
+                // The end is on disk and its waiter called back: fold it into the match file.
+                if error == nil, record.phase == .ended { self.compact(record) }
+            }
             return
         }
-        try writeWhole(record)
+        // The journal is about to be replaced: what this round wrote to it is synced first.
+        if let open = journal.value, open.hasPending { writer.syncEarly(open) }
+        do {
+            try writeWhole(record)
+            writer.atRoundEnd { then(nil) }
+        } catch {
+            writer.atRoundEnd { then(error) }
+        }
     }
 
     /// On the writer: the end, already in the journal, becomes the match file.

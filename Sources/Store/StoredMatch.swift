@@ -81,11 +81,42 @@ public struct StoredMatch: Sendable {
     public var writerPID: Int32
     /// For a host: the TCP port it listened on, tried first by `parlor resume`; 0 if unknown.
     public var listenPort: UInt16
+    /// For the host of a table (three or more seats): every seat, in seat
+    /// order, with what the host needs to bring it back (each guest's seat
+    /// token, each bot's level). Empty in every other record, and in a
+    /// table host's record written before format 3 (which cannot be resumed).
+    public var tableSeats: [TableSeat]
+
+    /// One seat of a table as its host keeps it (format 3).
+    public struct TableSeat: Sendable, Hashable {
+        /// Who plays the seat from the host's side.
+        public enum Kind: UInt8, Sendable, Hashable {
+            /// The host's own seat (`localSeat`).
+            case own = 0
+            /// A guest on its own link, which comes back with `seatToken`.
+            case guest = 1
+            /// One of the host's bots (`--bots`, `--fill-with-bots`).
+            case bot = 2
+        }
+        /// Own, guest or bot.
+        public var kind: Kind
+        /// A guest's secret for its seat (16 bytes); all zero for the others.
+        public var seatToken: [UInt8]
+        /// A bot's level as the command line names it ("easy"); empty for the others.
+        public var botLevel: String
+
+        /// A seat; a token that is not 16 bytes is kept as all zero.
+        public init(kind: Kind, seatToken: [UInt8] = Array(repeating: 0, count: 16), botLevel: String = "") {
+            self.kind = kind
+            self.seatToken = seatToken.count == 16 ? seatToken : Array(repeating: 0, count: 16)
+            self.botLevel = String(botLevel.utf8.prefix(255)) ?? ""
+        }
+    }
 
     /// A record; see the fields.
     public init(state: MatchState, role: Role, localSeat: Int, phase: Phase? = nil, lastActivity: Int64,
                 peerAddress: String = "", seatToken: [UInt8] = Array(repeating: 0, count: 16), writerPID: Int32 = 0,
-                listenPort: UInt16 = 0) {
+                listenPort: UInt16 = 0, tableSeats: [TableSeat] = []) {
         self.state = state
         self.role = role
         self.localSeat = localSeat
@@ -95,6 +126,7 @@ public struct StoredMatch: Sendable {
         self.seatToken = seatToken.count == 16 ? seatToken : Array(repeating: 0, count: 16)
         self.writerPID = writerPID
         self.listenPort = listenPort
+        self.tableSeats = tableSeats
     }
 
     /// The opponents' names, as shown in `parlor matches`.
@@ -128,8 +160,9 @@ public enum StoredMatchError: Error, Hashable, Sendable, CustomStringConvertible
 
 extension StoredMatch {
     static let magic: [UInt8] = [0x50, 0x4D, 0x53, 0x00]  // "PMS\0"
-    /// Format 2 added the host's listen port; format 1 files are still read.
-    static let currentFormat: UInt16 = 2
+    /// Format 2 added the host's listen port, format 3 a table host's seats
+    /// (`tableSeats`); files of formats 1 and 2 are still read.
+    static let currentFormat: UInt16 = 3
     /// Blob limit plus room for the record's own fields.
     public static let maximumFileSize = MatchBlob.maximumSize + 4096
 
@@ -146,6 +179,12 @@ extension StoredMatch {
         writer.write(bytes: seatToken)
         writer.write(UInt32(bitPattern: writerPID))
         writer.write(listenPort)
+        writer.write(UInt8(clamping: tableSeats.count))
+        for seat in tableSeats {
+            writer.write(seat.kind.rawValue)
+            writer.write(bytes: seat.seatToken)
+            writer.writeShortString(seat.botLevel)
+        }
         writer.writeLongBytes(MatchBlob.encode(state))
         writer.write(fnv1a64(writer.bytes))
         return writer.bytes
@@ -177,6 +216,19 @@ extension StoredMatch {
             let token = try reader.readBytes(16)
             let pid = Int32(bitPattern: try reader.readUInt32())
             let port = format >= 2 ? try reader.readUInt16() : 0
+            var tableSeats: [TableSeat] = []
+            if format >= 3 {
+                for _ in 0..<Int(try reader.readUInt8()) {
+                    guard let kind = TableSeat.Kind(rawValue: try reader.readUInt8()) else {
+                        throw StoredMatchError.invalidField("table seat")
+                    }
+                    let seatToken = try reader.readBytes(16)
+                    guard let level = String(validating: try reader.readShortBytes(), as: UTF8.self) else {
+                        throw StoredMatchError.invalidField("bot level")
+                    }
+                    tableSeats.append(TableSeat(kind: kind, seatToken: seatToken, botLevel: level))
+                }
+            }
             guard let blob = try reader.readLongBytes(limit: MatchBlob.maximumSize) else {
                 throw StoredMatchError.invalidField("match size")
             }
@@ -184,8 +236,11 @@ extension StoredMatch {
             let state: MatchState
             do { state = try MatchBlob.decode(blob) } catch { throw StoredMatchError.damagedMatch(error) }
             guard state.seats.indices.contains(seat) else { throw StoredMatchError.invalidField("local seat") }
+            guard tableSeats.isEmpty || (tableSeats.count == state.seats.count && tableSeats[seat].kind == .own) else {
+                throw StoredMatchError.invalidField("table seats")
+            }
             self.init(state: state, role: role, localSeat: seat, phase: phase, lastActivity: activity,
-                      peerAddress: address, seatToken: token, writerPID: pid, listenPort: port)
+                      peerAddress: address, seatToken: token, writerPID: pid, listenPort: port, tableSeats: tableSeats)
         } catch let error as StoredMatchError {
             throw error
         } catch {

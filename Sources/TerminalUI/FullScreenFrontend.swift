@@ -32,6 +32,9 @@ public struct FullScreenFrontend: MatchFrontend {
     public var outputFD: Int32
     /// Where the hint key gets the best move; nil: no hints in this match.
     public var hints: HintSource?
+    /// What the `b` key does on a table's host: hand every away seat to a bot
+    /// until its player is back; nil: no such key (guests, two seats).
+    public var standIn: (@Sendable () -> Void)?
 
     /// Finds the best move for the side to move in a game; returns nil if
     /// told to stop (polled often) or if it has none. Runs off the UI's thread.
@@ -85,7 +88,7 @@ public struct FullScreenFrontend: MatchFrontend {
         let resizes = SignalWatcher(signals: [SIGWINCH]) { _ in hub.send(.resize) }
         let seats = LocalSeats(state: initial, locals: locals)
         var model = FullScreenModel(state: initial, localSeats: seats.seats, options: options, endQuestion: endQuestion,
-                                    hintsAllowed: hints != nil, talkAvailable: talks)
+                                    hintsAllowed: hints != nil, talkAvailable: talks, standInAllowed: standIn != nil)
         let talk = TalkSender(controller: controller)
         endQuestion?.onChange { hub.send(.endQuestionChanged) }
         // Bumped on every match event and on the way out: a hint search for an older position stops.
@@ -179,6 +182,8 @@ public struct FullScreenFrontend: MatchFrontend {
                     draw(model.view)
                 case .bell:
                     writer.ring()
+                case .standInForAwaySeats:
+                    standIn?()
                 case .play(let move, let seat):
                     if let participant = seats.participants[seat] { hub.submit(participant, move: move) }
                 case .quit(let seat):

@@ -17,6 +17,8 @@ enum ScreenAction: Sendable {
     case bell
     /// Say `text` to the table as `seat`'s player (table talk).
     case say(String, seat: SeatIndex)
+    /// A table's host hands every away seat to a bot until its player is back (the `b` key).
+    case standInForAwaySeats
 }
 
 /// The state machine behind the full screen; pure, tested by feeding it keys and events.
@@ -50,7 +52,7 @@ struct FullScreenModel {
 
     /// `hintsAllowed`: the hint key works (offline games, and LAN games whose host allows hints).
     init(state: MatchState, localSeats: Set<SeatIndex>, options: DisplayOptions, endQuestion: EndQuestion? = nil,
-         hintsAllowed: Bool = false, talkAvailable: Bool = false) {
+         hintsAllowed: Bool = false, talkAvailable: Bool = false, standInAllowed: Bool = false) {
         self.localSeats = localSeats
         self.options = options
         self.endQuestion = endQuestion
@@ -63,6 +65,7 @@ struct FullScreenModel {
         view = ScreenView(state: state, cursor: start, localSeats: localSeats)
         view.hintsAllowed = hintsAllowed
         view.talkAvailable = talkAvailable && !localSeats.isEmpty
+        view.standInAllowed = standInAllowed && state.seats.count > 2
         refreshCursorVisibility()
     }
 
@@ -117,11 +120,14 @@ struct FullScreenModel {
             view.notice = text
         case .presence(let seat, let away, let graceLeft):
             if away { view.awaySeats.insert(seat) } else { view.awaySeats.remove(seat) }
+            if !away { view.standIns[seat] = nil }
             view.notice = MatchText.presenceLine(view.state, seat: seat, away: away, graceLeft: graceLeft)
         case .talk(let line):
             view.talk = Array((view.talk + [line]).suffix(TalkLines.kept))
         case .talkRefused(let refusal):
             view.message = TalkLines.refusedLine(refusal)
+        case .standIn(let seat, let bot):
+            view.standIns[seat] = bot
         case .ended(let state):
             view.state = state
             view.confirmingQuit = false
@@ -218,6 +224,10 @@ struct FullScreenModel {
             return [.redraw]
         case .enter, .character(" "):
             return playAtCursor()
+        case .character("b") where view.standInAllowed:
+            view.message = view.awaySeats.isEmpty ? "From now on a bot plays the seat of any player who is away, until they are back."
+                : "A bot plays the away seats until their players are back."
+            return [.standInForAwaySeats, .redraw]
         case .character("H"), .character("h") where !(view.state.game is Reversi):
             return askForHint()
         default:

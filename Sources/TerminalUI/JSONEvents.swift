@@ -172,6 +172,13 @@ public enum JSONEvents {
         return .object(fields)
     }
 
+    /// `{"event":"standIn","seat":N,"name":…,"bot":"Medium bot"}` when a bot
+    /// plays an away player's seat at a table, and `"bot":null` when the player has it back.
+    public static func standIn(_ state: MatchState, seat: SeatIndex, bot: String?) -> JSONValue {
+        .object([("event", "standIn"), ("seat", JSONValue(seat)), ("name", JSONValue(MatchText.name(state, seat: seat))),
+                 ("bot", bot.map { JSONValue($0) } ?? .null)])
+    }
+
     /// `{"event":"rejected","seat":N,"input":…,"reason":…}`: a local line that was not a playable move.
     public static func rejected(input: String, seat: SeatIndex?, reason: String) -> JSONValue {
         .object([("event", "rejected"), ("seat", seat.map { JSONValue($0) } ?? .null),

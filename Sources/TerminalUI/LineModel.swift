@@ -140,6 +140,9 @@ struct LineModel {
             return json(JSONEvents.talk(line)) + say(TalkLines.plainLine(line))
         case .talkRefused(let refusal):
             return json(JSONEvents.talkRefused(refusal)) + say(TalkLines.refusedLine(refusal))
+        case .standIn(let seat, let bot):
+            // The notice says it in words; JSON gets the seat's state.
+            return json(JSONEvents.standIn(state, seat: seat, bot: bot))
         case .ended(let new):
             state = new
             over = true

@@ -411,6 +411,8 @@ public final class MatchDesk: Sendable {
                 if let hints = entry.hints { work.append(.hint(entry.id, hints, game, sequence: sequence)) }
             case .say(let text, let seat):
                 entry.talk?.send(text, seat: seat)
+            case .standInForAwaySeats:
+                break  // the lobby hosts two-seat games only: its models never offer `b`
             case .finish(let exit):
                 finish(entry.id, exit, &state)
                 return work

@@ -14,6 +14,20 @@ public enum MatchText {
         state.seats.indices.contains(seat) ? sanitized(state.seats[seat].name) : "seat \(seat + 1)"
     }
 
+    /// A seat's score in words where the game keeps one, for the seat list:
+    /// "3 boxes", "12 discs"; nil for games without a score (and
+    /// Chinese checkers, whose board notes carry each seat's pegs home).
+    public static func scoreWords(_ state: MatchState, seat: SeatIndex) -> String? {
+        guard let scores = state.game.scores, scores.indices.contains(seat) else { return nil }
+        let score = scores[seat]
+        switch state.gameID {
+        case DotsAndBoxes.id: return score == 1 ? "1 box" : "\(score) boxes"
+        case Reversi.id: return score == 1 ? "1 disc" : "\(score) discs"
+        case ChineseCheckers.id: return nil  // the board's own notes say "N/10" by each point
+        default: return "score \(score)"
+        }
+    }
+
     /// "Bo is away (the seat is kept 60 s)." or "Bo is back.": a seat's player at a table.
     public static func presenceLine(_ state: MatchState, seat: SeatIndex, away: Bool, graceLeft: Duration) -> String {
         let who = name(state, seat: seat)

@@ -41,6 +41,10 @@ public struct ScreenView: Sendable {
     public var talk: [TalkLine] = []
     /// The line being typed after `t`, nil while the input is closed.
     public var talkDraft: String?
+    /// Seats a bot plays for their away player, with the bot's name (a table's host, `b` or `--away-bot`).
+    public var standIns: [SeatIndex: String] = [:]
+    /// The `b` key works: this side hosts a table and may hand away seats to a bot.
+    public var standInAllowed = false
 
     /// A view of `state` with the cursor at `cursor`.
     public init(state: MatchState, cursor: BoardCursor = BoardCursor(column: 0), localSeats: Set<SeatIndex> = [],
@@ -230,6 +234,7 @@ public enum Renderer {
         }
         if view.hintsAllowed { keys.append((FullScreenModel.hintKeyName(view.state.game), "show the best move (a hint)")) }
         if view.talkAvailable { keys.append((String(TalkLines.key), "say something to the table (Enter sends, Esc cancels)")) }
+        if view.standInAllowed { keys.append(("b", "a bot plays each away player's seat until they are back")) }
         keys += [("q", "quit the match (asks y/n first; it counts as a loss)"),
                  ("Ctrl-C", "leave for now: nothing is quit, 'parlor resume' continues it"),
                  ("?", "these keys")]
@@ -308,11 +313,15 @@ public enum Renderer {
             if outcome != .none {
                 line.append(" \(dash) \(MatchText.outcomeWords(outcome))",
                             TextStyle(foreground: outcome == .won ? .green : nil, bold: outcome == .won))
+            } else if let bot = view.standIns[seat] {
+                line.append(" \(dash) \(active ? "thinking, " : "")\(sanitized(bot)) standing in", TextStyle(foreground: .yellow))
             } else if view.awaySeats.contains(seat) {
                 line.append(" \(dash) \(active ? "to move, " : "")away", TextStyle(foreground: .yellow))
             } else if active && state.seats.count > 2 {
-                line.append(" \(dash) to move")
+                // The seat to move: "to move" when it waits for a player here, "thinking" for another (a bot, a guest).
+                line.append(" \(dash) \(view.localSeats.contains(seat) ? "to move" : "thinking")")
             }
+            if let score = MatchText.scoreWords(state, seat: seat) { line.append(", \(score)", TextStyle(dim: true)) }
             if let places { line.append(", \(MatchText.ordinal(places[seat]))") }
             return line
         }
@@ -384,8 +393,9 @@ public enum Renderer {
         default: keys = "Enter: play"
         }
         let talk = view.talkAvailable ? "   \(TalkLines.key): talk" : ""
-        guard view.hintsAllowed else { return keys + talk + "   q: quit   ?: keys" }
-        return keys + "   \(FullScreenModel.hintKeyName(view.state.game)): hint" + talk + "   q: quit   ?: keys"
+        let standIn = view.standInAllowed ? "   b: bot for away seats" : ""
+        guard view.hintsAllowed else { return keys + talk + standIn + "   q: quit   ?: keys" }
+        return keys + "   \(FullScreenModel.hintKeyName(view.state.game)): hint" + talk + standIn + "   q: quit   ?: keys"
     }
 }
 

@@ -71,7 +71,7 @@ extension LabSuite {
                 let row = text.standardOutput.split(separator: "\n").first { $0.hasPrefix(Self.gameName) }
                 let listed = String(try #require(row, "browse printed: \(text.standardOutput)"))
                 #expect(listed.contains("Connect Four  Ana"))
-                #expect(listed.contains("1/2"))
+                #expect(listed.contains("1 of 2 seated"))
                 #expect(listed.contains("open"))
                 #expect(listed.contains("\(lab.address(of: "A")):7477"))
                 host.send(SIGKILL)

@@ -70,7 +70,7 @@ struct TableLabTests {
         #expect((sighting["txt"] as? [String: Any])?["seats"] as? String == "3/4", "\(sighting)")
         let listed = await lab.run(host: "C", try LinkCutTests.command(scratch.guestHome, ["browse", "--timeout", "2"]))
         let row = listed.standardOutput.split(separator: "\n").first { $0.hasPrefix(name) }.map(String.init) ?? ""
-        #expect(row.contains("3/4"), "browse printed: \(listed.standardOutput)")
+        #expect(row.contains("3 of 4 seated"), "browse printed: \(listed.standardOutput)")
 
         // The FIFO as stdin; the arguments go to sh as "$@" (the service name has an apostrophe: "Ana's ...").
         let cGuest = try lab.start(host: "C", ["sh", "-c", "exec \"$@\" < \"$0\"", scratch.fifo]
@@ -137,7 +137,7 @@ struct TableLabTests {
         }
     }
 
-    @Test(.disabled("the host's parlor resume of a table is refused ('this parlor cannot resume tables yet', MatchHost and ResumeHandler); issue 12 item 4 asks for it on the host and each guest in any order"))
+    @Test
     func theHostKilledWithSIGKILLResumesTheTableAndBothGuestsComeBack() async throws {
         try await Lab.with(hosts: 3) { lab in
             _ = try await Self.playTable(lab, port: "7622") { sides in

@@ -19,6 +19,7 @@ actor EventLog {
         case .presence(let seat, let away, _): names.append(away ? "away \(seat)" : "back \(seat)")
         case .talk(let line): names.append("talk \(line.name) after \(line.afterSequence): \(line.text)")
         case .talkRefused(let refusal): names.append("talk refused \(refusal.name)")
+        case .standIn(let seat, let bot): names.append(bot.map { "\($0) for \(seat)" } ?? "own \(seat)")
         case .ended: names.append("ended")
         case .failed(let failure, _): names.append("failed \(failure)")
         }

@@ -81,9 +81,9 @@ struct LANTableEndToEndTests {
     /// joined bot at 1, and at 2 a person who never types, killed with SIGKILL
     /// while it is asked for its move (once its side of the match is saved).
     /// Returns the host, the joined bot, the person's data home and the port.
-    static func killedAtATable(grace: Int) async throws -> (SpawnedParlor, SpawnedParlor, [String: String], Int) {
+    static func killedAtATable(grace: Int, hostFlags: [String] = []) async throws -> (SpawnedParlor, SpawnedParlor, [String: String], Int) {
         let host = try SpawnedParlor(["host", "dots-and-boxes", "--seats", "3", "--bot", "easy", "--grace", "\(grace)", "--json", "--port", "0",
-                                      "--name", "Hana", "--seat", "first"], environment: environment())
+                                      "--name", "Hana", "--seat", "first"] + hostFlags, environment: environment())
         let port = try await port(host)
         let bot = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--bot", "easy", "--json"], environment: environment())
         _ = try #require(await bot.line(containing: "\"table\"", timeout: .seconds(20)), Comment(rawValue: bot.transcript))

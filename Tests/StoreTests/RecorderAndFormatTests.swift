@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import Games
 import Match
 import ParlorTestSupport
 import Testing
@@ -70,9 +71,10 @@ struct RecorderAndFormatTests {
         let record = StoredMatch(state: try state([3, 3]), role: .host, localSeat: 0, lastActivity: 5,
                                  seatToken: Array(repeating: 9, count: 16), writerPID: 1, listenPort: 7000)
         var bytes = record.encoded()
-        // Format 1 had no port: drop the two bytes after the pid and rewrite the checksum.
+        // Format 1 had no port and no table seats: drop the two bytes after the pid and
+        // the table's seat count (0) after them, and rewrite the checksum.
         let portOffset = 4 + 2 + 1 + 1 + 1 + 8 + 1 + Int(bytes[17]) + 16 + 4
-        bytes.removeSubrange(portOffset..<portOffset + 2)
+        bytes.removeSubrange(portOffset..<portOffset + 3)
         bytes[4] = 0
         bytes[5] = 1
         bytes.removeLast(8)
@@ -83,6 +85,67 @@ struct RecorderAndFormatTests {
         let loaded = try MatchStore(directory: directory).load(path: directory + "/old.match")
         #expect(loaded.listenPort == 0 && loaded.state.moves.count == 2)
         #expect(loaded.seatToken == Array(repeating: 9, count: 16))
+    }
+
+    /// A table of four (dots-and-boxes) as its host keeps it: its own seat, two guests' tokens, a bot's level.
+    func tableRecord() throws -> StoredMatch {
+        let game = try #require(GameCatalog.game(id: "dots-and-boxes"))
+        let seats = ["Ana", "Bo", "Cy", "Easy bot"].map { Seat(playerID: PlayerID.random(), name: $0) }
+        let state = MatchState(matchID: MatchID.random(), game: game.init(seats: 4), seats: seats)
+        return StoredMatch(state: state, role: .host, localSeat: 0, lastActivity: 5, seatToken: Array(repeating: 1, count: 16),
+                           writerPID: 1, listenPort: 7622,
+                           tableSeats: [.init(kind: .own), .init(kind: .guest, seatToken: Array(repeating: 1, count: 16)),
+                                        .init(kind: .guest, seatToken: Array(repeating: 2, count: 16)),
+                                        .init(kind: .bot, botLevel: "easy")])
+    }
+
+    @Test func aTableHostsRecordKeepsEverySeatsTokenAndItsBotsLevels() throws {
+        let directory = temporaryDirectory()
+        let record = try tableRecord()
+        let recorder = MatchRecorder(store: MatchStore(directory: directory), record: record)
+        #expect(recorder.saveNow(record.state))
+        recorder.saveNow(try record.state.applying(.move(.init(0), by: 0), now: 6))   // the journal's frame carries them too
+        let loaded = try onlyRecord(in: MatchStore(directory: directory))
+        #expect(loaded.state.moves.count == 1)
+        #expect(loaded.tableSeats == record.tableSeats)
+        #expect(loaded.tableSeats.map(\.kind) == [.own, .guest, .guest, .bot])
+        #expect(loaded.tableSeats[2].seatToken == Array(repeating: 2, count: 16) && loaded.tableSeats[3].botLevel == "easy")
+    }
+
+    @Test func aTablesSeatsThatDoNotFitItsMatchAreReportedAsDamage() throws {
+        var record = try tableRecord()
+        record.tableSeats.removeLast()
+        #expect(throws: StoredMatchError.invalidField("table seats")) { try StoredMatch(decoding: record.encoded()) }
+        record = try tableRecord()
+        record.tableSeats[0].kind = .guest   // the host's own seat must be its own
+        #expect(throws: StoredMatchError.invalidField("table seats")) { try StoredMatch(decoding: record.encoded()) }
+    }
+
+    @Test func aFormatTwoFileFromBeforeTableSeatsIsStillReadAndResavedInTheNewFormat() throws {
+        let directory = temporaryDirectory()
+        let record = StoredMatch(state: try state([3, 3]), role: .host, localSeat: 0, lastActivity: 5,
+                                 seatToken: Array(repeating: 9, count: 16), writerPID: 1, listenPort: 7000)
+        var bytes = record.encoded()
+        // Format 2 ended its fields with the port: drop the table's seat count (0) and rewrite the checksum.
+        let countOffset = 4 + 2 + 1 + 1 + 1 + 8 + 1 + Int(bytes[17]) + 16 + 4 + 2
+        #expect(bytes[countOffset] == 0)
+        bytes.remove(at: countOffset)
+        bytes[5] = 2
+        bytes.removeLast(8)
+        var writer = ByteWriter()
+        writer.write(fnv1a64(bytes))
+        bytes += writer.bytes
+        let store = MatchStore(directory: directory)
+        let path = store.path(for: record)
+        writeFile(path, bytes)
+        let loaded = try store.load(path: path)
+        #expect(loaded.listenPort == 7000 && loaded.state.moves.count == 2 && loaded.tableSeats.isEmpty)
+        #expect(loaded.seatToken == Array(repeating: 9, count: 16))
+        // Resumed: its next save is written whole, in format 3, and reads back the same.
+        let recorder = MatchRecorder(store: store, record: loaded)
+        #expect(recorder.saveNow(try state([3, 3, 4])))
+        let resaved = try onlyRecord(in: store)
+        #expect(resaved.state.moves.count == 3 && resaved.listenPort == 7000 && resaved.seatToken == loaded.seatToken)
     }
 
     @Test func aFileFromANewerParlorIsReportedNotGuessedAt() throws {

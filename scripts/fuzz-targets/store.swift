@@ -5,7 +5,8 @@
 //
 // Invariants: reading never traps; a file that reads re-encodes to exactly
 // the same bytes (a file of an older format is migrated instead: the bytes
-// written back read as the same record); its local seat is one of the match's seats.
+// written back read as the same record); its local seat is one of the match's seats;
+// a table host's seats (format 3) are one per seat of the match, its own seat its own.
 // The input is also read as a journal's frames after a header naming a fixed
 // match file: every record replayed is of that match, role and seat; the good
 // prefix replays to the same records; a frame appended right after the good
@@ -83,10 +84,14 @@ private func check(_ bytes: [UInt8]) {
         // the same record and then re-encode to itself.
         let migrated = try? StoredMatch(decoding: again)
         fuzzCheck(migrated?.encoded() == again && migrated?.state.stateHash == stored.state.stateHash
-                  && migrated?.seatToken == stored.seatToken && migrated?.localSeat == stored.localSeat,
+                  && migrated?.seatToken == stored.seatToken && migrated?.localSeat == stored.localSeat
+                  && migrated?.tableSeats == stored.tableSeats && migrated?.listenPort == stored.listenPort,
                   "a migrated match does not read back:\n  in  \(bytes.hexString)\n  out \(again.hexString)")
     }
     fuzzCheck(stored.state.seats.indices.contains(stored.localSeat), "local seat outside the match")
+    fuzzCheck(stored.tableSeats.isEmpty || (stored.tableSeats.count == stored.state.seats.count
+                                            && stored.tableSeats[stored.localSeat].kind == .own),
+              "a table's seats that do not fit its match were read")
     _ = stored.opponentNames
 }
 
@@ -104,6 +109,17 @@ func fuzzSeeds() -> [(String, [UInt8])] {
                                  seatToken: role == .offline ? Array(repeating: 0, count: 16) : FixtureIDs.seatToken.bytes,
                                  writerPID: 4242)
         seeds.append((sample.name, stored.encoded()))
+        // A table's host keeps every seat (format 3): its own, each guest's token, each bot's level.
+        if sample.state.seats.count > 2 {
+            let kept = sample.state.seats.indices.map { seat -> StoredMatch.TableSeat in
+                if seat == 0 { return .init(kind: .own) }
+                if seat == sample.state.seats.count - 1 { return .init(kind: .bot, botLevel: "easy") }
+                return .init(kind: .guest, seatToken: Array(repeating: UInt8(seat), count: 16))
+            }
+            let host = StoredMatch(state: sample.state, role: .host, localSeat: 0, lastActivity: 1_700_000_000_000,
+                                   seatToken: kept[1].seatToken, writerPID: 4242, listenPort: 7622, tableSeats: kept)
+            seeds.append((sample.name + "-table-host", host.encoded()))
+        }
     }
     // Journals: a few frames of one side of one match, whole, and cut short.
     var frames: [UInt8] = []

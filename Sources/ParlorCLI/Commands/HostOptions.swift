@@ -50,6 +50,9 @@ public struct HostOptions: ParsableCommand, Hashable {
     public var spectators = SpectatorGallery.defaultLimit
     /// `--watch-code CODE|none`: the code spectators prove; nil asks for `--code`'s, "" for none.
     public var watchCode: String?
+    /// `--away-bot SECONDS`: at a table, a guest away this long has a medium bot
+    /// play their seat until they are back; nil lets the seat wait for them.
+    public var awayBotAfter: Duration?
 
     /// Options as code would set them.
     public init(
@@ -101,6 +104,7 @@ public struct HostOptions: ParsableCommand, Hashable {
             tablesOption,
             spectatorsOption,
             watchCodeOption,
+            awayBotOption,
         ] + CommonOptions.playing,
         exclusiveGroups: [CommonOptions.outputGroup]
     )
@@ -132,6 +136,9 @@ public struct HostOptions: ParsableCommand, Hashable {
     static let watchCodeOption = OptionSpec(
         "watch-code", .required(valueName: "CODE"),
         help: "The passcode spectators must prove, 4-32 letters, digits or '-', or 'none' to let anyone watch (default: the --code passcode, if any).")
+    static let awayBotOption = OptionSpec(
+        "away-bot", .required(valueName: "SECONDS"),
+        help: "At a table of three or more, once a guest has been away SECONDS, a medium bot plays their seat until they are back with their seat token (default: the seat waits for them; on the full screen, b does it at once).")
     static let seatOption = CommonOptions.seat(help: "Move first, second, or let a coin decide (default: random).")
     static let codeOption = OptionSpec(
         "code", .optional(valueName: "CODE"),
@@ -184,6 +191,13 @@ public struct HostOptions: ParsableCommand, Hashable {
         if let text = arguments.value(Self.watchCodeOption) {
             watchCode = text.lowercased() == "none" ? "" : try ValueParser.passcode(text, Self.watchCodeOption.source)
         }
+        awayBotAfter = try Self.awayBot(arguments)
+    }
+
+    /// `--away-bot SECONDS` as given to `host` or `resume`, or nil.
+    static func awayBot(_ arguments: ParsedArguments) throws(UsageError) -> Duration? {
+        guard let text = arguments.value(awayBotOption) else { return nil }
+        return .seconds(try ValueParser.wholeNumber(text, awayBotOption.source, in: 0...86_400))
     }
 
     /// The game must be one `GameCatalog` knows.

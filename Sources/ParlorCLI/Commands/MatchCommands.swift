@@ -119,6 +119,8 @@ public struct ResumeOptions: ParsableCommand, Hashable {
     public var timeouts: ConnectionTimeouts = ConnectionTimeouts()
     /// `--rematch N`: rematches to offer and accept without asking; nil to ask on a terminal.
     public var rematches: Int?
+    /// `--away-bot SECONDS`: on a table's host, as for `parlor host`.
+    public var awayBotAfter: Duration?
 
     /// Options as code would set them.
     public init(target: ResumeTarget? = nil, bot: BotLevelChoice? = nil, display: DisplayFlags = DisplayFlags()) {
@@ -141,7 +143,8 @@ public struct ResumeOptions: ParsableCommand, Hashable {
             argument, the most recently interrupted match is resumed.
             """,
         arguments: [ArgumentSpec("ID|HOST:PORT", isOptional: true, help: "A match id from 'parlor matches', or the host's address.")],
-        options: [CommonOptions.bot, CommonOptions.heartbeatTimeout, CommonOptions.grace, CommonOptions.rematch] + CommonOptions.playing,
+        options: [CommonOptions.bot, CommonOptions.heartbeatTimeout, CommonOptions.grace, CommonOptions.rematch,
+                  HostOptions.awayBotOption] + CommonOptions.playing,
         exclusiveGroups: [CommonOptions.outputGroup]
     )
 
@@ -153,6 +156,7 @@ public struct ResumeOptions: ParsableCommand, Hashable {
         display = CommonOptions.display(arguments)
         timeouts = try CommonOptions.connectionTimeouts(arguments)
         rematches = try CommonOptions.rematches(arguments)
+        awayBotAfter = try HostOptions.awayBot(arguments)
     }
 
     /// Hands over to `runResume`.

@@ -35,6 +35,7 @@ func runBenchTurns(_ options: BenchTurnsOptions) async throws -> ExitCode {
     let reply = Message.confirm(sequence: 1, stateHash: 0, deadline: 0).encoded.count
     let plain = try await BenchFloor.measure(request: request, reply: reply, count: options.count, durableIn: nil)
     let durable = try await BenchFloor.measure(request: request, reply: reply, count: options.count, durableIn: directory)
+    let group = await BenchGroupCommit.measure(directory: directory, matches: 8, rounds: max(30, min(300, options.count / 4)))
     let fullStats = Percentiles(full.times), protocolStats = Percentiles(protocolOnly.times)
     let plainStats = Percentiles(plain), floorStats = Percentiles(durable)
     Console.write("""
@@ -50,6 +51,11 @@ func runBenchTurns(_ options: BenchTurnsOptions) async throws -> ExitCode {
             p50 \(floorStats.p50.microseconds) µs   p99 \(floorStats.p99.microseconds) µs
           plain blocking ping-pong (two threads, no event loop, no tasks)
             p50 \(plainStats.p50.microseconds) µs   p99 \(plainStats.p99.microseconds) µs
+          group commit: 8 matches in one process each committing a turn at once (a round), saved before revealing
+            one writer, one sync per round: p50 \(group.grouped.p50.microseconds) µs   p99 \(group.grouped.p99.microseconds) µs   \
+        \(String(format: "%.1f", group.framesPerSync)) turns per sync
+            a writer per match, a sync each: p50 \(group.separate.p50.microseconds) µs   p99 \(group.separate.p99.microseconds) µs   \
+        ratio grouped/separate p50 \(ratio(group.grouped.p50, group.separate.p50))x
           goals: full p50 <= 1.3x floor, p99 <= 2x; protocol only p50 <= 1.5x plain
 
         """)

@@ -235,7 +235,7 @@ enum Hall {
         case .failed(let failure, let state): JSONEvents.error(failure, state)
         case .notice(let text): JSONEvents.notice(text)
         case .talk(let line): JSONEvents.talk(line)
-        case .turnBegan, .awaitingConfirmation, .adopted, .talkRefused: nil
+        case .turnBegan, .awaitingConfirmation, .adopted, .talkRefused, .standIn: nil
         }
     }
 
@@ -342,7 +342,7 @@ extension MatchEvent {
         case .started(let state), .turnBegan(_, let state), .committed(_, let state), .rolledBack(_, _, let state),
              .adopted(let state), .ended(let state), .failed(_, let state): state
         case .awaitingConfirmation(_, let tentative): tentative
-        case .notice, .presence, .talk, .talkRefused: nil
+        case .notice, .presence, .talk, .talkRefused, .standIn: nil
         }
     }
 }

@@ -180,11 +180,13 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
     }
 
     let record = StoredMatch(state: hosted.initialState, role: .host, localSeat: hosted.hostSeat,
-                             lastActivity: wallClockMilliseconds(), seatToken: hosted.seatToken.bytes, listenPort: port)
+                             lastActivity: wallClockMilliseconds(), seatToken: hosted.seatToken.bytes, listenPort: port,
+                             tableSeats: TableRecord.seats(of: hosted, botLevels: options.bots))
     let exit: FrontendExit
     do {
         exit = try await SessionRunner.playAsHost(hosted, host: host, record: record, bot: options.bot, presentation: presentation,
-                                                  grace: configuration.timeouts.grace, rematches: options.rematches, botLevels: options.bots)
+                                                  grace: configuration.timeouts.grace, rematches: options.rematches, botLevels: options.bots,
+                                                  awayBot: options.awayBotAfter)
     } catch {
         await listing.withdraw()
         throw error

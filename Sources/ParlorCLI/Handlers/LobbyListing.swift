@@ -33,7 +33,8 @@ enum GameListing {
             gameText = "?"
         }
         let host = game.info?.hostPlayerName ?? txt["host"] ?? ""
-        let seats = game.info.map { "\($0.seatsTaken)/\($0.seatsTotal)" } ?? txt["seats"] ?? "?"
+        // "2 of 4 seated", as the host's own screen says it while its table fills.
+        let seats = game.info.map { "\($0.seatsTaken) of \($0.seatsTotal) seated" } ?? txt["seats"] ?? "?"
         var state = game.info?.state.rawValue ?? txt["state"] ?? "?"
         // A coded host: said where people look before they try to join.
         if game.info?.needsPasscode == true { state += ", code needed" }

@@ -63,6 +63,14 @@ struct MatchPresentation {
         frontend = screen
     }
 
+    /// Turns on the full screen's `b` key (a table's host): `action` hands every
+    /// away seat to a bot. Plain and JSON output have `--away-bot` instead.
+    mutating func allowStandIn(_ action: @escaping @Sendable () -> Void) {
+        guard var screen = frontend as? FullScreenFrontend else { return }
+        screen.standIn = action
+        frontend = screen
+    }
+
     /// How long a bot waits before moving, so a person can follow the board.
     var botPause: Duration { isFullScreen ? .milliseconds(350) : .zero }
 

@@ -69,21 +69,24 @@ enum ResumeAsHost {
         let listener = try listen(preferring: record.listenPort, json: presentation.isJSON)
         defer { listener.close() }
         let port = listener.port
-        guard state.seats.count == 2 else {
-            throw CommandFailure("match \(state.matchID.short) is a table of \(state.seats.count); this parlor cannot resume tables yet",
-                                 exitCode: .dataError)
-        }
         let hostSeat = record.localSeat
-        let guestSeat = 1 - hostSeat
-        let guestName = state.seats[guestSeat].name
+        // A table: every guest comes back with its own token, in any order, and the host's bots play their seats again.
+        let (saved, botLevels): (SavedHostMatch, [BotLevelChoice])
+        if state.seats.count > 2 {
+            (saved, botLevels) = try TableRecord.saved(record).get()
+        } else {
+            (saved, botLevels) = (SavedHostMatch(state: state, hostSeat: hostSeat, seatToken: token), [])
+        }
+        let guestSeats = saved.guestTokens.keys.sorted()
+        let guestName = Self.names(guestSeats.map { state.seats[$0].name })
         var configuration = HostConfiguration(gameID: gameType.id, hostName: state.seats[hostSeat].name,
                                               hostPlayerID: state.seats[hostSeat].playerID, appVersion: ParlorVersion.current)
         configuration.turnTimeoutSeconds = state.turnTimeout
         configuration.timeouts = LAN.sessionTimeouts(options.timeouts)
+        configuration.seats = state.seats.count
         let host: MatchHost
         do {
-            host = try MatchHost(configuration: configuration,
-                                 resuming: SavedHostMatch(state: state, hostSeat: hostSeat, seatToken: token))
+            host = try MatchHost(configuration: configuration, resuming: saved)
         } catch {
             throw CommandFailure("\(error)", exitCode: .dataError)
         }
@@ -150,17 +153,27 @@ enum ResumeAsHost {
         }
         keys?.finish()
         deadline.cancel()
-        announcer.say("\(hosted.guestName) is back.", event: .object([
-            ("event", "joined"), ("name", .string(hosted.guestName)), ("seat", .int(Int64(hosted.guestSeat))),
-            ("match", .string(id)), ("resumed", .bool(true)),
-        ]))
+        // Each guest once, as it is back: at a table the first starts the match again and the others follow in any order
+        // (one that drops and comes back later is told by the away and back notices).
+        let backs = Task {
+            var back: Set<Int> = []
+            for await report in host.reports {
+                guard case .admitted(let name, let seat) = report.outcome, back.insert(seat).inserted else { continue }
+                announcer.say("\(name) is back.", event: .object([
+                    ("event", "joined"), ("name", .string(name)), ("seat", .int(Int64(seat))),
+                    ("match", .string(id)), ("resumed", .bool(true)),
+                ]))
+            }
+        }
+        defer { backs.cancel() }
         var updated = record
         updated.listenPort = port
         let exit: FrontendExit
         do {
             exit = try await SessionRunner.playAsHost(hosted, host: host, record: updated, bot: options.bot,
                                                       presentation: presentation, grace: configuration.timeouts.grace,
-                                                      rematches: options.rematches)
+                                                      rematches: options.rematches, botLevels: botLevels,
+                                                      awayBot: options.awayBotAfter)
         } catch {
             await listing.withdraw()
             throw error
@@ -168,6 +181,12 @@ enum ResumeAsHost {
         await listing.withdraw()
         await host.shutdown()
         return exit.exitCode
+    }
+
+    /// "Bo", "Bo and Cy", "Bo, Cy and Di".
+    static func names(_ names: [String]) -> String {
+        guard names.count > 1, let last = names.last else { return names.first ?? "" }
+        return names.dropLast().joined(separator: ", ") + " and " + last
     }
 
     /// The saved port when it is free, else the default port, else any free one.

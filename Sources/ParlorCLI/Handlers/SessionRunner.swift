@@ -45,14 +45,29 @@ enum SessionRunner {
         }
     }
 
-    /// Has `recorder` keep the guest's side of `joined`: each state it
-    /// commits or adopts is queued on the recorder's writer; the end is
-    /// waited for, since the guest acknowledges it next (the host takes the
-    /// end as delivered only once the guest has saved it).
-    static func record(_ joined: JoinedMatch, with recorder: MatchRecorder) {
-        joined.remote.persistBeforeAcknowledging { state in
-            if state.isEnded { recorder.saveNow(state) } else { recorder.saveSoon(state) }
+    /// At a table, has a medium bot play each guest's seat once that guest has
+    /// been away for `after`, until they are back (`--away-bot`, the full screen's b).
+    static func standIn(for hosted: HostedMatch, after: Duration, presentation: MatchPresentation) {
+        standIn(for: hosted, after: after, pause: presentation.botPause)
+    }
+
+    static func standIn(for hosted: HostedMatch, after: Duration, pause: Duration) {
+        for guest in hosted.guests {
+            guest.standIn(StandInPolicy(strategy: botStrategy(.medium, seed: freshSeed()), after: after, name: "Medium bot",
+                                        pause: pause))
         }
+    }
+
+    /// Has `recorder` keep the guest's side of `joined`: each state it
+    /// commits or adopts is queued on the recorder's writer; the guest's
+    /// acknowledgement of the end waits for the end's save to call back (the
+    /// host takes the end as delivered only once the guest has saved it).
+    static func record(_ joined: JoinedMatch, with recorder: MatchRecorder) {
+        // The end too is queued, not waited for: its acknowledgement is sent from the save's callback,
+        // on the writer, so no thread of the cooperative pool waits for the disk.
+        joined.remote.persistBeforeAcknowledging(asynchronously: { state, done in
+            if state.isEnded { recorder.saveBeforeRevealing(state) { _ in done() } } else { recorder.saveSoon(state); done() }
+        })
     }
 
     /// Plays a hosted match (new or resumed) to the end, then any rematches.
@@ -60,7 +75,7 @@ enum SessionRunner {
     /// is saved before the guest can see it. Returns how the last match ended.
     static func playAsHost(_ first: HostedMatch, host: MatchHost, record: StoredMatch, bot: BotLevelChoice?,
                            presentation: MatchPresentation, grace: Duration, rematches: Int?,
-                           botLevels: [BotLevelChoice] = []) async throws -> FrontendExit {
+                           botLevels: [BotLevelChoice] = [], awayBot: Duration? = nil) async throws -> FrontendExit {
         var hosted = first
         var record = record
         var rematch = RematchPlan(rematches: rematches, bot: bot, presentation: presentation)
@@ -72,6 +87,13 @@ enum SessionRunner {
             let controller = hosted.makeController(with: me, bots: tableBots(hosted, levels: botLevels, presentation: presentation))
             let recorder = MatchRecorder(store: LocalData.matchStore, record: record)
             Self.record(hosted, with: recorder)
+            if let awayBot { standIn(for: hosted, after: awayBot, presentation: presentation) }
+            var presentation = presentation
+            if atTable {
+                let table = hosted
+                let pause = presentation.botPause
+                presentation.allowStandIn { standIn(for: table, after: .zero, pause: pause) }
+            }
             if rematch.possible { hosted.remote.keepConnectionForRematch() }
             let question = rematch.question()
             let news = RematchPlan.follow(hosted.remote, controller: controller, peer: hosted.guestName, question: question)

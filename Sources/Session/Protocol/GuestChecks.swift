@@ -53,7 +53,10 @@ public enum GuestRecordCheck {
         }
         let pending = proposal.flatMap { $0.base == known.sequence ? $0.change : nil }
         let first = known.moves.count
-        for index in first..<adopted.moves.count where adopted.moves[index].seat == guestSeat {
+        // At a table the host may have let a bot stand in for our seat while we were away
+        // (docs/PROTOCOL.md section 16): a whole state may hold moves of ours we never made.
+        let standInAllowed = adopted.seats.count > 2
+        for index in first..<adopted.moves.count where adopted.moves[index].seat == guestSeat && !standInAllowed {
             let move = adopted.moves[index].move
             let ours = index == first && (anyFirstChange || pending == .move(move, by: guestSeat))
             guard ours else {

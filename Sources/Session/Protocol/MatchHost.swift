@@ -119,14 +119,45 @@ public struct SavedHostMatch: Sendable {
     public var state: MatchState
     /// The host's own seat in it.
     public var hostSeat: SeatIndex
-    /// The guest seat's secret, from the original WELCOME.
+    /// The guest seat's secret, from the original WELCOME (at a table: the lowest guest seat's).
     public var seatToken: SeatToken
+    /// At a table (three or more seats): every guest seat's secret, by seat.
+    public var guestTokens: [SeatIndex: SeatToken]
+    /// At a table: the seats the host's bots play.
+    public var botSeats: [SeatIndex]
 
-    /// A saved match; see the fields.
+    /// A saved match of two seats; see the fields.
     public init(state: MatchState, hostSeat: SeatIndex, seatToken: SeatToken) {
         self.state = state
         self.hostSeat = hostSeat
         self.seatToken = seatToken
+        self.guestTokens = [1 - hostSeat: seatToken]
+        self.botSeats = []
+    }
+
+    /// A saved table: every guest seat comes back with its own token, in any order.
+    /// Nil when `guestTokens` is empty.
+    public init?(table state: MatchState, hostSeat: SeatIndex, guestTokens: [SeatIndex: SeatToken], botSeats: [SeatIndex]) {
+        guard let first = guestTokens.keys.min(), let token = guestTokens[first] else { return nil }
+        self.state = state
+        self.hostSeat = hostSeat
+        self.seatToken = token
+        self.guestTokens = guestTokens
+        self.botSeats = botSeats
+    }
+
+    /// Whether this is a table of three or more seats.
+    var isTable: Bool { state.seats.count > 2 }
+
+    /// Whether every seat is the host's, a bot's or a guest's, once.
+    var isLaidOut: Bool {
+        let seats = [hostSeat] + botSeats + guestTokens.keys
+        return Set(seats).count == seats.count && Set(seats) == Set(state.seats.indices)
+    }
+
+    /// The guest seat whose secret `token` is.
+    func seat(holding token: SeatToken) -> SeatIndex? {
+        guestTokens.first { $0.value.bytes == token.bytes }?.key
     }
 }
 
@@ -219,10 +250,7 @@ public actor MatchHost {
                             + "one seat is the host's and one must stay for a guest")
         }
         for name in configuration.botNames where !Seat.isValidName(name) { throw .invalidName(name) }
-        if let saved, saved.state.seats.count > 2 {
-            throw .badTable("match \(saved.state.matchID.short) is a table of \(saved.state.seats.count); this parlor cannot resume tables yet")
-        }
-        if let saved, saved.state.gameID != type.id || saved.state.seats.count != 2 || !saved.state.seats.indices.contains(saved.hostSeat) {
+        if let saved, saved.state.gameID != type.id || saved.state.seats.count != configuration.seats || !saved.isLaidOut {
             throw .unknownGame(saved.state.gameID)
         }
         self.saved = saved
@@ -447,6 +475,8 @@ public actor MatchHost {
                     return fresh
                 }
                 report(peer, .admitted(name: remote.name, seat: remote.seat))
+            } else if let saved, saved.isTable {
+                admitSavedTable(saved, welcome: welcome, connection: connection)
             } else if let layout, layout.guestSeats.count > 1 {
                 fillTable(layout, lastWelcome: welcome, lastConnection: connection)
             } else {
@@ -523,7 +553,8 @@ public actor MatchHost {
                                          seatAvailable: hosted == nil && saved == nil && !isShutDown && freeSeat != nil,
                                          currentMatch: current, passcode: gate)
         policy.tableSeats = configuration.seats
-        policy.otherSeatTokens = Array(hosted?.seatTokens.dropFirst() ?? [])
+        policy.otherSeatTokens = hosted.map { Array($0.seatTokens.dropFirst()) }
+            ?? saved.map { saved in saved.guestTokens.sorted { $0.key < $1.key }.dropFirst().map(\.value) } ?? []
         if let answer = Self.answer(policy.verdict(on: hello, challenge: challenge), key: passcodeKey) { return answer }
         if hello.matchID != nil {
             // The right seat token: take the seat back (the policy checked it).
@@ -533,7 +564,7 @@ public actor MatchHost {
                 zip(hosted.guests, hosted.seatTokens).first { $0.1.bytes == token.bytes }?.0
             }
             let state = remote?.committedState ?? saved?.state
-            let guestSeat = remote?.seat ?? saved.map { 1 - $0.hostSeat }
+            let guestSeat = remote?.seat ?? saved?.seat(holding: token)
             guard let state, let guestSeat else {
                 return .reject(.matchNotFound, "This host has no match to resume.")
             }
@@ -832,6 +863,38 @@ public actor MatchHost {
         spectators.begin(state)
         hosted = match
         report(connection.peerDescription, .admitted(name: remote.name, seat: welcome.seat))
+        for waiter in waiters { waiter.resume(returning: match) }
+        waiters = []
+    }
+
+    /// The first guest of a saved table is back (`parlor resume` on the host):
+    /// the match starts again with that guest's link and every other guest's
+    /// seat away (a link not there yet), so it is kept for the grace period
+    /// and taken back with its own token (`reattach`) in whatever order the
+    /// guests come; one that does not come back in time counts as quit while
+    /// three or more seats still play (docs/PROTOCOL.md section 16).
+    private func admitSavedTable(_ saved: SavedHostMatch, welcome: Welcome, connection: WireConnection) {
+        guard let state = try? MatchBlob.decode(welcome.matchBlob) else { return }  // encoded just above
+        let seats = saved.guestTokens.keys.sorted()
+        let remotes = seats.map { seat in
+            let link = seat == welcome.seat ? connection : WireConnection.absent("\(state.seats[seat].name), not back yet")
+            let remote = RemoteGuest(connection: link, seat: seat, initial: state,
+                                     timeouts: configuration.timeouts, clock: configuration.clock)
+            remote.takeOver()
+            return remote
+        }
+        connection.send(.welcome(welcome))
+        guard let first = remotes.first, let firstToken = saved.guestTokens[first.seat] else { return }
+        var match = HostedMatch(
+            initialState: state, hostSeat: saved.hostSeat, guestSeat: first.seat,
+            hostPlayerID: state.seats[saved.hostSeat].playerID, seatToken: firstToken, remote: first,
+            controllerConfiguration: MatchController.Configuration(confirmationTimeout: configuration.timeouts.confirmation,
+                                                                   clock: configuration.clock))
+        match.guests = remotes
+        match.seatTokens = seats.compactMap { saved.guestTokens[$0] }
+        match.botSeats = saved.botSeats.sorted()
+        hosted = match
+        report(connection.peerDescription, .admitted(name: state.seats[welcome.seat].name, seat: welcome.seat))
         for waiter in waiters { waiter.resume(returning: match) }
         waiters = []
     }

@@ -287,6 +287,8 @@ extension Guest {
     public static func rematch(after joined: JoinedMatch, wants: Bool, answerTimeout: Duration = .seconds(120)) async
         -> RematchOutcome<JoinedMatch> {
         guard let talk = joined.remote.afterMatch else { return .over(.notConnected) }
+        // The answer acknowledges the end: it leaves once the end is on disk here.
+        await joined.remote.waitForTheEndToBeSaved()
         let box = ResultBox<Result<JoinedMatch, JoinError>>()
         let arrived = Gate()
         var hello = joined.hello

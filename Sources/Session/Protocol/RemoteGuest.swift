@@ -89,6 +89,8 @@ public final class RemoteGuest: Participant {
     /// Bumped whenever `State.delivery` changes.
     private let deliveryChanged = SettleSignal()
     private let state: Mutex<State>
+    /// A bot that may stand in for this seat while the guest is away (at a table).
+    private let standIn = StandIn()
 
     /// How the end's GOODBYE(matchOver) goes once the end is saved.
     private enum GoodbyeAfterSave {
@@ -208,6 +210,7 @@ public final class RemoteGuest: Participant {
             Task {
                 await self.reportPresence(away: false, to: controller)
                 await controller.report("\(name) is back")
+                await self.standInEnds(controller)
             }
         }
     }
@@ -322,7 +325,43 @@ public final class RemoteGuest: Participant {
         attached.open()
     }
 
-    public func turnBegan(_ state: MatchState) {}
+    public func turnBegan(_ state: MatchState) {
+        standInPlays(state)
+    }
+
+    /// Lets a bot play this seat while the guest is away, once it has been
+    /// away for `policy.after`, until it comes back (nil: never again).
+    /// Only at a table of three or more seats (`StandIn`).
+    public func standIn(_ policy: StandInPolicy?) {
+        guard committedState.seats.count > 2 else { return }
+        standIn.set(policy)
+        Task { await self.tick() }
+    }
+
+    /// Whether a bot plays this seat now, for the guest who is away.
+    public var isStoodInFor: Bool { standIn.isStanding }
+
+    private func standInPlays(_ committed: MatchState) {
+        standIn.play(committed, seat: seat) { [weak self] change in
+            guard let self, let controller = self.controller else { return }
+            _ = await controller.submit(change, from: self)
+        }
+    }
+
+    /// The bot takes the seat when the guest has been away long enough, and moves if it is the seat's turn.
+    private func standInCheck(_ controller: MatchController) async {
+        guard let bot = standIn.takesOver() else { return }
+        await controller.reportStandIn(seat: seat, bot: bot)
+        await controller.report("\(bot) stands in for \(name) until \(name) is back")
+        standInPlays(committedState)
+    }
+
+    /// The guest is back: the seat is theirs again.
+    private func standInEnds(_ controller: MatchController) async {
+        guard standIn.back() else { return }
+        await controller.reportStandIn(seat: seat, bot: nil)
+        await controller.report("\(name) plays their own seat again")
+    }
 
     /// The host's own change: nothing to wait for, the host is authoritative.
     /// It is pushed to the guest when committed (`stateChanged`).
@@ -705,17 +744,21 @@ public final class RemoteGuest: Participant {
             guard !state.ended, !state.left else { return ([], connection) }
             return (state.liveness.tick(now: .now, lastHeard: connection.lastHeard, open: connection.isOpen), connection)
         }
-        guard !actions.isEmpty, let controller else { return }
+        guard let controller else { return }
+        await standInCheck(controller)
+        guard !actions.isEmpty else { return }
         for action in actions {
             switch action {
             case .sendHeartbeat:
                 connection.send(.heartbeat(senderTime: UInt64(clamping: clock())))
             case .peerSilent(let wait):
+                standIn.away()
                 // The seat list first, then the notice with the reason, which the screen keeps.
                 await reportPresence(away: true, graceLeft: wait, to: controller)
                 await controller.report("\(name) is not responding — waiting for \(name) to come back (\(wait.roundedUpSeconds) s left)")
             case .peerDisconnected(let wait):
                 let how = state.withLock { $0.departure }.map { "disconnected (\($0))" } ?? "disconnected"
+                standIn.away()
                 await reportPresence(away: true, graceLeft: wait, to: controller)
                 await controller.report("\(name) \(how) — waiting for \(name) to come back (\(wait.roundedUpSeconds) s left)")
             case .stillWaiting(let left):
@@ -723,8 +766,11 @@ public final class RemoteGuest: Participant {
             case .peerBack:
                 await reportPresence(away: false, to: controller)
                 await controller.report("\(name) is back")
+                await standInEnds(controller)
             case .graceExpired:
                 let gone = "\(name) did not come back within \(settings.grace.roundedUpSeconds) s"
+                // A bot standing in keeps the seat in play until the guest is back.
+                if standIn.isStanding { continue }
                 // At a table where three or more seats still play, the seat counts as
                 // quit and the others play on (docs/PROTOCOL.md section 16).
                 if Self.leavesTheTable(committedState),

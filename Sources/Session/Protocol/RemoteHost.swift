@@ -81,14 +81,24 @@ public final class RemoteHost: Participant {
         /// Our own change that went out and is not settled: the only change of
         /// our seat that a state from the host may hold beyond `known`.
         var proposal: OwnProposal?
-        /// Writes a state this side committed to disk; called before anything acknowledges it.
-        var persist: (@Sendable (MatchState) -> Void)?
+        /// Writes a state this side committed to disk, calling back once it is there;
+        /// nothing that acknowledges the state leaves before that.
+        var persist: Persist?
+        /// The end is being saved (its save has not called back): its acknowledgement waits.
+        var savingTheEnd = false
+        /// The GOODBYE(matchOver) that answers the end, held until the end's save calls back.
+        var goodbyeAfterSave: Message?
     }
+
+    /// Saves a state and calls `done` once it is on disk (or failed: the record keeps the problem).
+    public typealias Persist = @Sendable (MatchState, _ done: @escaping @Sendable () -> Void) -> Void
 
     private let reconnect: Reconnect?
     private let settings: Liveness.Settings
     private let clock: @Sendable () -> Int64
     private let attached = Gate()
+    /// Open once the end is saved (or there was no end to save): what answers the end waits for it.
+    private let endSaved = Gate()
     private let settled = SettleSignal()
     private let state: Mutex<State>
 
@@ -113,7 +123,44 @@ public final class RemoteHost: Participant {
     /// the end, a REMATCH) can leave: the host takes the end as delivered only
     /// once the guest has saved it. Call before the controller starts.
     public func persistBeforeAcknowledging(_ save: @escaping @Sendable (MatchState) -> Void) {
+        persistBeforeAcknowledging(asynchronously: { state, done in
+            save(state)
+            done()
+        })
+    }
+
+    /// As `persistBeforeAcknowledging(_:)` with a save that returns at once and
+    /// calls back from its own thread when the state is on disk: the end's
+    /// acknowledgement (GOODBYE(matchOver), the rematch answer) is sent from
+    /// that callback, so the save of the end never holds a thread of the
+    /// cooperative pool (docs/STORE.md "No stall while it syncs").
+    public func persistBeforeAcknowledging(asynchronously save: @escaping Persist) {
         state.withLock { $0.persist = save }
+    }
+
+    /// Waits until the end of the match is on disk here (at once when nothing is being saved).
+    func waitForTheEndToBeSaved() async {
+        let saving = state.withLock { $0.savingTheEnd }
+        if saving { await endSaved.wait() }
+    }
+
+    /// Saves `committed` through `persist`, outside the lock; the end's acknowledgement waits for it.
+    private func save(_ committed: MatchState, with persist: Persist?) {
+        guard let persist else { return }
+        guard committed.isEnded else { return persist(committed) {} }
+        persist(committed) { [self] in
+            let goodbye = state.withLock { state -> (Message, WireConnection)? in
+                state.savingTheEnd = false
+                defer { state.goodbyeAfterSave = nil }
+                return state.goodbyeAfterSave.map { ($0, state.connection) }
+            }
+            endSaved.open()
+            if let (message, connection) = goodbye {
+                connection.send(message)
+                connection.close()
+            }
+            settled.bump()
+        }
     }
 
     /// Whether this side gets back to the host by itself when the connection drops.
@@ -161,7 +208,7 @@ public final class RemoteHost: Participant {
         state.withLock { state in
             state.controller = controller
             // A guest killed a moment after joining still has the match it was admitted to.
-            state.persist?(state.known)
+            state.persist?(state.known) {}
             state.liveness = Liveness(settings: settings, now: .now)
             let interval = state.liveness.tickInterval
             state.ticker = Task { [weak self] in
@@ -220,17 +267,19 @@ public final class RemoteHost: Participant {
     }
 
     public func stateChanged(_ newState: MatchState, event: MatchEvent) {
-        state.withLock { state in
+        let toSave = state.withLock { state -> (MatchState, Persist?)? in
             switch event {
             case .committed(_, let committed):
                 state.known = committed
                 state.proposal = nil
-                state.persist?(committed)
+                if committed.isEnded { state.savingTheEnd = state.persist != nil }
+                return (committed, state.persist)
             case .adopted(let adopted):
-                state.persist?(adopted)
+                if adopted.isEnded { state.savingTheEnd = state.persist != nil }
                 state.known = adopted
                 state.resyncing = false
                 state.proposal = nil
+                return (adopted, state.persist)
             case .rolledBack(_, let reason, let restored):
                 state.known = restored
                 // Refused by the host: it is not in the host's state.
@@ -247,7 +296,10 @@ public final class RemoteHost: Participant {
             default:
                 break
             }
+            return nil
         }
+        // Saved in the order the controller committed (its calls come one at a time).
+        if let (committed, persist) = toSave { save(committed, with: persist) }
         settled.bump()
     }
 
@@ -271,7 +323,15 @@ public final class RemoteHost: Participant {
         }
         switch failure {
         case nil:
-            connection.send(.goodbye(.goodbyeMatchOver, sentence: "The match is over.", finalBlob: MatchBlob.encode(final)))
+            let goodbye = Message.goodbye(.goodbyeMatchOver, sentence: "The match is over.", finalBlob: MatchBlob.encode(final))
+            // Our answer to the end acknowledges it: it leaves once the end is on disk here.
+            let held = state.withLock { state -> Bool in
+                guard state.savingTheEnd else { return false }
+                state.goodbyeAfterSave = goodbye
+                return true
+            }
+            if held { return settled.bump() }
+            connection.send(goodbye)
         case .desync(let why)?:
             connection.send(.goodbye(.goodbyeDesync, sentence: String(why.prefix(200)), finalBlob: []))
         case .connectionLost(let why)?:
