@@ -85,9 +85,11 @@ struct DeskLabTests {
             let di = try await ScriptedHost.start(lab, on: "C", name: "Di", port: "7632")
             let home = LinkCutTests.Scratch()
             let events = home.guestHome + "/turns.json", bytes = home.guestHome + "/pane.bytes"
-            // The tmux server runs here; the lobby in its pane runs inside host A (scripts/lab exec).
+            // The tmux server runs here; the lobby in its pane runs inside host A (scripts/lab exec), under
+            // sh, which prints its exit status (tmux does not always report a pane's own when the machine is busy).
             let lobby = try TmuxSession.start(
-                [Lab.script.path, "exec", "A", try LinkCutTests.parlor()], columns: 100, rows: 30,
+                ["sh", "-c", "\"$0\" exec A \"$1\"; echo \"exit status $?\"", Lab.script.path, try LinkCutTests.parlor()],
+                columns: 100, rows: 30,
                 environment: ["PARLOR_LAB_PREFIX": lab.prefix, "XDG_DATA_HOME": home.guestHome,
                               "XDG_CONFIG_HOME": home.guestHome + "/config", "PARLOR_EVENTS": events,
                               "TERM": "xterm-256color", "LANG": "C.UTF-8", "USER": "ana"])
@@ -152,9 +154,10 @@ struct DeskLabTests {
             #expect(all.allSatisfy { [boMatch, cyMatch, diMatch].contains($0["match"] as? String ?? "") }, "\(all)")
             #expect(all.filter { $0["case"] as? String == "notice" }.allSatisfy { $0["match"] as? String == cyMatch }, "\(all)")
 
-            // Ctrl-C leaves all three for now.
+            // Ctrl-C leaves all three for now: exit 130 and a resume line for each.
             lobby.send("C-c")
-            #expect(await lobby.waitForExit(timeout: .seconds(30)), "\(lobby.screenText())")
+            #expect(await lobby.waitFor("exit status 130", timeout: .seconds(30)), "\(lobby.screenText())")
+            #expect(lobby.screenText().components(separatedBy: "parlor resume ").count == 4, "\(lobby.screenText())")
             for host in [bo, cy, di] { await host.process.stop() }
         }
     }
