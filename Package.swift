@@ -79,7 +79,7 @@ let package = Package(
         .testTarget(name: "StoreTests", dependencies: ["Store", "Match", "Games", "ParlorTestSupport"]),
         .testTarget(name: "SessionTests", dependencies: ["Session", "Match", "Games", "Bots", "ParlorTestSupport"]),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "ParlorTestSupport"]),
-        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "Match", "Games", "Bots"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "Match", "Games", "Bots", "ParlorTestSupport"]),
         .testTarget(name: "ParlorCLITests", dependencies: ["ParlorCLI", "Games", "Match", "Session", "TerminalUI", "ParlorTestSupport"]),
         // Tests that need root, network namespaces and real avahi-daemons (scripts/lab).
         .testTarget(name: "LabTests", dependencies: ["Discovery", "ParlorTestSupport"]),

@@ -1,4 +1,5 @@
 import Foundation
+import ParlorTestSupport
 import Testing
 
 /// Issue 12 items 4 and 7 in a real 80x24 terminal (tmux): a guest at a

@@ -1,4 +1,5 @@
 import Foundation
+import ParlorTestSupport
 import Testing
 
 /// Issue 14 item 3 for one match on the full screen: the bell rings when the

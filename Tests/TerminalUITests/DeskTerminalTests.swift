@@ -1,4 +1,5 @@
 import Foundation
+import ParlorTestSupport
 import Testing
 
 /// Issue 14 items 2 and 3: one lobby (bare `parlor` in tmux) sits at two

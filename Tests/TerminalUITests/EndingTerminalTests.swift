@@ -1,4 +1,5 @@
 import Foundation
+import ParlorTestSupport
 import Testing
 
 /// Issue 15, "endings say what happens next": when a LAN match breaks off,

@@ -1,4 +1,5 @@
 import Foundation
+import ParlorTestSupport
 import Testing
 
 /// Issue 16: the hint key with the real binary in a real terminal (tmux).

@@ -1,4 +1,5 @@
 import Foundation
+import ParlorTestSupport
 import Testing
 
 /// Issue 15, "leaving is never losing by accident": Ctrl-C and a closed

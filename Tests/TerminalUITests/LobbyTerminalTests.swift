@@ -1,4 +1,5 @@
 import Foundation
+import ParlorTestSupport
 import Testing
 
 /// The lobby as home (bare `parlor` on a terminal): an address typed to join,

@@ -1,4 +1,5 @@
 import Foundation
+import ParlorTestSupport
 import Testing
 
 /// Issue 15 item 8: passcodes as a person at a terminal meets them. A real

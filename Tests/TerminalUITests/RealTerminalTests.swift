@@ -1,4 +1,5 @@
 import Foundation
+import ParlorTestSupport
 import Bots
 import Games
 import Match

@@ -1,4 +1,5 @@
 import Foundation
+import ParlorTestSupport
 import Testing
 
 /// Issue 15, "a rematch is one key": y or n on the final board without

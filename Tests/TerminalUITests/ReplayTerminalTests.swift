@@ -1,4 +1,5 @@
 import Foundation
+import ParlorTestSupport
 import Testing
 
 /// Issue 15 item 7: `parlor replay` on a terminal shows the boards move by

@@ -1,4 +1,5 @@
 import Foundation
+import ParlorTestSupport
 import Testing
 
 /// Issue 12 item 7: a table of six in a real 80x24 terminal (tmux) shows every

@@ -1,4 +1,5 @@
 import Foundation
+import ParlorTestSupport
 import Testing
 
 /// Issue 13 item 4 in a real 80x24 terminal (tmux): a guest presses t, types

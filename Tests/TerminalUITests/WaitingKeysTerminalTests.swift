@@ -1,4 +1,5 @@
 import Foundation
+import ParlorTestSupport
 import Testing
 
 /// Every waiting screen has a working q/Esc: the host's "Waiting for a player

@@ -3,7 +3,8 @@ import Foundation
 /// Drives a program in a real terminal: a detached tmux session on a private
 /// server socket, keys typed with `send-keys`, the screen read with `capture-pane`.
 ///
-/// Reusable for the parlor binary (end-to-end and SSH tests):
+/// Reusable for the parlor binary (end-to-end, lab and SSH tests; it lives in
+/// ParlorTestSupport so LabTests can drive a lobby inside a lab host with it):
 /// ```swift
 /// let tmux = try TmuxSession.start(["/path/parlor", "play", "connect4"],
 ///                                  environment: ["TERM": "xterm-256color", "LANG": "C.UTF-8"])
@@ -14,11 +15,11 @@ import Foundation
 /// ```
 /// The pane stays readable after the program exits (`remain-on-exit`), so the
 /// normal screen it leaves behind can be checked too.
-struct TmuxSession: Sendable {
-    enum Failure: Error, CustomStringConvertible {
+public struct TmuxSession: Sendable {
+    public enum Failure: Error, CustomStringConvertible {
         case tmuxMissing
         case commandFailed([String], status: Int32, output: String)
-        var description: String {
+        public var description: String {
             switch self {
             case .tmuxMissing: "tmux is not installed (apt-get install tmux)"
             case .commandFailed(let arguments, let status, let output): "tmux \(arguments.joined(separator: " ")) exited \(status): \(output)"
@@ -27,21 +28,21 @@ struct TmuxSession: Sendable {
     }
 
     /// The tmux server socket name (`-L`), private to this session so a user's tmux is never touched.
-    let socket: String
+    public let socket: String
     /// The session (and target) name.
-    let name: String
+    public let name: String
 
     /// Where tmux lives, or nil.
-    static var executable: String? {
+    public static var executable: String? {
         ["/usr/bin/tmux", "/usr/local/bin/tmux", "/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     /// Whether tests that need tmux can run here.
-    static var isAvailable: Bool { executable != nil }
+    public static var isAvailable: Bool { executable != nil }
 
     /// Starts `command` in a new detached session of `columns` x `rows`.
     /// `environment` is set for the command (through `env`), e.g. TERM and LANG.
-    static func start(_ command: [String], columns: Int = 80, rows: Int = 24,
+    public static func start(_ command: [String], columns: Int = 80, rows: Int = 24,
                       environment: [String: String] = [:]) throws -> TmuxSession {
         let unique = "parlor-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let session = TmuxSession(socket: unique, name: unique)
@@ -56,7 +57,7 @@ struct TmuxSession: Sendable {
 
     /// Runs tmux on this session's server and returns its standard output (and error).
     @discardableResult
-    func tmux(_ arguments: [String]) throws -> String {
+    public func tmux(_ arguments: [String]) throws -> String {
         guard let executable = Self.executable else { throw Failure.tmuxMissing }
         // posix_spawn and waitpid rather than Foundation's Process: Process waits for a
         // descriptor it hands the child to close, and the tmux server forked by
@@ -103,47 +104,47 @@ struct TmuxSession: Sendable {
     }
 
     /// Types keys: tmux key names ("Enter", "Left", "C-c") or literal text ("4", "b3").
-    func send(_ keys: String...) {
+    public func send(_ keys: String...) {
         _ = try? tmux(["send-keys", "-t", name] + keys)
     }
 
     /// Types `text` literally, character by character (no key-name lookup).
-    func type(_ text: String) {
+    public func type(_ text: String) {
         _ = try? tmux(["send-keys", "-t", name, "-l", text])
     }
 
     /// The visible screen as lines (trailing spaces trimmed by tmux).
-    func screen() -> [String] {
+    public func screen() -> [String] {
         let text = (try? tmux(["capture-pane", "-p", "-t", name])) ?? ""
         return text.components(separatedBy: "\n")
     }
 
     /// The screen as one string, for `contains` checks and failure messages.
-    func screenText() -> String { screen().joined(separator: "\n") }
+    public func screenText() -> String { screen().joined(separator: "\n") }
 
     /// Resizes the window, as a person dragging their SSH client's window would (the program gets SIGWINCH).
-    func resize(columns: Int, rows: Int) {
+    public func resize(columns: Int, rows: Int) {
         _ = try? tmux(["resize-window", "-t", name, "-x", String(columns), "-y", String(rows)])
     }
 
     /// Whether the program in the pane has exited.
-    var programExited: Bool {
+    public var programExited: Bool {
         ((try? tmux(["display-message", "-p", "-t", name, "#{pane_dead}"])) ?? "1").hasPrefix("1")
     }
 
     /// The program's exit status once it has exited.
-    var exitStatus: Int32? {
+    public var exitStatus: Int32? {
         guard programExited, let text = try? tmux(["display-message", "-p", "-t", name, "#{pane_dead_status}"]) else { return nil }
         return Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// The pane's process id (to send it signals).
-    var pid: Int32? {
+    public var pid: Int32? {
         (try? tmux(["display-message", "-p", "-t", name, "#{pane_pid}"])).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 
     /// Polls the screen until `predicate` holds or `timeout` passes; true if it held.
-    func waitUntil(timeout: Duration = .seconds(10), _ predicate: ([String]) -> Bool) async -> Bool {
+    public func waitUntil(timeout: Duration = .seconds(10), _ predicate: ([String]) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if predicate(screen()) { return true }
@@ -153,12 +154,12 @@ struct TmuxSession: Sendable {
     }
 
     /// Polls until the screen contains `text`.
-    func waitFor(_ text: String, timeout: Duration = .seconds(10)) async -> Bool {
+    public func waitFor(_ text: String, timeout: Duration = .seconds(10)) async -> Bool {
         await waitUntil(timeout: timeout) { $0.joined(separator: "\n").contains(text) }
     }
 
     /// Polls until the program has exited.
-    func waitForExit(timeout: Duration = .seconds(10)) async -> Bool {
+    public func waitForExit(timeout: Duration = .seconds(10)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if programExited { return true }
@@ -168,7 +169,7 @@ struct TmuxSession: Sendable {
     }
 
     /// Ends the session and its tmux server, and removes the server's socket file (a killed server leaves it).
-    func kill() {
+    public func kill() {
         _ = try? tmux(["kill-server"])
         let directory = ProcessInfo.processInfo.environment["TMUX_TMPDIR"] ?? "/tmp"
         try? FileManager.default.removeItem(atPath: "\(directory)/tmux-\(getuid())/\(socket)")
