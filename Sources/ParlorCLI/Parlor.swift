@@ -22,6 +22,7 @@ public enum CommandRegistry {
         MatchesOptions.self, ReplayOptions.self, ResumeOptions.self, ForgetOptions.self, DoctorOptions.self,
         AnalyzeOptions.self,
         BenchTurnsOptions.self, BenchBotsOptions.self, BenchSoakOptions.self, BenchRenderOptions.self,
+        BenchStartupOptions.self,
         VersionOptions.self, CompletionsOptions.self,
     ]
 

@@ -234,3 +234,24 @@ public struct BenchRenderOptions: ParsableCommand, Hashable {
         try await runBenchRender(self)
     }
 }
+
+/// `parlor bench startup`.
+public struct BenchStartupOptions: ParsableCommand, Hashable {
+    /// Options as code would set them.
+    public init() {}
+
+    /// Arguments, flags and help of `parlor bench startup`.
+    public static let spec = CommandSpec(
+        path: ["bench", "startup"],
+        abstract: "Time starting parlor against a trivial Swift binary.",
+        discussion: "Runs 'parlor games', 'parlor --version' and parlor-trivial (a Swift program that prints one line, built beside parlor) 20 times each, interleaved, and prints the median time from spawn to exit of each and its ratio to the trivial binary's. The goal for 'parlor games' is 1.5 times or less."
+    )
+
+    /// `parlor bench startup` takes no options.
+    public init(parsing arguments: ParsedArguments) throws(UsageError) {}
+
+    /// Hands over to `runBenchStartup`.
+    public func run() async throws -> ExitCode {
+        try await runBenchStartup(self)
+    }
+}
