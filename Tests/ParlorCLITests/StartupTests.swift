@@ -31,4 +31,17 @@ struct StartupTests {
         })
         #expect(lines.contains { $0.hasPrefix("  parlor --version: ") && $0.hasSuffix("x the trivial binary") })
     }
+
+    /// Help, the version and `parlor games` finish before any task starts,
+    /// so no thread of the cooperative pool is started for them (strace -f
+    /// sees no clone; before, three threads were started and ended).
+    @Test("parlor games and --version start no thread", arguments: [["games"], ["--version"], ["help"]])
+    func noThreads(words: [String]) async throws {
+        let result = try await ParlorProcess.run(
+            ["-f", "-e", "trace=clone,clone3", ParlorBinary.url.path] + words,
+            executable: URL(fileURLWithPath: "/usr/bin/strace"))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stdout.isEmpty)
+        #expect(!result.stderr.contains("clone"), "\(result.stderr)")
+    }
 }

@@ -1,5 +1,5 @@
 /// `parlor games`: the games parlor knows.
-public struct GamesOptions: ParsableCommand, Hashable {
+public struct GamesOptions: SynchronousCommand, Hashable {
     /// `--json`: one object per game.
     public var json: Bool
 
@@ -23,7 +23,12 @@ public struct GamesOptions: ParsableCommand, Hashable {
 
     /// Hands over to `runGames`.
     public func run() async throws -> ExitCode {
-        try await runGames(self)
+        try runNow()
+    }
+
+    /// Hands over to `runGames`, without a task (see `SynchronousCommand`).
+    public func runNow() throws -> ExitCode {
+        runGames(self)
     }
 }
 
