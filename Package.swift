@@ -28,11 +28,12 @@ let package = Package(
             providers: [.apt(["libavahi-compat-libdnssd-dev"])]
         ),
         // OpenSSL's libcrypto (Debian libssl-dev): HMAC-SHA256, PBKDF2, RAND_bytes
-        // and CRYPTO_memcmp for passcode proofs. Linked (not dlopen'd): libcrypto3
-        // is on every Debian system. Only Session imports it.
+        // and CRYPTO_memcmp for passcode proofs. Header only at build time:
+        // Session loads libcrypto.so.3 with dlopen on the first passcode, so
+        // start-up (`parlor games`, `--version`) does not load and relocate it.
+        // Only Session imports it.
         .systemLibrary(
             name: "CCrypto",
-            pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
         // Linux calls that Glibc's module leaves out (epoll, eventfd, accept4); header only.
@@ -67,6 +68,8 @@ let package = Package(
         .executableTarget(
             name: "connect4-book", dependencies: ["Bots", "Games"], path: "Tools/connect4-book",
             swiftSettings: [.unsafeFlags(["-O"])]),
+        // The floor of `parlor bench startup`: a Swift program that prints one line; not installed.
+        .executableTarget(name: "parlor-trivial", path: "Tools/parlor-trivial"),
         // Fakes shared by every test target.
         .target(
             name: "ParlorTestSupport",

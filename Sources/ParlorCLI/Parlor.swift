@@ -22,6 +22,7 @@ public enum CommandRegistry {
         MatchesOptions.self, ReplayOptions.self, ResumeOptions.self, ForgetOptions.self, DoctorOptions.self,
         AnalyzeOptions.self,
         BenchTurnsOptions.self, BenchBotsOptions.self, BenchSoakOptions.self, BenchRenderOptions.self, BenchTablesOptions.self,
+        BenchStartupOptions.self,
         VersionOptions.self, CompletionsOptions.self,
     ]
 
@@ -79,14 +80,55 @@ public protocol UserFacingError: Error {
 /// The `parlor` command line: parse, validate, run, and render every error.
 public enum Parlor {
     /// The process entry point: runs the command line and exits with its code.
+    ///
+    /// `main.swift` calls `start()` (synchronous) and then `main(pending)`; this
+    /// form does both.
     public static func main() async -> Never {
+        await main(start())
+    }
+
+    /// The synchronous part of the entry point: what finishes without tasks
+    /// (help, the version, usage errors, a `SynchronousCommand` such as
+    /// `parlor games`) finishes here and exits, before any task starts, so
+    /// start-up spins up no thread of the cooperative pool for it.
+    public static func start() -> Pending {
         // A reader of stdout or stderr that goes away (`parlor host --json | head`)
         // must not kill the process by SIGPIPE: each write then fails with EPIPE,
         // which the frontends take as the terminal lost (the match is left for now).
         signal(SIGPIPE, SIG_IGN)
-        let code = await run(arguments: Array(CommandLine.arguments.dropFirst()),
-                             environment: ProcessInfo.processInfo.environment)
+        switch prepare(arguments: Array(CommandLine.arguments.dropFirst()),
+                       environment: ProcessInfo.processInfo.environment) {
+        case .finished(let code): exit(code.rawValue)
+        case .pending(let pending): return pending
+        }
+    }
+
+    /// Runs what `start()` left and exits with its code.
+    public static func main(_ pending: Pending) async -> Never {
+        let code = await pending.run()
         exit(code.rawValue)
+    }
+
+    /// A parsed command line that still has asynchronous work to do.
+    public struct Pending: Sendable {
+        fileprivate let invocation: Invocation
+        fileprivate let settings: Settings
+
+        /// Runs it and turns whatever it throws into a message and an exit code.
+        public func run() async -> ExitCode {
+            switch invocation {
+            case .command(let command):
+                return await report(command: type(of: command).spec) { try await command.run() }
+            default:
+                return await report(command: nil) { [settings] in try await runBare(settings: settings) }
+            }
+        }
+    }
+
+    /// What `prepare` leaves: an exit code, or work for tasks.
+    enum Prepared {
+        case finished(ExitCode)
+        case pending(Pending)
     }
 
     /// What `parlor --version`, `-V` and `parlor version` print.
@@ -126,12 +168,21 @@ public enum Parlor {
     /// Parses, runs, prints, and returns the exit code. Help and the version go
     /// to stdout; every error goes to stderr, rendered here and nowhere else.
     public static func run(arguments: [String], environment: [String: String]) async -> ExitCode {
+        switch prepare(arguments: arguments, environment: environment) {
+        case .finished(let code): return code
+        case .pending(let pending): return await pending.run()
+        }
+    }
+
+    /// Parses, reads the settings a command needs, and finishes everything that
+    /// needs no task: help, the version, errors, and `SynchronousCommand`s.
+    static func prepare(arguments: [String], environment: [String: String]) -> Prepared {
         var invocation: Invocation
         do {
             invocation = try parse(arguments, environment: environment)
         } catch {
             Console.writeError(error.rendered)
-            return .usage
+            return .finished(.usage)
         }
         // The settings file is read only for what runs (help and the version
         // work whatever it says), and the words are read again with its defaults.
@@ -140,12 +191,12 @@ public enum Parlor {
         case .command, .bare:
             do { settings = try Settings.load(environment: environment) } catch {
                 Console.writeError("Error: \(error.message)\n")
-                return error.exitCode
+                return .finished(error.exitCode)
             }
             if settings != Settings() {
                 do { invocation = try parse(arguments, environment: environment, settings: settings) } catch {
                     Console.writeError(error.rendered)
-                    return .usage
+                    return .finished(.usage)
                 }
             }
         default: break
@@ -153,20 +204,20 @@ public enum Parlor {
         switch invocation {
         case .rootHelp:
             Console.write(HelpRenderer.rootHelp())
-            return .success
+            return .finished(.success)
         case .version:
             Console.write(versionLine)
-            return .success
+            return .finished(.success)
         case .help(let spec):
             Console.write(HelpRenderer.help(for: spec))
-            return .success
+            return .finished(.success)
         case .groupHelp(let group):
             Console.write(HelpRenderer.help(for: group))
-            return .success
-        case .bare:
-            return await report(command: nil) { try await runBare(settings: settings) }
-        case .command(let command):
-            return await report(command: type(of: command).spec) { try await command.run() }
+            return .finished(.success)
+        case .command(let command as any SynchronousCommand):
+            return .finished(reportNow(command: type(of: command).spec) { try command.runNow() })
+        case .bare, .command:
+            return .pending(Pending(invocation: invocation, settings: settings))
         }
     }
 
@@ -174,6 +225,24 @@ public enum Parlor {
     static func report(command: CommandSpec?, _ body: () async throws -> ExitCode) async -> ExitCode {
         do {
             return try await body()
+        } catch {
+            return exitCode(for: error, command: command)
+        }
+    }
+
+    /// `report` for a command that runs without tasks.
+    static func reportNow(command: CommandSpec?, _ body: () throws -> ExitCode) -> ExitCode {
+        do {
+            return try body()
+        } catch {
+            return exitCode(for: error, command: command)
+        }
+    }
+
+    /// Prints what `error` says and returns the exit code it calls for.
+    private static func exitCode(for error: any Error, command: CommandSpec?) -> ExitCode {
+        do {
+            throw error
         } catch let error as UsageError {
             Console.writeError(UsageFailure(error, command: command).rendered)
             return .usage

@@ -14,7 +14,7 @@ let badCommandLines: [([String], String)] = [
     (["--version", "extra"], "unexpected argument 'extra'."),
     (["help", "plya"], "unknown command 'plya'. Did you mean 'play'?"),
     (["help", "play", "host"], "unexpected argument 'host'."),
-    (["bench"], "'parlor bench' needs one of: turns, bots, soak, render, tables."),
+    (["bench"], "'parlor bench' needs one of: turns, bots, soak, render, tables, startup."),
     (["bench", "trns"], "unknown command 'bench trns'. Did you mean 'bench turns'?"),
     // Arguments and flags
     (["play"], "missing argument GAME."),
@@ -132,8 +132,8 @@ struct UsageErrorTests {
 
             """)
         #expect(rendered(["bench"]) == """
-            Error: 'parlor bench' needs one of: turns, bots, soak, render, tables.
-            Usage: parlor bench turns|bots|soak|render|tables [OPTIONS]
+            Error: 'parlor bench' needs one of: turns, bots, soak, render, tables, startup.
+            Usage: parlor bench turns|bots|soak|render|tables|startup [OPTIONS]
             See 'parlor help bench'.
 
             """)

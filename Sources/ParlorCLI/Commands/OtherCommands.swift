@@ -1,5 +1,5 @@
 /// `parlor games`: the games parlor knows.
-public struct GamesOptions: ParsableCommand, Hashable {
+public struct GamesOptions: SynchronousCommand, Hashable {
     /// `--json`: one object per game.
     public var json: Bool
 
@@ -23,7 +23,12 @@ public struct GamesOptions: ParsableCommand, Hashable {
 
     /// Hands over to `runGames`.
     public func run() async throws -> ExitCode {
-        try await runGames(self)
+        try runNow()
+    }
+
+    /// Hands over to `runGames`, without a task (see `SynchronousCommand`).
+    public func runNow() throws -> ExitCode {
+        runGames(self)
     }
 }
 
@@ -239,5 +244,26 @@ public struct BenchRenderOptions: ParsableCommand, Hashable {
     /// Hands over to `runBenchRender`.
     public func run() async throws -> ExitCode {
         try await runBenchRender(self)
+    }
+}
+
+/// `parlor bench startup`.
+public struct BenchStartupOptions: ParsableCommand, Hashable {
+    /// Options as code would set them.
+    public init() {}
+
+    /// Arguments, flags and help of `parlor bench startup`.
+    public static let spec = CommandSpec(
+        path: ["bench", "startup"],
+        abstract: "Time starting parlor against a trivial Swift binary.",
+        discussion: "Runs 'parlor games', 'parlor --version' and parlor-trivial (a Swift program that prints one line, built beside parlor) 20 times each, interleaved, and prints the median time from spawn to exit of each and its ratio to the trivial binary's. The goal for 'parlor games' is 1.5 times or less."
+    )
+
+    /// `parlor bench startup` takes no options.
+    public init(parsing arguments: ParsedArguments) throws(UsageError) {}
+
+    /// Hands over to `runBenchStartup`.
+    public func run() async throws -> ExitCode {
+        try await runBenchStartup(self)
     }
 }

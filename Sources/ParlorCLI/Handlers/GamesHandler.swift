@@ -2,7 +2,7 @@ import Games
 import TerminalUI
 
 /// Runs `parlor games`: every game in `GameCatalog.all`, as text or JSON lines.
-func runGames(_ options: GamesOptions) async throws -> ExitCode {
+func runGames(_ options: GamesOptions) -> ExitCode {
     Console.write(options.json ? GamesListing.jsonLines() : GamesListing.text())
     return .success
 }

@@ -20,6 +20,14 @@ public protocol ParsableCommand: Sendable {
     func run() async throws -> ExitCode
 }
 
+/// A command whose work needs no task (`parlor games`): `Parlor` runs it
+/// before any task starts, so its start-up spins up no thread of the
+/// cooperative pool. Its `run()` calls `runNow()`.
+public protocol SynchronousCommand: ParsableCommand {
+    /// Does the work, synchronously, and says how the process should end.
+    func runNow() throws -> ExitCode
+}
+
 extension ParsableCommand {
     /// Nothing to check beyond conversion.
     public func validate() throws(UsageError) {}

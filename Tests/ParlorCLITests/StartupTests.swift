@@ -1,0 +1,47 @@
+import Foundation
+import ParlorTestSupport
+import Testing
+
+/// Issue 11 item 5: start-up. What `parlor games` and `parlor --version`
+/// load at start that they do not need is cut, and `parlor bench startup`
+/// prints the figure against a trivial Swift binary.
+@Suite("Start-up")
+struct StartupTests {
+    /// The dynamic loader's own list of what it maps at start
+    /// (LD_TRACE_LOADED_OBJECTS, what ldd prints): libcrypto is no longer
+    /// among them; it is dlopen'd on the first passcode (PasscodeTests and
+    /// PasscodeEndToEndTests show the passcode still works).
+    @Test("parlor does not load libcrypto at start-up")
+    func noCryptoAtStart() async throws {
+        let result = try await ParlorProcess.run(["--version"], environment: ["LD_TRACE_LOADED_OBJECTS": "1"])
+        #expect(result.stdout.contains("libswiftCore"))
+        #expect(!result.stdout.contains("libcrypto"))
+    }
+
+    /// The real bench against the real parlor-trivial built beside parlor.
+    @Test("parlor bench startup prints the three medians and the ratios")
+    func benchPrintsFigures() async throws {
+        let result = try await ParlorProcess.run(["bench", "startup"], timeout: .seconds(120))
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "parlor bench startup: spawn to exit, median of 20 runs, stdout to /dev/null")
+        #expect(lines.contains { $0.hasPrefix("  trivial Swift binary: ") && $0.hasSuffix(" ms") })
+        #expect(lines.contains {
+            $0.hasPrefix("  parlor games: ") && $0.contains("x the trivial binary") && $0.hasSuffix("(goal: 1.5x or less)")
+        })
+        #expect(lines.contains { $0.hasPrefix("  parlor --version: ") && $0.hasSuffix("x the trivial binary") })
+    }
+
+    /// Help, the version and `parlor games` finish before any task starts,
+    /// so no thread of the cooperative pool is started for them (strace -f
+    /// sees no clone; before, three threads were started and ended).
+    @Test("parlor games and --version start no thread", arguments: [["games"], ["--version"], ["help"]])
+    func noThreads(words: [String]) async throws {
+        let result = try await ParlorProcess.run(
+            ["-f", "-e", "trace=clone,clone3", ParlorBinary.url.path] + words,
+            executable: URL(fileURLWithPath: "/usr/bin/strace"))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stdout.isEmpty)
+        #expect(!result.stderr.contains("clone"), "\(result.stderr)")
+    }
+}
