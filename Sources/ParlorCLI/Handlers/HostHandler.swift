@@ -95,7 +95,8 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
         announcer.say("Through SSH: " + LAN.sshHint(port: port) + codeArgument)
         let stop = "(\(isInteractiveTerminal ? "q, Esc or " : "")Ctrl-C to stop)"
         if options.seats > 2 {
-            announcer.say("A table of \(options.seats): it starts when every seat is taken. Waiting for players to join… " + stop)
+            let early = isInteractiveTerminal ? " Press b to give the empty seats to bots and start once a guest is seated." : ""
+            announcer.say("A table of \(options.seats): it starts when every seat is taken.\(early) Waiting for players to join… " + stop)
         } else {
             announcer.say("Waiting for a player to join… " + stop)
         }
@@ -140,7 +141,20 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
     // While it waits, the host hears of every wrong passcode: someone is trying.
     let notices = passcode == nil ? nil : Task { await WrongPasscodeNotices.relay(host.reports, to: announcer) }
     let hosted: HostedMatch
-    let keys = presentation.isJSON || desk != nil ? nil : WaitingKeys.watch { await host.shutdown() }
+    // At a table that fills, b starts early: the empty seats go to medium bots (as --fill-with-bots does).
+    let botCount = options.bots.count
+    let fillsEarly = options.seats > 2
+    let fillKey: @Sendable (Key) async -> Void = { key in
+        guard fillsEarly, key == .character("b") || key == .character("B") else { return }
+        let filled = await host.fillEmptySeatsWithBots { "Medium bot \($0 + 1 + botCount)" }
+        if !filled { announcer.say("Nobody has taken a seat yet: b starts with bots once a guest is seated.") }
+    }
+    let keys: WaitingKeys?
+    if presentation.isJSON || desk != nil {
+        keys = nil
+    } else {
+        keys = WaitingKeys.watch(onStop: { await host.shutdown() }, other: fillKey)
+    }
     let waiting = desk.map { desk in
         let code = passcode.map { ", passcode \($0)" } ?? ""
         let line = joinLines.first.map { "'\($0)'" } ?? "'parlor join localhost:\(port)\(codeArgument)'"

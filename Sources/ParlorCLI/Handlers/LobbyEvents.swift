@@ -122,7 +122,9 @@ final class WaitingKeys: Sendable {
     private let task = Mutex<Task<Void, Never>?>(nil)
 
     /// Watches the keys when stdin and stdout are a terminal; nil otherwise.
-    static func watch(onStop stop: @escaping @Sendable () async -> Void) -> WaitingKeys? {
+    /// Any other key goes to `other` (a filling table's `b`).
+    static func watch(onStop stop: @escaping @Sendable () async -> Void,
+                      other: (@Sendable (Key) async -> Void)? = nil) -> WaitingKeys? {
         guard isInteractiveTerminal else { return nil }
         let keys = WaitingKeys()
         do { try keys.terminal.enterKeyReading() } catch { return nil }
@@ -130,7 +132,11 @@ final class WaitingKeys: Sendable {
         let inputs = keys.inputs
         keys.task.withLock { $0 = Task { [keys] in
             for await input in inputs.stream {
-                guard case .key(let key) = input, WaitingKeys.stops(key) else { continue }
+                guard case .key(let key) = input else { continue }
+                guard WaitingKeys.stops(key) else {
+                    await other?(key)
+                    continue
+                }
                 keys.stopped.withLock { $0 = true }
                 await stop()
                 return
