@@ -70,4 +70,11 @@ public protocol TalkOutlet: Sendable {
     /// outcome comes back as a match event: `.talk` once relayed (through
     /// `controller.relayTalk`), `.talkRefused` otherwise.
     func say(_ text: String, seat: SeatIndex, in controller: MatchController) async
+    /// Whether a side with no seat of its own may talk through it (a spectator):
+    /// `seat` is then ignored, and the host names the sender.
+    var speaksWithoutSeat: Bool { get }
+}
+
+extension TalkOutlet {
+    public var speaksWithoutSeat: Bool { false }
 }

@@ -88,7 +88,8 @@ public struct FullScreenFrontend: MatchFrontend {
         let resizes = SignalWatcher(signals: [SIGWINCH]) { _ in hub.send(.resize) }
         let seats = LocalSeats(state: initial, locals: locals)
         var model = FullScreenModel(state: initial, localSeats: seats.seats, options: options, endQuestion: endQuestion,
-                                    hintsAllowed: hints != nil, talkAvailable: talks, standInAllowed: standIn != nil)
+                                    hintsAllowed: hints != nil, talkAvailable: talks, standInAllowed: standIn != nil,
+                                    talkWithoutSeat: await controller.configuration.talk?.speaksWithoutSeat ?? false)
         let talk = TalkSender(controller: controller)
         endQuestion?.onChange { hub.send(.endQuestionChanged) }
         // Bumped on every match event and on the way out: a hint search for an older position stops.

@@ -49,11 +49,14 @@ struct FullScreenModel {
 
     /// Asked on the final board, if any.
     let endQuestion: EndQuestion?
+    /// A spectator's screen: `t` talks with no seat of its own (the host names the sender).
+    let talkWithoutSeat: Bool
 
     /// `hintsAllowed`: the hint key works (offline games, and LAN games whose host allows hints).
     init(state: MatchState, localSeats: Set<SeatIndex>, options: DisplayOptions, endQuestion: EndQuestion? = nil,
-         hintsAllowed: Bool = false, talkAvailable: Bool = false, standInAllowed: Bool = false) {
+         hintsAllowed: Bool = false, talkAvailable: Bool = false, standInAllowed: Bool = false, talkWithoutSeat: Bool = false) {
         self.localSeats = localSeats
+        self.talkWithoutSeat = talkWithoutSeat
         self.options = options
         self.endQuestion = endQuestion
         let start: BoardCursor
@@ -64,7 +67,7 @@ struct FullScreenModel {
         }
         view = ScreenView(state: state, cursor: start, localSeats: localSeats)
         view.hintsAllowed = hintsAllowed
-        view.talkAvailable = talkAvailable && !localSeats.isEmpty
+        view.talkAvailable = talkAvailable && (!localSeats.isEmpty || talkWithoutSeat)
         view.standInAllowed = standInAllowed && state.seats.count > 2
         refreshCursorVisibility()
     }
@@ -252,7 +255,7 @@ struct FullScreenModel {
             return [.redraw]
         case .send(let text):
             view.talkDraft = nil
-            let seat = activeLocalSeat ?? localSeats.sorted().first
+            let seat = activeLocalSeat ?? localSeats.sorted().first ?? (talkWithoutSeat ? 0 : nil)
             guard let seat, !text.isEmpty else { return [.redraw] }
             view.message = nil
             return [.say(text, seat: seat), .redraw]

@@ -53,6 +53,9 @@ struct LineModel {
     /// The sequence number of the board last printed, so each position is printed once.
     private var boardSequence: UInt32?
 
+    /// A spectator's lines: `/say` talks with no seat of its own (the host names the sender).
+    var talkWithoutSeat = false
+
     init(format: Format, state: MatchState, localSeats: Set<SeatIndex>) {
         self.format = format
         self.state = state
@@ -197,7 +200,7 @@ struct LineModel {
 
     /// A `/say ` line: sent as the first local seat's (the one to move at a hot seat).
     private func sayNow(_ text: String, raw: String) -> [LineAction] {
-        guard let seat = activeLocalSeat ?? localSeats.sorted().first else {
+        guard let seat = activeLocalSeat ?? localSeats.sorted().first ?? (talkWithoutSeat ? 0 : nil) else {
             return json(JSONEvents.rejected(input: raw, seat: nil, reason: "no seat here to talk from"))
                 + say("There is no seat here to talk from.")
         }

@@ -583,7 +583,8 @@ public struct DeskFrontend: MatchFrontend {
         let seats = LocalSeats(state: initial, locals: locals)
         let talks = await controller.configuration.talk != nil
         let model = FullScreenModel(state: initial, localSeats: seats.seats, options: desk.modelOptions,
-                                    hintsAllowed: hints != nil, talkAvailable: talks)
+                                    hintsAllowed: hints != nil, talkAvailable: talks,
+                                    talkWithoutSeat: await controller.configuration.talk?.speaksWithoutSeat ?? false)
         return PreparedMatch {
             let (exits, continuation) = AsyncStream<FrontendExit>.makeStream()
             let talk = talks ? TalkSender(controller: controller) : nil

@@ -58,6 +58,48 @@ struct SpectatorEndToEndTests {
         #expect((started["moves"] as? Int ?? 0) >= 2, "\(started)")
     }
 
+    @Test("talk reaches both spectators between the same moves as the players, and a spectator's own line reaches everyone as a spectator's")
+    func spectatorsHearAndSayTalk() async throws {
+        let (host, guest, port) = try await Self.hostAndBot()
+        var watchers: [SpawnedParlor] = []
+        for name in ["Wes", "Vi"] {
+            let watcher = try SpawnedParlor(["watch", "127.0.0.1:\(port)", "--json", "--name", name], environment: Self.environment(),
+                                            keepStdinOpen: true)
+            _ = try #require(await watcher.line(containing: "\"watching\"", timeout: .seconds(20)), Comment(rawValue: watcher.transcript))
+            watchers.append(watcher)
+        }
+        host.type("4\n")
+        let deadline = ContinuousClock.now + .seconds(20)
+        while Self.moves(host) < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        host.type("/say well met, watchers\n")
+        for watcher in watchers {
+            let line = try #require(await watcher.line(containing: "well met", timeout: .seconds(20)), Comment(rawValue: watcher.transcript))
+            #expect(line.contains(#""role":"player","seat":0,"name":"Hana""#), "\(line)")
+            #expect(line.contains(#""after":2"#), "\(line)")
+        }
+        watchers[0].type("/say nice opening\n")
+        for process in [host, watchers[1], watchers[0]] {
+            let line = try #require(await process.line(containing: "nice opening", timeout: .seconds(20)), Comment(rawValue: process.transcript))
+            #expect(line.contains(#""role":"spectator","seat":null,"name":"Wes""#), "\(line)")
+        }
+        // A spectator's bad line is refused to it alone, as a player's is.
+        watchers[1].type("/say \u{1B}[2J\n")
+        _ = try #require(await watchers[1].line(containing: "talk-refused", timeout: .seconds(20)), Comment(rawValue: watchers[1].transcript))
+        await Self.playToTheEnd(host)
+        for process in [host, guest] + watchers {
+            #expect(await process.wait(timeout: .seconds(60)) == 0, Comment(rawValue: process.transcript))
+        }
+        // Each spectator showed Hana's line after the same two moves as the host did, and ends with its hash.
+        let hostEnd = try LANTableEndToEndTests.end(host)
+        for watcher in watchers {
+            let events = jsonEvents(watcher.output)
+            let said = try #require(events.firstIndex { ($0["text"] as? String) == "well met, watchers" })
+            #expect(events[..<said].filter { $0["event"] as? String == "move" }.count == 2, Comment(rawValue: watcher.transcript))
+            #expect(try LANTableEndToEndTests.end(watcher)["hash"] as? String == hostEnd["hash"] as? String)
+        }
+        #expect(!host.output.contains("2J"), Comment(rawValue: host.transcript))
+    }
+
     @Test("a spectator's TURN, QUIT and STATE are refused (213) and the host's match does not change")
     func spectatorCannotMove() async throws {
         let (host, guest, port) = try await Self.hostAndBot()

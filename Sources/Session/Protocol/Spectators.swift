@@ -336,7 +336,20 @@ public struct WatchedMatch: Sendable {
         let seats: [any Participant] = state.seats.indices.map { index in
             index == 0 ? feed.authority(for: state) as any Participant : RelayedSeat(playerID: state.seats[index].playerID)
         }
-        return MatchController(state: state, participants: seats)
+        var configuration = MatchController.Configuration()
+        configuration.talk = SpectatorTalkOutlet(feed: feed)
+        return MatchController(state: state, participants: seats, configuration: configuration)
+    }
+}
+
+/// A spectator's own lines of table talk (section 18): TALK say to the host,
+/// which judges them as any link's and relays them with the spectator's name.
+struct SpectatorTalkOutlet: TalkOutlet {
+    let feed: SpectatorFeed
+    var speaksWithoutSeat: Bool { true }
+
+    func say(_ text: String, seat: SeatIndex, in controller: MatchController) async {
+        feed.say(text)
     }
 }
 
@@ -414,6 +427,12 @@ public final class SpectatorFeed: Sendable {
 
     /// Why watching stopped before the end, if it did.
     public var failure: String? { state.withLock { $0.failure } }
+
+    /// Says a line to the table (TALK say); the host's answer comes back as a relayed line or a refusal.
+    func say(_ text: String) {
+        guard !state.withLock({ $0.ended }) else { return }
+        connection.send(.talk(.say(Array(text.utf8))))
+    }
 
     /// Leaves: GOODBYE(leaving) to the host, then close.
     public func leave() {
