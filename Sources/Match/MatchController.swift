@@ -355,11 +355,14 @@ public actor MatchController {
         emit(.talkRefused(refusal))
     }
 
-    /// Tells every event subscriber that a bot named `bot` plays `seat` for its
+    /// Tells every event subscriber and participant that a bot named `bot` plays `seat` for its
     /// away player now, or (nil) that the player has it back. Changes nothing in the match.
     public func reportStandIn(seat: SeatIndex, bot: String?) {
         guard !stopped, state.seats.indices.contains(seat) else { return }
-        emit(.standIn(seat: seat, bot: bot))
+        let event = MatchEvent.standIn(seat: seat, bot: bot)
+        emit(event)
+        // On a table's host, the other guests' links tell their guests (SEAT).
+        for participant in participants { participant.stateChanged(state, event: event) }
     }
 
     /// Stops the match on this side because of `failure` (e.g. a desync).

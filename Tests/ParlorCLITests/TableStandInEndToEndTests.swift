@@ -25,10 +25,18 @@ struct TableStandInEndToEndTests {
             try await Task.sleep(for: .milliseconds(100))
         }
         #expect(played, "the stand-in moved twice for seat 2 on the host and the other guest: \(host.transcript)")
+        // The other guest is told a bot plays seat 2 (SEAT presence 2), not only that it is away.
+        #expect(Self.events("standIn", bot).contains { $0["seat"] as? Int == 2 && $0["bot"] is String }, Comment(rawValue: bot.transcript))
 
         let back = try SpawnedParlor(["resume", "127.0.0.1:\(port)", "--bot", "easy", "--json"], environment: personHome)
         _ = try #require(await back.line(containing: "\"joined\"", timeout: .seconds(30)), Comment(rawValue: back.transcript))
         _ = try #require(await host.line(containing: "plays their own seat again", timeout: .seconds(20)), Comment(rawValue: host.transcript))
+        var handedBack = false
+        for _ in 0..<200 where !handedBack {
+            handedBack = Self.events("standIn", bot).contains { $0["seat"] as? Int == 2 && $0["bot"] is NSNull }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(handedBack, "the other guest is told the player has the seat back: \(bot.transcript)")
         for process in [host, bot, back] {
             let status = await process.wait(timeout: .seconds(120))
             #expect(status == 0, Comment(rawValue: process.transcript))

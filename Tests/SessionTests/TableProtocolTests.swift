@@ -411,13 +411,16 @@ struct TableProtocolTests {
 
     @Test("SEAT round-trips, and a malformed one (a back with grace left, an unknown presence, a seat past 8, cut short) is refused")
     func seatMessageChecks() throws {
-        for presence in [SeatPresence(seat: 3, away: true, graceLeftMilliseconds: 42_000), SeatPresence(seat: 1, away: false, graceLeftMilliseconds: 9)] {
+        for presence in [SeatPresence(seat: 3, away: true, graceLeftMilliseconds: 42_000), SeatPresence(seat: 1, away: false, graceLeftMilliseconds: 9),
+                         SeatPresence(seat: 2, away: true, graceLeftMilliseconds: 0, botStandsIn: true)] {
             let frame = Message.seat(presence).frame
             #expect(try Message.decode(frame) == .seat(presence))
         }
         #expect(SeatPresence(seat: 1, away: false, graceLeftMilliseconds: 9).graceLeftMilliseconds == 0)
-        // A "back" with grace left, an unknown presence, a seat past 8: invalid.
-        for payload: [UInt8] in [[1, 0, 0, 0, 0, 5], [1, 2, 0, 0, 0, 0], [8, 1, 0, 0, 0, 1], [1, 1, 0, 0]] {
+        // A bot standing in is presence 2 with no grace left (the seat is not quit meanwhile).
+        #expect(Array(Message.seat(SeatPresence(seat: 2, away: true, graceLeftMilliseconds: 7, botStandsIn: true)).frame.payload) == [2, 2, 0, 0, 0, 0])
+        // A "back" or a stand-in with grace left, an unknown presence, a seat past 8: invalid.
+        for payload: [UInt8] in [[1, 0, 0, 0, 0, 5], [1, 2, 0, 0, 0, 5], [1, 3, 0, 0, 0, 0], [8, 1, 0, 0, 0, 1], [1, 1, 0, 0]] {
             #expect(throws: MessageError.self) { try Message.decode(Frame(type: .seat, payload: payload)) }
         }
     }

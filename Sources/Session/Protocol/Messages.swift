@@ -201,14 +201,18 @@ public struct SeatPresence: Hashable, Sendable {
     /// True while the seat's player is away.
     public var away: Bool
     /// While away: how long the host keeps the seat before the player counts
-    /// as gone, in milliseconds (0 when back).
+    /// as gone, in milliseconds (0 when back, and while a bot stands in).
     public var graceLeftMilliseconds: UInt32
+    /// Away, and one of the host's bots plays the seat until its player is back
+    /// (`--away-bot`, the host's `b`; presence 2 on the wire).
+    public var botStandsIn: Bool
 
-    /// A presence; `graceLeftMilliseconds` is 0 when `away` is false.
-    public init(seat: SeatIndex, away: Bool, graceLeftMilliseconds: UInt32) {
+    /// A presence; `graceLeftMilliseconds` is 0 unless `away` without a bot standing in.
+    public init(seat: SeatIndex, away: Bool, graceLeftMilliseconds: UInt32, botStandsIn: Bool = false) {
         self.seat = seat
-        self.away = away
-        self.graceLeftMilliseconds = away ? graceLeftMilliseconds : 0
+        self.away = away || botStandsIn
+        self.botStandsIn = botStandsIn
+        self.graceLeftMilliseconds = away && !botStandsIn ? graceLeftMilliseconds : 0
     }
 }
 
@@ -450,8 +454,8 @@ extension Message {
             }
         case .seat(let presence):
             writer.write(UInt8(clamping: presence.seat))
-            writer.write(presence.away ? UInt8(1) : 0)
-            writer.write(presence.away ? presence.graceLeftMilliseconds : 0)
+            writer.write(presence.botStandsIn ? UInt8(2) : presence.away ? UInt8(1) : 0)
+            writer.write(presence.away && !presence.botStandsIn ? presence.graceLeftMilliseconds : 0)
         case .talk(let talk):
             talk.write(into: &writer)
         case .watching(let welcome):
@@ -674,10 +678,10 @@ private struct MessageReader {
             let seat = Int(try u8())
             guard seat < MatchBlob.seatLimit.upperBound else { throw invalid("seat") }
             let presence = try u8()
-            guard presence <= 1 else { throw invalid("presence") }
+            guard presence <= 2 else { throw invalid("presence") }
             let left = try u32()
             guard presence == 1 || left == 0 else { throw invalid("grace left") }
-            return .seat(SeatPresence(seat: seat, away: presence == 1, graceLeftMilliseconds: left))
+            return .seat(SeatPresence(seat: seat, away: presence != 0, graceLeftMilliseconds: left, botStandsIn: presence == 2))
         case .talk:
             return .talk(try TalkMessage.decode(try bytes(remaining)))
         case .watching:

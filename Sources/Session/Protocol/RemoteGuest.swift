@@ -396,6 +396,12 @@ public final class RemoteGuest: Participant {
                 guard other != seat, state.committed.seats.count > 2, !state.ended else { return nil }
                 state.connection.send(.seat(SeatPresence(seat: other, away: away, graceLeftMilliseconds: graceLeft.wireMilliseconds)))
                 return nil
+            case .standIn(let other, let bot?):
+                // A bot plays another away guest's seat: this guest is told (SEAT presence 2);
+                // the player's return is the "back" that follows.
+                guard other != seat, state.committed.seats.count > 2, !state.ended else { return nil }
+                state.connection.send(.seat(SeatPresence(seat: other, away: true, graceLeftMilliseconds: 0, botStandsIn: !bot.isEmpty)))
+                return nil
             case .talk(let line):
                 // After every change committed before it, and so after the save that reveals that change.
                 guard speaksTalk, !state.ended else { return nil }

@@ -61,6 +61,8 @@ public final class RemoteHost: Participant {
         var connection: WireConnection
         /// The latest state the host is known to have committed.
         var known: MatchState
+        /// Other guests' seats a bot of the host's plays while they are away (SEAT presence 2).
+        var standIns: Set<SeatIndex> = []
         var awaiting: Awaiting?
         var nextToken: UInt64 = 0
         /// A STATE_REQUEST is outstanding.
@@ -414,6 +416,17 @@ public final class RemoteHost: Participant {
             }
             await controller.reportPresence(seat: presence.seat, away: presence.away,
                                             graceLeft: .milliseconds(Int64(presence.graceLeftMilliseconds)))
+            // A bot the host put in that seat (presence 2), until the player is back; the host does not say which bot.
+            let (began, ended) = state.withLock { state -> (Bool, Bool) in
+                if presence.botStandsIn { return (state.standIns.insert(presence.seat).inserted, false) }
+                if !presence.away { return (false, state.standIns.remove(presence.seat) != nil) }
+                return (false, false)
+            }
+            if began {
+                await controller.reportStandIn(seat: presence.seat, bot: "A bot")
+            } else if ended {
+                await controller.reportStandIn(seat: presence.seat, bot: nil)
+            }
         case .message(.goodbye(let reason, let sentence, let blob)):
             await handleGoodbye(reason, sentence: sentence, blob: blob, controller: controller)
         case .message(.talk(.relayed(let line))) where speaksTalk:
