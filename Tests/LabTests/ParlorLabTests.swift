@@ -380,7 +380,7 @@ extension LabSuite {
                     "avahi-publish", "-s", "Watched Game", "_parlor._tcp", "40126", "pv=1", "game=connect4", "rv=1",
                     "seats=1/2", "state=open", "match=", "code=0", "app=avahi-publish", "host=Ana",
                 ])
-                try await watcher.waitForOutput(containing: "found: Watched Game | Connect Four | Ana | 1/2 | open | 10.77.0.1:40126", timeout: 20)
+                try await watcher.waitForOutput(containing: "found: Watched Game | Connect Four | Ana | 1 of 2 seated | open | 10.77.0.1:40126", timeout: 20)
                 publisher.send(SIGKILL)
                 try await watcher.waitForOutput(containing: "lost: Watched Game", timeout: 20)
                 #expect(!watcher.output().contains("\u{1B}"))

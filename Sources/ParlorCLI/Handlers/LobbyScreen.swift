@@ -302,7 +302,14 @@ struct LobbyModel {
             }
             lines.append("")
             if let message { lines += GameListing.wrap(message, to: width) }
-            lines.append("↑/↓ choose · Enter or 1-9 join · w watch · a type an address · h host a game · p play a bot offline · q quit")
+            // The keys on one line where it fits, else on two (80 columns): never cut off.
+            let joining = "↑/↓ choose · Enter or 1-9 join · w watch · a type an address"
+            let starting = "h host a game · p play a bot offline · q quit"
+            if joining.count + 3 + starting.count <= width {
+                lines.append(joining + " · " + starting)
+            } else {
+                lines += [joining, starting]
+            }
         case .address:
             lines.append("parlor: join a game by its address")
             lines.append("")
