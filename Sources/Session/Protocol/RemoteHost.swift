@@ -88,6 +88,8 @@ public final class RemoteHost: Participant {
         var persist: Persist?
         /// The end is being saved (its save has not called back): its acknowledgement waits.
         var savingTheEnd = false
+        /// The test hook `at-end` waits for the end's save (it fires when the record of the end is on disk).
+        var crashAtEndOnSave = false
         /// The GOODBYE(matchOver) that answers the end, held until the end's save calls back.
         var goodbyeAfterSave: Message?
     }
@@ -151,11 +153,15 @@ public final class RemoteHost: Participant {
         guard let persist else { return }
         guard committed.isEnded else { return persist(committed) {} }
         persist(committed) { [self] in
-            let goodbye = state.withLock { state -> (Message, WireConnection)? in
+            let (goodbye, crash) = state.withLock { state -> ((Message, WireConnection)?, Bool) in
                 state.savingTheEnd = false
-                defer { state.goodbyeAfterSave = nil }
-                return state.goodbyeAfterSave.map { ($0, state.connection) }
+                defer {
+                    state.goodbyeAfterSave = nil
+                    state.crashAtEndOnSave = false
+                }
+                return (state.goodbyeAfterSave.map { ($0, state.connection) }, state.crashAtEndOnSave)
             }
+            if crash { CrashHook.reach(.atEnd) }
             endSaved.open()
             if let (message, connection) = goodbye {
                 connection.send(message)
@@ -316,8 +322,15 @@ public final class RemoteHost: Participant {
         ticker?.cancel()
         loop?.cancel()
         waiting?.continuation.resume(throwing: DeliveryError.transportFailed("the match has stopped"))
-        // The final state was saved when it was committed or adopted (`stateChanged`).
-        if failure == nil { CrashHook.reach(.atEnd) }
+        // The final state's save began when it was committed or adopted (`stateChanged`):
+        // the test hook `at-end` fires once it is on disk, here or when the save returns.
+        if failure == nil {
+            let now = state.withLock { state -> Bool in
+                if state.savingTheEnd { state.crashAtEndOnSave = true }
+                return !state.savingTheEnd
+            }
+            if now { CrashHook.reach(.atEnd) }
+        }
         if kept {
             // The after-match conversation says GOODBYE when it is over.
             settled.bump()
