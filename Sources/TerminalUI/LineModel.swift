@@ -38,6 +38,10 @@ struct LineModel {
     private var pendingQuits = 0
     private var over = false
     private var lastInput = ""
+    /// A move of ours the controller committed before its events reached us:
+    /// until the model's state is at this sequence, a turn event it still has
+    /// to see is stale, and nothing is played or left on it.
+    private var committedAhead: UInt32?
     /// The sequence number of the turn we last prompted for, so a prompt is shown once per turn.
     private var promptedSequence: UInt32?
     /// The turn the last `turn` event announced. The controller begins a turn
@@ -245,7 +249,10 @@ struct LineModel {
             // controller's events. Until the model has seen this commit its
             // state is the one before our move, and a queued line would be
             // played there; the turn event that follows the commit pumps instead.
-            guard state.sequence >= committed.sequence else { return [] }
+            guard state.sequence >= committed.sequence else {
+                committedAhead = committed.sequence
+                return []
+            }
             return pump()
         case .rejected(.awaitingConfirmation), .rejected(.rule(.notYourTurn)):
             // Refused only because our view of the match was behind the
@@ -267,6 +274,12 @@ struct LineModel {
     /// Shows the board and the prompt once per turn, then uses queued lines
     /// while a local seat is to move; a wrong line gets a message and the prompt again.
     private mutating func pump() -> [LineAction] {
+        // A turn event older than our committed move (found by CI: a piped hot
+        // seat played its last line, then left on the turn before it, losing the end).
+        if let ahead = committedAhead {
+            guard state.sequence >= ahead else { return [] }
+            committedAhead = nil
+        }
         if started, pendingQuits > 0, !submitting, !leaving, !over {
             pendingQuits -= 1
             return quitNow()

@@ -104,6 +104,29 @@ struct LineModelOrderingTests {
         #expect(Self.plays(model.handle(.turnBegan(seat: 0, afterBot))) == [Move(6)])
     }
 
+    @Test("hot seat: a turn event from before our last move's commit does not end the input early (the move's end is still coming)")
+    func staleTurnAfterOurCommit() throws {
+        // Both seats at this terminal; seat 0 to move at sequence 2.
+        let start = Fixtures.state(TicTacToe(), moves: [4, 0])
+        var model = LineModel(format: .text(.plainASCII, interactive: false), state: start, localSeats: [0, 1])
+        _ = model.handle(.started(start))
+        _ = model.handle(.turnBegan(seat: 0, start))
+        #expect(Self.plays(model.handle(line: "3")) == [Move(2)])
+        _ = model.handle(line: "7")
+        _ = model.handleEndOfInput()
+        // The commit event, then the result: seat 1 plays "7" at once.
+        let afterAna = try start.applying(.move(Move(2), by: 0), now: 0)
+        _ = model.handle(.committed(.move(Move(2), by: 0), afterAna))
+        #expect(Self.plays(model.submitted(.committed(afterAna), quitting: false)) == [Move(6)])
+        // Seat 1's result overtakes every event: its commit, and seat 1's turn begun before it.
+        let afterBo = try afterAna.applying(.move(Move(6), by: 1), now: 0)
+        #expect(model.submitted(.committed(afterBo), quitting: false).isEmpty)
+        let stale = model.handle(.turnBegan(seat: 1, afterAna))
+        #expect(!stale.contains { if case .finish = $0 { return true } else { return false } },
+                "the end of input must not leave on a turn our committed move is past: \(stale)")
+        #expect(Self.plays(stale).isEmpty)
+    }
+
     @Test("a line refused because our view was behind is played at the next turn, not dropped")
     func refusedWhileBehindIsKept() throws {
         let start = Fixtures.state(TicTacToe(), moves: [4, 0])
