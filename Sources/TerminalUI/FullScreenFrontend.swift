@@ -59,15 +59,15 @@ public struct FullScreenFrontend: MatchFrontend {
         let events = await controller.events()
         let initial = await controller.state
         let frontend = self
-        let talks = await controller.configuration.talk != nil
+        let talk = await TalkAccess.of(controller)
         return PreparedMatch {
             await frontend.run(events: events, initial: initial, locals: locals, endQuestion: endQuestion,
-                               controller: controller, talks: talks)
+                               controller: controller, talkAccess: talk)
         }
     }
 
     private func run(events: AsyncStream<MatchEvent>, initial: MatchState, locals: [LocalParticipant],
-                     endQuestion: EndQuestion?, controller: MatchController, talks: Bool) async -> FrontendExit {
+                     endQuestion: EndQuestion?, controller: MatchController, talkAccess: TalkAccess) async -> FrontendExit {
         let terminal = Terminal(input: inputFD, output: outputFD)
         do {
             try terminal.enterFullScreen()
@@ -88,8 +88,8 @@ public struct FullScreenFrontend: MatchFrontend {
         let resizes = SignalWatcher(signals: [SIGWINCH]) { _ in hub.send(.resize) }
         let seats = LocalSeats(state: initial, locals: locals)
         var model = FullScreenModel(state: initial, localSeats: seats.seats, options: options, endQuestion: endQuestion,
-                                    hintsAllowed: hints != nil, talkAvailable: talks, standInAllowed: standIn != nil,
-                                    talkWithoutSeat: await controller.configuration.talk?.speaksWithoutSeat ?? false)
+                                    hintsAllowed: hints != nil, talkAvailable: talkAccess.available, standInAllowed: standIn != nil,
+                                    talkWithoutSeat: talkAccess.withoutSeat)
         let talk = TalkSender(controller: controller)
         endQuestion?.onChange { hub.send(.endQuestionChanged) }
         // Bumped on every match event and on the way out: a hint search for an older position stops.

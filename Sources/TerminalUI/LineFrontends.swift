@@ -87,7 +87,7 @@ enum LineSession {
         let talk = controller.map { TalkSender(controller: $0) }
         let seats = LocalSeats(state: initial, locals: locals)
         var model = LineModel(format: format, state: initial, localSeats: seats.seats)
-        model.talkWithoutSeat = await controller?.configuration.talk?.speaksWithoutSeat ?? false
+        if let controller { model.talkWithoutSeat = await TalkAccess.of(controller).withoutSeat }
         let writer = LineWriter(fd: outputFD) { hub.send(.input(.lost)) }
         let forwarding = hub.forward(events)
         let reader = InputReader(fd: inputFD, mode: .lines) { hub.send(.input($0)) }

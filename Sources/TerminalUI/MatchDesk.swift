@@ -581,10 +581,10 @@ public struct DeskFrontend: MatchFrontend {
         let desk = self.desk
         let hints = self.hints
         let seats = LocalSeats(state: initial, locals: locals)
-        let talks = await controller.configuration.talk != nil
+        let access = await TalkAccess.of(controller)
+        let talks = access.available
         let model = FullScreenModel(state: initial, localSeats: seats.seats, options: desk.modelOptions,
-                                    hintsAllowed: hints != nil, talkAvailable: talks,
-                                    talkWithoutSeat: await controller.configuration.talk?.speaksWithoutSeat ?? false)
+                                    hintsAllowed: hints != nil, talkAvailable: talks, talkWithoutSeat: access.withoutSeat)
         return PreparedMatch {
             let (exits, continuation) = AsyncStream<FrontendExit>.makeStream()
             let talk = talks ? TalkSender(controller: controller) : nil

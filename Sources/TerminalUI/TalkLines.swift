@@ -110,6 +110,18 @@ enum TalkDraft {
 
 /// Sends a frontend's lines of talk to the controller one after another, in
 /// the order they were typed, off the frontend's loop.
+/// What a match's talk outlet gives this side's screens: whether there is
+/// table talk at all, and whether it speaks with no seat (a spectator).
+struct TalkAccess: Sendable {
+    var available: Bool
+    var withoutSeat: Bool
+
+    static func of(_ controller: MatchController) async -> TalkAccess {
+        let outlet = await controller.configuration.talk
+        return TalkAccess(available: outlet != nil, withoutSeat: outlet?.speaksWithoutSeat ?? false)
+    }
+}
+
 final class TalkSender: Sendable {
     private let lines: AsyncStream<(String, SeatIndex)>.Continuation
     private let task: Task<Void, Never>

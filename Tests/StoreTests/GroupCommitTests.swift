@@ -20,17 +20,23 @@ struct GroupCommitTests {
         }
     }
 
-    /// Every match's next turn asked for while the writer is busy, so all land in one round;
-    /// returns the order the callbacks came in and the writer's figures for that round.
-    func oneRound(_ matches: [(MatchRecorder, MatchState)], writer: DurableWriter) -> (order: [Int], syncs: Int, frames: Int) {
+    /// Keeps `writer` busy until the returned gate is signalled; returns once every
+    /// earlier round (the recorders' first saves) is done, so figures read now are the next round's.
+    static func hold(_ writer: DurableWriter) -> DispatchSemaphore {
         let gate = DispatchSemaphore(value: 0)
         let holding = DispatchSemaphore(value: 0)
         writer.submit {
             holding.signal()
             gate.wait()
         }
-        // Every earlier round (the recorders' first saves) is done once the gate job runs.
         holding.wait()
+        return gate
+    }
+
+    /// Every match's next turn asked for while the writer is busy, so all land in one round;
+    /// returns the order the callbacks came in and the writer's figures for that round.
+    func oneRound(_ matches: [(MatchRecorder, MatchState)], writer: DurableWriter) -> (order: [Int], syncs: Int, frames: Int) {
+        let gate = Self.hold(writer)
         let before = writer.syncFigures
         let order = Mutex<[Int]>([])
         let done = DispatchGroup()
@@ -80,14 +86,7 @@ struct GroupCommitTests {
         let (recorder, next) = try #require(try recorders(1, in: store, writer: writer).first)
         let later = try MatchFixtures.after([3, 4], in: MatchFixtures.newMatch(seed: 100))
         let ended = try later.applying(.quit(0), now: 5)
-        let gate = DispatchSemaphore(value: 0)
-        let holding = DispatchSemaphore(value: 0)
-        writer.submit {
-            holding.signal()
-            gate.wait()
-        }
-        // Every earlier round (the recorders' first saves) is done once the gate job runs.
-        holding.wait()
+        let gate = Self.hold(writer)
         let before = writer.syncFigures
         recorder.saveSoon(next)
         recorder.saveSoon(later)

@@ -126,11 +126,13 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
         }
     }
     defer { watching?.cancel() }
-    // --fill-with-bots: after the wait, with a guest seated, the empty seats go to bots.
+    // --fill-with-bots (and b, below): with a guest seated, the empty seats go to medium bots.
+    let botCount = options.bots.count
+    let fillerName: @Sendable (Int) -> String = { "Medium bot \($0 + 1 + botCount)" }
     let filler = options.fillWithBotsAfter.map { wait in
         Task {
             try? await Task.sleep(for: wait)
-            while !Task.isCancelled, !(await host.fillEmptySeatsWithBots({ "Medium bot \($0 + 1 + options.bots.count)" })) {
+            while !Task.isCancelled, !(await host.fillEmptySeatsWithBots(fillerName)) {
                 if await host.hasGuest { return }
                 try? await Task.sleep(for: .milliseconds(250))
             }
@@ -142,11 +144,10 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
     let notices = passcode == nil ? nil : Task { await WrongPasscodeNotices.relay(host.reports, to: announcer) }
     let hosted: HostedMatch
     // At a table that fills, b starts early: the empty seats go to medium bots (as --fill-with-bots does).
-    let botCount = options.bots.count
     let fillsEarly = options.seats > 2
     let fillKey: @Sendable (Key) async -> Void = { key in
         guard fillsEarly, key == .character("b") || key == .character("B") else { return }
-        let filled = await host.fillEmptySeatsWithBots { "Medium bot \($0 + 1 + botCount)" }
+        let filled = await host.fillEmptySeatsWithBots(fillerName)
         if !filled { announcer.say("Nobody has taken a seat yet: b starts with bots once a guest is seated.") }
     }
     let keys: WaitingKeys?
