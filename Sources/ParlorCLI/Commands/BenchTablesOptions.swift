@@ -20,7 +20,7 @@ public struct BenchTablesOptions: ParsableCommand, Hashable {
     public static let spec = CommandSpec(
         path: ["bench", "tables"],
         abstract: "Load one many-table host process with many guests over loopback.",
-        discussion: "For each N, starts 'parlor host connect4 --bot easy --tables N' as a process of its own (saving every turn to its store, as it always does) and, in this process, N guests over 127.0.0.1 that sit down, wait, play for 10 s thinking 1-3 s before each move, then play random moves as fast as the host answers. Prints the tables, turns per second, p50 and p99 turn round trip (a guest's move until the bot's answer arrives), the host's resident memory per idle table, its CPU while idle and per turn, and its open descriptors, with the goals beside them.",
+        discussion: "For each N, starts 'parlor host connect4 --bot easy --tables N' as a process of its own (saving every turn to its store, as it always does) and, in this process, N guests over 127.0.0.1 that sit down, wait, play for 10 s thinking 1-3 s before each move, then play random moves as fast as the host answers. Prints the tables, turns per second, p50 and p99 turn round trip (a guest's move until the bot's answer arrives), the host's resident memory per idle table, its CPU while idle and per turn, and its open descriptors; then, in the same run, the floor (a plain blocking socket ping-pong of a turn's bytes with one durable append on the same file system) and the paced round trip's ratio to it; and the goals.",
         options: [tablesOption, directoryOption]
     )
 

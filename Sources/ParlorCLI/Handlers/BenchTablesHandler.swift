@@ -22,7 +22,16 @@ func runBenchTables(_ options: BenchTablesOptions) async throws -> ExitCode {
         }
         do {
             let figures = try await TablesBench.run(tables: count, parent: parent)
-            Console.write(figures.report)
+            // The floor, in the same run: a blocking socket round trip of a turn's bytes, and
+            // that with one durable append of them on the host's file system before each answer.
+            let floor = Percentiles(try await BenchFloor.measure(request: figures.turnBytes, reply: figures.turnBytes,
+                                                                 count: 400, durableIn: parent))
+            Console.write(figures.report + """
+                  floor (plain blocking ping-pong + one durable append of \(figures.turnBytes) bytes, same file system): \
+                p50 \(floor.p50.microseconds) µs   p99 \(floor.p99.microseconds) µs; paced round trip to floor: \
+                p50 \(ratio(figures.pacedP50, floor.p50))x   p99 \(ratio(figures.pacedP99, floor.p99))x
+
+                """)
         } catch {
             Console.writeError("parlor: bench tables (\(count) tables): \(error)\n")
             failed = true
@@ -59,6 +68,8 @@ enum TablesBench {
         var cpuPerTurn: Duration
         var descriptors: Int
         var unfinished: Int
+        /// A guest's TURN frame after 20 moves of a connect4 match: the floor's request and reply size.
+        var turnBytes: Int
 
         var report: String {
             let perTable = seated > 0 ? max(0, idleRSS - baseRSS) / seated : 0
@@ -184,7 +195,19 @@ enum TablesBench {
                        pacedCPUPercent: 100 * pacedCPU.seconds / pacedTime.seconds, tables: count, seated: guests.count, seatSeconds: seatSeconds, turns: times.count, playSeconds: playSeconds,
                        p50: stats.p50, p99: stats.p99, baseRSS: baseRSS, idleRSS: idleRSS, idleCPUPercent: idlePercent,
                        cpuPerTurn: times.isEmpty ? .zero : playCPU / times.count, descriptors: descriptors,
-                       unfinished: results.filter { !$0.ended }.count)
+                       unfinished: results.filter { !$0.ended }.count,
+                       turnBytes: guests.first.map { typicalTurnBytes(from: $0.joined.initialState) } ?? 64)
+    }
+
+    /// The size of a TURN frame after 20 moves of a match begun as `start`.
+    static func typicalTurnBytes(from start: MatchState) -> Int {
+        var state = start
+        for _ in 0..<20 {
+            guard let seat = state.activeSeat, let move = state.game.legalMoves.last,
+                  let next = try? state.applying(.move(move, by: seat), now: 0) else { break }
+            state = next
+        }
+        return Message.turn(sequence: state.sequence, blob: MatchBlob.encode(state)).encoded.count
     }
 }
 

@@ -151,7 +151,7 @@ extension Duration {
     var microseconds: Int64 { components.seconds * 1_000_000 + components.attoseconds / 1_000_000_000_000 }
 }
 
-private func ratio(_ a: Duration, _ b: Duration) -> String {
+func ratio(_ a: Duration, _ b: Duration) -> String {
     guard b > .zero else { return "-" }
     return String(format: "%.1f", Double(a.microseconds) / Double(max(1, b.microseconds)))
 }
