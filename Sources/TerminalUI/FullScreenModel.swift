@@ -231,7 +231,9 @@ struct FullScreenModel {
             view.message = view.awaySeats.isEmpty ? "From now on a bot plays the seat of any player who is away, until they are back."
                 : "A bot plays the away seats until their players are back."
             return [.standInForAwaySeats, .redraw]
-        case .character("H"), .character("h") where !(view.state.game is Reversi):
+        case .character("H"):
+            return askForHint()
+        case .character("h") where !(view.state.game is Reversi):  // h is a column in reversi
             return askForHint()
         default:
             if moveCursor(key) {
