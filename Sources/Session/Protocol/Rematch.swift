@@ -251,6 +251,21 @@ final class AfterMatch: Sendable {
     }
 }
 
+extension Optional where Wrapped == AfterMatch {
+    /// Whether the other side has offered a rematch that this side has not
+    /// answered yet (false without a conversation). Both links (`RemoteHost`,
+    /// `RemoteGuest`) answer with this.
+    var peerOfferedRematch: Bool { self?.peerHasOffered ?? false }
+
+    /// After the end: why a rematch is already impossible (the peer left,
+    /// declined, or the connection was not kept: no conversation), so nobody
+    /// is asked in vain; nil while one can still be agreed.
+    var rematchRuledOut: RematchEnd? {
+        guard let talk = self else { return .notConnected }
+        return talk.settledEnd
+    }
+}
+
 /// A rematch's outcome: the new match, or why there is none.
 public enum RematchOutcome<NewMatch: Sendable>: Sendable {
     /// Both agreed: the new match over the same connection, seats swapped.

@@ -209,7 +209,7 @@ public final class RemoteGuest: Participant {
             let name = self.name
             Task {
                 await self.reportPresence(away: false, to: controller)
-                await controller.report("\(name) is back")
+                await controller.report(LinkNotice.back(name))
                 await self.standInEnds(controller)
             }
         }
@@ -280,9 +280,9 @@ public final class RemoteGuest: Participant {
         }
         ticker?.cancel()
         guard wasOpen else { return }
-        connection.send(.goodbye(.goodbyeLeaving, sentence: sentence, finalBlob: []))
+        connection.send(Farewell.leaving(sentence))
         connection.close()
-        try? await Task.sleep(for: .milliseconds(150))
+        try? await Task.sleep(for: Farewell.linger)
     }
 
     /// Keeps the connection open when the match ends normally, so the two
@@ -293,15 +293,10 @@ public final class RemoteGuest: Participant {
     }
 
     /// Whether the other side has offered a rematch that this side has not answered yet.
-    public var peerOfferedRematch: Bool { afterMatch?.peerHasOffered ?? false }
+    public var peerOfferedRematch: Bool { afterMatch.peerOfferedRematch }
 
-    /// After the end: why a rematch is already impossible (the peer left,
-    /// declined or the connection was not kept), so nobody is asked in vain;
-    /// nil while one can still be agreed.
-    public var rematchRuledOut: RematchEnd? {
-        guard let talk = afterMatch else { return .notConnected }
-        return talk.settledEnd
-    }
+    /// After the end: why a rematch is already impossible, or nil while one can still be agreed.
+    public var rematchRuledOut: RematchEnd? { afterMatch.rematchRuledOut }
 
     /// The after-match conversation, when the connection was kept past the end.
     var afterMatch: AfterMatch? { state.withLock { $0.afterMatch } }
@@ -549,14 +544,12 @@ public final class RemoteGuest: Participant {
                 return false
             }
             if saved {
-                connection.send(.goodbye(.goodbyeMatchOver, sentence: "The match is over.", finalBlob: MatchBlob.encode(final)))
+                connection.send(Farewell.matchOver(final))
             }
             return
-        case .desync(let why)?:
-            connection.send(.goodbye(.goodbyeDesync, sentence: String(why.prefix(200)), finalBlob: []))
-        case .connectionLost(let why)?:
-            // This side stopped waiting; the match is interrupted, not over.
-            connection.send(.goodbye(.goodbyeSilence, sentence: String(why.prefix(200)), finalBlob: []))
+        case let failure?:
+            // Desync, or this side stopped waiting (the match is interrupted, not over).
+            connection.send(Farewell.stopped(failure))
         }
         connection.close()
     }
@@ -670,7 +663,7 @@ public final class RemoteGuest: Participant {
 
     private func protocolViolation(_ why: String) async {
         let connection = self.connection
-        connection.send(.goodbye(.goodbyeProtocolError, sentence: String(why.prefix(200)), finalBlob: []))
+        connection.send(Farewell.protocolViolation(why))
         connection.close()
         await controller?.report("\(name) sent something invalid (\(why)); the connection was closed")
         await tick()
@@ -761,17 +754,17 @@ public final class RemoteGuest: Participant {
                 standIn.away()
                 // The seat list first, then the notice with the reason, which the screen keeps.
                 await reportPresence(away: true, graceLeft: wait, to: controller)
-                await controller.report("\(name) is not responding — waiting for \(name) to come back (\(wait.roundedUpSeconds) s left)")
+                await controller.report(LinkNotice.notResponding(name, left: wait))
             case .peerDisconnected(let wait):
                 let how = state.withLock { $0.departure }.map { "disconnected (\($0))" } ?? "disconnected"
                 standIn.away()
                 await reportPresence(away: true, graceLeft: wait, to: controller)
-                await controller.report("\(name) \(how) — waiting for \(name) to come back (\(wait.roundedUpSeconds) s left)")
+                await controller.report("\(name) \(how) — " + LinkNotice.waiting(for: name, left: wait))
             case .stillWaiting(let left):
-                await controller.report("waiting for \(name) to come back (\(left.roundedUpSeconds) s left)")
+                await controller.report(LinkNotice.waiting(for: name, left: left))
             case .peerBack:
                 await reportPresence(away: false, to: controller)
-                await controller.report("\(name) is back")
+                await controller.report(LinkNotice.back(name))
                 await standInEnds(controller)
             case .graceExpired:
                 let gone = "\(name) did not come back within \(settings.grace.roundedUpSeconds) s"
