@@ -4,12 +4,8 @@ import Match
 import Store
 import TerminalUI
 
-/// The store this process uses, from the environment.
+/// What commands say about saved matches.
 enum Stores {
-    static var `default`: MatchStore {
-        MatchStore(directory: MatchStore.defaultDirectory(environment: ProcessInfo.processInfo.environment))
-    }
-
     /// Tells the user about files that could not be read; they are skipped, never fatal.
     static func reportProblems(_ problems: [StoreProblem]) {
         for problem in problems { Console.writeError("parlor: skipped a damaged match file: \(problem)\n") }

@@ -210,9 +210,12 @@ enum Hints {
     }()
 }
 
-/// Where this user's parlor data lives, and the stable player id kept there.
+/// Where this user's parlor data lives (from the environment): the one
+/// store every command uses, and the stable player id kept beside it.
 enum LocalData {
-    static var matchStore: MatchStore { Stores.default }
+    static var matchStore: MatchStore {
+        MatchStore(directory: MatchStore.defaultDirectory(environment: ProcessInfo.processInfo.environment))
+    }
     static var directory: String { MatchStore.dataDirectory(environment: ProcessInfo.processInfo.environment) }
     static var playerID: PlayerID { PlayerIdentity.load(directory: directory) }
 }

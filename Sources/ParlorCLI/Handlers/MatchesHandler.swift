@@ -4,7 +4,7 @@ import TerminalUI
 
 /// Runs `parlor matches`: the saved matches, newest first.
 func runMatches(_ options: MatchesOptions) async throws -> ExitCode {
-    let (records, problems) = Stores.default.list()
+    let (records, problems) = LocalData.matchStore.list()
     Stores.reportProblems(problems)
     if options.json {
         for record in records {
