@@ -15,32 +15,18 @@ struct MatchPresentation {
     let isFullScreen: Bool
     let isJSON: Bool
 
-    /// Full screen on a terminal; plain when stdin or stdout is not a TTY, `TERM` is dumb or unset, or `--plain`; JSON with `--json`.
+    /// The frontend TerminalUI's `FrontendChoice` picks for the flags and the terminal.
     init(flags: DisplayFlags, environment: [String: String] = ProcessInfo.processInfo.environment) {
-        let isTTY = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
-        var detected = TerminalUI.DisplayOptions.detect(environment: environment, isTTY: isTTY,
-                                                         noColorFlag: !flags.colorAllowed(environment: environment),
-                                                         asciiFlag: flags.ascii)
-        detected.bell = flags.bell
-        switch flags.output {
-        case .json:
-            frontend = JSONFrontend()
-            isFullScreen = false
-            isJSON = true
-        case .plain:
-            frontend = PlainFrontend(options: .plainText(unicode: detected.unicode && isTTY))
-            isFullScreen = false
-            isJSON = false
-        case .automatic:
-            if detected.prefersPlainMode {
-                frontend = PlainFrontend(options: .plainText(unicode: detected.unicode && isTTY))
-                isFullScreen = false
-            } else {
-                frontend = FullScreenFrontend(options: detected)
-                isFullScreen = true
-            }
-            isJSON = false
+        let output: FrontendChoice.Output = switch flags.output {
+        case .automatic: .automatic
+        case .plain: .plain
+        case .json: .json
         }
+        let choice = FrontendChoice(output: output, environment: environment, colorAllowed: flags.colorAllowed(environment: environment),
+                                    ascii: flags.ascii, bell: flags.bell)
+        frontend = choice.frontend
+        isFullScreen = choice.isFullScreen
+        isJSON = choice.isJSON
     }
 
     /// A match at the lobby's desk (several matches at one terminal, MatchDesk.swift).
@@ -169,15 +155,6 @@ final class LastSaveGuard: Sendable {
             _ = Glibc.signal(number, action)
         }
         return signal
-    }
-}
-
-extension TerminalUI.DisplayOptions {
-    /// Plain text, Unicode pieces only when allowed.
-    static func plainText(unicode: Bool) -> TerminalUI.DisplayOptions {
-        var options = TerminalUI.DisplayOptions.plainASCII
-        options.unicode = unicode
-        return options
     }
 }
 
