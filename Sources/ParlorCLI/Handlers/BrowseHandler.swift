@@ -20,7 +20,7 @@ func runBrowse(_ options: BrowseOptions) async throws -> ExitCode {
 
 /// `runBrowse` against any directory (tests use an in-memory one).
 func runBrowse(_ options: BrowseOptions, directory: any ServiceDirectory) async throws -> ExitCode {
-    let inputs = InputMerger()
+    let inputs = InputMerger<BrowseEvent>()
     defer { inputs.close() }
     inputs.forward(directory.browse(type: parlorServiceType))
     let watching: Bool
@@ -40,9 +40,9 @@ func runBrowse(_ options: BrowseOptions, directory: any ServiceDirectory) async 
 
     for await input in inputs.stream {
         switch input {
-        case .browse(.failed(let error)):
+        case .event(.failed(let error)):
             throw BrowseFailure(error: error)
-        case .browse(let event):
+        case .event(let event):
             guard let change = list.apply(event) else { continue }
             if options.json {
                 Console.write(GameListing.json(change).encoded + "\n")

@@ -319,7 +319,7 @@ struct Lobby {
         do { try terminal.enterFullScreen() } catch {
             throw CommandFailure("cannot open the lobby: \(error)", exitCode: .ioError)
         }
-        let inputs = InputMerger()
+        let inputs = InputMerger<BrowseEvent>()
         let desk = seats.openDesk(on: terminal) { inputs.redraw() }
         // Raw mode turns Ctrl-C into a key; these are what may still arrive as signals.
         let signals = SignalWatcher(signals: [SIGTERM, SIGHUP, SIGWINCH]) { number in
@@ -355,7 +355,7 @@ struct Lobby {
         for await input in inputs.stream {
             if let number = seats.signal { return .left(signal: number) }
             switch input {
-            case .browse(let event):
+            case .event(let event):
                 model.apply(event)
             case .key(let key):
                 if desk.hasScreen {

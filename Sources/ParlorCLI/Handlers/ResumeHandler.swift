@@ -130,7 +130,7 @@ enum ResumeAsHost {
             announcer.say("  parlor resume \(state.matchID.short)")
             for line in lines { announcer.say("  " + line) }
             announcer.say("  parlor resume localhost:\(port)   (on this machine)")
-            announcer.say("Waiting up to \(grace.components.seconds) s for \(guestName)… (\(isInteractiveTerminal ? "q, Esc or " : "")Ctrl-C to stop)")
+            announcer.say("Waiting up to \(grace.components.seconds) s for \(guestName)… (\(Terminal.isInteractive ? "q, Esc or " : "")Ctrl-C to stop)")
         }
 
         // Bounded: --grace, as for a guest that went away during the match.

@@ -221,7 +221,7 @@ struct RematchPlan {
         if onTheBoard {
             wants = question?.answer ?? false
         } else {
-            wants = await Self.askYesNo(peerOffered ? "\(peer) offers a rematch with seats swapped. Accept? (y/n) "
+            wants = await LinePrompt.yesNo(peerOffered ? "\(peer) offers a rematch with seats swapped. Accept? (y/n) "
                                                : "Rematch with seats swapped? (y/n) ")
         }
         if wants && !peerOffered { announcer.say("Waiting for \(peer)'s answer\u{2026}") }
@@ -251,11 +251,6 @@ struct RematchPlan {
         case .noAnswer: "\(peer) did not answer the rematch offer."
         case .protocolError(let why): "No rematch: \(why)."
         }
-    }
-
-    /// Asks on the terminal and reads one line on a Dispatch thread; end of input means no.
-    static func askYesNo(_ question: String) async -> Bool {
-        await LinePrompt.yesNo(question)
     }
 }
 
