@@ -31,7 +31,7 @@ func runResume(_ options: ResumeOptions) async throws -> ExitCode {
     switch record.role {
     case .host:
         // A table of a many-table host: every unfinished table of that process comes back together.
-        let siblings = HallResume.siblings(of: record, in: store)
+        let siblings = store.siblingTables(of: record)
         if !siblings.isEmpty { return try await HallResume.run(record, siblings: siblings, options: options, store: store) }
         return try await ResumeAsHost.run(record, options: options, presentation: presentation)
     case .guest:
