@@ -287,3 +287,18 @@ extension MatchStore {
         if access(directory, W_OK) != 0 { throw .system(call: "access", path: directory, errno: errno) }
     }
 }
+
+extension MatchStore {
+    /// The other unfinished tables of the many-table host process that saved
+    /// `record` (`parlor host --tables`), which `parlor resume` brings back with
+    /// it: host records of two seats, interrupted, with a seat token, written by
+    /// the same process (`writerPID`) on the same port. Empty for a host of one match.
+    public func siblingTables(of record: StoredMatch) -> [StoredMatch] {
+        guard record.role == .host, record.state.seats.count == 2, record.writerPID != 0 else { return [] }
+        return list().matches.filter { other in
+            other.role == .host && other.phase == .interrupted && other.writerPID == record.writerPID
+                && other.listenPort == record.listenPort && other.state.matchID != record.state.matchID
+                && other.state.seats.count == 2 && other.hasSeatToken
+        }
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import TerminalUI
 
 /// Runs bare `parlor` (no arguments) and says how the process should end.
 ///
@@ -11,7 +12,7 @@ import Foundation
 func runBare(settings: Settings = Settings()) async throws -> ExitCode {
     let environment = ProcessInfo.processInfo.environment
     let term = environment["TERM"] ?? ""
-    guard isInteractiveTerminal, !term.isEmpty, term != "dumb" else {
+    guard Terminal.isInteractive, !term.isEmpty, term != "dumb" else {
         Console.write(HelpRenderer.rootHelp())
         return .success
     }

@@ -20,7 +20,7 @@ func runBrowse(_ options: BrowseOptions) async throws -> ExitCode {
 
 /// `runBrowse` against any directory (tests use an in-memory one).
 func runBrowse(_ options: BrowseOptions, directory: any ServiceDirectory) async throws -> ExitCode {
-    let inputs = InputMerger()
+    let inputs = InputMerger<BrowseEvent>()
     defer { inputs.close() }
     inputs.forward(directory.browse(type: parlorServiceType))
     let watching: Bool
@@ -40,9 +40,9 @@ func runBrowse(_ options: BrowseOptions, directory: any ServiceDirectory) async 
 
     for await input in inputs.stream {
         switch input {
-        case .browse(.failed(let error)):
+        case .event(.failed(let error)):
             throw BrowseFailure(error: error)
-        case .browse(let event):
+        case .event(let event):
             guard let change = list.apply(event) else { continue }
             if options.json {
                 Console.write(GameListing.json(change).encoded + "\n")
@@ -91,16 +91,9 @@ enum BrowseText {
         return GameListing.table(list.games).joined(separator: "\n") + "\n"
     }
 
-    /// Clears the terminal and draws the live list (`--watch` on a terminal).
+    /// Clears the terminal and draws the live list (`--watch` on a terminal; TerminalUI's `GameTable`).
     static func redraw(_ list: GameList, game: String?) {
-        var text = String(decoding: ScreenControl.clear, as: UTF8.self)
-        text += "Games on the LAN (Ctrl-C to stop)\n\n"
-        if list.isEmpty {
-            text += "  (none yet; still looking)\n"
-        } else {
-            text += GameListing.table(list.games).joined(separator: "\n") + "\n"
-        }
-        Console.write(text)
+        Console.write(GameTable.liveScreen(list.games.map(GameListing.row)))
         fflush(nil)
     }
 
@@ -114,9 +107,6 @@ enum BrowseText {
     }
 
     private static func describe(_ game: ListedGame) -> String {
-        let row = GameListing.row(game)
-        var text = "\(row.name) | \(row.game) | \(row.host) | \(row.seats) | \(row.state) | \(row.addresses)"
-        if let note = row.note { text += " | " + note }
-        return text
+        GameListing.row(game).line
     }
 }

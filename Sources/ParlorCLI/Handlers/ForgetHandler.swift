@@ -4,7 +4,7 @@ import TerminalUI
 
 /// Runs `parlor forget ID`: deletes a saved match, asking first on a TTY.
 func runForget(_ options: ForgetOptions) async throws -> ExitCode {
-    let store = Stores.default
+    let store = LocalData.matchStore
     let records = try Stores.findOne(options.id, in: store)
     guard let first = records.first else { return .failure }
     if !options.yes {

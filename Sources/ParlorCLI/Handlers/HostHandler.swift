@@ -93,9 +93,9 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
         for line in joinLines { announcer.say("  " + line) }
         announcer.say("  parlor join localhost:\(port)\(codeArgument)   (on this machine)")
         announcer.say("Through SSH: " + LAN.sshHint(port: port) + codeArgument)
-        let stop = "(\(isInteractiveTerminal ? "q, Esc or " : "")Ctrl-C to stop)"
+        let stop = "(\(Terminal.isInteractive ? "q, Esc or " : "")Ctrl-C to stop)"
         if options.seats > 2 {
-            let early = isInteractiveTerminal ? " Press b to give the empty seats to bots and start once a guest is seated." : ""
+            let early = Terminal.isInteractive ? " Press b to give the empty seats to bots and start once a guest is seated." : ""
             announcer.say("A table of \(options.seats): it starts when every seat is taken.\(early) Waiting for players to join… " + stop)
         } else {
             announcer.say("Waiting for a player to join… " + stop)

@@ -141,7 +141,7 @@ struct PasscodeQuestion {
                 options.passcode = try await ask()
             } catch .rejected(.passcodeWrong, _) {
                 wrongTries += 1
-                guard isInteractiveTerminal, wrongTries < Self.tries else {
+                guard Terminal.isInteractive, wrongTries < Self.tries else {
                     throw JoinFailure(error: .rejected(.passcodeWrong, ""), wrongTries: wrongTries)
                 }
                 Console.writeError("That passcode is wrong (\(wrongTries) of \(Self.tries) tries).\n")
@@ -158,7 +158,7 @@ struct PasscodeQuestion {
     /// Ctrl-D at the prompt ends parlor as interrupted (exit 130).
     func ask() async throws -> String {
         let host = what
-        guard isInteractiveTerminal, canAsk else {
+        guard Terminal.isInteractive, canAsk else {
             throw CommandFailure("\(host) needs a passcode; ask its host for the code and join with --code CODE", exitCode: .usage)
         }
         switch await LinePrompt.secret(prompt) {

@@ -1,30 +1,15 @@
-// How a game found on the LAN is shown: as a table row (browse, the join
-// picker, the lobby) and as a JSON object (browse --json). One place, so
-// the three agree.
+// How a game found on the LAN is put into words: the row TerminalUI's
+// `GameTable` draws (browse, the join picker, the lobby) and the JSON object
+// of browse --json. One place, so the three agree.
 
 import Discovery
 import Games
 import TerminalUI
 
-/// The text and JSON forms of `ListedGame`s.
+/// The words and JSON forms of `ListedGame`s.
 enum GameListing {
-    /// The columns of one row, before padding.
-    struct Row: Hashable {
-        var name: String
-        var game: String
-        var host: String
-        var seats: String
-        var state: String
-        var addresses: String
-        /// "cannot join: …" for games this parlor cannot join now; nil otherwise.
-        var note: String?
-    }
-
-    static let header = Row(name: "NAME", game: "GAME", host: "HOST", seats: "SEATS", state: "STATE",
-                            addresses: "ADDRESS", note: nil)
-
     /// The facts of one game as words, falling back to the raw TXT values when the record cannot be read.
-    static func row(_ game: ListedGame) -> Row {
+    static func row(_ game: ListedGame) -> GameRow {
         let txt = game.service.txt
         let gameText: String
         if let id = game.gameID {
@@ -49,70 +34,14 @@ enum GameListing {
         }
         let addresses = game.endpoints.isEmpty ? "\(game.service.hostTarget):\(game.service.port)"
             : game.endpoints.joined(separator: " ")
-        return Row(name: Text.escapingUnprintable(game.name), game: Text.escapingUnprintable(gameText), host: Text.escapingUnprintable(host.isEmpty ? "-" : host),
+        return GameRow(name: Text.escapingUnprintable(game.name), game: Text.escapingUnprintable(gameText), host: Text.escapingUnprintable(host.isEmpty ? "-" : host),
                    seats: Text.escapingUnprintable(seats), state: Text.escapingUnprintable(state), addresses: addresses,
                    note: note.map { Text.escapingUnprintable($0) })
     }
 
-    /// A table: a header, then one line per game (and an indented line with the reason
-    /// for games that cannot be joined). `numbered` puts "1", "2"… before the rows.
+    /// The table of `games` (TerminalUI's `GameTable`).
     static func table(_ games: [ListedGame], numbered: Bool = false, width: Int? = nil) -> [String] {
-        let laid = layout(games, numbered: numbered, width: width)
-        return [laid.header] + laid.rows.flatMap { $0 }
-    }
-
-    /// The table's header line and, per game, its lines (the row, then the reason it cannot be joined).
-    static func layout(_ games: [ListedGame], numbered: Bool, width: Int?) -> (header: String, rows: [[String]]) {
-        let rows = games.map(row)
-        let all = [header] + rows
-        func widest(_ column: (Row) -> String) -> Int { all.map { column($0).count }.max() ?? 0 }
-        let widths = [widest(\.name), widest(\.game), widest(\.host), widest(\.seats), widest(\.state)]
-        let numberWidth = numbered ? String(games.count).count + 2 : 0
-        func line(_ row: Row, number: String) -> String {
-            let cells = [row.name, row.game, row.host, row.seats, row.state]
-            var text = number.padding(toLength: numberWidth, withPad: " ", startingAt: 0)
-            for (cell, size) in zip(cells, widths) { text += cell.padding(toLength: size + 2, withPad: " ", startingAt: 0) }
-            text += row.addresses
-            return clip(text, to: width)
-        }
-        let lines = rows.enumerated().map { index, row -> [String] in
-            var lines = [line(row, number: numbered ? "\(index + 1)" : "")]
-            if let note = row.note {
-                lines.append(clip(String(repeating: " ", count: numberWidth + 2) + note, to: width))
-            }
-            return lines
-        }
-        return (line(header, number: numbered ? "#" : ""), lines)
-    }
-
-    /// `text` broken into lines of at most `width` characters, at spaces where it can be.
-    static func wrap(_ text: String, to width: Int) -> [String] {
-        var lines: [String] = []
-        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            var line = ""
-            for word in paragraph.split(separator: " ", omittingEmptySubsequences: false) {
-                if line.isEmpty {
-                    line = String(word)
-                } else if line.count + 1 + word.count <= width {
-                    line += " " + word
-                } else {
-                    lines.append(line)
-                    line = String(word)
-                }
-                while line.count > width {
-                    lines.append(String(line.prefix(width)))
-                    line = String(line.dropFirst(width))
-                }
-            }
-            lines.append(line)
-        }
-        return lines
-    }
-
-    /// `text` cut to `width` characters, with "…" where it was cut.
-    static func clip(_ text: String, to width: Int?) -> String {
-        guard let width, width > 1, text.count > width else { return text }
-        return String(text.prefix(width - 1)) + "…"
+        GameTable.lines(games.map(row), numbered: numbered, width: width)
     }
 
     /// The `browse --json` object for a change: event found, updated or lost, and every fact.

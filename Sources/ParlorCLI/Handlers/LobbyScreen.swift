@@ -277,89 +277,27 @@ struct LobbyModel {
         return .host(game, name: name ?? defaultName, passcode: passcode, seat: seat)
     }
 
-    /// The screen, one string per line, each at most `width` characters.
+    /// The screen, one string per line, each at most `width` characters (TerminalUI's `LobbyView`).
     func lines(width: Int) -> [String] {
-        var lines: [String] = []
+        view.lines(width: width)
+    }
+
+    /// What the screen shows now, in words.
+    var view: LobbyView {
         func gameName(_ id: String) -> String { catalog.first { $0.id == id }?.name ?? id }
-        switch mode {
+        let page: LobbyView.Page = switch mode {
         case .games:
-            lines.append("parlor: games on the LAN")
-            lines.append("")
-            let games = list.games
-            if let discoveryProblem {
-                lines += GameListing.wrap(discoveryProblem, to: width)
-                lines += GameListing.wrap("Without discovery, join a host by the address it printed: press a and type it.", to: width)
-            } else if games.isEmpty {
-                lines.append("Looking for games… none yet. Games hosted on this network appear here as they start.")
-            } else {
-                let laid = GameListing.layout(games, numbered: true, width: max(20, width - 2))
-                lines.append("  " + laid.header)
-                for (game, rowLines) in zip(games, laid.rows) {
-                    let marker = game.name == selectedName ? "> " : "  "
-                    lines.append(marker + rowLines[0])
-                    lines += rowLines.dropFirst().map { "  " + $0 }
-                }
-            }
-            lines.append("")
-            if let message { lines += GameListing.wrap(message, to: width) }
-            // The keys on one line where it fits, else on two (80 columns): never cut off.
-            let joining = "↑/↓ choose · Enter or 1-9 join · w watch · a type an address"
-            let starting = "h host a game · p play a bot offline · q quit"
-            if joining.count + 3 + starting.count <= width {
-                lines.append(joining + " · " + starting)
-            } else {
-                lines += [joining, starting]
-            }
-        case .address:
-            lines.append("parlor: join a game by its address")
-            lines.append("")
-            lines.append("Address (HOST:PORT, [IPv6]:PORT, or a game's name): " + typed + "_")
-            lines.append("")
-            if let message { lines += GameListing.wrap(message, to: width) }
-            lines.append("Enter join · Backspace erase · Esc back")
-        case .chooseGame(let forHosting):
-            lines.append(forHosting ? "parlor: host a game on the LAN. Which game?" : "parlor: play a bot offline. Which game?")
-            lines.append("")
-            for (index, game) in catalog.enumerated() {
-                let marker = index == selectedGameIndex ? "> " : "  "
-                lines.append("\(marker)\(index + 1)  \(game.name) (\(game.id))")
-            }
-            lines.append("")
-            if let message { lines += GameListing.wrap(message, to: width) }
-            lines.append("↑/↓ choose · Enter or 1-\(catalog.count) next · Esc back")
+            .games(rows: list.games.map(GameListing.row), selected: list.games.firstIndex { $0.name == selectedName },
+                   discoveryProblem: discoveryProblem)
+        case .address: .address(typed: typed)
+        case .chooseGame(let forHosting): .chooseGame(forHosting: forHosting, games: catalog, selected: selectedGameIndex)
         case .botLevel(let game):
-            lines.append("parlor: play \(gameName(game)) against a bot. How strong?")
-            lines.append("")
-            for (index, level) in BotLevelChoice.allCases.enumerated() {
-                lines.append("  \(index + 1)  \(level.rawValue)\(level == defaultLevel ? " (Enter)" : "")")
-            }
-            lines.append("")
-            lines.append("1-3 or e/m/h choose · Esc back")
-        case .hostName(let game):
-            lines.append("parlor: host \(gameName(game)). The name other players see:")
-            lines.append("")
-            lines.append("Name: " + typed + "_")
-            lines.append("")
-            if let message { lines += GameListing.wrap(message, to: width) }
-            lines.append("Enter next · Backspace erase · Esc back")
-        case .hostCode(let game, let name):
-            lines.append("parlor: host \(gameName(game)) as \(name). Ask joining players for a passcode?")
-            lines.append("")
-            lines.append("  y  yes, make one up (it is shown when hosting starts)")
-            lines.append("  n  no, anyone may join (Enter)")
-            lines.append("")
-            lines.append("y or n · Esc back")
-        case .seat(let game, let level, let name, _):
-            let what = level.map { "play \(gameName(game)) against the \($0.rawValue) bot" } ?? "host \(gameName(game)) as \(name ?? defaultName)"
-            lines.append("parlor: \(what). Which seat?")
-            lines.append("")
-            lines.append("  1  first (you move first)\(level != nil ? " (Enter)" : "")")
-            lines.append("  2  second")
-            lines.append("  3  random (a coin decides)\(level == nil ? " (Enter)" : "")")
-            lines.append("")
-            lines.append("1-3 or f/s/r start · Esc back")
+            .botLevel(game: gameName(game), levels: BotLevelChoice.allCases.map(\.rawValue), defaultLevel: defaultLevel.rawValue)
+        case .hostName(let game): .hostName(game: gameName(game), typed: typed)
+        case .hostCode(let game, let name): .hostCode(game: gameName(game), name: name)
+        case .seat(let game, let level, let name, _): .seat(game: gameName(game), level: level?.rawValue, name: name ?? defaultName)
         }
-        return lines.map { GameListing.clip($0, to: width) }
+        return LobbyView(page: page, message: message)
     }
 }
 
@@ -381,7 +319,7 @@ struct Lobby {
         do { try terminal.enterFullScreen() } catch {
             throw CommandFailure("cannot open the lobby: \(error)", exitCode: .ioError)
         }
-        let inputs = InputMerger()
+        let inputs = InputMerger<BrowseEvent>()
         let desk = seats.openDesk(on: terminal) { inputs.redraw() }
         // Raw mode turns Ctrl-C into a key; these are what may still arrive as signals.
         let signals = SignalWatcher(signals: [SIGTERM, SIGHUP, SIGWINCH]) { number in
@@ -417,7 +355,7 @@ struct Lobby {
         for await input in inputs.stream {
             if let number = seats.signal { return .left(signal: number) }
             switch input {
-            case .browse(let event):
+            case .event(let event):
                 model.apply(event)
             case .key(let key):
                 if desk.hasScreen {
@@ -472,7 +410,7 @@ struct Lobby {
         // One column spare: writing the last column makes some terminals wrap.
         let width = max(20, (size?.columns ?? 80) - 1)
         var lines = model.lines(width: width)
-        let deskLines = desk.homeLines().flatMap { GameListing.wrap($0, to: width) }
+        let deskLines = desk.homeLines().flatMap { ScreenText.wrap($0, to: width) }
         if !deskLines.isEmpty { lines.insert(contentsOf: deskLines + [""], at: min(2, lines.count)) }
         desk.showLobby(lines)
     }

@@ -15,32 +15,18 @@ struct MatchPresentation {
     let isFullScreen: Bool
     let isJSON: Bool
 
-    /// Full screen on a terminal; plain when stdin or stdout is not a TTY, `TERM` is dumb or unset, or `--plain`; JSON with `--json`.
+    /// The frontend TerminalUI's `FrontendChoice` picks for the flags and the terminal.
     init(flags: DisplayFlags, environment: [String: String] = ProcessInfo.processInfo.environment) {
-        let isTTY = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
-        var detected = TerminalUI.DisplayOptions.detect(environment: environment, isTTY: isTTY,
-                                                         noColorFlag: !flags.colorAllowed(environment: environment),
-                                                         asciiFlag: flags.ascii)
-        detected.bell = flags.bell
-        switch flags.output {
-        case .json:
-            frontend = JSONFrontend()
-            isFullScreen = false
-            isJSON = true
-        case .plain:
-            frontend = PlainFrontend(options: .plainText(unicode: detected.unicode && isTTY))
-            isFullScreen = false
-            isJSON = false
-        case .automatic:
-            if detected.prefersPlainMode {
-                frontend = PlainFrontend(options: .plainText(unicode: detected.unicode && isTTY))
-                isFullScreen = false
-            } else {
-                frontend = FullScreenFrontend(options: detected)
-                isFullScreen = true
-            }
-            isJSON = false
+        let output: FrontendChoice.Output = switch flags.output {
+        case .automatic: .automatic
+        case .plain: .plain
+        case .json: .json
         }
+        let choice = FrontendChoice(output: output, environment: environment, colorAllowed: flags.colorAllowed(environment: environment),
+                                    ascii: flags.ascii, bell: flags.bell)
+        frontend = choice.frontend
+        isFullScreen = choice.isFullScreen
+        isJSON = choice.isJSON
     }
 
     /// A match at the lobby's desk (several matches at one terminal, MatchDesk.swift).
@@ -122,65 +108,6 @@ struct MatchPresentation {
     }
 }
 
-/// Holds the terminating signals from the moment the frontend returns until
-/// `release()`, remembering the first one that arrived in between.
-///
-/// They are ignored from the start (so the frontend's watcher, when it stops,
-/// puts back "ignored", not the default action that would kill the process),
-/// watched again once the frontend has returned, and given their old actions
-/// back by `release()`. Only one watcher per signal at a time: a second
-/// dispatch source for the same signal would take deliveries from the first.
-final class LastSaveGuard: Sendable {
-    private struct Held: @unchecked Sendable {
-        var previous: [(Int32, sighandler_t?)] = []
-        var watcher: SignalWatcher?
-        var signal: Int32?
-        var released = false
-    }
-
-    private let held = Mutex(Held())
-
-    init() {
-        held.withLock { held in
-            held.previous = SignalWatcher.terminating.map { ($0, signal($0, SIG_IGN)) }
-        }
-    }
-
-    /// The frontend's own watcher has stopped: watch (and remember) from now on.
-    func frontendReturned() {
-        let watcher = SignalWatcher(signals: SignalWatcher.terminating) { [weak self] number in self?.note(number) }
-        held.withLock { $0.watcher = watcher }
-    }
-
-    private func note(_ number: Int32) {
-        held.withLock { if $0.signal == nil { $0.signal = number } }
-    }
-
-    /// Restores the signals' actions (SIGHUP stays ignored once the terminal
-    /// is gone); returns the signal that arrived meanwhile.
-    @discardableResult
-    func release() -> Int32? {
-        let (watcher, previous, signal) = held.withLock { held in
-            defer { held.watcher = nil; held.previous = []; held.released = true }
-            return (held.watcher, held.released ? [] : held.previous, held.signal)
-        }
-        watcher?.cancel()
-        for (number, action) in previous where !(number == SIGHUP && SignalWatcher.hangUpsAreIgnored) {
-            _ = Glibc.signal(number, action)
-        }
-        return signal
-    }
-}
-
-extension TerminalUI.DisplayOptions {
-    /// Plain text, Unicode pieces only when allowed.
-    static func plainText(unicode: Bool) -> TerminalUI.DisplayOptions {
-        var options = TerminalUI.DisplayOptions.plainASCII
-        options.unicode = unicode
-        return options
-    }
-}
-
 extension BotLevelChoice {
     /// The Bots module's level.
     var level: BotLevel {
@@ -210,9 +137,12 @@ enum Hints {
     }()
 }
 
-/// Where this user's parlor data lives, and the stable player id kept there.
+/// Where this user's parlor data lives (from the environment): the one
+/// store every command uses, and the stable player id kept beside it.
 enum LocalData {
-    static var matchStore: MatchStore { Stores.default }
+    static var matchStore: MatchStore {
+        MatchStore(directory: MatchStore.defaultDirectory(environment: ProcessInfo.processInfo.environment))
+    }
     static var directory: String { MatchStore.dataDirectory(environment: ProcessInfo.processInfo.environment) }
     static var playerID: PlayerID { PlayerIdentity.load(directory: directory) }
 }

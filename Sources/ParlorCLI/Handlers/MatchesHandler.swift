@@ -4,7 +4,7 @@ import TerminalUI
 
 /// Runs `parlor matches`: the saved matches, newest first.
 func runMatches(_ options: MatchesOptions) async throws -> ExitCode {
-    let (records, problems) = Stores.default.list()
+    let (records, problems) = LocalData.matchStore.list()
     Stores.reportProblems(problems)
     if options.json {
         for record in records {
@@ -19,16 +19,11 @@ func runMatches(_ options: MatchesOptions) async throws -> ExitCode {
     var rows = [["ID", "GAME", "OPPONENT", "TURN", "STATE", "OUTCOME", "LAST ACTIVITY"]]
     for record in records {
         rows.append([record.state.matchID.short, record.state.gameID, record.opponentNames.joined(separator: ", "),
-                     Stores.whoseTurn(record), record.phase.description, Stores.outcomeText(record),
-                     Stores.timestamp(record.lastActivity)])
+                     SavedMatchText.whoseTurn(record.state, localSeat: record.localSeat), record.phase.description,
+                     SavedMatchText.outcomeText(record.state, localSeat: record.localSeat),
+                     SavedMatchText.timestamp(record.lastActivity)])
     }
-    let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
-    for row in rows {
-        let cells = row.enumerated().map { index, cell in
-            index == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[index] - cell.count)
-        }
-        Console.write(cells.joined(separator: "  ") + "\n")
-    }
+    for line in SavedMatchText.columns(rows) { Console.write(line + "\n") }
     return .success
 }
 
@@ -40,11 +35,11 @@ enum MatchSummary {
             ("game", JSONValue(record.state.gameID)), ("hash", JSONValue(JSONEvents.hex16(record.state.stateHash))),
             ("id", JSONValue(record.state.matchID.hex)), ("lastActivity", JSONValue(record.lastActivity)),
             ("moves", JSONValue(record.state.moves.count)), ("opponents", JSONValue(record.opponentNames)),
-            ("outcome", JSONValue(Stores.outcome(record))), ("role", JSONValue(record.role.description)),
+            ("outcome", JSONValue(SavedMatchText.outcome(record.state, localSeat: record.localSeat))), ("role", JSONValue(record.role.description)),
             ("seat", JSONValue(record.localSeat)), ("sequence", JSONValue(Int(record.state.sequence))),
-            ("state", JSONValue(record.phase.description)), ("turn", JSONValue(Stores.whoseTurn(record))),
+            ("state", JSONValue(record.phase.description)), ("turn", JSONValue(SavedMatchText.whoseTurn(record.state, localSeat: record.localSeat))),
         ]
-        if let place = Stores.place(record) { fields.insert(("place", JSONValue(place)), at: 7) }
+        if let place = SavedMatchText.place(record.state, localSeat: record.localSeat) { fields.insert(("place", JSONValue(place)), at: 7) }
         return .object(fields)
     }
 }

@@ -27,7 +27,7 @@ func runPlay(_ options: PlayOptions, desk: MatchDesk? = nil) async throws -> Exi
         guard asks, case .ended(let state) = exit, !localSeats.contains(where: { state.seats[$0].outcome == .quit }) else {
             return exit.exitCode
         }
-        let again = if let question { question.answer ?? false } else { await RematchPlan.askYesNo("Play again? (y/n) ") }
+        let again = if let question { question.answer ?? false } else { await LinePrompt.yesNo("Play again? (y/n) ") }
         guard again else { return exit.exitCode }
     }
 }

@@ -7,7 +7,7 @@ import TerminalUI
 /// Runs `parlor replay ID`: the boards move by move on a terminal, else the
 /// move list (plain, JSON) of a saved match.
 func runReplay(_ options: ReplayOptions, environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> ExitCode {
-    let records = try Stores.findOne(options.id, in: Stores.default)
+    let records = try Stores.findOne(options.id, in: LocalData.matchStore)
     // When this store keeps both sides of a match, show the one furthest along
     // (the host's, or a guest's that saw the same end).
     guard let record = records.max(by: { $0.state.sequence < $1.state.sequence }) else { return .failure }

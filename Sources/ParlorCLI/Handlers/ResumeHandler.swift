@@ -31,7 +31,7 @@ func runResume(_ options: ResumeOptions) async throws -> ExitCode {
     switch record.role {
     case .host:
         // A table of a many-table host: every unfinished table of that process comes back together.
-        let siblings = HallResume.siblings(of: record, in: store)
+        let siblings = store.siblingTables(of: record)
         if !siblings.isEmpty { return try await HallResume.run(record, siblings: siblings, options: options, store: store) }
         return try await ResumeAsHost.run(record, options: options, presentation: presentation)
     case .guest:
@@ -130,7 +130,7 @@ enum ResumeAsHost {
             announcer.say("  parlor resume \(state.matchID.short)")
             for line in lines { announcer.say("  " + line) }
             announcer.say("  parlor resume localhost:\(port)   (on this machine)")
-            announcer.say("Waiting up to \(grace.components.seconds) s for \(guestName)… (\(isInteractiveTerminal ? "q, Esc or " : "")Ctrl-C to stop)")
+            announcer.say("Waiting up to \(grace.components.seconds) s for \(guestName)… (\(Terminal.isInteractive ? "q, Esc or " : "")Ctrl-C to stop)")
         }
 
         // Bounded: --grace, as for a guest that went away during the match.

@@ -6,6 +6,7 @@
 import Discovery
 import Foundation
 import Session
+import TerminalUI
 
 /// Finds an advertised game and connects to it.
 enum ServiceFinder {
@@ -20,7 +21,7 @@ enum ServiceFinder {
     static func reach(name: String?, json: Bool = false, watching: Bool = false, directory: any ServiceDirectory = DNSSDDirectory(),
                       timeout: Duration = GameFinder.defaultTimeout)
         async throws -> (connection: TCPConnection, address: String, needsPasscode: Bool, name: String, hintsAllowed: Bool) {
-        let canPick = isInteractiveTerminal
+        let canPick = Terminal.isInteractive
         if name == nil && !canPick { throw UsageError.missingArgument("TARGET") }
         // To watch, a match already playing is what one looks for (`parlor watch NAME`).
         let finder = GameFinder(directory: directory, timeout: timeout,
@@ -110,13 +111,13 @@ struct NumberedPicker: GamePicker {
                 : "No game on the LAN can be joined now:\n" + GameListing.table(all).joined(separator: "\n") + "\n"
             text += "Press Enter to look again, or q to quit: "
             say(text)
-            guard let line = await readLineOffPool() else { return .cancelled }
+            guard let line = await LinePrompt.line() else { return .cancelled }
             return Text.trimmingWhitespace(line).lowercased().hasPrefix("q") ? .cancelled : .lookAgain
         }
         say("Games you can join:\n" + GameListing.table(candidates, numbered: true).joined(separator: "\n") + "\n")
         while true {
             say("Join which game? [1-\(candidates.count), Enter to look again, q to quit]: ")
-            guard let line = await readLineOffPool() else { return .cancelled }
+            guard let line = await LinePrompt.line() else { return .cancelled }
             let answer = Text.trimmingWhitespace(line).lowercased()
             if answer.isEmpty { return .lookAgain }
             if answer.hasPrefix("q") { return .cancelled }

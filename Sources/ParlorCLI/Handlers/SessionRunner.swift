@@ -70,130 +70,68 @@ enum SessionRunner {
         })
     }
 
-    /// Plays a hosted match (new or resumed) to the end, then any rematches.
-    /// `record` is what the store keeps for this side; every committed state
-    /// is saved before the guest can see it. Returns how the last match ended.
+    /// Plays a hosted match (new or resumed) to the end, then any rematches
+    /// (Session's `MatchSeries`). `record` is what the store keeps for this
+    /// side; every committed state is saved before the guest can see it.
+    /// Returns how the last match ended.
     static func playAsHost(_ first: HostedMatch, host: MatchHost, record: StoredMatch, bot: BotLevelChoice?,
                            presentation: MatchPresentation, grace: Duration, rematches: Int?,
                            botLevels: [BotLevelChoice] = [], awayBot: Duration? = nil) async throws -> FrontendExit {
-        var hosted = first
-        var record = record
-        var rematch = RematchPlan(rematches: rematches, bot: bot, presentation: presentation)
-        // A table plays one match: rematches swap two seats.
-        let atTable = first.initialState.seats.count > 2
-        if atTable { rematch = .never(presentation) }
-        while true {
-            let (me, locals) = localParticipant(hosted.hostPlayerID, bot: bot, presentation: presentation)
-            let controller = hosted.makeController(with: me, bots: tableBots(hosted, levels: botLevels, presentation: presentation))
-            let recorder = MatchRecorder(store: LocalData.matchStore, record: record)
-            Self.record(hosted, with: recorder)
-            if let awayBot { standIn(for: hosted, after: awayBot, presentation: presentation) }
-            var presentation = presentation
-            if atTable {
-                let table = hosted
-                let pause = presentation.botPause
-                presentation.allowStandIn { standIn(for: table, after: .zero, pause: pause) }
-            }
-            if rematch.possible { hosted.remote.keepConnectionForRematch() }
-            let question = rematch.question()
-            let news = RematchPlan.follow(hosted.remote, controller: controller, peer: hosted.guestName, question: question)
-            defer { news?.cancel() }
-            let exit = try await presentation.play(controller, locals: locals, recorder: recorder, link: TableLink(guests: hosted.guests),
-                                                   endQuestion: question)
-            guard case .ended = exit else { return exit }
-            // Each guest acknowledges the end at once (GOODBYE, or by staying for the rematch talk);
-            // one that was away, or went away before it, learns the end by coming back.
-            var missed: [RemoteGuest] = []
-            for guest in hosted.guests where await guest.finalDelivery(within: .seconds(30)) != .delivered { missed.append(guest) }
-            if !missed.isEmpty {
-                await waitForGuestsToSeeTheEnd(hosted, missed, grace: grace, json: presentation.isJSON)
-                return exit
-            }
-            guard rematch.possible else { return exit }
-            if let end = hosted.remote.rematchRuledOut {
-                rematch.explain(end, peer: hosted.guestName)
-                return exit
-            }
-            let wants = await rematch.wanted(peer: hosted.guestName, peerOffered: hosted.remote.peerOfferedRematch,
-                                             question: question, weQuit: exit.state.seats[hosted.hostSeat].outcome == .quit)
-            switch await host.rematch(after: hosted, wants: wants) {
-            case .over(let end):
-                rematch.explain(end, peer: hosted.guestName)
-                return exit
-            case .newMatch(let next):
-                hosted = next
-                record = StoredMatch(state: next.initialState, role: .host, localSeat: next.hostSeat,
-                                     lastActivity: wallClockMilliseconds(), seatToken: next.seatToken.bytes,
-                                     listenPort: record.listenPort)
-                rematch.started(next.initialState, localSeat: next.hostSeat)
-            }
+        var player = SeriesSide(first, rematches: rematches, bot: bot, presentation: presentation, record: record,
+            playOne: { hosted, record, question in
+                let (me, locals) = localParticipant(hosted.hostPlayerID, bot: bot, presentation: presentation)
+                let controller = hosted.makeController(with: me, bots: tableBots(hosted, levels: botLevels, presentation: presentation))
+                let recorder = MatchRecorder(store: LocalData.matchStore, record: record)
+                Self.record(hosted, with: recorder)
+                if let awayBot { standIn(for: hosted, after: awayBot, presentation: presentation) }
+                var presentation = presentation
+                if hosted.initialState.seats.count > 2 {
+                    let pause = presentation.botPause
+                    presentation.allowStandIn { standIn(for: hosted, after: .zero, pause: pause) }
+                }
+                return try await play(controller, locals: locals, recorder: recorder, talk: hosted.remote, peer: hosted.guestName,
+                                      link: TableLink(guests: hosted.guests), question: question, presentation: presentation)
+            },
+            nextRecord: { next, record in
+                StoredMatch(state: next.initialState, role: .host, localSeat: next.hostSeat, lastActivity: wallClockMilliseconds(),
+                            seatToken: next.seatToken.bytes, listenPort: record.listenPort)
+            })
+        return try await MatchSeries.play(from: first, with: &player, timing: MatchSeries.Timing(grace: grace)) {
+            await host.rematch(after: $0, wants: $1)
         }
     }
 
-    /// The match ended with the guest away: keeps serving its seat for the
-    /// grace period so that its `parlor resume` (or reconnect) gets the end.
-    private static func waitForGuestsToSeeTheEnd(_ hosted: HostedMatch, _ guests: [RemoteGuest], grace: Duration, json: Bool) async {
-        for guest in guests { await waitForGuestToSeeTheEnd(hosted, guest, grace: grace, json: json) }
-    }
-
-    private static func waitForGuestToSeeTheEnd(_ hosted: HostedMatch, _ guest: RemoteGuest, grace: Duration, json: Bool) async {
-        // A JSON notice on stdout with --json, else a line on stderr.
-        let tell = { (text: String) in
-            if json {
-                Announcer(json: true).say(text, event: .object([("event", "notice"), ("text", .string(text))]))
-            } else {
-                Console.writeError("parlor: \(text)\n")
-            }
-        }
-        let name = guest.name
-        let seconds = grace.components.seconds
-        tell("waiting up to \(seconds) s for \(name) to come back and see the end")
-        let saw = await guest.waitForFinalDelivery(within: grace)
-        // Whether their copy is behind is not known here: they may have saved the end and died before answering.
-        tell(saw ? "\(name) came back and saw the end."
-                 : "\(name) did not confirm the end within \(seconds) s; if their copy is behind, "
-                   + "'parlor resume \(hosted.initialState.matchID.short)' here serves it the end again.")
-    }
-
-    /// Plays a joined match (new or resumed) to the end, then any rematches;
-    /// the recorder keeps `record` up to date.
+    /// Plays a joined match (new or resumed) to the end, then any rematches
+    /// (Session's `MatchSeries`); the recorder keeps `record` up to date.
     static func playAsGuest(_ first: JoinedMatch, record: StoredMatch, bot: BotLevelChoice?,
                             presentation: MatchPresentation, rematches: Int?) async throws -> FrontendExit {
-        var joined = first
-        var record = record
-        var rematch = RematchPlan(rematches: rematches, bot: bot, presentation: presentation)
-        // A table plays one match: rematches swap two seats.
-        if first.initialState.seats.count > 2 { rematch = .never(presentation) }
-        while true {
-            let (me, locals) = localParticipant(joined.playerID, bot: bot, presentation: presentation)
-            let controller = joined.makeController(with: me)
-            let recorder = MatchRecorder(store: LocalData.matchStore, record: record)
-            Self.record(joined, with: recorder)
-            if rematch.possible { joined.remote.keepConnectionForRematch() }
-            let question = rematch.question()
-            let news = RematchPlan.follow(joined.remote, controller: controller, peer: joined.hostName, question: question)
-            defer { news?.cancel() }
-            let exit = try await presentation.play(controller, locals: locals, recorder: recorder, link: joined.remote,
-                                                   endQuestion: question)
-            guard case .ended = exit, rematch.possible else { return exit }
-            if let end = joined.remote.rematchRuledOut {
-                rematch.explain(end, peer: joined.hostName)
-                return exit
-            }
-            let wants = await rematch.wanted(peer: joined.hostName, peerOffered: joined.remote.peerOfferedRematch,
-                                             question: question, weQuit: exit.state.seats[joined.seat].outcome == .quit)
-            switch await Guest.rematch(after: joined, wants: wants) {
-            case .over(let end):
-                rematch.explain(end, peer: joined.hostName)
-                return exit
-            case .newMatch(let next):
-                joined = next
-                record = StoredMatch(state: next.initialState, role: .guest, localSeat: next.seat,
-                                     lastActivity: wallClockMilliseconds(), peerAddress: record.peerAddress,
-                                     seatToken: next.seatToken.bytes)
-                rematch.started(next.initialState, localSeat: next.seat)
-            }
+        var player = SeriesSide(first, rematches: rematches, bot: bot, presentation: presentation, record: record,
+            playOne: { joined, record, question in
+                let (me, locals) = localParticipant(joined.playerID, bot: bot, presentation: presentation)
+                let controller = joined.makeController(with: me)
+                let recorder = MatchRecorder(store: LocalData.matchStore, record: record)
+                Self.record(joined, with: recorder)
+                return try await play(controller, locals: locals, recorder: recorder, talk: joined.remote, peer: joined.hostName,
+                                      link: joined.remote, question: question, presentation: presentation)
+            },
+            nextRecord: { next, record in
+                StoredMatch(state: next.initialState, role: .guest, localSeat: next.seat, lastActivity: wallClockMilliseconds(),
+                            peerAddress: record.peerAddress, seatToken: next.seatToken.bytes)
+            })
+        // The grace is the host's: a guest owes nobody the end.
+        return try await MatchSeries.play(from: first, with: &player, timing: MatchSeries.Timing(grace: .zero)) {
+            await Guest.rematch(after: $0, wants: $1)
         }
+    }
+
+    /// Plays one match of a series with `presentation`, telling the final
+    /// board's `question` the other side's offer or no as it comes.
+    private static func play(_ controller: MatchController, locals: [LocalParticipant], recorder: MatchRecorder,
+                             talk: any RematchTalk, peer: String, link: any SessionLink, question: EndQuestion?,
+                             presentation: MatchPresentation) async throws -> FrontendExit {
+        let news = RematchPlan.follow(talk, controller: controller, peer: peer, question: question)
+        defer { news?.cancel() }
+        return try await presentation.play(controller, locals: locals, recorder: recorder, link: link, endQuestion: question)
     }
 
     /// Dials `addresses` again, for a guest getting back to its host.
@@ -283,7 +221,7 @@ struct RematchPlan {
         if onTheBoard {
             wants = question?.answer ?? false
         } else {
-            wants = await Self.askYesNo(peerOffered ? "\(peer) offers a rematch with seats swapped. Accept? (y/n) "
+            wants = await LinePrompt.yesNo(peerOffered ? "\(peer) offers a rematch with seats swapped. Accept? (y/n) "
                                                : "Rematch with seats swapped? (y/n) ")
         }
         if wants && !peerOffered { announcer.say("Waiting for \(peer)'s answer\u{2026}") }
@@ -314,22 +252,7 @@ struct RematchPlan {
         case .protocolError(let why): "No rematch: \(why)."
         }
     }
-
-    /// Asks on the terminal and reads one line on a Dispatch thread; end of input means no.
-    static func askYesNo(_ question: String) async -> Bool {
-        await LinePrompt.yesNo(question)
-    }
 }
-
-/// What `RematchPlan.follow` reads of either side's remote participant.
-protocol RematchTalk: Sendable {
-    /// The other side offered a rematch that this side has not answered.
-    var peerOfferedRematch: Bool { get }
-    /// Why there can be no rematch any more, or nil while one is possible.
-    var rematchRuledOut: RematchEnd? { get }
-}
-
-extension RemoteGuest: RematchTalk {}
 
 /// Every guest link of a table, for leaving it for now: each guest is told
 /// GOODBYE(leaving), as the one guest of a two-seat match is.
@@ -342,4 +265,68 @@ struct TableLink: SessionLink {
         }
     }
 }
-extension RemoteHost: RematchTalk {}
+
+/// This side of a LAN series as ParlorCLI composes it: `playOne` sets up one
+/// match (participants, recorder, frontend) and plays it, `plan` answers
+/// between matches, and `record` follows each new match.
+struct SeriesSide<Match: SeriesMatch>: SeriesPlayer {
+    var plan: RematchPlan
+    var record: StoredMatch
+    let json: Bool
+    let playOne: (Match, StoredMatch, EndQuestion?) async throws -> FrontendExit
+    let nextRecord: (Match, StoredMatch) -> StoredMatch
+    /// The final board's question of the match being played, if it is asked there.
+    private var question: EndQuestion?
+
+    init(_ first: Match, rematches: Int?, bot: BotLevelChoice?, presentation: MatchPresentation, record: StoredMatch,
+         playOne: @escaping (Match, StoredMatch, EndQuestion?) async throws -> FrontendExit,
+         nextRecord: @escaping (Match, StoredMatch) -> StoredMatch) {
+        // A table plays one match: rematches swap two seats.
+        let atTable = first.initialState.seats.count > 2
+        self.plan = atTable ? .never(presentation) : RematchPlan(rematches: rematches, bot: bot, presentation: presentation)
+        self.record = record
+        self.json = presentation.isJSON
+        self.playOne = playOne
+        self.nextRecord = nextRecord
+    }
+
+    var rematchPossible: Bool { plan.possible }
+
+    mutating func play(_ match: Match) async throws -> (result: FrontendExit, ended: MatchState?) {
+        question = plan.question()
+        let exit = try await playOne(match, record, question)
+        guard case .ended(let state) = exit else { return (exit, nil) }
+        return (exit, state)
+    }
+
+    mutating func wantsRematch(peer: String, peerOffered: Bool, weQuit: Bool) async -> Bool {
+        await plan.wanted(peer: peer, peerOffered: peerOffered, question: question, weQuit: weQuit)
+    }
+
+    func noRematch(_ end: RematchEnd, peer: String) {
+        plan.explain(end, peer: peer)
+    }
+
+    mutating func rematchStarted(_ next: Match) {
+        record = nextRecord(next, record)
+        plan.started(next.initialState, localSeat: next.localSeat)
+    }
+
+    /// A JSON notice on stdout with --json, else a line on stderr.
+    func tell(_ notice: SeriesNotice) {
+        let text = switch notice {
+        case .waitingForTheEnd(let guest, let grace):
+            "waiting up to \(grace.components.seconds) s for \(guest) to come back and see the end"
+        case .guestSawTheEnd(let guest):
+            "\(guest) came back and saw the end."
+        case .endNotConfirmed(let guest, let grace, let match):
+            "\(guest) did not confirm the end within \(grace.components.seconds) s; if their copy is behind, "
+                + "'parlor resume \(match.short)' here serves it the end again."
+        }
+        if json {
+            Announcer(json: true).say(text, event: .object([("event", "notice"), ("text", .string(text))]))
+        } else {
+            Console.writeError("parlor: \(text)\n")
+        }
+    }
+}

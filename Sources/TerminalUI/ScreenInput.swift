@@ -1,18 +1,22 @@
-// One stream of everything a LAN screen waits for (browse events, a
-// deadline, keys, typed lines), so browse, the join picker and the lobby
-// are each a single loop over one AsyncStream. Blocking reads of the
-// terminal run on dedicated threads, never on Swift's cooperative pool.
+// Input for the screens outside a match (the lobby, `browse --watch`, the
+// host's waiting line): one stream of keys, lines, a deadline and outside
+// events, and q or Esc while waiting for a guest.
 
 @preconcurrency import Glibc
-import Discovery
-import Foundation
 import Synchronization
-import TerminalUI
 
-/// Something a LAN screen reacts to.
-enum LANInput: Sendable {
-    /// A service appeared, changed, went away, or browsing failed.
-    case browse(BrowseEvent)
+extension Terminal {
+    /// Whether stdin and stdout are both terminals: the condition for pickers, the lobby and waiting keys.
+    public static var isInteractive: Bool {
+        isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
+    }
+}
+
+/// Something a screen outside a match reacts to: `Event` is what comes from
+/// outside the terminal (a browse's events for the lobby and `browse --watch`).
+public enum ScreenInput<Event: Sendable>: Sendable {
+    /// An event from outside the terminal (a service appeared, changed, went away, or browsing failed).
+    case event(Event)
     /// The time given to `InputMerger.deadline(after:)` passed.
     case deadline
     /// A key, in raw mode.
@@ -25,31 +29,34 @@ enum LANInput: Sendable {
     case redraw
 }
 
-/// Merges browse events, a deadline and keyboard input into one stream.
+/// Merges outside events, a deadline and keyboard input into one stream, so
+/// that a screen is a single loop over one `AsyncStream`. Blocking reads of
+/// the terminal run on a dedicated thread (`InputReader`), never on Swift's
+/// cooperative pool.
 ///
 /// `close()` (or dropping the merger) stops every source: the browse is
-/// cancelled, which frees its DNS-SD refs, and the key reader's thread ends.
-final class InputMerger: Sendable {
+/// cancelled (a browse frees its DNS-SD refs), and the key reader's thread ends.
+public final class InputMerger<Event: Sendable>: Sendable {
     /// Everything, in arrival order.
-    let stream: AsyncStream<LANInput>
-    private let continuation: AsyncStream<LANInput>.Continuation
+    public let stream: AsyncStream<ScreenInput<Event>>
+    private let continuation: AsyncStream<ScreenInput<Event>>.Continuation
     private let tasks = Mutex<[Task<Void, Never>]>([])
     private let keyReader = Mutex<InputReader?>(nil)
 
-    init() {
-        (stream, continuation) = AsyncStream.makeStream(of: LANInput.self, bufferingPolicy: .unbounded)
+    public init() {
+        (stream, continuation) = AsyncStream.makeStream(of: ScreenInput<Event>.self, bufferingPolicy: .unbounded)
     }
 
     /// Forwards `events` until they end or the merger closes.
-    func forward(_ events: AsyncStream<BrowseEvent>) {
+    public func forward(_ events: AsyncStream<Event>) {
         let continuation = self.continuation
         add(Task {
-            for await event in events { continuation.yield(.browse(event)) }
+            for await event in events { continuation.yield(.event(event)) }
         })
     }
 
     /// Yields `.deadline` once, after `duration`.
-    func deadline(after duration: Duration) {
+    public func deadline(after duration: Duration) {
         let continuation = self.continuation
         add(Task {
             guard (try? await Task.sleep(for: duration)) != nil else { return }
@@ -58,12 +65,12 @@ final class InputMerger: Sendable {
     }
 
     /// Yields `.redraw`; safe from any thread (a signal handler's queue).
-    func redraw() {
+    public func redraw() {
         continuation.yield(.redraw)
     }
 
     /// Reads keys from standard input (which the caller has put in raw mode).
-    func readKeys() {
+    public func readKeys() {
         let continuation = self.continuation
         let reader = InputReader(fd: STDIN_FILENO, mode: .keys) { event in
             switch event {
@@ -77,7 +84,7 @@ final class InputMerger: Sendable {
     }
 
     /// Stops every source and ends the stream.
-    func close() {
+    public func close() {
         let running = tasks.withLock { current -> [Task<Void, Never>] in
             defer { current = [] }
             return current
@@ -98,34 +105,21 @@ final class InputMerger: Sendable {
     deinit { close() }
 }
 
-/// One line from standard input, read on a thread of its own; nil at end of input.
-///
-/// Used by the numbered join picker, which runs in the terminal's normal
-/// (cooked) mode, so the kernel hands over one whole line per read.
-func readLineOffPool() async -> String? {
-    await LinePrompt.line()
-}
-
-/// Whether stdin and stdout are both terminals: the condition for pickers and the lobby.
-var isInteractiveTerminal: Bool {
-    isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
-}
-
 /// q or Esc on a waiting screen ("Waiting for a player to join…"): while it
 /// watches, keys are read one at a time without echo (they used to echo as
 /// `q^[` with only Ctrl-C working), and q or Esc calls `stop` once.
 /// `finish()` gives the terminal back before anything else reads it.
-final class WaitingKeys: Sendable {
+public final class WaitingKeys: Sendable {
     private let terminal = Terminal()
-    private let inputs = InputMerger()
+    private let inputs = InputMerger<Never>()
     private let stopped = Mutex(false)
     private let task = Mutex<Task<Void, Never>?>(nil)
 
     /// Watches the keys when stdin and stdout are a terminal; nil otherwise.
     /// Any other key goes to `other` (a filling table's `b`).
-    static func watch(onStop stop: @escaping @Sendable () async -> Void,
+    public static func watch(onStop stop: @escaping @Sendable () async -> Void,
                       other: (@Sendable (Key) async -> Void)? = nil) -> WaitingKeys? {
-        guard isInteractiveTerminal else { return nil }
+        guard Terminal.isInteractive else { return nil }
         let keys = WaitingKeys()
         do { try keys.terminal.enterKeyReading() } catch { return nil }
         keys.inputs.readKeys()
@@ -146,7 +140,7 @@ final class WaitingKeys: Sendable {
     }
 
     /// The keys that stop a wait.
-    static func stops(_ key: Key) -> Bool {
+    public static func stops(_ key: Key) -> Bool {
         switch key {
         case .character("q"), .character("Q"), .escape: true
         default: false
@@ -155,7 +149,7 @@ final class WaitingKeys: Sendable {
 
     /// Stops watching and restores the terminal; whether q or Esc stopped the wait.
     @discardableResult
-    func finish() -> Bool {
+    public func finish() -> Bool {
         inputs.close()
         task.withLock { $0?.cancel() }
         terminal.restore()

@@ -1,0 +1,148 @@
+import Games
+import Match
+
+/// What a series reads of either side's remote participant between matches.
+public protocol RematchTalk: Sendable {
+    /// The other side offered a rematch that this side has not answered.
+    var peerOfferedRematch: Bool { get }
+    /// Why there can be no rematch any more, or nil while one is possible.
+    var rematchRuledOut: RematchEnd? { get }
+    /// Keeps the connection past a normal end, so that a rematch can be agreed over it.
+    func keepConnectionForRematch()
+}
+
+extension RemoteGuest: RematchTalk {}
+extension RemoteHost: RematchTalk {}
+
+/// One side's match in a series: a hosted match on the host, a joined one on a guest.
+public protocol SeriesMatch: Sendable {
+    /// The match as it starts.
+    var initialState: MatchState { get }
+    /// This side's seat.
+    var localSeat: SeatIndex { get }
+    /// The other side's name, as this side's sentences say it.
+    var peerName: String { get }
+    /// The other side's participant, which carries the talk about a rematch.
+    var talk: any RematchTalk { get }
+    /// The guests that must still be given the end (the host's; none on a guest).
+    var guestsOwedTheEnd: [RemoteGuest] { get }
+}
+
+extension HostedMatch: SeriesMatch {
+    public var localSeat: SeatIndex { hostSeat }
+    public var peerName: String { guestName }
+    public var talk: any RematchTalk { remote }
+    public var guestsOwedTheEnd: [RemoteGuest] { guests }
+}
+
+extension JoinedMatch: SeriesMatch {
+    public var localSeat: SeatIndex { seat }
+    public var peerName: String { hostName }
+    public var talk: any RematchTalk { remote }
+    public var guestsOwedTheEnd: [RemoteGuest] { [] }
+}
+
+/// What the series tells its caller while it waits for a guest to see the end.
+public enum SeriesNotice: Hashable, Sendable {
+    /// `guest` was away at the end (or went before acknowledging it): the host
+    /// keeps its seat for `grace` so that its `parlor resume` gets the end.
+    case waitingForTheEnd(guest: String, grace: Duration)
+    /// `guest` came back and has the end.
+    case guestSawTheEnd(guest: String)
+    /// `guest` did not confirm the end within `grace`; resuming `match` here serves it again.
+    case endNotConfirmed(guest: String, grace: Duration, match: MatchID)
+}
+
+/// The caller's side of a series: how one match is played and shown, and
+/// what this side wants between matches. ParlorCLI composes it from the
+/// frontend, the store and the flags; the series decides the order.
+public protocol SeriesPlayer {
+    associatedtype Match: SeriesMatch
+    associatedtype Result
+    /// Whether a rematch can follow the next match (decides whether the connection is kept past its end).
+    var rematchPossible: Bool { get }
+    /// Plays `match` to its end; the ended state when it ended normally, nil otherwise.
+    mutating func play(_ match: Match) async throws -> (result: Result, ended: MatchState?)
+    /// This side's answer after a normal end, when the other side has not ruled a rematch out.
+    /// `weQuit`: this side's seat quit the match.
+    mutating func wantsRematch(peer: String, peerOffered: Bool, weQuit: Bool) async -> Bool
+    /// There will be no rematch, for the reason `end`.
+    func noRematch(_ end: RematchEnd, peer: String)
+    /// A rematch begins: `next` is the new match (a new id, seats swapped).
+    mutating func rematchStarted(_ next: Match)
+    /// Something worth saying while the series waits for a guest.
+    func tell(_ notice: SeriesNotice)
+}
+
+/// A match, then rematches over the same connection while both sides want
+/// one: the one loop `parlor host`, `join` and `resume` play on either side.
+///
+/// After a normal end the host first makes sure every guest has the end
+/// (within `Timing.delivery`; a guest that was away gets `Timing.grace` to
+/// come back for it, and then the series is over); then, when a rematch is
+/// possible and not ruled out, this side's answer goes to the other side
+/// through `rematch`, which returns the next match or why there is none.
+public enum MatchSeries {
+    /// How long the series waits for the end to reach the guests.
+    public struct Timing: Sendable {
+        /// How long a guest has to acknowledge the end before it counts as away.
+        public var delivery: Duration = .seconds(30)
+        /// How long the host keeps serving an away guest's seat after the end.
+        public var grace: Duration
+        public init(grace: Duration) { self.grace = grace }
+    }
+
+    /// Plays `first` and any rematches; returns the last match's result.
+    /// `rematch` agrees (or not) on the next match: `MatchHost.rematch(after:wants:)`
+    /// on the host, `Guest.rematch(after:wants:)` on a guest.
+    public static func play<Player: SeriesPlayer>(
+        from first: Player.Match, with player: inout Player, timing: Timing,
+        rematch: (Player.Match, Bool) async -> RematchOutcome<Player.Match>
+    ) async throws -> Player.Result {
+        var match = first
+        while true {
+            let possible = player.rematchPossible
+            if possible { match.talk.keepConnectionForRematch() }
+            let (result, ended) = try await player.play(match)
+            guard let ended else { return result }
+            // Each guest acknowledges the end at once (GOODBYE, or by staying for the rematch talk);
+            // one that was away, or went away before it, learns the end by coming back.
+            var missed: [RemoteGuest] = []
+            for guest in match.guestsOwedTheEnd where await guest.finalDelivery(within: timing.delivery) != .delivered {
+                missed.append(guest)
+            }
+            if !missed.isEmpty {
+                for guest in missed { await waitForTheEnd(guest, of: match, timing: timing, player: player) }
+                return result
+            }
+            guard possible else { return result }
+            if let end = match.talk.rematchRuledOut {
+                player.noRematch(end, peer: match.peerName)
+                return result
+            }
+            let wants = await player.wantsRematch(peer: match.peerName, peerOffered: match.talk.peerOfferedRematch,
+                                                  weQuit: ended.seats[match.localSeat].outcome == .quit)
+            switch await rematch(match, wants) {
+            case .over(let end):
+                player.noRematch(end, peer: match.peerName)
+                return result
+            case .newMatch(let next):
+                match = next
+                player.rematchStarted(next)
+            }
+        }
+    }
+
+    /// Keeps serving an away guest's seat for the grace period, so that its
+    /// `parlor resume` (or reconnect) gets the end.
+    private static func waitForTheEnd<Player: SeriesPlayer>(_ guest: RemoteGuest, of match: Player.Match, timing: Timing,
+                                                           player: Player) async {
+        player.tell(.waitingForTheEnd(guest: guest.name, grace: timing.grace))
+        // Whether their copy is behind is not known here: they may have saved the end and died before answering.
+        if await guest.waitForFinalDelivery(within: timing.grace) {
+            player.tell(.guestSawTheEnd(guest: guest.name))
+        } else {
+            player.tell(.endNotConfirmed(guest: guest.name, grace: timing.grace, match: match.initialState.matchID))
+        }
+    }
+}
