@@ -67,7 +67,8 @@ public final class RemoteGuest: Participant {
         /// The guest change being submitted (its sequence), to answer it with CONFIRM.
         var inflight: (sequence: UInt32, change: MatchChange)?
         var liveness: Liveness
-        var ticker: Task<Void, Never>?
+        /// Ticks `liveness` at its next deadline (the process's shared `LivenessClock`).
+        var ticker: LivenessClock.Timer?
         /// Keep the connection open after a normal end, for a rematch.
         var keepForRematch = false
         /// The after-match conversation, once the match ended with the connection kept.
@@ -313,14 +314,11 @@ public final class RemoteGuest: Participant {
         state.withLock { state in
             state.controller = controller
             state.liveness = Liveness(settings: settings, now: .now)
-            let interval = state.liveness.tickInterval
-            state.ticker = Task { [weak self] in
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: interval)
-                    guard let self else { return }
-                    await self.tick()
-                }
+            state.ticker = LivenessClock.shared.timer { [weak self] in
+                guard let self else { return }
+                Task { await self.tick() }
             }
+            armTicker(&state)
         }
         attached.open()
     }
@@ -744,11 +742,21 @@ public final class RemoteGuest: Participant {
         state.seats.filter { $0.status == .playing }.count > 2
     }
 
+    /// Arms the ticker for the next instant `liveness` may act at.
+    private func armTicker(_ state: inout State) {
+        guard !state.ended, !state.left, let ticker = state.ticker else { return }
+        let connection = state.connection
+        ticker.schedule(at: state.liveness.nextTick(lastHeard: connection.lastHeard, open: connection.isOpen, now: .now),
+                        tolerance: state.liveness.tolerance)
+    }
+
     private func tick() async {
         let (actions, connection) = state.withLock { state -> ([Liveness.Action], WireConnection) in
             let connection = state.connection
             guard !state.ended, !state.left else { return ([], connection) }
-            return (state.liveness.tick(now: .now, lastHeard: connection.lastHeard, open: connection.isOpen), connection)
+            let actions = state.liveness.tick(now: .now, lastHeard: connection.lastHeard, open: connection.isOpen)
+            armTicker(&state)
+            return (actions, connection)
         }
         guard let controller else { return }
         await standInCheck(controller)
