@@ -314,10 +314,7 @@ public final class RemoteGuest: Participant {
         state.withLock { state in
             state.controller = controller
             state.liveness = Liveness(settings: settings, now: .now)
-            state.ticker = LivenessClock.shared.timer { [weak self] in
-                guard let self else { return }
-                Task { await self.tick() }
-            }
+            state.ticker = LivenessClock.shared.timer { [weak self] in self?.tickerFired() }
             armTicker(&state)
         }
         attached.open()
@@ -750,14 +747,34 @@ public final class RemoteGuest: Participant {
                         tolerance: state.liveness.tolerance)
     }
 
+    /// The ticker fired: the common case (a heartbeat due, or nothing) is
+    /// done here on the clock's task; anything else goes on in a task.
+    private func tickerFired() {
+        let (actions, connection) = tickLiveness()
+        guard actions.allSatisfy({ $0 == .sendHeartbeat }), !standIn.mayTakeOver else {
+            Task { await handle(actions, on: connection) }
+            return
+        }
+        if !actions.isEmpty { connection.send(.heartbeat(senderTime: UInt64(clamping: clock()))) }
+    }
+
     private func tick() async {
-        let (actions, connection) = state.withLock { state -> ([Liveness.Action], WireConnection) in
+        let (actions, connection) = tickLiveness()
+        await handle(actions, on: connection)
+    }
+
+    /// Advances `liveness` to now and arms the ticker for what comes next.
+    private func tickLiveness() -> ([Liveness.Action], WireConnection) {
+        state.withLock { state -> ([Liveness.Action], WireConnection) in
             let connection = state.connection
             guard !state.ended, !state.left else { return ([], connection) }
             let actions = state.liveness.tick(now: .now, lastHeard: connection.lastHeard, open: connection.isOpen)
             armTicker(&state)
             return (actions, connection)
         }
+    }
+
+    private func handle(_ actions: [Liveness.Action], on connection: WireConnection) async {
         guard let controller else { return }
         await standInCheck(controller)
         guard !actions.isEmpty else { return }
