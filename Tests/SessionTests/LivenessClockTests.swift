@@ -105,6 +105,24 @@ private final class Firings: Sendable {
         #expect(firings.all.allSatisfy { $0 == .milliseconds(3100) })
     }
 
+    @Test func aWakeUpForOneTimerLeavesTimersNotYetDueAlone() async throws {
+        let time = ManualTime()
+        let clock = LivenessClock(now: { time.now }, sleep: { try await time.sleep(until: $0) })
+        let first = Firings(), second = Firings()
+        let soon = clock.timer { first.record(time.now - time.start) }
+        let later = clock.timer { second.record(time.now - time.start) }
+        soon.schedule(at: time.start + .seconds(1), tolerance: .zero)
+        later.schedule(at: time.start + .milliseconds(1500), tolerance: .seconds(1))
+        try await Task.sleep(for: .milliseconds(20))
+        time.set(.seconds(1))
+        #expect(await first.wait(for: 1))
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(second.all.isEmpty, "not due yet at the first timer's wake-up")
+        time.set(.milliseconds(2500))
+        #expect(await second.wait(for: 1))
+        #expect(first.all == [.seconds(1)] && second.all == [.milliseconds(2500)])
+    }
+
     @Test func anEarlierDeadlineWakesTheClockSooner() async throws {
         let time = ManualTime()
         let clock = LivenessClock(now: { time.now }, sleep: { try await time.sleep(until: $0) })
