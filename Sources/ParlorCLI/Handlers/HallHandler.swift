@@ -72,9 +72,9 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
         announcer.say("(Ctrl-C to stop; matches in play are saved and 'parlor resume' brings them back.)")
     }
 
-    // Group commit: the saves of every table committed at once share one sync
-    // (docs/STORE.md "Group commit"), rather than a sync per save on sixteen threads.
-    let writers = (0..<Hall.writerCount).map { _ in DurableWriter(groupCommit: true) }
+    // Sixteen writer threads for every table's saves: a thread per table would cost
+    // a thread's memory each, and one would make every table wait for every sync.
+    let writers = (0..<Hall.writerCount).map { _ in DurableWriter() }
     // On the full screen the table list says it all: no lines under it.
     let dropped: (@Sendable (String) -> Void)? = if presentation.isFullScreen { { _ in } } else { nil }
     let tableAnnouncer = Announcer(json: presentation.isJSON, sink: dropped)
@@ -128,10 +128,8 @@ enum Hall {
     static let descriptorsPerTable: UInt64 = 4
     /// Open files kept for everything else (listener, epoll, the daemon's socket, handshakes).
     static let descriptorReserve: UInt64 = 128
-    /// Writer threads shared by every table's saves, with group commit: one, since
-    /// every round's one sync covers all its tables (`syncfs`), and two writers'
-    /// `syncfs` calls would each sync the other's journals too (slower in `bench tables`).
-    static let writerCount = 1
+    /// Writer threads shared by every table's saves.
+    static let writerCount = 16
 
     static func descriptorsNeeded(tables: Int) -> UInt64 { UInt64(tables) * descriptorsPerTable + descriptorReserve }
     static func tablesFitting(descriptors: UInt64) -> UInt64 {
