@@ -1,6 +1,7 @@
 import Foundation
 import Match
 import ParlorTestSupport
+import Synchronization
 import Testing
 
 @testable import Session
@@ -95,5 +96,56 @@ struct TableHallTests {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let text = try String(contentsOf: root.appendingPathComponent("docs/PROTOCOL.md"), encoding: .utf8)
         #expect(text.contains(TableHall.fullSentence(limit: 40)))
+    }
+}
+
+/// A new table's host is made off the hall's actor: with a passcode its key
+/// costs 100,000 PBKDF2 rounds, and no other connection waits for that.
+@Suite("A hall opening a table keeps routing")
+struct TableHallOpeningTests {
+    /// Holds every host being made until `release` (a key derivation that takes as long as the test likes).
+    final class SlowHosts: Sendable {
+        private let gate = DispatchSemaphore(value: 0)
+        let started = Mutex(0)
+        let released = Mutex(false)
+        func make(_ configuration: HostConfiguration) -> MatchHost? {
+            started.withLock { $0 += 1 }
+            gate.wait()
+            return try? MatchHost(configuration: configuration)
+        }
+        func release() {
+            guard !released.withLock({ value in defer { value = true }; return value }) else { return }
+            gate.signal()
+        }
+    }
+
+    @Test("while the first guest's table derives its passcode key, a second guest past the limit is answered at once; then the first gets its challenge")
+    func routingGoesOnWhileAKeyIsDerived() async throws {
+        var configuration = TableHallTests.configuration()
+        configuration.passcode = "4827"
+        let slow = SlowHosts()
+        let hall = try TableHall(configuration: configuration, limit: 1) { slow.make($0) }
+        let first = await TableHallTests.connect(hall, 0)
+        await first.send(.hello(TableHallTests.hello("First")))
+        for _ in 0..<500 where slow.started.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(2)) }
+        #expect(slow.started.withLock { $0 } == 1, "the first guest's table is being made")
+        // The only table is being made: the next guest is told the hall is full, while the first still waits.
+        // Should the hall wait for the key after all, it gets it after 3 s (and the test fails, not hangs).
+        let giveUp = Task {
+            try? await Task.sleep(for: .seconds(3))
+            slow.release()
+        }
+        defer { giveUp.cancel() }
+        let second = await TableHallTests.connect(hall, 1)
+        await second.send(.hello(TableHallTests.hello("Second")))
+        let answer = await second.nextMessage()
+        #expect(answer == .reject(.matchFull, sentence: TableHall.fullSentence(limit: 1)))
+        #expect(!slow.released.withLock { $0 }, "answered while the first table's key was still being derived")
+        slow.release()
+        guard case .challenge? = await first.nextMessage() else {
+            Issue.record("the first guest got no CHALLENGE once its table was there")
+            return
+        }
+        #expect(await hall.tableCount == 1)
     }
 }

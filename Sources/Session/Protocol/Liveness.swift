@@ -70,6 +70,31 @@ public struct Liveness: Sendable {
         min(settings.interval, settings.timeout / 4, settings.grace / 4, .seconds(1))
     }
 
+    /// The next instant at which `tick` may have something to do, for a
+    /// shared timer (`LivenessClock`) instead of a tick every `tickInterval`:
+    /// while the peer is present and the connection open, the next heartbeat
+    /// or the instant its silence would reach `timeout` (bytes heard since
+    /// only make that later, so ticking then is never too late); a closed
+    /// connection at once; while the peer is away (or after the grace ran
+    /// out), every `tickInterval` as before, since hearing it again is seen
+    /// only by a tick. Fire it within `tolerance`.
+    public func nextTick(lastHeard: ContinuousClock.Instant, open: Bool, now: ContinuousClock.Instant) -> ContinuousClock.Instant {
+        switch phase {
+        case .connected where !open:
+            return now
+        case .connected:
+            return min(lastSent + settings.interval, lastHeard + settings.timeout)
+        case .silent, .disconnected, .expired:
+            return now + tickInterval
+        }
+    }
+
+    /// How late a tick at `nextTick` may come: a quarter of the shortest
+    /// timer, at most 100 ms (so ticks due close together share a wake-up).
+    public var tolerance: Duration {
+        min(tickInterval / 4, .milliseconds(100))
+    }
+
     /// Whether the peer is currently counted as present.
     public var isPeerPresent: Bool { phase == .connected }
 

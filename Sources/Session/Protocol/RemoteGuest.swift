@@ -67,7 +67,8 @@ public final class RemoteGuest: Participant {
         /// The guest change being submitted (its sequence), to answer it with CONFIRM.
         var inflight: (sequence: UInt32, change: MatchChange)?
         var liveness: Liveness
-        var ticker: Task<Void, Never>?
+        /// Ticks `liveness` at its next deadline (the process's shared `LivenessClock`).
+        var ticker: LivenessClock.Timer?
         /// Keep the connection open after a normal end, for a rematch.
         var keepForRematch = false
         /// The after-match conversation, once the match ended with the connection kept.
@@ -308,14 +309,8 @@ public final class RemoteGuest: Participant {
         state.withLock { state in
             state.controller = controller
             state.liveness = Liveness(settings: settings, now: .now)
-            let interval = state.liveness.tickInterval
-            state.ticker = Task { [weak self] in
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: interval)
-                    guard let self else { return }
-                    await self.tick()
-                }
-            }
+            state.ticker = LivenessClock.shared.timer { [weak self] in self?.tickerFired() }
+            armTicker(&state)
         }
         attached.open()
     }
@@ -737,12 +732,42 @@ public final class RemoteGuest: Participant {
         state.seats.filter { $0.status == .playing }.count > 2
     }
 
+    /// Arms the ticker for the next instant `liveness` may act at.
+    private func armTicker(_ state: inout State) {
+        guard !state.ended, !state.left, let ticker = state.ticker else { return }
+        let connection = state.connection
+        ticker.schedule(at: state.liveness.nextTick(lastHeard: connection.lastHeard, open: connection.isOpen, now: .now),
+                        tolerance: state.liveness.tolerance)
+    }
+
+    /// The ticker fired: the common case (a heartbeat due, or nothing) is
+    /// done here on the clock's task; anything else goes on in a task.
+    private func tickerFired() {
+        let (actions, connection) = tickLiveness()
+        guard actions.allSatisfy({ $0 == .sendHeartbeat }), !standIn.mayTakeOver else {
+            Task { await handle(actions, on: connection) }
+            return
+        }
+        if !actions.isEmpty { connection.send(.heartbeat(senderTime: UInt64(clamping: clock()))) }
+    }
+
     private func tick() async {
-        let (actions, connection) = state.withLock { state -> ([Liveness.Action], WireConnection) in
+        let (actions, connection) = tickLiveness()
+        await handle(actions, on: connection)
+    }
+
+    /// Advances `liveness` to now and arms the ticker for what comes next.
+    private func tickLiveness() -> ([Liveness.Action], WireConnection) {
+        state.withLock { state -> ([Liveness.Action], WireConnection) in
             let connection = state.connection
             guard !state.ended, !state.left else { return ([], connection) }
-            return (state.liveness.tick(now: .now, lastHeard: connection.lastHeard, open: connection.isOpen), connection)
+            let actions = state.liveness.tick(now: .now, lastHeard: connection.lastHeard, open: connection.isOpen)
+            armTicker(&state)
+            return (actions, connection)
         }
+    }
+
+    private func handle(_ actions: [Liveness.Action], on connection: WireConnection) async {
         guard let controller else { return }
         await standInCheck(controller)
         guard !actions.isEmpty else { return }

@@ -58,6 +58,9 @@ final class StandIn: Sendable {
     /// Whether a bot plays the seat now.
     var isStanding: Bool { state.withLock { $0.standing } }
 
+    /// Whether a bot may take the seat over at a later tick (a policy, the guest away, no bot yet).
+    var mayTakeOver: Bool { state.withLock { $0.policy != nil && !$0.standing && $0.awaySince != nil } }
+
     /// The guest went away now (a second call keeps the first time).
     func away(now: ContinuousClock.Instant = .now) {
         state.withLock { state in if state.awaySince == nil { state.awaySince = now } }

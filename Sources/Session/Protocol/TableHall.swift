@@ -1,3 +1,4 @@
+import Dispatch
 import Match
 
 /// A table of a `TableHall` whose guest sat down (new, or back for a saved match).
@@ -33,7 +34,9 @@ public struct HallReport: Sendable {
 /// handshake. When there is none, a new table opens, up to `limit`; past it
 /// the hall answers REJECT matchFull naming the limit (docs/PROTOCOL.md,
 /// section 19). A table whose match is over is given back with
-/// `release(_:)`, which frees its slot.
+/// `release(_:)`, which frees its slot. A new table's host is made off the
+/// hall's actor (with a passcode, deriving its key takes tens of ms), so
+/// every other connection is routed meanwhile.
 ///
 /// The tables share the one event-loop thread of the TCP shell: the hall
 /// adds no thread, and a table's hostile peer meets its own table's limits.
@@ -64,6 +67,12 @@ public actor TableHall {
     private let reportSink: AsyncStream<HallReport>.Continuation
     private let configuration: HostConfiguration
     private var tables: [Int: Entry] = [:]
+    /// Tables whose host is being made (a passcode's key takes tens of ms to
+    /// derive): the guest's connection each was opened for, and connections
+    /// with no HELLO first that wait for it to answer them.
+    private var opening: [Int: (guest: (any ByteStream)?, others: [any ByteStream])] = [:]
+    /// Makes a new table's host; off the hall's actor, so routing goes on meanwhile.
+    private let makeHost: @Sendable (HostConfiguration) -> MatchHost?
     private var byMatch: [MatchID: Int] = [:]
     private var peeking = 0
     private var isShutDown = false
@@ -77,6 +86,13 @@ public actor TableHall {
     /// (`parlor resume` of a hall) take their tables first and wait for their guests.
     /// Throws what `MatchHost.init` throws.
     public init(configuration: HostConfiguration, limit: Int, resuming saved: [SavedHostMatch] = []) throws(HostError) {
+        try self.init(configuration: configuration, limit: limit, resuming: saved) { try? MatchHost(configuration: $0) }
+    }
+
+    /// A hall whose new tables' hosts come from `makeHost` (a test's slow one).
+    init(configuration: HostConfiguration, limit: Int, resuming saved: [SavedHostMatch] = [],
+         makeHost: @escaping @Sendable (HostConfiguration) -> MatchHost?) throws(HostError) {
+        self.makeHost = makeHost
         guard limit >= 1 else { throw .badTable("a hall needs at least one table") }
         guard saved.count <= limit else {
             throw .badTable("\(saved.count) saved matches do not fit in \(limit) tables")
@@ -121,7 +137,7 @@ public actor TableHall {
 
     /// Whether a new guest would get a table now.
     public var hasRoom: Bool {
-        !isShutDown && (tables.count < limit || tables.values.contains(where: \.isOpen))
+        !isShutDown && (tables.count + opening.count < limit || tables.values.contains(where: \.isOpen))
     }
 
     /// Reads the first frame of `stream` and hands it to its table. Returns at once.
@@ -192,11 +208,17 @@ public actor TableHall {
         case .other(let replayed):
             // No HELLO first: no table's handshake seats it, so any table answers it
             // (a browser gets the plain-HTTP answer, junk its frame error) and none is held for it.
-            guard !isShutDown, let host = (openTable() ?? tables.keys.min()).flatMap({ tables[$0]?.host }) else {
+            guard !isShutDown else {
                 replayed.close()
                 return
             }
-            Task { await host.accept(replayed) }
+            if let host = (openTable() ?? tables.keys.min()).flatMap({ tables[$0]?.host }) {
+                Task { await host.accept(replayed) }
+            } else if let number = opening.keys.min() {
+                opening[number]?.others.append(replayed)
+            } else if !openNewTable(for: replayed, guest: false) {
+                replayed.close()
+            }
             return
         }
         guard !isShutDown else {
@@ -204,9 +226,13 @@ public actor TableHall {
             return
         }
         guard let number = openTable() else {
-            refuse(stream, .matchFull, Self.fullSentence(limit: limit))
+            if !openNewTable(for: stream) { refuse(stream, .matchFull, Self.fullSentence(limit: limit)) }
             return
         }
+        hand(stream, to: number)
+    }
+
+    private func hand(_ stream: any ByteStream, to number: Int) {
         tables[number]?.inFlight.insert(stream.peerDescription)
         guard let host = tables[number]?.host else { return }
         Task { await host.accept(stream) }
@@ -218,14 +244,41 @@ public actor TableHall {
             + "nobody is told when one frees up, so try again in a few minutes."
     }
 
-    /// The open table, opening one when none is and the limit allows.
+    /// The open table, if there is one.
     private func openTable() -> Int? {
-        if let open = tables.filter(\.value.isOpen).keys.min() { return open }
-        guard tables.count < limit, let number = (1...limit).first(where: { tables[$0] == nil }) else { return nil }
-        guard let host = try? MatchHost(configuration: configuration) else { return nil }  // checked by the caller up front
+        tables.filter(\.value.isOpen).keys.min()
+    }
+
+    /// Opens a new table for `stream` when the limit allows (false: it does
+    /// not). Its host is made on a Dispatch worker, not on this actor nor on
+    /// Swift's two-thread pool, since a passcode's key costs 100,000 PBKDF2
+    /// rounds; every other connection is routed meanwhile, and `stream` is
+    /// handed to the table once its host is there.
+    private func openNewTable(for stream: any ByteStream, guest: Bool = true) -> Bool {
+        guard tables.count + opening.count < limit,
+              let number = (1...limit).first(where: { tables[$0] == nil && opening[$0] == nil }) else { return false }
+        opening[number] = guest ? (stream, []) : (nil, [stream])
+        let configuration = self.configuration
+        let makeHost = self.makeHost
+        DispatchQueue.global(qos: .userInitiated).async { [weak self] in
+            let host = makeHost(configuration)  // its failure was checked up front
+            Task { await self?.opened(number, host) }
+        }
+        return true
+    }
+
+    private func opened(_ number: Int, _ host: MatchHost?) async {
+        guard let (guest, others) = opening.removeValue(forKey: number) else { return }
+        guard let host, !isShutDown else {
+            guest?.close()
+            for stream in others { stream.close() }
+            await host?.shutdown()
+            return
+        }
         tables[number] = Entry(host: host)
         watch(number, resumed: false)
-        return number
+        if let guest { hand(guest, to: number) }
+        for stream in others { Task { await host.accept(stream) } }
     }
 
     /// Follows table `number`'s host: its reports, and its guest sitting down.

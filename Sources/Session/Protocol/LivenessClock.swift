@@ -1,0 +1,167 @@
+import Synchronization
+
+/// One timer for the liveness of every link in the process (heartbeats,
+/// silence, grace), instead of a task per link waking every second: with a
+/// thousand tables that was a thousand wake-ups a second while nothing
+/// happened.
+///
+/// Each link holds a `Timer`: a one-shot alarm it arms for the next instant
+/// its `Liveness` can act (`Liveness.nextTick`), with a tolerance. The clock
+/// sleeps until the earliest *latest* instant (deadline plus tolerance) of
+/// any armed timer, then fires every timer whose deadline has come: timers
+/// due close together share one wake-up, and none fires before its deadline
+/// or later than its tolerance allows (unless the process is starved). A
+/// fired timer is disarmed until its owner arms it again. An idle link costs
+/// nothing between its deadlines.
+///
+/// The clock holds its timers weakly: a timer that is cancelled or let go
+/// is forgotten. The schedule itself is the pure `TickSchedule`; the clock
+/// only sleeps and calls back.
+public final class LivenessClock: Sendable {
+    /// The process's clock, for every session.
+    public static let shared = LivenessClock()
+
+    /// An alarm of one link: armed with `schedule(at:tolerance:)`, fires `fire` once on the clock's task.
+    public final class Timer: Sendable {
+        fileprivate let id: UInt64
+        fileprivate let fire: @Sendable () -> Void
+        private weak let clock: LivenessClock?
+
+        fileprivate init(id: UInt64, clock: LivenessClock, fire: @escaping @Sendable () -> Void) {
+            self.id = id
+            self.clock = clock
+            self.fire = fire
+        }
+
+        /// Fires once at `deadline` (not before it, at most `tolerance` after it); replaces any earlier arming.
+        public func schedule(at deadline: ContinuousClock.Instant, tolerance: Duration) {
+            clock?.arm(self, at: deadline, tolerance: tolerance)
+        }
+
+        /// Disarms it for good (until armed again).
+        public func cancel() {
+            clock?.disarm(id)
+        }
+
+        deinit { clock?.disarm(id) }
+    }
+
+    private struct Weak {
+        weak var timer: Timer?
+    }
+
+    private struct State {
+        var schedule = TickSchedule()
+        var timers: [UInt64: Weak] = [:]
+        var nextID: UInt64 = 0
+        /// The sleeping task, the instant it wakes at, and its number (a cancelled one that woke anyway is not it).
+        var sleeper: (task: Task<Void, Never>, wakesAt: ContinuousClock.Instant, number: UInt64)?
+        var sleepers: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+    private let now: @Sendable () -> ContinuousClock.Instant
+    private let sleep: @Sendable (ContinuousClock.Instant) async throws -> Void
+    /// Wake-ups so far, for tests and the bench.
+    private let wakes = Atomic<Int>(0)
+
+    /// A clock reading `now` and sleeping with `sleep` (a test's fake clock); by default the continuous clock.
+    public init(now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
+                sleep: @escaping @Sendable (ContinuousClock.Instant) async throws -> Void = {
+                    try await Task.sleep(until: $0, clock: .continuous)
+                }) {
+        self.now = now
+        self.sleep = sleep
+    }
+
+    /// A new, unarmed timer that calls `fire` (on the clock's task: it should return at once).
+    public func timer(_ fire: @escaping @Sendable () -> Void) -> Timer {
+        state.withLock { state in
+            state.nextID += 1
+            let timer = Timer(id: state.nextID, clock: self, fire: fire)
+            state.timers[timer.id] = Weak(timer: timer)
+            return timer
+        }
+    }
+
+    /// Times the clock woke up so far.
+    public var wakeUps: Int { wakes.load(ordering: .relaxed) }
+
+    /// Timers armed now.
+    public var armedCount: Int { state.withLock { $0.schedule.count } }
+
+    fileprivate func arm(_ timer: Timer, at deadline: ContinuousClock.Instant, tolerance: Duration) {
+        state.withLock { state in
+            state.timers[timer.id] = Weak(timer: timer)
+            state.schedule.arm(timer.id, at: deadline, tolerance: tolerance)
+            // A sleeper that wakes no later than this timer allows will see it.
+            if let sleeper = state.sleeper, sleeper.wakesAt <= deadline + tolerance { return }
+            wakeEarlierIfNeeded(&state)
+        }
+    }
+
+    fileprivate func disarm(_ id: UInt64) {
+        state.withLock { state in
+            state.schedule.disarm(id)
+            state.timers[id] = nil
+        }
+    }
+
+    /// Makes sure a task sleeps until the schedule's wake-up instant (a new one when it is earlier than the current's).
+    private func wakeEarlierIfNeeded(_ state: inout State) {
+        guard let wake = state.schedule.wakeAt else { return }
+        if let sleeper = state.sleeper {
+            if sleeper.wakesAt <= wake { return }
+            sleeper.task.cancel()
+        }
+        state.sleepers += 1
+        let number = state.sleepers
+        let task = Task { [weak self, sleep] in
+            do { try await sleep(wake) } catch { return }
+            self?.wokeUp(number)
+        }
+        state.sleeper = (task, wake, number)
+    }
+
+    private func wokeUp(_ number: UInt64) {
+        wakes.add(1, ordering: .relaxed)
+        let due = state.withLock { state -> [Timer] in
+            if state.sleeper?.number == number { state.sleeper = nil }
+            let ids = state.schedule.takeDue(now: now())
+            let due = ids.compactMap { state.timers[$0]?.timer }
+            wakeEarlierIfNeeded(&state)
+            return due
+        }
+        for timer in due { timer.fire() }
+    }
+}
+
+/// The pure schedule of `LivenessClock`: armed deadlines with tolerances,
+/// when to wake, and which are due.
+public struct TickSchedule: Sendable {
+    private var armed: [UInt64: (deadline: ContinuousClock.Instant, latest: ContinuousClock.Instant)] = [:]
+
+    public init() {}
+
+    /// Arms `id` for `deadline`, to fire at most `tolerance` later; replaces its earlier arming.
+    public mutating func arm(_ id: UInt64, at deadline: ContinuousClock.Instant, tolerance: Duration) {
+        armed[id] = (deadline, deadline + max(.zero, tolerance))
+    }
+
+    public mutating func disarm(_ id: UInt64) {
+        armed[id] = nil
+    }
+
+    /// How many are armed.
+    public var count: Int { armed.count }
+
+    /// When to wake: the earliest latest instant of any armed timer (nil: none armed).
+    public var wakeAt: ContinuousClock.Instant? { armed.values.map(\.latest).min() }
+
+    /// Disarms and returns every timer whose deadline is at or before `now`, earliest deadline first.
+    public mutating func takeDue(now: ContinuousClock.Instant) -> [UInt64] {
+        let due = armed.filter { $0.value.deadline <= now }.sorted { $0.value.deadline < $1.value.deadline }.map(\.key)
+        for id in due { armed[id] = nil }
+        return due
+    }
+}
