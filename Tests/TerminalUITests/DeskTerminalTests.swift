@@ -12,46 +12,27 @@ import Testing
 struct DeskTerminalTests {
     /// A host whose moves the test types: `parlor host GAME --json` reading a FIFO.
     struct ScriptedHost {
-        let tmux: TmuxSession
-        let output: String
-        let fifo: String
-        let writer: Int32
+        let script: ScriptedParlor
         let port: Int
+        var output: String { script.output }
+        var matchID: String? { script.matchID }
 
-        static func start(_ parlor: String, game: String, name: String, seat: String, home: String) async throws -> ScriptedHost {
-            try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-            let fifo = home + "/moves", output = home + "/host.json"
-            guard mkfifo(fifo, 0o600) == 0 else { throw TmuxSession.Failure.commandFailed(["mkfifo"], status: errno, output: fifo) }
-            // Read and write: the open never blocks, and the host never sees the end of its input.
-            let writer = open(fifo, O_RDWR)
-            let tmux = try TmuxSession.start(["sh", "-c", "exec \"$0\" host \(game) --json --port 0 --name \(name) --seat \(seat) < \"$1\" > \"$2\"",
-                                              parlor, fifo, output], environment: ["XDG_DATA_HOME": home, "USER": name.lowercased()])
-            let listening = await LeavingTerminalTests.waitForEvent(in: output) { $0["event"] as? String == "listening" }
+        static func start(_ parlor: String, game: String, name: String, seat: String, home: String,
+                          extra: [String] = []) async throws -> ScriptedHost {
+            let script = try ScriptedParlor.start(parlor, ["host", game, "--json", "--port", "0", "--name", name, "--seat", seat] + extra,
+                                                  home: home, environment: ["USER": name.lowercased()])
+            let listening = await LeavingTerminalTests.waitForEvent(in: script.output) { $0["event"] as? String == "listening" }
             guard let port = listening?["port"] as? Int else {
-                tmux.kill()
-                throw TmuxSession.Failure.commandFailed(["host"], status: 1, output: tmux.screenText())
+                script.stop()
+                throw TmuxSession.Failure.commandFailed(["host"], status: 1, output: script.tmux.screenText())
             }
-            return ScriptedHost(tmux: tmux, output: output, fifo: fifo, writer: writer, port: port)
+            return ScriptedHost(script: script, port: port)
         }
 
         /// Types the host's move once it is the host's turn (`seat` to move, at least `moves` moves made).
-        func play(_ move: String, seat: Int, after moves: Int) async -> Bool {
-            let turn = await LeavingTerminalTests.waitForEvent(in: output) {
-                $0["event"] as? String == "turn" && $0["seat"] as? Int == seat && ($0["sequence"] as? Int ?? 0) >= moves
-            }
-            guard turn != nil else { return false }
-            let line = Array((move + "\n").utf8)
-            return write(writer, line, line.count) == line.count
-        }
+        func play(_ move: String, seat: Int, after moves: Int) async -> Bool { await script.play(move, seat: seat, after: moves) }
 
-        var matchID: String? {
-            LeavingTerminalTests.events(inFile: output).first { $0["event"] as? String == "started" }?["match"] as? String
-        }
-
-        func stop() {
-            close(writer)
-            tmux.kill()
-        }
+        func stop() { script.stop() }
     }
 
     /// Bare `parlor` in tmux with `home` for its data and settings: its JSON turn
