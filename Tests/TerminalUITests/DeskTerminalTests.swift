@@ -297,4 +297,65 @@ struct DeskTerminalTests {
         }
         #expect(states == ["interrupted", "interrupted"])
     }
+
+    @Test("joining a table with --code from the lobby asks for the code unseen; a wrong one says so and asks again, Esc gives up, the other match goes on",
+          .enabled(if: LeavingTerminalTests.canRun))
+    func passcodeAtTheDesk() async throws {
+        let parlor = try #require(LeavingTerminalTests.parlor)
+        let home = LeavingTerminalTests.home("desk-code")
+        let hostsHome = NSTemporaryDirectory() + "parlor-desk-code-hosts-" + UUID().uuidString
+        defer { for path in [home.path, hostsHome] { try? FileManager.default.removeItem(atPath: path) } }
+        let bo = try await ScriptedHost.start(parlor, game: "connect4", name: "Bo", seat: "first", home: hostsHome + "/bo",
+                                              extra: ["--code", "tulip-42"])
+        defer { bo.stop() }
+        let lobby = try Self.startLobby(parlor, home: home, columns: 120)
+        defer { lobby.kill() }
+        #expect(await lobby.waitFor("a type an address"), "\(lobby.screenText())")
+
+        // An offline match first, left running at the desk.
+        for key in ["p", "3", "e", "1"] {
+            lobby.send(key)
+            try? await Task.sleep(for: .milliseconds(150))
+        }
+        #expect(await lobby.waitFor("Esc: your matches", timeout: .seconds(15)), "\(lobby.screenText())")
+        lobby.send("Escape")
+        #expect(await lobby.waitFor("your matches (* waits for you)"), "\(lobby.screenText())")
+        lobby.send("l")
+        #expect(await lobby.waitFor("You sit at 1 match"), "\(lobby.screenText())")
+
+        // Bo's table needs a code: the desk asks for it, and nothing typed shows.
+        func join() async {
+            lobby.send("a")
+            lobby.type("127.0.0.1:\(bo.port)")
+            lobby.send("Enter")
+        }
+        await join()
+        let prompt = "Passcode for the game at 127.0.0.1:\(bo.port):"
+        #expect(await lobby.waitFor(prompt, timeout: .seconds(15)), "\(lobby.screenText())")
+        lobby.type("wrong-99")
+        try? await Task.sleep(for: .milliseconds(300))
+        #expect(!lobby.screenText().contains("wrong-99"), "the code is not echoed: \(lobby.screenText())")
+        lobby.send("Enter")
+        #expect(await lobby.waitFor("That passcode is wrong (1 of 3 tries)."), "\(lobby.screenText())")
+        #expect(lobby.screenText().contains(prompt), "asked again: \(lobby.screenText())")
+        // Esc gives up on Bo's table: a clear line in the lobby, and the offline match is still there.
+        lobby.send("Escape")
+        #expect(await lobby.waitFor("No passcode given for the game at 127.0.0.1:\(bo.port)."), "\(lobby.screenText())")
+        #expect(lobby.screenText().contains("You sit at 1 match"), "\(lobby.screenText())")
+
+        // Again, with the right code: Bo's match goes on screen, beside the offline one.
+        await join()
+        #expect(await lobby.waitFor(prompt, timeout: .seconds(15)), "\(lobby.screenText())")
+        lobby.type("tulip-42")
+        lobby.send("Enter")
+        #expect(await LeavingTerminalTests.waitForEvent(in: bo.output) { $0["event"] as? String == "started" } != nil,
+                "\(lobby.screenText())")
+        #expect(await lobby.waitFor("Esc: your matches", timeout: .seconds(15)), "\(lobby.screenText())")
+        #expect(!lobby.screenText().contains("tulip-42"), "\(lobby.screenText())")
+        lobby.send("Escape")
+        #expect(await lobby.waitFor("Connect Four vs Bo"), "\(lobby.screenText())")
+        #expect(lobby.screenText().contains("Tic-tac-toe vs Easy bot"), "\(lobby.screenText())")
+        lobby.send("C-c")
+        #expect(await lobby.waitFor("exit status 130", timeout: .seconds(20)), "\(lobby.screenText())")
+    }
 }
