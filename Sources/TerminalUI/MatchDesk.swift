@@ -179,6 +179,19 @@ public final class MatchDesk: Sendable {
         onHomeChanged()
     }
 
+    /// Shows `text` (printed lines) in the lobby unless the desk has given the
+    /// terminal back; false then, and the caller prints it itself.
+    public func sayWhileOpen(_ text: String) -> Bool {
+        let line = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        let open = state.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            if !line.isEmpty { state.message = line }
+            return true
+        }
+        if open, !line.isEmpty { onHomeChanged() }
+        return open
+    }
+
     /// The desk's lines under the lobby: a sentence, the notice, and the matches.
     public func homeLines() -> [String] {
         let hosting = waits.withLock { $0.waiting.map(\.text) }
@@ -389,6 +402,8 @@ public final class MatchDesk: Sendable {
         case streamEnded
         case submitted(SubmitResult, quitting: Bool)
         case hint(Move?, sequence: UInt32)
+        /// The other side said something about the end question (a rematch offer).
+        case endQuestionChanged
     }
 
     /// Work done outside the lock: submissions and hint searches.
@@ -417,6 +432,7 @@ public final class MatchDesk: Sendable {
             case .streamEnded: actions = state.entries[index].model.matchStreamEnded()
             case .submitted(let result, let quitting): actions = state.entries[index].model.submitted(result, quitting: quitting)
             case .hint(let move, let sequence): actions = state.entries[index].model.hinted(move, sequence: sequence)
+            case .endQuestionChanged: actions = state.entries[index].model.endQuestionChanged()
             }
             work = perform(actions, at: index, &state)
             refreshTitle(&state)
@@ -640,12 +656,18 @@ public final class MatchDesk: Sendable {
 /// The frontend of one match at a `MatchDesk`: `prepare` subscribes to the
 /// controller; `run` puts the match on the desk and returns when the player
 /// leaves it (the final board's key, a quit, or the desk leaving every match).
+/// An end question ("Rematch with seats swapped?") is asked on its final
+/// board, as the full screen asks it, while the other matches go on.
 public struct DeskFrontend: MatchFrontend {
     let desk: MatchDesk
     /// Where the hint key gets the best move; nil: no hints in this match.
     public var hints: FullScreenFrontend.HintSource?
 
     public func prepare(controller: MatchController, locals: [LocalParticipant]) async -> PreparedMatch {
+        await prepare(controller: controller, locals: locals, endQuestion: nil)
+    }
+
+    public func prepare(controller: MatchController, locals: [LocalParticipant], endQuestion: EndQuestion?) async -> PreparedMatch {
         let events = await controller.events()
         let initial = await controller.state
         let desk = self.desk
@@ -653,7 +675,7 @@ public struct DeskFrontend: MatchFrontend {
         let seats = LocalSeats(state: initial, locals: locals)
         let access = await TalkAccess.of(controller)
         let talks = access.available
-        let model = FullScreenModel(state: initial, localSeats: seats.seats, options: desk.modelOptions,
+        let model = FullScreenModel(state: initial, localSeats: seats.seats, options: desk.modelOptions, endQuestion: endQuestion,
                                     hintsAllowed: hints != nil, talkAvailable: talks, talkWithoutSeat: access.withoutSeat)
         return PreparedMatch {
             let (exits, continuation) = AsyncStream<FrontendExit>.makeStream()
@@ -663,7 +685,9 @@ public struct DeskFrontend: MatchFrontend {
                 for await event in events { desk.receive(.match(event), for: initial.matchID) }
                 desk.receive(.streamEnded, for: initial.matchID)
             }
+            endQuestion?.onChange { desk.receive(.endQuestionChanged, for: initial.matchID) }
             defer {
+                endQuestion?.onChange(nil)
                 forwarding.cancel()
                 talk?.stop()
             }

@@ -358,4 +358,67 @@ struct DeskTerminalTests {
         lobby.send("C-c")
         #expect(await lobby.waitFor("exit status 130", timeout: .seconds(20)), "\(lobby.screenText())")
     }
+
+    @Test("a match on screen ends: the desk asks the rematch question on its final board while another match goes on; y starts the rematch",
+          .enabled(if: LeavingTerminalTests.canRun))
+    func rematchAtTheDesk() async throws {
+        let parlor = try #require(LeavingTerminalTests.parlor)
+        let home = LeavingTerminalTests.home("desk-rematch")
+        let hostsHome = NSTemporaryDirectory() + "parlor-desk-rematch-hosts-" + UUID().uuidString
+        defer { for path in [home.path, hostsHome] { try? FileManager.default.removeItem(atPath: path) } }
+        let bo = try await ScriptedHost.start(parlor, game: "connect4", name: "Bo", seat: "first", home: hostsHome + "/bo")
+        defer { bo.stop() }
+        let cy = try await ScriptedHost.start(parlor, game: "tictactoe", name: "Cy", seat: "first", home: hostsHome + "/cy",
+                                              extra: ["--rematch", "1"])
+        defer { cy.stop() }
+        let lobby = try Self.startLobby(parlor, home: home, columns: 120)
+        defer { lobby.kill() }
+        #expect(await lobby.waitFor("a type an address"), "\(lobby.screenText())")
+        func join(_ port: Int) {
+            lobby.send("a")
+            lobby.type("127.0.0.1:\(port)")
+            lobby.send("Enter")
+        }
+        // Bo's match waits for Bo; from the lobby, join Cy's tic-tac-toe too.
+        join(bo.port)
+        #expect(await LeavingTerminalTests.waitForEvent(in: bo.output) { $0["event"] as? String == "started" } != nil, "\(lobby.screenText())")
+        #expect(await lobby.waitFor("Esc: your matches", timeout: .seconds(15)), "\(lobby.screenText())")
+        lobby.send("Escape")
+        #expect(await lobby.waitFor("your matches (* waits for you)"), "\(lobby.screenText())")
+        lobby.send("l")
+        #expect(await lobby.waitFor("You sit at 1 match"), "\(lobby.screenText())")
+        join(cy.port)
+
+        // Cy takes the top row while we play 4 and 5.
+        #expect(await cy.play("1", seat: 0, after: 0))
+        #expect(await lobby.waitFor("Your turn", timeout: .seconds(15)), "\(lobby.screenText())")
+        lobby.send("4", "Enter")
+        #expect(await cy.play("2", seat: 0, after: 2))
+        #expect(await LeavingTerminalTests.waitForEvent(in: cy.output) { $0["event"] as? String == "turn" && $0["seat"] as? Int == 1
+            && ($0["sequence"] as? Int ?? 0) >= 3 } != nil)
+        try? await Task.sleep(for: .milliseconds(300))
+        lobby.send("5", "Enter")
+        #expect(await cy.play("3", seat: 0, after: 4))
+
+        // The final board asks, as join does, and says Cy offers one.
+        #expect(await lobby.waitFor("Rematch with seats swapped? y: yes", timeout: .seconds(15)), "\(lobby.screenText())")
+        #expect(await lobby.waitFor("Cy offers a rematch with seats swapped."), "\(lobby.screenText())")
+        // Bo's match goes on meanwhile: Bo moves, and the notice comes under the question.
+        #expect(await bo.play("4", seat: 0, after: 0))
+        #expect(await lobby.waitFor("It's your turn in Connect Four vs Bo"), "\(lobby.screenText())")
+        #expect(lobby.screenText().contains("Rematch with seats swapped? y: yes"), "still asked: \(lobby.screenText())")
+
+        // y: the rematch begins at Cy's table (we move first now), and nothing was printed over the screen.
+        lobby.send("y")
+        let rematch = await LeavingTerminalTests.waitForEvent(in: cy.output) { $0["event"] as? String == "rematch" }
+        #expect(rematch != nil, "\(LeavingTerminalTests.events(inFile: cy.output))")
+        #expect(await lobby.waitFor("Your turn", timeout: .seconds(15)), "\(lobby.screenText())")
+        #expect(!lobby.screenText().contains("Rematch: match"), "said in the lobby, not over the board: \(lobby.screenText())")
+        lobby.send("Escape")
+        #expect(await lobby.waitFor("your matches (* waits for you)"), "\(lobby.screenText())")
+        #expect(lobby.screenText().contains("Tic-tac-toe vs Cy"), "\(lobby.screenText())")
+        #expect(lobby.screenText().contains("Connect Four vs Bo"), "\(lobby.screenText())")
+        lobby.send("C-c")
+        #expect(await lobby.waitFor("exit status 130", timeout: .seconds(20)), "\(lobby.screenText())")
+    }
 }
