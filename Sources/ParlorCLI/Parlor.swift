@@ -1,5 +1,6 @@
 import Foundation
 import Games
+import Synchronization
 
 /// Every command and command group, in the order `parlor help` lists them.
 ///
@@ -322,10 +323,20 @@ public enum Parlor {
 /// Where commands write. stdout goes through `print`'s buffer, so it stays
 /// in order with handlers that use `print`; stderr is written unbuffered.
 enum Console {
-    /// Writes `text` to stdout as is (no newline added).
+    /// Writes `text` to stdout as is (no newline added), or hands it to the diversion while one takes it.
     static func write(_ text: String) {
+        if let divert = diversion.withLock({ $0 }), divert(text) { return }
         print(text, terminator: "")
     }
+
+    /// While the lobby's desk owns the screen, what would be printed on it
+    /// goes to the desk's line instead (see `DeskSeats.openDesk`); the closure
+    /// returns false once the desk has given the terminal back.
+    static func divert(to sink: (@Sendable (String) -> Bool)?) {
+        diversion.withLock { $0 = sink }
+    }
+
+    private static let diversion = Mutex<(@Sendable (String) -> Bool)?>(nil)
 
     /// Writes `text` to stderr as is (no newline added); a closed stderr loses the text, nothing else.
     static func writeError(_ text: String) {

@@ -21,7 +21,9 @@ import Synchronization
 /// Keys on a match screen: Esc lists the matches, Tab switches to the match
 /// that waits for you, Ctrl-C leaves every match for now; the rest are the
 /// full screen's. In the list: ↑/↓ and Enter or 1-9 show a match, l the
-/// lobby, Esc back. The lobby's own loop owns the key reader and gives the
+/// lobby, Esc back. A question (`askSecret`, a host's passcode) takes the
+/// screen over whatever is on it until Enter or Esc; the matches go on
+/// meanwhile. The lobby's own loop owns the key reader and gives the
 /// desk the keys while `hasScreen` is true. Thread-safe: one lock holds the
 /// state, drawing goes through one `ScreenWriter`.
 public final class MatchDesk: Sendable {
@@ -52,8 +54,19 @@ public final class MatchDesk: Sendable {
         }
     }
 
+    /// A line the desk asks for over whatever is on screen (a host's passcode), typed without echo.
+    private struct Question {
+        let prompt: String
+        /// Said above the prompt ("That passcode is wrong (1 of 3 tries).").
+        let note: String?
+        var typed: [Character] = []
+        let answer: CheckedContinuation<String?, Never>
+    }
+
     private struct State {
         var entries: [Entry] = []
+        /// Questions waiting for a line, the first on screen.
+        var questions: [Question] = []
         var onScreen: MatchID?
         var listOpen = false
         var listSelection = 0
@@ -109,7 +122,23 @@ public final class MatchDesk: Sendable {
     }
 
     /// Whether a match or the list is on screen (the desk takes the keys), rather than the lobby.
-    public var hasScreen: Bool { state.withLock { $0.listOpen || $0.onScreen != nil } }
+    public var hasScreen: Bool { state.withLock { $0.listOpen || $0.onScreen != nil || !$0.questions.isEmpty } }
+
+    /// Asks for a secret line (a host's passcode) over whatever is on screen,
+    /// nothing typed shown; `note` is said above it. Returns the line, or nil
+    /// when the person pressed Esc or left every match. The other matches go on meanwhile.
+    public func askSecret(_ prompt: String, note: String? = nil) async -> String? {
+        await withCheckedContinuation { continuation in
+            let asked = state.withLock { state -> Bool in
+                guard !state.closed else { return false }
+                state.questions.append(Question(prompt: prompt, note: note, answer: continuation))
+                writer.invalidate()
+                draw(&state)
+                return true
+            }
+            if !asked { continuation.resume(returning: nil) }
+        }
+    }
 
     /// How many matches the player sits at.
     public var matchCount: Int { state.withLock { $0.entries.count } }
@@ -150,6 +179,19 @@ public final class MatchDesk: Sendable {
         onHomeChanged()
     }
 
+    /// Shows `text` (printed lines) in the lobby unless the desk has given the
+    /// terminal back; false then, and the caller prints it itself.
+    public func sayWhileOpen(_ text: String) -> Bool {
+        let line = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        let open = state.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            if !line.isEmpty { state.message = line }
+            return true
+        }
+        if open, !line.isEmpty { onHomeChanged() }
+        return open
+    }
+
     /// The desk's lines under the lobby: a sentence, the notice, and the matches.
     public func homeLines() -> [String] {
         let hosting = waits.withLock { $0.waiting.map(\.text) }
@@ -170,7 +212,7 @@ public final class MatchDesk: Sendable {
     /// Draws the lobby's page (only while the lobby is on screen).
     public func showLobby(_ lines: [String]) {
         state.withLock { state in
-            guard state.onScreen == nil, !state.listOpen, !state.closed else { return }
+            guard state.onScreen == nil, !state.listOpen, state.questions.isEmpty, !state.closed else { return }
             let size = terminal.size() ?? .standard
             var shown = lines
             if shown.count > size.rows { shown = Array(shown.prefix(size.rows)) }
@@ -199,11 +241,12 @@ public final class MatchDesk: Sendable {
     /// `.interrupted(signal:)` (or `.terminalLost`, or its end if it is over).
     /// The terminal is restored first, so what the matches print lands on the normal screen.
     public func leaveAll(signal: Int32?, terminalLost: Bool = false) {
-        let entries = state.withLock { state -> [Entry] in
+        let (entries, questions) = state.withLock { state -> ([Entry], [Question]) in
             state.closed = true
-            defer { state.entries = [] }
-            return state.entries
+            defer { state.entries = []; state.questions = [] }
+            return (state.entries, state.questions)
         }
+        for question in questions { question.answer.resume(returning: nil) }
         ticker.withLock { $0?.cancel() }
         stopWaiting()
         if !terminalLost { _ = terminal.write(TurnNotices.popTitle) }
@@ -219,10 +262,11 @@ public final class MatchDesk: Sendable {
     /// The lobby closes (q, or hosting takes the terminal): the window title is put back.
     /// Every match has left by then.
     public func close() {
-        let wasOpen = state.withLock { state -> Bool in
-            defer { state.closed = true }
-            return !state.closed
+        let (wasOpen, questions) = state.withLock { state -> (Bool, [Question]) in
+            defer { state.closed = true; state.questions = [] }
+            return (!state.closed, state.questions)
         }
+        for question in questions { question.answer.resume(returning: nil) }
         ticker.withLock { $0?.cancel() }
         stopWaiting()
         if wasOpen { _ = terminal.write(TurnNotices.popTitle) }
@@ -235,7 +279,13 @@ public final class MatchDesk: Sendable {
             return .leftAll
         }
         var work: [Work] = []
+        var answered: (CheckedContinuation<String?, Never>, String?)?
         let outcome = state.withLock { state -> KeyOutcome in
+            if !state.questions.isEmpty {
+                let (outcome, answer) = handleInQuestion(key, &state)
+                answered = answer
+                return outcome
+            }
             if state.listOpen { return handleInList(key, &state) }
             guard let index = state.entries.firstIndex(where: { $0.id == state.onScreen }) else {
                 state.onScreen = nil
@@ -265,9 +315,31 @@ public final class MatchDesk: Sendable {
                 return state.onScreen == nil && !state.listOpen ? .showLobby : .handled
             }
         }
+        if let (continuation, line) = answered { continuation.resume(returning: line) }
         run(work)
         if outcome == .showLobby { onHomeChanged() }
         return outcome
+    }
+
+    /// A key while a question is asked: Enter answers, Esc cancels, Backspace and Ctrl-U edit.
+    private func handleInQuestion(_ key: Key, _ state: inout State) -> (KeyOutcome, (CheckedContinuation<String?, Never>, String?)?) {
+        var answer: String??
+        switch key {
+        case .enter: answer = .some(String(state.questions[0].typed))
+        case .escape: answer = .some(nil)
+        case .backspace: if !state.questions[0].typed.isEmpty { state.questions[0].typed.removeLast() }
+        case .control(0x15): state.questions[0].typed.removeAll()
+        case .character(let character) where state.questions[0].typed.count < 256: state.questions[0].typed.append(character)
+        default: break
+        }
+        guard let answer else { return (.handled, nil) }
+        let question = state.questions.removeFirst()
+        writer.invalidate()
+        guard state.questions.isEmpty, state.onScreen == nil, !state.listOpen else {
+            draw(&state)
+            return (.handled, (question.answer, answer))
+        }
+        return (.showLobby, (question.answer, answer))
     }
 
     private func handleInList(_ key: Key, _ state: inout State) -> KeyOutcome {
@@ -330,6 +402,8 @@ public final class MatchDesk: Sendable {
         case streamEnded
         case submitted(SubmitResult, quitting: Bool)
         case hint(Move?, sequence: UInt32)
+        /// The other side said something about the end question (a rematch offer).
+        case endQuestionChanged
     }
 
     /// Work done outside the lock: submissions and hint searches.
@@ -358,6 +432,7 @@ public final class MatchDesk: Sendable {
             case .streamEnded: actions = state.entries[index].model.matchStreamEnded()
             case .submitted(let result, let quitting): actions = state.entries[index].model.submitted(result, quitting: quitting)
             case .hint(let move, let sequence): actions = state.entries[index].model.hinted(move, sequence: sequence)
+            case .endQuestionChanged: actions = state.entries[index].model.endQuestionChanged()
             }
             work = perform(actions, at: index, &state)
             refreshTitle(&state)
@@ -489,6 +564,17 @@ public final class MatchDesk: Sendable {
     private func draw(_ state: inout State) {
         guard !state.closed else { return }
         let size = terminal.size() ?? .standard
+        if let question = state.questions.first {
+            var lines = ["parlor: a passcode", ""]
+            if let note = question.note { lines += [note, ""] }
+            lines += [question.prompt, "", "Nothing you type is shown. Enter sends it · Esc cancels (your other matches go on)."]
+            var frame = Frame(lines: lines.map { StyledLine(Self.clip($0, size.columns - 1)) })
+            if let notice = state.notice {
+                frame.lines += [StyledLine(), StyledLine(Self.clip(notice.text, size.columns - 1), TextStyle(foreground: .yellow, bold: true))]
+            }
+            writer.show(frame, size: size)
+            return
+        }
         if state.listOpen {
             writer.show(Frame(lines: Self.listLines(state, width: size.columns - 1).prefix(size.rows).map { StyledLine($0) }), size: size)
             return
@@ -570,12 +656,18 @@ public final class MatchDesk: Sendable {
 /// The frontend of one match at a `MatchDesk`: `prepare` subscribes to the
 /// controller; `run` puts the match on the desk and returns when the player
 /// leaves it (the final board's key, a quit, or the desk leaving every match).
+/// An end question ("Rematch with seats swapped?") is asked on its final
+/// board, as the full screen asks it, while the other matches go on.
 public struct DeskFrontend: MatchFrontend {
     let desk: MatchDesk
     /// Where the hint key gets the best move; nil: no hints in this match.
     public var hints: FullScreenFrontend.HintSource?
 
     public func prepare(controller: MatchController, locals: [LocalParticipant]) async -> PreparedMatch {
+        await prepare(controller: controller, locals: locals, endQuestion: nil)
+    }
+
+    public func prepare(controller: MatchController, locals: [LocalParticipant], endQuestion: EndQuestion?) async -> PreparedMatch {
         let events = await controller.events()
         let initial = await controller.state
         let desk = self.desk
@@ -583,7 +675,7 @@ public struct DeskFrontend: MatchFrontend {
         let seats = LocalSeats(state: initial, locals: locals)
         let access = await TalkAccess.of(controller)
         let talks = access.available
-        let model = FullScreenModel(state: initial, localSeats: seats.seats, options: desk.modelOptions,
+        let model = FullScreenModel(state: initial, localSeats: seats.seats, options: desk.modelOptions, endQuestion: endQuestion,
                                     hintsAllowed: hints != nil, talkAvailable: talks, talkWithoutSeat: access.withoutSeat)
         return PreparedMatch {
             let (exits, continuation) = AsyncStream<FrontendExit>.makeStream()
@@ -593,7 +685,9 @@ public struct DeskFrontend: MatchFrontend {
                 for await event in events { desk.receive(.match(event), for: initial.matchID) }
                 desk.receive(.streamEnded, for: initial.matchID)
             }
+            endQuestion?.onChange { desk.receive(.endQuestionChanged, for: initial.matchID) }
             defer {
+                endQuestion?.onChange(nil)
                 forwarding.cancel()
                 talk?.stop()
             }

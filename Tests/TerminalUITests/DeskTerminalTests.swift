@@ -12,46 +12,27 @@ import Testing
 struct DeskTerminalTests {
     /// A host whose moves the test types: `parlor host GAME --json` reading a FIFO.
     struct ScriptedHost {
-        let tmux: TmuxSession
-        let output: String
-        let fifo: String
-        let writer: Int32
+        let script: ScriptedParlor
         let port: Int
+        var output: String { script.output }
+        var matchID: String? { script.matchID }
 
-        static func start(_ parlor: String, game: String, name: String, seat: String, home: String) async throws -> ScriptedHost {
-            try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-            let fifo = home + "/moves", output = home + "/host.json"
-            guard mkfifo(fifo, 0o600) == 0 else { throw TmuxSession.Failure.commandFailed(["mkfifo"], status: errno, output: fifo) }
-            // Read and write: the open never blocks, and the host never sees the end of its input.
-            let writer = open(fifo, O_RDWR)
-            let tmux = try TmuxSession.start(["sh", "-c", "exec \"$0\" host \(game) --json --port 0 --name \(name) --seat \(seat) < \"$1\" > \"$2\"",
-                                              parlor, fifo, output], environment: ["XDG_DATA_HOME": home, "USER": name.lowercased()])
-            let listening = await LeavingTerminalTests.waitForEvent(in: output) { $0["event"] as? String == "listening" }
+        static func start(_ parlor: String, game: String, name: String, seat: String, home: String,
+                          extra: [String] = []) async throws -> ScriptedHost {
+            let script = try ScriptedParlor.start(parlor, ["host", game, "--json", "--port", "0", "--name", name, "--seat", seat] + extra,
+                                                  home: home, environment: ["USER": name.lowercased()])
+            let listening = await LeavingTerminalTests.waitForEvent(in: script.output) { $0["event"] as? String == "listening" }
             guard let port = listening?["port"] as? Int else {
-                tmux.kill()
-                throw TmuxSession.Failure.commandFailed(["host"], status: 1, output: tmux.screenText())
+                script.stop()
+                throw TmuxSession.Failure.commandFailed(["host"], status: 1, output: script.tmux.screenText())
             }
-            return ScriptedHost(tmux: tmux, output: output, fifo: fifo, writer: writer, port: port)
+            return ScriptedHost(script: script, port: port)
         }
 
         /// Types the host's move once it is the host's turn (`seat` to move, at least `moves` moves made).
-        func play(_ move: String, seat: Int, after moves: Int) async -> Bool {
-            let turn = await LeavingTerminalTests.waitForEvent(in: output) {
-                $0["event"] as? String == "turn" && $0["seat"] as? Int == seat && ($0["sequence"] as? Int ?? 0) >= moves
-            }
-            guard turn != nil else { return false }
-            let line = Array((move + "\n").utf8)
-            return write(writer, line, line.count) == line.count
-        }
+        func play(_ move: String, seat: Int, after moves: Int) async -> Bool { await script.play(move, seat: seat, after: moves) }
 
-        var matchID: String? {
-            LeavingTerminalTests.events(inFile: output).first { $0["event"] as? String == "started" }?["match"] as? String
-        }
-
-        func stop() {
-            close(writer)
-            tmux.kill()
-        }
+        func stop() { script.stop() }
     }
 
     /// Bare `parlor` in tmux with `home` for its data and settings: its JSON turn
@@ -315,5 +296,129 @@ struct DeskTerminalTests {
             try await Task.sleep(for: .milliseconds(100))
         }
         #expect(states == ["interrupted", "interrupted"])
+    }
+
+    @Test("joining a table with --code from the lobby asks for the code unseen; a wrong one says so and asks again, Esc gives up, the other match goes on",
+          .enabled(if: LeavingTerminalTests.canRun))
+    func passcodeAtTheDesk() async throws {
+        let parlor = try #require(LeavingTerminalTests.parlor)
+        let home = LeavingTerminalTests.home("desk-code")
+        let hostsHome = NSTemporaryDirectory() + "parlor-desk-code-hosts-" + UUID().uuidString
+        defer { for path in [home.path, hostsHome] { try? FileManager.default.removeItem(atPath: path) } }
+        let bo = try await ScriptedHost.start(parlor, game: "connect4", name: "Bo", seat: "first", home: hostsHome + "/bo",
+                                              extra: ["--code", "tulip-42"])
+        defer { bo.stop() }
+        let lobby = try Self.startLobby(parlor, home: home, columns: 120)
+        defer { lobby.kill() }
+        #expect(await lobby.waitFor("a type an address"), "\(lobby.screenText())")
+
+        // An offline match first, left running at the desk.
+        for key in ["p", "3", "e", "1"] {
+            lobby.send(key)
+            try? await Task.sleep(for: .milliseconds(150))
+        }
+        #expect(await lobby.waitFor("Esc: your matches", timeout: .seconds(15)), "\(lobby.screenText())")
+        lobby.send("Escape")
+        #expect(await lobby.waitFor("your matches (* waits for you)"), "\(lobby.screenText())")
+        lobby.send("l")
+        #expect(await lobby.waitFor("You sit at 1 match"), "\(lobby.screenText())")
+
+        // Bo's table needs a code: the desk asks for it, and nothing typed shows.
+        func join() async {
+            lobby.send("a")
+            lobby.type("127.0.0.1:\(bo.port)")
+            lobby.send("Enter")
+        }
+        await join()
+        let prompt = "Passcode for the game at 127.0.0.1:\(bo.port):"
+        #expect(await lobby.waitFor(prompt, timeout: .seconds(15)), "\(lobby.screenText())")
+        lobby.type("wrong-99")
+        try? await Task.sleep(for: .milliseconds(300))
+        #expect(!lobby.screenText().contains("wrong-99"), "the code is not echoed: \(lobby.screenText())")
+        lobby.send("Enter")
+        #expect(await lobby.waitFor("That passcode is wrong (1 of 3 tries)."), "\(lobby.screenText())")
+        #expect(lobby.screenText().contains(prompt), "asked again: \(lobby.screenText())")
+        // Esc gives up on Bo's table: a clear line in the lobby, and the offline match is still there.
+        lobby.send("Escape")
+        #expect(await lobby.waitFor("No passcode given for the game at 127.0.0.1:\(bo.port)."), "\(lobby.screenText())")
+        #expect(lobby.screenText().contains("You sit at 1 match"), "\(lobby.screenText())")
+
+        // Again, with the right code: Bo's match goes on screen, beside the offline one.
+        await join()
+        #expect(await lobby.waitFor(prompt, timeout: .seconds(15)), "\(lobby.screenText())")
+        lobby.type("tulip-42")
+        lobby.send("Enter")
+        #expect(await LeavingTerminalTests.waitForEvent(in: bo.output) { $0["event"] as? String == "started" } != nil,
+                "\(lobby.screenText())")
+        #expect(await lobby.waitFor("Esc: your matches", timeout: .seconds(15)), "\(lobby.screenText())")
+        #expect(!lobby.screenText().contains("tulip-42"), "\(lobby.screenText())")
+        lobby.send("Escape")
+        #expect(await lobby.waitFor("Connect Four vs Bo"), "\(lobby.screenText())")
+        #expect(lobby.screenText().contains("Tic-tac-toe vs Easy bot"), "\(lobby.screenText())")
+        lobby.send("C-c")
+        #expect(await lobby.waitFor("exit status 130", timeout: .seconds(20)), "\(lobby.screenText())")
+    }
+
+    @Test("a match on screen ends: the desk asks the rematch question on its final board while another match goes on; y starts the rematch",
+          .enabled(if: LeavingTerminalTests.canRun))
+    func rematchAtTheDesk() async throws {
+        let parlor = try #require(LeavingTerminalTests.parlor)
+        let home = LeavingTerminalTests.home("desk-rematch")
+        let hostsHome = NSTemporaryDirectory() + "parlor-desk-rematch-hosts-" + UUID().uuidString
+        defer { for path in [home.path, hostsHome] { try? FileManager.default.removeItem(atPath: path) } }
+        let bo = try await ScriptedHost.start(parlor, game: "connect4", name: "Bo", seat: "first", home: hostsHome + "/bo")
+        defer { bo.stop() }
+        let cy = try await ScriptedHost.start(parlor, game: "tictactoe", name: "Cy", seat: "first", home: hostsHome + "/cy",
+                                              extra: ["--rematch", "1"])
+        defer { cy.stop() }
+        let lobby = try Self.startLobby(parlor, home: home, columns: 120)
+        defer { lobby.kill() }
+        #expect(await lobby.waitFor("a type an address"), "\(lobby.screenText())")
+        func join(_ port: Int) {
+            lobby.send("a")
+            lobby.type("127.0.0.1:\(port)")
+            lobby.send("Enter")
+        }
+        // Bo's match waits for Bo; from the lobby, join Cy's tic-tac-toe too.
+        join(bo.port)
+        #expect(await LeavingTerminalTests.waitForEvent(in: bo.output) { $0["event"] as? String == "started" } != nil, "\(lobby.screenText())")
+        #expect(await lobby.waitFor("Esc: your matches", timeout: .seconds(15)), "\(lobby.screenText())")
+        lobby.send("Escape")
+        #expect(await lobby.waitFor("your matches (* waits for you)"), "\(lobby.screenText())")
+        lobby.send("l")
+        #expect(await lobby.waitFor("You sit at 1 match"), "\(lobby.screenText())")
+        join(cy.port)
+
+        // Cy takes the top row while we play 4 and 5.
+        #expect(await cy.play("1", seat: 0, after: 0))
+        #expect(await lobby.waitFor("Your turn", timeout: .seconds(15)), "\(lobby.screenText())")
+        lobby.send("4", "Enter")
+        #expect(await cy.play("2", seat: 0, after: 2))
+        #expect(await LeavingTerminalTests.waitForEvent(in: cy.output) { $0["event"] as? String == "turn" && $0["seat"] as? Int == 1
+            && ($0["sequence"] as? Int ?? 0) >= 3 } != nil)
+        try? await Task.sleep(for: .milliseconds(300))
+        lobby.send("5", "Enter")
+        #expect(await cy.play("3", seat: 0, after: 4))
+
+        // The final board asks, as join does, and says Cy offers one.
+        #expect(await lobby.waitFor("Rematch with seats swapped? y: yes", timeout: .seconds(15)), "\(lobby.screenText())")
+        #expect(await lobby.waitFor("Cy offers a rematch with seats swapped."), "\(lobby.screenText())")
+        // Bo's match goes on meanwhile: Bo moves, and the notice comes under the question.
+        #expect(await bo.play("4", seat: 0, after: 0))
+        #expect(await lobby.waitFor("It's your turn in Connect Four vs Bo"), "\(lobby.screenText())")
+        #expect(lobby.screenText().contains("Rematch with seats swapped? y: yes"), "still asked: \(lobby.screenText())")
+
+        // y: the rematch begins at Cy's table (we move first now), and nothing was printed over the screen.
+        lobby.send("y")
+        let rematch = await LeavingTerminalTests.waitForEvent(in: cy.output) { $0["event"] as? String == "rematch" }
+        #expect(rematch != nil, "\(LeavingTerminalTests.events(inFile: cy.output))")
+        #expect(await lobby.waitFor("Your turn", timeout: .seconds(15)), "\(lobby.screenText())")
+        #expect(!lobby.screenText().contains("Rematch: match"), "said in the lobby, not over the board: \(lobby.screenText())")
+        lobby.send("Escape")
+        #expect(await lobby.waitFor("your matches (* waits for you)"), "\(lobby.screenText())")
+        #expect(lobby.screenText().contains("Tic-tac-toe vs Cy"), "\(lobby.screenText())")
+        #expect(lobby.screenText().contains("Connect Four vs Bo"), "\(lobby.screenText())")
+        lobby.send("C-c")
+        #expect(await lobby.waitFor("exit status 130", timeout: .seconds(20)), "\(lobby.screenText())")
     }
 }

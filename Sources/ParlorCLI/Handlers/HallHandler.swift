@@ -98,7 +98,7 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
     let watcher = SignalWatcher(signals: SignalWatcher.terminating) { number in stop.fire(number) }
     defer { watcher.cancel() }
     let screen = HallScreenRefresh.start(board: board, game: gameType.displayName, port: port, advertising: advertising,
-                                         fullScreen: presentation.isFullScreen) { stop.fire(SIGINT) }
+                                         fullScreen: presentation.isFullScreen, display: options.display) { stop.fire(SIGINT) }
 
     let signal = await withTaskGroup(of: Int32?.self) { group -> Int32 in
         group.addTask {
@@ -168,7 +168,7 @@ enum Hall {
         let events = await controller.events()
         let recording = await recorder.follow(controller)
         let tag: [(String, JSONValue)] = [("match", .string(id.hex)), ("table", .int(Int64(table.number)))]
-        context.board.seat(table.number, state: hosted.initialState, hostSeat: hosted.hostSeat)
+        context.board.seat(table.number, state: hosted.initialState, hostSeat: hosted.hostSeat, controller: controller)
         context.announcer.say("Table \(table.number): \(hosted.guestName) \(table.resumed ? "is back" : "sat down") (match \(id.short)).",
                               event: .object([("event", "joined"), ("name", .string(hosted.guestName)),
                                               ("seat", .int(Int64(hosted.guestSeat))), ("resumed", .bool(table.resumed))] + tag))
@@ -397,6 +397,8 @@ final class HallBoard: Sendable {
     private struct Line {
         var state: MatchState
         var hostSeat: SeatIndex
+        /// The table's match, for the screen that opens the table.
+        let controller: MatchController
     }
 
     let limit: Int
@@ -404,8 +406,13 @@ final class HallBoard: Sendable {
 
     init(limit: Int) { self.limit = limit }
 
-    func seat(_ table: Int, state: MatchState, hostSeat: SeatIndex) {
-        lines.withLock { $0[table] = Line(state: state, hostSeat: hostSeat) }
+    func seat(_ table: Int, state: MatchState, hostSeat: SeatIndex, controller: MatchController) {
+        lines.withLock { $0[table] = Line(state: state, hostSeat: hostSeat, controller: controller) }
+    }
+
+    /// The match played at `table` now, nil when the table is free.
+    func controller(_ table: Int) -> MatchController? {
+        lines.withLock { $0[table]?.controller }
     }
 
     func update(_ table: Int, state: MatchState) {
@@ -456,14 +463,18 @@ enum HallScreenRefresh {
     }
 
     static func start(board: HallBoard, game: String, port: UInt16, advertising: HallAdvertising, fullScreen: Bool,
-                      onQuit: @escaping @Sendable () -> Void) -> Running {
-        let screen = fullScreen ? try? HallScreen(onQuit: onQuit) : nil
+                      display: DisplayFlags, onQuit: @escaping @Sendable () -> Void) -> Running {
+        let environment = ProcessInfo.processInfo.environment
+        let options = TerminalUI.DisplayOptions.detect(environment: environment, isTTY: true,
+                                                       noColorFlag: !display.colorAllowed(environment: environment),
+                                                       asciiFlag: display.ascii)
+        let screen = fullScreen ? try? HallScreen(options: options, tables: { board.controller($0) }, onQuit: onQuit) : nil
         let task = Task {
             var advertised = 0
             while !Task.isCancelled {
                 let inPlay = board.inPlayCount
                 if let screen {
-                    screen.show(title: "parlor: \(game) on port \(port), \(inPlay) of \(board.limit) tables in play (q to stop)",
+                    screen.show(title: "parlor: \(game) on port \(port), \(inPlay) of \(board.limit) tables in play",
                                 rows: board.rows())
                 }
                 if inPlay != advertised {

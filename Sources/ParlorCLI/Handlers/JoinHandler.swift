@@ -11,7 +11,7 @@ import TerminalUI
 /// advertised name, and plays through a `RemoteParticipant` for the host's seat.
 ///
 /// With `desk`, the match is one of several at the lobby's desk: what would
-/// be printed goes to the lobby's line, and a passcode is not asked for.
+/// be printed goes to the lobby's line, and a passcode is asked for there.
 func runJoin(_ options: JoinOptions, desk: MatchDesk? = nil) async throws -> ExitCode {
     var presentation = desk.map { MatchPresentation(desk: $0) } ?? MatchPresentation(flags: options.display)
     let sink: (@Sendable (String) -> Void)? = if let desk { { text in desk.say(text) } } else { nil }
@@ -33,8 +33,7 @@ func runJoin(_ options: JoinOptions, desk: MatchDesk? = nil) async throws -> Exi
     // At a table that fills, who is seated so far: "2 of 4 seated: Ana (host), Bo (you), free, free".
     guestOptions.onTable = { table in announcer.say(table.summary, event: tableEvent(table)) }
     var question = PasscodeQuestion(game: gameName, address: peerAddress)
-    // The desk's key reader owns the terminal: no prompt there.
-    question.canAsk = desk == nil
+    question.desk = desk
     var stream: any ByteStream = connection.byteStream()
     if needsPasscode && guestOptions.passcode == nil {
         // The advertisement says so: ask before the handshake, on a fresh
@@ -113,8 +112,8 @@ struct PasscodeQuestion {
     var game: String?
     /// The host's address as shown.
     var address: String
-    /// Whether the terminal may be asked (not while the lobby's desk reads its keys).
-    var canAsk = true
+    /// The lobby's desk, which asks over its screen (its key reader owns the terminal); nil: the terminal is asked.
+    var desk: MatchDesk?
 
     /// What the prompt and the messages call the host: the game's advertised
     /// name, or (joined by address, when the game is not known before the
@@ -144,8 +143,9 @@ struct PasscodeQuestion {
                 guard Terminal.isInteractive, wrongTries < Self.tries else {
                     throw JoinFailure(error: .rejected(.passcodeWrong, ""), wrongTries: wrongTries)
                 }
-                Console.writeError("That passcode is wrong (\(wrongTries) of \(Self.tries) tries).\n")
-                options.passcode = try await ask()
+                let wrong = "That passcode is wrong (\(wrongTries) of \(Self.tries) tries)."
+                if desk == nil { Console.writeError(wrong + "\n") }
+                options.passcode = try await ask(note: wrong)
             } catch {
                 throw JoinFailure(error: error)
             }
@@ -156,9 +156,10 @@ struct PasscodeQuestion {
     /// The code typed at a terminal without echo. Without a terminal it fails
     /// with a usage error (exit 64) that says to pass `--code`; Ctrl-C or
     /// Ctrl-D at the prompt ends parlor as interrupted (exit 130).
-    func ask() async throws -> String {
+    func ask(note: String? = nil) async throws -> String {
         let host = what
-        guard Terminal.isInteractive, canAsk else {
+        if let desk, Terminal.isInteractive { return try await ask(at: desk, note: note) }
+        guard Terminal.isInteractive else {
             throw CommandFailure("\(host) needs a passcode; ask its host for the code and join with --code CODE", exitCode: .usage)
         }
         switch await LinePrompt.secret(prompt) {
@@ -170,6 +171,19 @@ struct PasscodeQuestion {
             throw CommandFailure("no passcode given", exitCode: .interrupted)
         case .failure(let error):
             throw CommandFailure("\(host) needs a passcode and it cannot be asked for here (\(error)); join with --code CODE", exitCode: .usage)
+        }
+    }
+
+    /// Asks at the lobby's desk, over its screen, until a well-formed code or Esc.
+    private func ask(at desk: MatchDesk, note: String?) async throws -> String {
+        var note = note
+        while true {
+            guard let typed = await desk.askSecret(prompt, note: note) else {
+                throw CommandFailure("no passcode given for \(what)", exitCode: .interrupted)
+            }
+            do { return try Passcode.validated(typed.trimmingCharacters(in: .whitespaces)) } catch {
+                note = "That is not a passcode: \(error.explanation)."
+            }
         }
     }
 }

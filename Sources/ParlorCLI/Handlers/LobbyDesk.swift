@@ -44,7 +44,10 @@ final class DeskSeats: Sendable {
         let options = TerminalUI.DisplayOptions.detect(environment: environment, isTTY: true,
                                                        noColorFlag: !display.colorAllowed(environment: environment),
                                                        asciiFlag: display.ascii)
-        return MatchDesk(terminal: terminal, options: options, bell: display.bell, eventsFD: eventsFD, onHomeChanged: onHomeChanged)
+        let desk = MatchDesk(terminal: terminal, options: options, bell: display.bell, eventsFD: eventsFD, onHomeChanged: onHomeChanged)
+        // A line a match prints (the rematch's "Waiting for Bo's answer…") would land on the desk's screen: it is said in the lobby.
+        Console.divert { [weak desk] text in desk?.sayWhileOpen(text) ?? false }
+        return desk
     }
 
     /// Starts `choice` (a join or an offline match) at `desk`; what goes wrong is said in the lobby.
@@ -73,9 +76,6 @@ final class DeskSeats: Sendable {
         case .quit, .left:
             return
         }
-        // No rematch at the desk: the question would need the terminal the desk reads.
-        join?.rematches = 0
-        host?.rematches = 0
         let task = Task { [join, play, host, watch] in
             do {
                 if let host { _ = try await runHost(host, desk: desk) }

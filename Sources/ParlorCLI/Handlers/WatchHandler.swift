@@ -8,7 +8,7 @@ import TerminalUI
 /// frontends, with no local seat: nothing typed moves, q leaves.
 ///
 /// With `desk`, the match is one of several at the lobby's desk (the lobby's
-/// `w`): what would be printed goes to the lobby's line, and no passcode is asked for.
+/// `w`): what would be printed goes to the lobby's line, and a passcode is asked for there.
 func runWatch(_ options: WatchOptions, desk: MatchDesk? = nil) async throws -> ExitCode {
     let presentation = desk.map { MatchPresentation(desk: $0) } ?? MatchPresentation(flags: options.display)
     let sink: (@Sendable (String) -> Void)? = if let desk { { text in desk.say(text) } } else { nil }
@@ -18,8 +18,7 @@ func runWatch(_ options: WatchOptions, desk: MatchDesk? = nil) async throws -> E
     var guestOptions = SessionRunner.guestOptions(grace: .zero, dial: reached.dial)
     guestOptions.passcode = options.passcode
     var question = PasscodeQuestion(game: reached.gameName, address: reached.peerAddress)
-    // The desk's key reader owns the terminal: no prompt there.
-    question.canAsk = desk == nil
+    question.desk = desk
     let watched = try await question.handshake(first: reached.connection.byteStream(), options: &guestOptions,
                                                dial: reached.dial) { stream, options throws(JoinError) in
         try await Spectator.watch(over: stream, hello: hello, options: options)
