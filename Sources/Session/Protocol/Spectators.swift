@@ -523,6 +523,9 @@ public final class SpectatorFeed: Sendable {
         var failure: String?
         var ended = false
         var ticker: Task<Void, Never>?
+        var seating: TableSeating?
+        /// Blobs that came after the first state and before the controller started: shown in order when it does.
+        var backlog: [[UInt8]] = []
     }
 
     /// Who sits where while the table fills (TABLE, before its match begins), newest last.
@@ -594,12 +597,22 @@ public final class SpectatorFeed: Sendable {
 
     /// The controller started: it catches up with what arrived meanwhile.
     func attached(_ controller: MatchController) async {
-        let (latest, seat) = state.withLock { state -> (MatchState?, WatchedSeat?) in
-            state.controller = controller
-            return (state.latest, state.authority)
+        // Each change that came meanwhile is shown as that change (a bot's quick answer is not skipped).
+        while true {
+            let next = state.withLock { state -> (blob: [UInt8], seat: WatchedSeat?)? in
+                guard !state.backlog.isEmpty else {
+                    state.controller = controller
+                    return nil
+                }
+                return (state.backlog.removeFirst(), state.authority)
+            }
+            guard let next else { break }
+            if let seat = next.seat, let match = try? MatchBlob.decode(next.blob) { await show(next.blob, match, in: controller, from: seat) }
         }
+        let (latest, seat) = state.withLock { ($0.latest, $0.authority) }
         guard let latest, let seat else { return }
-        await controller.adopt(latest, from: seat)
+        let shown = await controller.state
+        if shown.sequence != latest.sequence || shown.matchID != latest.matchID { await controller.adopt(latest, from: seat) }
     }
 
     private func receive(_ inbound: Inbound) async {
@@ -624,7 +637,13 @@ public final class SpectatorFeed: Sendable {
             }
         case .message(.table(let seating)):
             // A table that fills: who sits where so far (the match's STATE follows the last one).
-            if state.withLock({ $0.latest == nil }) { seatingSink.yield(seating) }
+            // The same seating twice (one sent as it came in, one of the change it raced) is shown once.
+            let new = state.withLock { state -> Bool in
+                guard state.latest == nil, state.seating != seating else { return false }
+                state.seating = seating
+                return true
+            }
+            if new { seatingSink.yield(seating) }
         case .message(.heartbeat), .message(.turnRejected):
             return
         case .message(let other):
@@ -651,6 +670,7 @@ public final class SpectatorFeed: Sendable {
         let (waiters, controller, seat) = state.withLock { state -> ([CheckedContinuation<MatchState?, Never>], MatchController?, WatchedSeat?) in
             if let latest = state.latest, latest.matchID == match.matchID, match.sequence < latest.sequence { return ([], nil, nil) }
             if let latest = state.latest, latest.matchID != match.matchID, state.controller != nil { return ([], nil, nil) }
+            if state.latest != nil, state.controller == nil { state.backlog.append(blob) }
             state.latest = match
             if final { state.ended = true }
             defer { state.waiters = [] }
@@ -658,20 +678,21 @@ public final class SpectatorFeed: Sendable {
         }
         for waiter in waiters { waiter.resume(returning: match) }
         seatingSink.finish()
-        if let controller, let seat {
-            // One change on from what is shown: commit it as that change, so the screen tells
-            // the move as a player's screen does; anything else replaces the state whole.
-            var committed = false
-            if let successor = await controller.state.successor(decoding: blob),
-               case .committed = await controller.submit(successor, from: seat) {
-                committed = true
-            }
-            if !committed { await controller.adopt(match, from: seat) }
-        }
+        if let controller, let seat { await show(blob, match, in: controller, from: seat) }
         if final {
             state.withLock { $0.ticker }?.cancel()
             connection.close()
         }
+    }
+
+    /// One change on from what is shown: committed as that change, so the screen tells
+    /// the move as a player's screen does; anything else replaces the state whole.
+    private func show(_ blob: [UInt8], _ match: MatchState, in controller: MatchController, from seat: WatchedSeat) async {
+        if let successor = await controller.state.successor(decoding: blob),
+           case .committed = await controller.submit(successor, from: seat) {
+            return
+        }
+        await controller.adopt(match, from: seat)
     }
 
     private func stop(_ why: String) async {
