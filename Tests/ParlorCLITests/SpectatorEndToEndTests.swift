@@ -161,4 +161,82 @@ struct SpectatorEndToEndTests {
         #expect(refused.stderr.contains("takes no spectators"), "\(refused.stderr)")
         closed.send(SIGTERM)
     }
+
+    /// `parlor watch` at `port` with `extra`, to its end (it has no input; a refused one ends at once).
+    static func watchOnce(_ port: Int, _ extra: [String]) async throws -> (status: Int32, stderr: String) {
+        let result = try await ParlorProcess.run(["watch", "127.0.0.1:\(port)", "--plain", "--name", "Wes"] + extra,
+                                                 environment: environment(), timeout: .seconds(30))
+        return (result.status, result.stderr)
+    }
+
+    /// A spectator admitted: it says it watches, and waits for the match to begin.
+    static func admitted(_ port: Int, _ extra: [String]) async throws {
+        let watcher = try SpawnedParlor(["watch", "127.0.0.1:\(port)", "--json", "--name", "Wes"] + extra, environment: environment())
+        let line = await watcher.line(containing: "\"watching\"", timeout: .seconds(20))
+        #expect(line != nil, "not admitted with \(extra): \(watcher.transcript)")
+        watcher.send(SIGTERM)
+        _ = await watcher.wait(timeout: .seconds(20))
+    }
+
+    @Test("--code asks spectators for the players' code; --watch-code none lets anyone watch while players still need it; --watch-code Y asks for Y")
+    func watchCodes() async throws {
+        // --code X: no code and a wrong code are refused (passcodeRequired, passcodeWrong), X is admitted.
+        let coded = try SpawnedParlor(["host", "connect4", "--json", "--port", "0", "--code", "ABCD1234"], environment: Self.environment())
+        let codedPort = try await LANTableEndToEndTests.port(coded)
+        let none = try await Self.watchOnce(codedPort, [])
+        #expect(none.status == 64, "\(none)")
+        #expect(none.stderr.contains("needs a passcode") && none.stderr.contains("--code CODE"), "\(none.stderr)")
+        let wrong = try await Self.watchOnce(codedPort, ["--code", "WRONG123"])
+        #expect(wrong.status == 1, "\(wrong)")
+        #expect(wrong.stderr.contains("refused the passcode"), "\(wrong.stderr)")
+        try await Self.admitted(codedPort, ["--code", "ABCD1234"])
+        coded.send(SIGTERM)
+        _ = await coded.wait(timeout: .seconds(20))
+
+        // --watch-code none: a spectator needs no code, a player still does.
+        let open = try SpawnedParlor(["host", "connect4", "--json", "--port", "0", "--code", "ABCD1234", "--watch-code", "none"],
+                                     environment: Self.environment())
+        let openPort = try await LANTableEndToEndTests.port(open)
+        try await Self.admitted(openPort, [])
+        let player = try await ParlorProcess.run(["join", "127.0.0.1:\(openPort)", "--bot", "easy", "--plain"], environment: Self.environment(),
+                                                 timeout: .seconds(30))
+        #expect(player.status == 64 && player.stderr.contains("needs a passcode"), "\(player)")
+        open.send(SIGTERM)
+        _ = await open.wait(timeout: .seconds(20))
+
+        // --watch-code Y: spectators prove Y, and the players' X does not let them in.
+        let own = try SpawnedParlor(["host", "connect4", "--json", "--port", "0", "--code", "ABCD1234", "--watch-code", "WXYZ5678"],
+                                    environment: Self.environment())
+        let ownPort = try await LANTableEndToEndTests.port(own)
+        let players = try await Self.watchOnce(ownPort, ["--code", "ABCD1234"])
+        #expect(players.status == 1 && players.stderr.contains("refused the passcode"), "\(players)")
+        try await Self.admitted(ownPort, ["--code", "WXYZ5678"])
+        own.send(SIGTERM)
+        _ = await own.wait(timeout: .seconds(20))
+    }
+
+    @Test("a spectator at a table that fills sees the seat list fill as a seated guest does, then the match begin")
+    func spectatorSeesTableFill() async throws {
+        let host = try SpawnedParlor(["host", "chinese-checkers", "--seats", "3", "--bot", "easy", "--json", "--port", "0", "--name", "Hana"],
+                                     environment: Self.environment())
+        let port = try await LANTableEndToEndTests.port(host)
+        let gil = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--bot", "easy", "--json", "--name", "Gil"], environment: Self.environment())
+        _ = try #require(await gil.line(containing: "\"table\"", timeout: .seconds(20)), Comment(rawValue: gil.transcript))
+        // Comes in with one seat free: told who sits where at once, as Gil was.
+        let watcher = try SpawnedParlor(["watch", "127.0.0.1:\(port)", "--json", "--name", "Wes"], environment: Self.environment())
+        let first = try #require(await watcher.line(containing: "\"table\"", timeout: .seconds(20)), Comment(rawValue: watcher.transcript))
+        #expect(first.contains(#""taken":2,"total":3"#) && first.contains(#"{"kind":"guest","name":"Gil"}"#)
+                && first.contains(#"{"kind":"free","name":""}"#), "\(first)")
+        let ivy = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--bot", "easy", "--json", "--name", "Ivy"], environment: Self.environment())
+        _ = try #require(await watcher.line(containing: "\"started\"", timeout: .seconds(30)), Comment(rawValue: watcher.transcript))
+        let tables = jsonEvents(watcher.output).filter { $0["event"] as? String == "table" }
+        #expect(tables.map { $0["taken"] as? Int } == [2, 3], Comment(rawValue: watcher.transcript))
+        let full = try #require(tables.last?["seats"] as? [[String: Any]])
+        #expect(Set(full.compactMap { $0["name"] as? String }) == ["Hana", "Gil", "Ivy"], "\(full)")
+        #expect(full.contains { $0["kind"] as? String == "host" && $0["name"] as? String == "Hana" }, "\(full)")
+        for process in [watcher, gil, ivy, host] {
+            process.send(SIGTERM)
+            _ = await process.wait(timeout: .seconds(20))
+        }
+    }
 }

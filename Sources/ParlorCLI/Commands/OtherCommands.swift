@@ -86,7 +86,7 @@ public struct BenchTurnsOptions: ParsableCommand, Hashable {
     static let directoryOption = OptionSpec("dir", .required(valueName: "DIR"),
                                             help: "Keep the bench's store in a fresh directory inside DIR (default: the data directory, $XDG_DATA_HOME/parlor).")
     static let spectatorsOption = OptionSpec("spectators", .required(valueName: "N"),
-                                             help: "Also time the full turn with nobody watching and with N spectators watching, 1-1000, and print the ratio against the 10% goal (default: not).")
+                                             help: "Also time the full turn with nobody watching and with N spectators watching from a process of their own, 1-1000, paced and flat out, and print the ratios against the 10% goal (default: not).")
 
     public static let spec = CommandSpec(
         path: ["bench", "turns"],

@@ -96,7 +96,8 @@ enum BenchFloor {
         _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
     }
 
-    private static func readFully(_ fd: Int32, _ buffer: inout [UInt8]) -> Bool {
+    /// Reads exactly `buffer.count` bytes from a blocking socket; false when it ends first.
+    static func readFully(_ fd: Int32, _ buffer: inout [UInt8]) -> Bool {
         var done = 0
         while done < buffer.count {
             let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, $0.count - done) }

@@ -23,13 +23,11 @@ final class LoopbackMatch: Sendable {
     private let listener: TCPListener
     private let acceptor: Task<Void, Never>
     private let recordings: [Task<Void, Never>]
-    /// Spectators watching from this process (`bench turns --spectators`), each draining what it gets.
-    private let spectators: [Task<Void, Never>]
 
     private init(host: MatchHost, hosted: HostedMatch, joined: JoinedMatch, hostController: MatchController,
                  guestController: MatchController, local: LocalParticipant, events: AsyncStream<MatchEvent>,
                  random: RandomMoves, listener: TCPListener, acceptor: Task<Void, Never>,
-                 recordings: [Task<Void, Never>], spectators: [Task<Void, Never>]) {
+                 recordings: [Task<Void, Never>]) {
         self.host = host
         self.hosted = hosted
         self.joined = joined
@@ -41,37 +39,25 @@ final class LoopbackMatch: Sendable {
         self.listener = listener
         self.acceptor = acceptor
         self.recordings = recordings
-        self.spectators = spectators
     }
 
     /// Connects, joins and starts both controllers.
-    /// With `spectators`, that many watch over their own loopback connections from the start.
-    static func start(seed: UInt64, store: MatchStore?, spectators: Int = 0) async throws -> LoopbackMatch {
+    /// With `spectators`, its process watches over loopback connections of its own from the start.
+    static func start(seed: UInt64, store: MatchStore?, spectators: SpectatorLoad? = nil) async throws -> LoopbackMatch {
         let listener = try TCPListener.listen(port: 0, on: .specific(try SocketAddress(ipAddress: "127.0.0.1", port: 0)))
         var configuration = HostConfiguration(gameID: Connect4.id, hostName: "Host", hostPlayerID: .random(), seatPreference: .first,
                                               appVersion: ParlorVersion.current)
-        configuration.spectators = max(configuration.spectators, spectators)
+        configuration.spectators = max(configuration.spectators, spectators?.count ?? 0)
         let host = try MatchHost(configuration: configuration)
         let acceptor = Task { await host.serve(listener) }
-        // Each spectator says WATCH and then reads and drops every byte, with a HEARTBEAT
-        // now and then: what a spectator on another machine costs this host.
-        var watching: [Task<Void, Never>] = []
-        for index in 0..<spectators {
-            let stream = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port).byteStream()
-            var hello = Hello(appVersion: ParlorVersion.current, playerID: .random(), playerName: "Spectator \(index + 1)")
-            hello.watching = true
-            stream.send(Message.watch(hello).encoded)
-            let beat = Task {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .seconds(2))
-                    stream.send(Message.heartbeat(senderTime: UInt64(clamping: wallClockMilliseconds())).encoded)
-                }
+        if let spectators {
+            // They watch from their own process before the guest joins, and so see the match begin.
+            spectators.watch(port: listener.port)
+            let deadline = ContinuousClock.now + .seconds(10)
+            while host.spectators.count < spectators.count {
+                guard ContinuousClock.now < deadline else { throw SpectatorLoad.Failure.notWatching(host.spectators.count, of: spectators.count) }
+                try await Task.sleep(for: .milliseconds(2))
             }
-            watching.append(Task {
-                for await event in stream.events { if case .closed = event { break } }
-                beat.cancel()
-            })
-            watching.append(Task { await withTaskCancellationHandler { await beat.value } onCancel: { stream.close() } })
         }
         let connection = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port)
         async let joining = Guest.join(over: connection.byteStream(),
@@ -101,7 +87,7 @@ final class LoopbackMatch: Sendable {
         try await guestController.start()
         return LoopbackMatch(host: host, hosted: hosted, joined: joined, hostController: hostController,
                              guestController: guestController, local: local, events: events, random: random,
-                             listener: listener, acceptor: acceptor, recordings: recordings, spectators: watching)
+                             listener: listener, acceptor: acceptor, recordings: recordings)
     }
 
     /// A random legal move for the guest in `state`, and the bytes of the TURN frame that carries it.
@@ -124,7 +110,6 @@ final class LoopbackMatch: Sendable {
         acceptor.cancel()
         listener.close()
         for recording in recordings { await recording.value }
-        for spectator in spectators { spectator.cancel() }
     }
 }
 

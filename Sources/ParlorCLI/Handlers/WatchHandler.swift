@@ -32,7 +32,13 @@ func runWatch(_ options: WatchOptions, desk: MatchDesk? = nil) async throws -> E
         announcer.say("The match has not begun yet; waiting for it.", event: .object([("event", "notice"),
                                                                                     ("text", "waiting for the match to begin")]))
     }
-    guard let first = await watched.firstState() else {
+    // At a table that fills, the seat list as a seated guest sees it: "2 of 4 seated: Ana (host), Bo, free, free".
+    let seatings = Task {
+        for await table in watched.feed.seatings { announcer.say(table.summary, event: tableEvent(table)) }
+    }
+    let first = await watched.firstState()
+    await seatings.value
+    guard let first else {
         throw CommandFailure("stopped watching: \(watched.feed.failure ?? "the host went away")", exitCode: .temporaryFailure)
     }
     let controller = watched.makeController(for: first)

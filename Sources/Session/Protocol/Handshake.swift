@@ -500,6 +500,7 @@ public struct GuestHandshake: Sendable {
                 return fail(.protocolError("the host sent TABLE, which protocol 1 does not have"))
             }
             guard seating.seats.count > 2 else { return fail(.protocolError("a TABLE of \(seating.seats.count) seats")) }
+            guard seating.yourSeat != TableSeating.noSeat else { return fail(.protocolError("the host sent a spectator's TABLE (no seat) to a guest")) }
             if let earlier = table, earlier.yourSeat != seating.yourSeat || earlier.seats.count != seating.seats.count {
                 return fail(.protocolError("the host moved us from seat \(earlier.yourSeat + 1) of \(earlier.seats.count) to seat \(seating.yourSeat + 1) of \(seating.seats.count)"))
             }

@@ -709,6 +709,9 @@ public actor MatchHost {
         for (id, guest) in seated {
             pending[id]?.connection.send(.table(seating(layout, for: guest.seat)))
         }
+        var watched = seating(layout, for: nil)
+        watched.yourSeat = TableSeating.noSeat
+        spectators.tableChanged(watched)
         tableSink.yield(seating(layout, for: nil))
     }
 
@@ -813,6 +816,9 @@ public actor MatchHost {
         match.seatTokens = links.map(\.welcome.seatToken)
         match.botSeats = layout.bots.map(\.seat)
         match.spectators = spectators
+        var watched = fullSeating(layout, state, for: layout.hostSeat)
+        watched.yourSeat = TableSeating.noSeat
+        spectators.tableChanged(watched)
         spectators.begin(state)
         hosted = match
         tableSink.yield(fullSeating(layout, state, for: layout.hostSeat))

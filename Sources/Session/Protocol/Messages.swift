@@ -155,8 +155,10 @@ public struct TableSeating: Hashable, Sendable {
         }
     }
 
-    /// The seat this guest holds, 0-based.
+    /// The seat this guest holds, 0-based; `noSeat` in the TABLE a spectator gets.
     public var yourSeat: SeatIndex
+    /// "Your seat" of a spectator's TABLE (FF, docs/PROTOCOL.md section 17): it holds none.
+    public static let noSeat: SeatIndex = 0xFF
     /// How often the two sides send HEARTBEAT while the table fills.
     public var heartbeatIntervalMilliseconds: UInt32
     /// Silence after which either side gives the other up while the table fills.
@@ -670,7 +672,7 @@ private struct MessageReader {
                 }
                 seats.append(TableSeating.Place(kind: kind, name: name))
             }
-            guard yours < count, seats[yours].kind == .guest else { throw invalid("your seat") }
+            guard yours == TableSeating.noSeat || (yours < count && seats[yours].kind == .guest) else { throw invalid("your seat") }
             guard seats.filter({ $0.kind == .host }).count == 1 else { throw invalid("host seat") }
             return .table(TableSeating(yourSeat: yours, heartbeatIntervalMilliseconds: interval,
                                        heartbeatTimeoutMilliseconds: silence, seats: seats))

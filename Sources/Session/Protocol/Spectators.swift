@@ -1,5 +1,7 @@
 import Dispatch
+import Foundation
 import Games
+import Glibc
 import Match
 import Synchronization
 
@@ -21,6 +23,17 @@ import Synchronization
 ///
 /// `relay(_:)` sends one message to every spectator, for messages every link
 /// at the table gets (table talk).
+///
+/// **The fan-out** (what 50 spectators cost the players, `parlor bench turns
+/// --spectators`): the controller's callback only hands the committed state
+/// on; the frame is encoded once, on the gallery's own thread, and the same
+/// bytes go to every link. That thread starts with the first spectator, runs
+/// at a lower priority than the rest of the host (nice + 5), waits
+/// `gatherTime` after it is woken so that changes committed close together
+/// leave in one write per link, and writes only after the save that reveals
+/// a change, whose callbacks have sent the guests' frames (CONFIRM, the push)
+/// first. With nobody watching there is no thread: the gallery only keeps
+/// the newest revealed state for whoever comes.
 public final class SpectatorGallery: Participant {
     /// Spectators a host allows by default (`--spectators`).
     public static let defaultLimit = 16
@@ -50,6 +63,8 @@ public final class SpectatorGallery: Participant {
         var revealed: MatchState?
         /// The match ended: GOODBYE(matchOver) once the final state is revealed.
         var final: MatchState?
+        /// Who sits where while a table fills (TABLE with no seat of its own), until its match begins.
+        var seating: TableSeating?
         var persist: RemoteGuest.Persist?
         var ticker: Task<Void, Never>?
         var dropped: [String] = []
@@ -58,7 +73,17 @@ public final class SpectatorGallery: Participant {
         var talk: TableTalk?
         var controller: MatchController?
         var heldTalk: [TalkLine] = []
+        /// Work for the fan-out thread, in commit order, and whether that thread runs.
+        var jobs: [@Sendable (inout State) -> Void] = []
+        var fanOutRunning = false
+        /// While the fan-out thread works through its jobs: what each link gets, sent at the end in one write.
+        var outbox: [UInt64: [[UInt8]]]?
     }
+
+    /// How long the fan-out thread gathers changes before it writes them.
+    static let gatherTime: Duration = .milliseconds(2)
+    /// Wakes the fan-out thread.
+    private let wake = DispatchSemaphore(value: 0)
 
     private let interval: Duration
     private let silence: Duration
@@ -67,9 +92,6 @@ public final class SpectatorGallery: Participant {
     private let state: Mutex<State>
     /// The number watching, each time it changes (the newest only), for the host's TXT record.
     public let changes: AsyncStream<Int>
-    /// Where changes go out to spectators, in commit order: never on the
-    /// controller's actor or the store's writer, so the players never wait for them.
-    private let queue = DispatchQueue(label: "parlor.spectators", qos: .utility)
 
     /// A gallery for at most `limit` spectators, with the host's heartbeat timers.
     init(limit: Int, queueLimit: Int = SpectatorGallery.defaultQueueLimit, timeouts: SessionTimeouts, appVersion: String,
@@ -101,9 +123,8 @@ public final class SpectatorGallery: Participant {
 
     /// Sends `message` to every spectator (a message every link at the table gets).
     public func relay(_ message: Message) {
-        state.withLock { state in
-            for id in Array(state.links.keys) { send(message, to: id, &state) }
-        }
+        let bytes = message.encoded
+        enqueue { [self] state in broadcast(bytes, &state) }
     }
 
     // MARK: Admission and links
@@ -121,6 +142,7 @@ public final class SpectatorGallery: Participant {
                 protocolVersion: FrameFormat.tableVersion, heartbeatIntervalMilliseconds: interval.wireMilliseconds,
                 heartbeatTimeoutMilliseconds: silence.wireMilliseconds, hostAppVersion: appVersion,
                 watching: UInt16(clamping: state.links.count), matchBlob: blob)))
+            if state.revealed == nil, let seating = state.seating { connection.send(.table(seating)) }
             if let final = state.final, state.revealed?.sequence == final.sequence { sayGoodbye(id, final: final, &state) }
             return id
         }
@@ -129,12 +151,92 @@ public final class SpectatorGallery: Participant {
         startTicker()
     }
 
+    // MARK: The fan-out
+
+    /// Runs `job` in commit order with the state: on the fan-out thread while
+    /// anyone watches (started here for the first), else at once (there is nobody to write to).
+    private func enqueue(_ job: @escaping @Sendable (inout State) -> Void) {
+        let start = state.withLock { state -> Bool? in
+            if !state.fanOutRunning && state.links.isEmpty {
+                job(&state)
+                return nil
+            }
+            state.jobs.append(job)
+            if state.fanOutRunning { return false }
+            state.fanOutRunning = true
+            return true
+        }
+        switch start {
+        case true?:
+            let thread = Thread { [self] in fanOut() }
+            thread.name = "parlor-spectators"
+            thread.start()
+        case false?: wake.signal()
+        case nil: break
+        }
+    }
+
+    /// The fan-out thread: gathers, runs the jobs, then one write per link; ends once nobody watches and nothing waits.
+    private func fanOut() {
+        if let thread = LinuxCalls.table?.getTID() {
+            // Per thread on Linux: this thread only yields to the host's others.
+            let which = __priority_which_t(PRIO_PROCESS.rawValue)
+            _ = setpriority(which, id_t(thread), min(19, getpriority(which, id_t(thread)) + 5))
+        }
+        var first = true
+        while true {
+            if !first { wake.wait() }
+            first = false
+            var gather = timespec(tv_sec: 0, tv_nsec: Int(Self.gatherTime.components.attoseconds / 1_000_000_000))
+            nanosleep(&gather, nil)
+            let more = state.withLock { state -> Bool in
+                let jobs = state.jobs
+                state.jobs = []
+                state.outbox = [:]
+                for job in jobs { job(&state) }
+                flushOutbox(&state)
+                state.outbox = nil
+                if state.jobs.isEmpty && state.links.isEmpty {
+                    state.fanOutRunning = false
+                    return false
+                }
+                return true
+            }
+            if !more { return }
+        }
+    }
+
+    /// Writes what the jobs left for each link (the same bytes, shared, when it is one frame), then drops any that fell behind.
+    private func flushOutbox(_ state: inout State) {
+        guard let outbox = state.outbox else { return }
+        state.outbox = [:]
+        for (id, chunks) in outbox {
+            guard let link = state.links[id] else { continue }
+            link.connection.sendRaw(chunks.count == 1 ? chunks[0] : Array(chunks.joined()))
+            checkBound(id, link, &state)
+        }
+    }
+
+    /// The same encoded frame to every link.
+    private func broadcast(_ bytes: [UInt8], _ state: inout State) {
+        for id in Array(state.links.keys) { send(bytes, to: id, &state) }
+    }
+
+    /// A table's seating changed while it fills (`yourSeat` is `TableSeating.noSeat`): every spectator
+    /// gets it as TABLE, as each seated guest does, the last time just before the match's STATE.
+    func tableChanged(_ seating: TableSeating) {
+        enqueue { [self] state in
+            state.seating = seating
+            if !state.links.isEmpty { broadcast(Message.table(seating).encoded, &state) }
+        }
+    }
+
     /// A match begins (the first, or a rematch): every spectator gets its first state as STATE.
     func begin(_ match: MatchState) {
-        state.withLock { state in
+        enqueue { [self] state in
             state.revealed = match
             state.final = nil
-            for id in Array(state.links.keys) { send(.state(blob: MatchBlob.encode(match)), to: id, &state) }
+            if !state.links.isEmpty { broadcast(Message.state(blob: MatchBlob.encode(match)).encoded, &state) }
         }
     }
 
@@ -182,16 +284,36 @@ public final class SpectatorGallery: Participant {
 
     /// Sends one frame to one spectator, dropping it when too much waits for it already.
     private func send(_ message: Message, to id: UInt64, _ state: inout State) {
+        send(message.encoded, to: id, &state)
+    }
+
+    /// Sends one encoded frame: into the link's share of the outbox on the fan-out thread, else at once.
+    private func send(_ bytes: [UInt8], to id: UInt64, _ state: inout State) {
         guard let link = state.links[id] else { return }
-        link.connection.send(message)
+        if state.outbox != nil {
+            state.outbox![id, default: []].append(bytes)
+            return
+        }
+        link.connection.sendRaw(bytes)
+        checkBound(id, link, &state)
+    }
+
+    private func checkBound(_ id: UInt64, _ link: Link, _ state: inout State) {
         if link.connection.queuedByteCount > queueLimit {
             drop(id, .goodbyeTooSlow, "You fell too far behind the match (over \(queueLimit) bytes waited for you); watch again to catch up.",
                  &state)
         }
     }
 
+    /// What the outbox holds for `id`, written now (before its last frame and close).
+    private func flushLink(_ id: UInt64, _ link: Link, _ state: inout State) {
+        guard let chunks = state.outbox?.removeValue(forKey: id) else { return }
+        link.connection.sendRaw(Array(chunks.joined()))
+    }
+
     private func drop(_ id: UInt64, _ reason: ReasonCode, _ sentence: String, _ state: inout State) {
         guard let link = state.links.removeValue(forKey: id) else { return }
+        flushLink(id, link, &state)
         link.connection.send(.goodbye(reason, sentence: String(sentence.prefix(200)), finalBlob: []))
         link.connection.close()
         state.dropped.append("\(link.name): " + (reason == .goodbyeTooSlow ? "fell too far behind" : sentence))
@@ -199,6 +321,7 @@ public final class SpectatorGallery: Participant {
 
     private func sayGoodbye(_ id: UInt64, final: MatchState, _ state: inout State) {
         guard let link = state.links.removeValue(forKey: id) else { return }
+        flushLink(id, link, &state)
         link.connection.send(.goodbye(.goodbyeMatchOver, sentence: "The match is over.", finalBlob: MatchBlob.encode(final)))
         link.connection.close()
     }
@@ -250,64 +373,66 @@ public final class SpectatorGallery: Participant {
     public func stateChanged(_ newState: MatchState, event: MatchEvent) {
         if case .talk(let line) = event {
             // After the change it follows, as on the guests' links: held until that change is revealed.
-            queue.async { [self] in
-                state.withLock { state in
-                    if let revealed = state.revealed, revealed.sequence >= line.afterSequence, state.heldTalk.isEmpty {
-                        for id in Array(state.links.keys) { send(.talk(.relayed(line)), to: id, &state) }
-                    } else {
-                        state.heldTalk.append(line)
-                    }
+            enqueue { [self] state in
+                if let revealed = state.revealed, revealed.sequence >= line.afterSequence, state.heldTalk.isEmpty {
+                    broadcast(Message.talk(.relayed(line)).encoded, &state)
+                } else {
+                    state.heldTalk.append(line)
                 }
             }
             return
         }
+        // Nothing else on the controller's actor: the frame is made on the fan-out thread.
         guard case .committed(let change, let committed) = event else { return }
-        let frame = ChangeMessageKind(change).message(sequence: committed.sequence, blob: MatchBlob.encode(committed))
         guard let persist = state.withLock({ $0.persist }) else {
-            queue.async { [self] in reveal(committed, frame) }
+            enqueue { [self] state in reveal(committed, change, &state) }
             return
         }
         // Nothing reveals a state before it is saved; a failed save reveals nothing (the guests' links pause).
         persist(committed) { [self] error in
-            if error == nil { queue.async { [self] in reveal(committed, frame) } }
+            if error == nil { enqueue { [self] state in reveal(committed, change, &state) } }
         }
     }
 
     /// Waits until every change handed over so far has gone out to the spectators (tests).
-    func drain() { queue.sync {} }
+    func drain() {
+        let done = DispatchSemaphore(value: 0)
+        enqueue { _ in done.signal() }
+        done.wait()
+        // The jobs ran; their writes go out just after, under the same lock.
+        state.withLock { _ in }
+    }
 
-    private func reveal(_ committed: MatchState, _ frame: Message) {
-        state.withLock { state in
-            guard let revealed = state.revealed, revealed.matchID == committed.matchID, committed.sequence > revealed.sequence else { return }
-            state.revealed = committed
-            for id in Array(state.links.keys) { send(frame, to: id, &state) }
-            while let line = state.heldTalk.first, line.afterSequence <= committed.sequence {
-                state.heldTalk.removeFirst()
-                for id in Array(state.links.keys) { send(.talk(.relayed(line)), to: id, &state) }
-            }
-            if let final = state.final, final.sequence == committed.sequence {
-                for id in Array(state.links.keys) { sayGoodbye(id, final: final, &state) }
-            }
+    private func reveal(_ committed: MatchState, _ change: MatchChange, _ state: inout State) {
+        guard let revealed = state.revealed, revealed.matchID == committed.matchID, committed.sequence > revealed.sequence else { return }
+        state.revealed = committed
+        if !state.links.isEmpty {
+            broadcast(ChangeMessageKind(change).message(sequence: committed.sequence, blob: MatchBlob.encode(committed)).encoded, &state)
+        }
+        while let line = state.heldTalk.first, line.afterSequence <= committed.sequence {
+            state.heldTalk.removeFirst()
+            broadcast(Message.talk(.relayed(line)).encoded, &state)
+        }
+        if let final = state.final, final.sequence == committed.sequence {
+            for id in Array(state.links.keys) { sayGoodbye(id, final: final, &state) }
         }
     }
 
     public func matchEnded(_ final: MatchState, failure: MatchFailure?) {
-        queue.async { [self] in ended(final, failure: failure) }
+        enqueue { [self] state in ended(final, failure: failure, &state) }
     }
 
-    private func ended(_ final: MatchState, failure: MatchFailure?) {
-        state.withLock { state in
-            guard let failure else {
-                state.final = final
-                if state.revealed?.sequence == final.sequence {
-                    for id in Array(state.links.keys) { sayGoodbye(id, final: final, &state) }
-                }
-                return
+    private func ended(_ final: MatchState, failure: MatchFailure?, _ state: inout State) {
+        guard let failure else {
+            state.final = final
+            if state.revealed?.sequence == final.sequence {
+                for id in Array(state.links.keys) { sayGoodbye(id, final: final, &state) }
             }
-            // Interrupted on the host (it may be resumed): spectators are let go without an end.
-            for id in Array(state.links.keys) {
-                drop(id, .goodbyeSilence, "The match stopped on the host: \(failure)", &state)
-            }
+            return
+        }
+        // Interrupted on the host (it may be resumed): spectators are let go without an end.
+        for id in Array(state.links.keys) {
+            drop(id, .goodbyeSilence, "The match stopped on the host: \(failure)", &state)
         }
     }
 }
@@ -398,8 +523,14 @@ public final class SpectatorFeed: Sendable {
         var failure: String?
         var ended = false
         var ticker: Task<Void, Never>?
+        var seating: TableSeating?
+        /// Blobs that came after the first state and before the controller started: shown in order when it does.
+        var backlog: [[UInt8]] = []
     }
 
+    /// Who sits where while the table fills (TABLE, before its match begins), newest last.
+    public let seatings: AsyncStream<TableSeating>
+    private let seatingSink: AsyncStream<TableSeating>.Continuation
     private let connection: WireConnection
     private let interval: Duration
     private let timeout: Duration
@@ -413,6 +544,7 @@ public final class SpectatorFeed: Sendable {
         self.timeout = timeout
         self.clock = clock
         self.state = Mutex(State(latest: first, failure: failure))
+        (seatings, seatingSink) = AsyncStream<TableSeating>.makeStream(bufferingPolicy: .bufferingNewest(16))
         guard failure == nil else { return }
         connection.setHandler { [weak self] inbound in await self?.receive(inbound) }
         connection.markHeard()
@@ -465,12 +597,22 @@ public final class SpectatorFeed: Sendable {
 
     /// The controller started: it catches up with what arrived meanwhile.
     func attached(_ controller: MatchController) async {
-        let (latest, seat) = state.withLock { state -> (MatchState?, WatchedSeat?) in
-            state.controller = controller
-            return (state.latest, state.authority)
+        // Each change that came meanwhile is shown as that change (a bot's quick answer is not skipped).
+        while true {
+            let next = state.withLock { state -> (blob: [UInt8], seat: WatchedSeat?)? in
+                guard !state.backlog.isEmpty else {
+                    state.controller = controller
+                    return nil
+                }
+                return (state.backlog.removeFirst(), state.authority)
+            }
+            guard let next else { break }
+            if let seat = next.seat, let match = try? MatchBlob.decode(next.blob) { await show(next.blob, match, in: controller, from: seat) }
         }
+        let (latest, seat) = state.withLock { ($0.latest, $0.authority) }
         guard let latest, let seat else { return }
-        await controller.adopt(latest, from: seat)
+        let shown = await controller.state
+        if shown.sequence != latest.sequence || shown.matchID != latest.matchID { await controller.adopt(latest, from: seat) }
     }
 
     private func receive(_ inbound: Inbound) async {
@@ -493,6 +635,15 @@ public final class SpectatorFeed: Sendable {
             if let controller = state.withLock({ $0.controller }) {
                 await controller.reportTalkRefused(TalkCheck.Refusal(reason: reason, sentence: sentence).talkRefusal)
             }
+        case .message(.table(let seating)):
+            // A table that fills: who sits where so far (the match's STATE follows the last one).
+            // The same seating twice (one sent as it came in, one of the change it raced) is shown once.
+            let new = state.withLock { state -> Bool in
+                guard state.latest == nil, state.seating != seating else { return false }
+                state.seating = seating
+                return true
+            }
+            if new { seatingSink.yield(seating) }
         case .message(.heartbeat), .message(.turnRejected):
             return
         case .message(let other):
@@ -519,26 +670,29 @@ public final class SpectatorFeed: Sendable {
         let (waiters, controller, seat) = state.withLock { state -> ([CheckedContinuation<MatchState?, Never>], MatchController?, WatchedSeat?) in
             if let latest = state.latest, latest.matchID == match.matchID, match.sequence < latest.sequence { return ([], nil, nil) }
             if let latest = state.latest, latest.matchID != match.matchID, state.controller != nil { return ([], nil, nil) }
+            if state.latest != nil, state.controller == nil { state.backlog.append(blob) }
             state.latest = match
             if final { state.ended = true }
             defer { state.waiters = [] }
             return (state.waiters, state.controller, state.authority)
         }
         for waiter in waiters { waiter.resume(returning: match) }
-        if let controller, let seat {
-            // One change on from what is shown: commit it as that change, so the screen tells
-            // the move as a player's screen does; anything else replaces the state whole.
-            var committed = false
-            if let successor = await controller.state.successor(decoding: blob),
-               case .committed = await controller.submit(successor, from: seat) {
-                committed = true
-            }
-            if !committed { await controller.adopt(match, from: seat) }
-        }
+        seatingSink.finish()
+        if let controller, let seat { await show(blob, match, in: controller, from: seat) }
         if final {
             state.withLock { $0.ticker }?.cancel()
             connection.close()
         }
+    }
+
+    /// One change on from what is shown: committed as that change, so the screen tells
+    /// the move as a player's screen does; anything else replaces the state whole.
+    private func show(_ blob: [UInt8], _ match: MatchState, in controller: MatchController, from seat: WatchedSeat) async {
+        if let successor = await controller.state.successor(decoding: blob),
+           case .committed = await controller.submit(successor, from: seat) {
+            return
+        }
+        await controller.adopt(match, from: seat)
     }
 
     private func stop(_ why: String) async {
@@ -552,6 +706,7 @@ public final class SpectatorFeed: Sendable {
         ticker?.cancel()
         connection.close()
         for waiter in waiters { waiter.resume(returning: nil) }
+        seatingSink.finish()
         await controller?.fail(.connectionLost(why))
     }
 

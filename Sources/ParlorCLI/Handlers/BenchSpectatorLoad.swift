@@ -1,0 +1,157 @@
+@preconcurrency import Glibc
+import Foundation
+import Match
+import Session
+
+/// The spectators of `parlor bench turns --spectators N`: a process of their
+/// own, as real spectators are (on other machines), so that what the bench
+/// times is the host's cost of them and not their own reading.
+///
+/// The bench starts this executable again with `PARLOR_BENCH_SPECTATOR_LOAD=N`
+/// (`parlor bench turns` then runs `SpectatorLoad.serve` instead of the bench)
+/// and writes a port to its standard input for each match; the child opens N
+/// loopback connections to it, says WATCH on each, reads and drops every byte
+/// and sends HEARTBEAT every 2 s, all on one thread with `poll`. It runs at
+/// nice 19: it stands for other machines and should take the host's cores
+/// only when they are idle. When its standard input ends it prints the bytes
+/// it received and exits.
+final class SpectatorLoad: Sendable {
+    /// The environment variable that makes `parlor bench turns` the load.
+    static let variable = "PARLOR_BENCH_SPECTATOR_LOAD"
+
+    /// Spectators per match.
+    let count: Int
+    private let process: Process
+    private let input: FileHandle
+    private let output: Pipe
+
+    /// Starts the child with `count` spectators per match.
+    init(count: Int) throws {
+        self.count = count
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.arguments = ["bench", "turns"]
+        var environment = ProcessInfo.processInfo.environment
+        environment[Self.variable] = String(count)
+        process.environment = environment
+        let inputPipe = Pipe()
+        output = Pipe()
+        process.standardInput = inputPipe
+        process.standardOutput = output
+        process.standardError = FileHandle.standardError
+        try process.run()
+        input = inputPipe.fileHandleForWriting
+    }
+
+    /// Has `count` spectators watch the host on 127.0.0.1:`port`.
+    func watch(port: UInt16) {
+        input.write(Data("\(port)\n".utf8))
+    }
+
+    /// Ends the child; returns the bytes its spectators received in all.
+    func finish() -> Int {
+        try? input.close()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return Int(text.split(separator: " ").first ?? "") ?? 0
+    }
+
+    /// The spectators did not all get in.
+    enum Failure: Error, CustomStringConvertible {
+        case notWatching(Int, of: Int)
+        var description: String {
+            switch self {
+            case .notWatching(let watching, let of): "only \(watching) of \(of) bench spectators were watching after 10 s"
+            }
+        }
+    }
+
+    // MARK: The child
+
+    /// The child's loop (see the type's comment); returns when standard input ends.
+    static func serve(count: Int) -> ExitCode {
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+        var sockets: [Int32] = []
+        var received = 0
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var lastBeat = ContinuousClock.now
+        while true {
+            var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0)]
+            fds += sockets.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            let ready = poll(&fds, nfds_t(fds.count), 500)
+            if ready < 0, errno != EINTR { break }
+            if fds[0].revents != 0 {
+                let got = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress!, $0.count) }
+                if got <= 0 { break }
+                pending += buffer[0..<got]
+                while let newline = pending.firstIndex(of: 10) {
+                    let line = String(decoding: pending[..<newline], as: UTF8.self)
+                    pending.removeSubrange(...newline)
+                    if let port = UInt16(line) { sockets += (0..<count).compactMap { connectAndWatch(port: port, number: $0) } }
+                }
+            }
+            var closed: Set<Int32> = []
+            for entry in fds.dropFirst() where entry.revents != 0 {
+                let got = buffer.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress!, $0.count) }
+                if got > 0 { received += got } else if got == 0 || errno != EAGAIN { closed.insert(entry.fd) }
+            }
+            if ContinuousClock.now - lastBeat >= .seconds(2) {
+                lastBeat = .now
+                let beat = Message.heartbeat(senderTime: UInt64(clamping: wallClockMilliseconds())).encoded
+                for socket in sockets where !closed.contains(socket) { _ = beat.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
+            }
+            for socket in closed { close(socket) }
+            sockets.removeAll { closed.contains($0) }
+        }
+        for socket in sockets { close(socket) }
+        print(received, "bytes")
+        return .success
+    }
+
+    /// One spectator: a blocking connect, TCP_NODELAY, WATCH, and its WATCHING read before the next
+    /// (a host lets 32 handshakes wait at once and answers more with REJECT busy: such a one tries again).
+    private static func connectAndWatch(port: UInt16, number: Int) -> Int32? {
+        for _ in 0..<20 {
+            if let fd = attempt(port: port, number: number) { return fd }
+            usleep(50_000)
+        }
+        return nil
+    }
+
+    private static func attempt(port: UInt16, number: Int) -> Int32? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = port.bigEndian
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        var one: Int32 = 1
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        var wait = timeval(tv_sec: 5, tv_usec: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+        var hello = Hello(appVersion: ParlorVersion.current, playerID: .random(), playerName: "Spectator \(number + 1)")
+        hello.watching = true
+        let watch = Message.watch(hello).encoded
+        guard connected, watch.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == watch.count else {
+            close(fd)
+            return nil
+        }
+        // The answer's frame header: magic, version, type, payload length; then the payload.
+        var header = [UInt8](repeating: 0, count: FrameFormat.headerSize)
+        guard BenchFloor.readFully(fd, &header), header[3] == MessageType.watching.rawValue else {
+            close(fd)
+            return nil
+        }
+        let length = header[4..<8].reduce(0) { $0 << 8 | Int($1) }
+        var payload = [UInt8](repeating: 0, count: length)
+        guard BenchFloor.readFully(fd, &payload) else {
+            close(fd)
+            return nil
+        }
+        return fd
+    }
+}
