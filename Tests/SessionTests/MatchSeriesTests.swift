@@ -28,6 +28,7 @@ import Testing
         let peerName = "Ben"
         let talk: any RematchTalk
         var guestsOwedTheEnd: [RemoteGuest] { [] }
+        var spectatorsOwedTheEnd: SpectatorGallery? { nil }
         var probe: Talk { talk as! Talk }
     }
 

@@ -76,6 +76,44 @@ struct SpectatorGalleryTests {
         #expect(stream.isClosed && gallery.count == 0)
     }
 
+    @Test("the end waits for the spectators: endDelivered returns once their GOODBYE has left the process, not before")
+    func endWaitsForTheSpectatorsGoodbye() async throws {
+        let gallery = Self.gallery()
+        let stream = StalledStream()
+        gallery.begin(Self.start)
+        gallery.admit(WireConnection(stream: stream), name: "Wes")
+        let one = try Self.start.applying(.move(Move(3), by: 0), now: 1_700_000_001_000)
+        let two = try one.applying(.quit(1), now: 1_700_000_002_000)
+        gallery.stateChanged(one, event: .committed(.move(Move(3), by: 0), one))
+        gallery.stateChanged(two, event: .committed(.quit(1), two))
+        gallery.matchEnded(two, failure: nil)
+        // The host's series returns next and the process may exit: nothing drained by hand here.
+        let returned = Mutex(false)
+        let waited = Task {
+            await gallery.endDelivered(within: .seconds(20))
+            returned.withLock { $0 = true }
+        }
+        // Written but still queued in this process (the kernel has not taken it): not delivered yet.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !stream.isClosed, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(stream.isClosed, "the gallery never said goodbye")
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(stream.queuedByteCount > 0)
+        #expect(!returned.withLock { $0 }, "endDelivered returned while the GOODBYE was still queued")
+        stream.pileUp(0)
+        let started = ContinuousClock.now
+        await waited.value
+        #expect(ContinuousClock.now - started < .seconds(10), "endDelivered waited its whole limit")
+        #expect(stream.messages.last == .goodbye(.goodbyeMatchOver, sentence: "The match is over.", finalBlob: MatchBlob.encode(two)))
+        // With nobody watching it does not wait at all.
+        let empty = Self.gallery()
+        empty.begin(Self.start)
+        empty.matchEnded(Self.start, failure: nil)
+        let alone = ContinuousClock.now
+        await empty.endDelivered(within: .seconds(20))
+        #expect(ContinuousClock.now - alone < .seconds(10))
+    }
+
     @Test("a spectator with more than the bound waiting is dropped with GOODBYE tooSlow; the others go on")
     func slowSpectatorDropped() throws {
         let gallery = Self.gallery(queueLimit: 64 << 10)

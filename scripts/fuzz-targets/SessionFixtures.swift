@@ -62,8 +62,20 @@ func sampleMessages() -> [(String, Message)] {
         ("watching-before", .watching(sampleWatching(nil))),
         ("turn-rejected-spectator", .turnRejected(sequence: 1, reason: .spectatorCannotMove, sentence: "You are watching.")),
         ("goodbye-too-slow", .goodbye(.goodbyeTooSlow, sentence: "You fell too far behind.", finalBlob: [])),
+        ("table", .table(sampleSeating(yourSeat: 1))),
+        ("table-spectator", .table(sampleSeating(yourSeat: TableSeating.noSeat))),
+        ("seat-away", .seat(SeatPresence(seat: 2, away: true, graceLeftMilliseconds: 60_000))),
+        ("seat-stand-in", .seat(SeatPresence(seat: 1, away: true, graceLeftMilliseconds: 0, botStandsIn: true))),
     ]
     return messages
+}
+
+/// A table of four filling (TABLE, section 16): the host, a guest, a bot and a free seat,
+/// as the guest in `yourSeat` sees it (`TableSeating.noSeat`: as a spectator does).
+func sampleSeating(yourSeat: SeatIndex) -> TableSeating {
+    TableSeating(yourSeat: yourSeat, heartbeatIntervalMilliseconds: 3000, heartbeatTimeoutMilliseconds: 10_000,
+                 seats: [TableSeating.Place(kind: .host, name: "Ana"), TableSeating.Place(kind: .guest, name: "Bo ♛"),
+                         TableSeating.Place(kind: .bot, name: "Easy bot"), TableSeating.Place(kind: .free, name: "")])
 }
 
 /// A spectator's WATCH (section 17): HELLO's layout, no match, no seat token.

@@ -26,6 +26,8 @@ public protocol SeriesMatch: Sendable {
     var talk: any RematchTalk { get }
     /// The guests that must still be given the end (the host's; none on a guest).
     var guestsOwedTheEnd: [RemoteGuest] { get }
+    /// The spectators that must be told the end before this side may exit (the host's).
+    var spectatorsOwedTheEnd: SpectatorGallery? { get }
 }
 
 extension HostedMatch: SeriesMatch {
@@ -33,6 +35,7 @@ extension HostedMatch: SeriesMatch {
     public var peerName: String { guestName }
     public var talk: any RematchTalk { remote }
     public var guestsOwedTheEnd: [RemoteGuest] { guests }
+    public var spectatorsOwedTheEnd: SpectatorGallery? { spectators }
 }
 
 extension JoinedMatch: SeriesMatch {
@@ -40,6 +43,7 @@ extension JoinedMatch: SeriesMatch {
     public var peerName: String { hostName }
     public var talk: any RematchTalk { remote }
     public var guestsOwedTheEnd: [RemoteGuest] { [] }
+    public var spectatorsOwedTheEnd: SpectatorGallery? { nil }
 }
 
 /// What the series tells its caller while it waits for a guest to see the end.
@@ -89,6 +93,8 @@ public enum MatchSeries {
         public var delivery: Duration = .seconds(30)
         /// How long the host keeps serving an away guest's seat after the end.
         public var grace: Duration
+        /// How long the spectators' last frames may take to leave (they acknowledge nothing).
+        public var spectators: Duration = .seconds(2)
         public init(grace: Duration) { self.grace = grace }
     }
 
@@ -104,6 +110,8 @@ public enum MatchSeries {
             let possible = player.rematchPossible
             if possible { match.talk.keepConnectionForRematch() }
             let (result, ended) = try await player.play(match)
+            // Spectators get the end (or why it stopped) once it is saved; the process may exit right after this.
+            await match.spectatorsOwedTheEnd?.endDelivered(within: timing.spectators)
             guard let ended else { return result }
             // Each guest acknowledges the end at once (GOODBYE, or by staying for the rematch talk);
             // one that was away, or went away before it, learns the end by coming back.

@@ -73,6 +73,8 @@ public final class SpectatorGallery: Participant {
         var talk: TableTalk?
         var controller: MatchController?
         var heldTalk: [TalkLine] = []
+        /// Links told goodbye whose last bytes may not have left this process yet.
+        var closing: [WireConnection] = []
         /// Work for the fan-out thread, in commit order, and whether that thread runs.
         var jobs: [@Sendable (inout State) -> Void] = []
         var fanOutRunning = false
@@ -316,6 +318,8 @@ public final class SpectatorGallery: Participant {
         flushLink(id, link, &state)
         link.connection.send(.goodbye(reason, sentence: String(sentence.prefix(200)), finalBlob: []))
         link.connection.close()
+        state.closing.removeAll { $0.queuedByteCount == 0 }
+        state.closing.append(link.connection)
         state.dropped.append("\(link.name): " + (reason == .goodbyeTooSlow ? "fell too far behind" : sentence))
     }
 
@@ -324,6 +328,8 @@ public final class SpectatorGallery: Participant {
         flushLink(id, link, &state)
         link.connection.send(.goodbye(.goodbyeMatchOver, sentence: "The match is over.", finalBlob: MatchBlob.encode(final)))
         link.connection.close()
+        state.closing.removeAll { $0.queuedByteCount == 0 }
+        state.closing.append(link.connection)
     }
 
     /// HEARTBEAT to every spectator each interval; one silent for the heartbeat timeout is let go.
@@ -391,6 +397,22 @@ public final class SpectatorGallery: Participant {
         // Nothing reveals a state before it is saved; a failed save reveals nothing (the guests' links pause).
         persist(committed) { [self] error in
             if error == nil { enqueue { [self] state in reveal(committed, change, &state) } }
+        }
+    }
+
+    /// Waits (at most `limit`) until every spectator watching when the match
+    /// ended has been told the end (or why it stopped) and those last bytes
+    /// have left this process, so that a host that exits next does not cut
+    /// them off. At once when nobody watches.
+    public func endDelivered(within limit: Duration) async {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            let done = state.withLock { state -> Bool in
+                state.closing.removeAll { $0.queuedByteCount == 0 }
+                return state.links.isEmpty && state.jobs.isEmpty && !state.fanOutRunning && state.closing.isEmpty
+            }
+            if done { return }
+            try? await Task.sleep(for: .milliseconds(5))
         }
     }
 
