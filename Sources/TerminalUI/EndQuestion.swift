@@ -6,6 +6,10 @@ import Synchronization
 /// said (`tell`), shown as it comes; a settled note withdraws the question
 /// (the other side said no, or left) and any key then leaves.
 ///
+/// A spectator's board has no question, only notes ("waiting to see whether
+/// they play again"); when the players start a rematch, `moveOn()` makes the
+/// final board give way to it, unless the person left it first.
+///
 /// Made by the caller before the match, passed to `MatchFrontend.prepare`,
 /// read (`answer`) after the run returned. Thread-safe.
 public final class EndQuestion: Sendable {
@@ -16,6 +20,8 @@ public final class EndQuestion: Sendable {
         var answer: Bool?
         var note: String?
         var settled = false
+        var movedOn = false
+        var left = false
         var listener: (@Sendable () -> Void)?
     }
     private let state = Mutex(State())
@@ -39,6 +45,26 @@ public final class EndQuestion: Sendable {
 
     /// The latest note and whether the question still stands.
     var current: (note: String?, open: Bool) { state.withLock { ($0.note, !$0.settled && $0.answer == nil) } }
+
+    /// The next match began: the final board gives way to it. False when the
+    /// person had already left the board (then it stays left).
+    @discardableResult
+    public func moveOn() -> Bool {
+        let listener = state.withLock { state -> (@Sendable () -> Void)?? in
+            guard !state.left else { return nil }
+            state.movedOn = true
+            return .some(state.listener)
+        }
+        guard let listener else { return false }
+        listener?()
+        return true
+    }
+
+    /// The board gave way to the next match (`moveOn`), rather than to a key.
+    public var movedOn: Bool { state.withLock { $0.movedOn } }
+
+    /// A key left the final board with no question open.
+    func leftTheBoard() { state.withLock { if !$0.movedOn { $0.left = true } } }
 
     /// Records the person's key.
     func answered(_ yes: Bool) { state.withLock { if $0.answer == nil { $0.answer = yes } } }

@@ -168,6 +168,7 @@ struct FullScreenModel {
 
     /// The other side said something about the end question.
     mutating func endQuestionChanged() -> [ScreenAction] {
+        if view.isOver, endQuestion?.movedOn == true { return [.finish(exit)] }
         refreshEndQuestion()
         return [.redraw]
     }
@@ -176,13 +177,19 @@ struct FullScreenModel {
     /// event: the final board then stays, saying "Press any key to leave", so
     /// the player sees how it ended (a key, a lost terminal or a signal leaves).
     /// A stream that ends before the match is over leaves at once.
-    mutating func matchStreamEnded() -> [ScreenAction] { view.isOver ? [] : [.finish(exit)] }
+    mutating func matchStreamEnded() -> [ScreenAction] {
+        // A spectator's next match may have begun already: the board gives way to it.
+        view.isOver && endQuestion?.movedOn != true ? [] : [.finish(exit)]
+    }
 
     // MARK: keys
 
     mutating func handle(_ key: Key) -> [ScreenAction] {
         if view.isOver {
-            guard view.endQuestion != nil, let endQuestion else { return [.finish(exit)] }
+            guard view.endQuestion != nil, let endQuestion else {
+                self.endQuestion?.leftTheBoard()
+                return [.finish(exit)]
+            }
             switch key {
             case .character("y"), .character("Y"): endQuestion.answered(true)
             case .character("n"), .character("N"), .character("q"), .character("Q"), .escape, .interrupt: endQuestion.answered(false)

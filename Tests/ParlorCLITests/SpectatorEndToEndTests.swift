@@ -11,11 +11,12 @@ struct SpectatorEndToEndTests {
     static func environment() -> [String: String] { ["XDG_DATA_HOME": temporaryDataHome(), "NO_COLOR": "1"] }
 
     /// A host whose own seat (first) is played by lines typed on its stdin, and an easy bot that joins.
-    static func hostAndBot(_ extra: [String] = []) async throws -> (host: SpawnedParlor, guest: SpawnedParlor, port: Int) {
+    static func hostAndBot(_ extra: [String] = [], guest guestExtra: [String] = []) async throws
+        -> (host: SpawnedParlor, guest: SpawnedParlor, port: Int) {
         let host = try SpawnedParlor(["host", "connect4", "--json", "--port", "0", "--name", "Hana", "--seat", "first"] + extra,
                                      environment: environment(), keepStdinOpen: true)
         let port = try await LANTableEndToEndTests.port(host)
-        let guest = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--bot", "easy", "--json"], environment: environment())
+        let guest = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--bot", "easy", "--json"] + guestExtra, environment: environment())
         _ = try #require(await host.line(containing: "\"turn\"", timeout: .seconds(20)), Comment(rawValue: host.transcript))
         return (host, guest, port)
     }
@@ -56,6 +57,31 @@ struct SpectatorEndToEndTests {
         // It came in after the start: its first board already had moves on it.
         let started = try #require(jsonEvents(watcher.output).first { $0["event"] as? String == "started" })
         #expect((started["moves"] as? Int ?? 0) >= 2, "\(started)")
+    }
+
+    @Test("a spectator stays for the players' rematch: it sees the next match begin, then its moves, and leaves when the series is over")
+    func spectatorStaysForTheRematch() async throws {
+        let (host, guest, port) = try await Self.hostAndBot(["--rematch", "1"], guest: ["--rematch", "1"])
+        host.type("4\n")
+        let deadline = ContinuousClock.now + .seconds(20)
+        while Self.moves(host) < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        let watcher = try SpawnedParlor(["watch", "127.0.0.1:\(port)", "--json", "--name", "Wes"], environment: Self.environment())
+        _ = try #require(await watcher.line(containing: "\"watching\"", timeout: .seconds(20)), Comment(rawValue: watcher.transcript))
+        await Self.playToTheEnd(host)
+        for process in [host, guest, watcher] {
+            #expect(await process.wait(timeout: .seconds(60)) == 0, Comment(rawValue: process.transcript))
+        }
+        let hostEvents = jsonEvents(host.output), watched = jsonEvents(watcher.output)
+        let second = try #require(hostEvents.last { $0["event"] as? String == "rematch" }?["match"] as? String, Comment(rawValue: host.transcript))
+        // The spectator was told of the rematch, with the host's new match id, and saw both ends.
+        let told = try #require(watched.first { $0["event"] as? String == "rematch" }, Comment(rawValue: watcher.transcript))
+        #expect(told["match"] as? String == second)
+        #expect(watched.filter { $0["event"] as? String == "end" }.count == 2, Comment(rawValue: watcher.transcript))
+        // Its last board is the host's last board, move for move.
+        let hostEnd = try LANTableEndToEndTests.end(host), watcherEnd = try LANTableEndToEndTests.end(watcher)
+        #expect(watcherEnd["hash"] as? String == hostEnd["hash"] as? String, Comment(rawValue: watcher.transcript))
+        #expect(watcherEnd["moves"] as? Int == hostEnd["moves"] as? Int)
+        #expect(!watcher.errors.contains("stopped watching"), Comment(rawValue: watcher.transcript))
     }
 
     @Test("talk reaches both spectators between the same moves as the players, and a spectator's own line reaches everyone as a spectator's")

@@ -41,14 +41,41 @@ func runWatch(_ options: WatchOptions, desk: MatchDesk? = nil) async throws -> E
     guard let first else {
         throw CommandFailure("stopped watching: \(watched.feed.failure ?? "the host went away")", exitCode: .temporaryFailure)
     }
-    let controller = watched.makeController(for: first)
-    let exit = try await presentation.play(controller, locals: [], recorder: nil)
-    watched.feed.leave()
-    switch exit {
-    case .ended, .left, .terminalLost, .inputEnded: return .success
-    case .interrupted: return .interrupted
-    case .failed(let failure, _):
-        if !presentation.isJSON, case .connectionLost(let why) = failure { Console.writeError("parlor: stopped watching: \(why)\n") }
-        return .temporaryFailure
+    // The players' rematches are watched too: the host keeps its spectators
+    // and sends the next match's STATE, or GOODBYE when the series is over.
+    var match = first
+    while true {
+        let board = EndQuestion("")
+        board.tell("The match is over; waiting to see whether they play again (any key stops watching).", settled: true)
+        let shown = match.matchID
+        let next = Task { () -> MatchState? in
+            let next = await watched.nextMatch(after: shown)
+            if next != nil { board.moveOn() } else { board.tell("The match is over.", settled: true) }
+            return next
+        }
+        let exit = try await presentation.play(watched.makeController(for: match), locals: [], recorder: nil, endQuestion: board)
+        switch exit {
+        case .ended:
+            // A key on the final board stops watching; the line frontends end with the match and wait here.
+            guard board.movedOn || !presentation.isFullScreen, let following = await next.value else {
+                next.cancel()
+                watched.feed.leave()
+                return .success
+            }
+            announcer.say("The players start a rematch: match \(following.matchID.short).", event: .object([
+                ("event", "rematch"), ("match", .string(following.matchID.hex)),
+            ]))
+            match = following
+        case .left, .terminalLost, .inputEnded:
+            watched.feed.leave()
+            return .success
+        case .interrupted:
+            watched.feed.leave()
+            return .interrupted
+        case .failed(let failure, _):
+            watched.feed.leave()
+            if !presentation.isJSON, case .connectionLost(let why) = failure { Console.writeError("parlor: stopped watching: \(why)\n") }
+            return .temporaryFailure
+        }
     }
 }

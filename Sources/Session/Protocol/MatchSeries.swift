@@ -105,13 +105,31 @@ public enum MatchSeries {
         from first: Player.Match, with player: inout Player, timing: Timing,
         rematch: (Player.Match, Bool) async -> RematchOutcome<Player.Match>
     ) async throws -> Player.Result {
+        // Spectators stay through the rematches and get GOODBYE when the series
+        // is over; the process may exit right after this returns, so it waits for that.
+        let spectators = first.spectatorsOwedTheEnd
+        do {
+            let result = try await series(from: first, with: &player, timing: timing, rematch: rematch)
+            await spectators?.seriesOver(within: timing.spectators)
+            return result
+        } catch {
+            await spectators?.seriesOver(within: timing.spectators)
+            throw error
+        }
+    }
+
+    private static func series<Player: SeriesPlayer>(
+        from first: Player.Match, with player: inout Player, timing: Timing,
+        rematch: (Player.Match, Bool) async -> RematchOutcome<Player.Match>
+    ) async throws -> Player.Result {
         var match = first
         while true {
             let possible = player.rematchPossible
-            if possible { match.talk.keepConnectionForRematch() }
+            if possible {
+                match.talk.keepConnectionForRematch()
+                match.spectatorsOwedTheEnd?.keepForRematch()
+            }
             let (result, ended) = try await player.play(match)
-            // Spectators get the end (or why it stopped) once it is saved; the process may exit right after this.
-            await match.spectatorsOwedTheEnd?.endDelivered(within: timing.spectators)
             guard let ended else { return result }
             // Each guest acknowledges the end at once (GOODBYE, or by staying for the rematch talk);
             // one that was away, or went away before it, learns the end by coming back.

@@ -63,6 +63,9 @@ public final class SpectatorGallery: Participant {
         var revealed: MatchState?
         /// The match ended: GOODBYE(matchOver) once the final state is revealed.
         var final: MatchState?
+        /// A rematch may follow this match: at its end the spectators stay for
+        /// the next match's STATE, and get GOODBYE only when the series is over.
+        var staysForRematch = false
         /// Who sits where while a table fills (TABLE with no seat of its own), until its match begins.
         var seating: TableSeating?
         var persist: RemoteGuest.Persist?
@@ -73,6 +76,11 @@ public final class SpectatorGallery: Participant {
         var talk: TableTalk?
         var controller: MatchController?
         var heldTalk: [TalkLine] = []
+        /// The final state, once spectators may see it (saved, when saving is on).
+        func finalRevealed() -> MatchState? {
+            guard let final, let revealed, revealed.matchID == final.matchID, revealed.sequence == final.sequence else { return nil }
+            return final
+        }
         /// Links told goodbye whose last bytes may not have left this process yet.
         var closing: [WireConnection] = []
         /// Work for the fan-out thread, in commit order, and whether that thread runs.
@@ -145,7 +153,7 @@ public final class SpectatorGallery: Participant {
                 heartbeatTimeoutMilliseconds: silence.wireMilliseconds, hostAppVersion: appVersion,
                 watching: UInt16(clamping: state.links.count), matchBlob: blob)))
             if state.revealed == nil, let seating = state.seating { connection.send(.table(seating)) }
-            if let final = state.final, state.revealed?.sequence == final.sequence { sayGoodbye(id, final: final, &state) }
+            if let final = state.finalRevealed(), !state.staysForRematch { sayGoodbye(id, final: final, &state) }
             return id
         }
         connection.markHeard()
@@ -238,6 +246,7 @@ public final class SpectatorGallery: Participant {
         enqueue { [self] state in
             state.revealed = match
             state.final = nil
+            state.staysForRematch = false
             if !state.links.isEmpty { broadcast(Message.state(blob: MatchBlob.encode(match)).encoded, &state) }
         }
     }
@@ -435,9 +444,31 @@ public final class SpectatorGallery: Participant {
             state.heldTalk.removeFirst()
             broadcast(Message.talk(.relayed(line)).encoded, &state)
         }
-        if let final = state.final, final.sequence == committed.sequence {
-            for id in Array(state.links.keys) { sayGoodbye(id, final: final, &state) }
+        sayGoodbyeAtTheEnd(&state)
+    }
+
+    /// GOODBYE(matchOver) to everyone once the final state is revealed, unless they stay for a rematch.
+    private func sayGoodbyeAtTheEnd(_ state: inout State) {
+        guard let final = state.finalRevealed(), !state.staysForRematch else { return }
+        for id in Array(state.links.keys) { sayGoodbye(id, final: final, &state) }
+    }
+
+    /// A rematch may follow the match being played (the host's series keeps
+    /// the guests' connections too): at its end the spectators are kept, see
+    /// the next match begin as STATE, and are told GOODBYE by `seriesOver`.
+    public func keepForRematch() {
+        enqueue { state in state.staysForRematch = true }
+    }
+
+    /// The host's series is over (no rematch, or it stopped): spectators
+    /// still kept for a rematch get the end now, and this waits (at most
+    /// `limit`, as `endDelivered`) until it has left the process.
+    public func seriesOver(within limit: Duration) async {
+        enqueue { [self] state in
+            state.staysForRematch = false
+            sayGoodbyeAtTheEnd(&state)
         }
+        await endDelivered(within: limit)
     }
 
     public func matchEnded(_ final: MatchState, failure: MatchFailure?) {
@@ -447,9 +478,7 @@ public final class SpectatorGallery: Participant {
     private func ended(_ final: MatchState, failure: MatchFailure?, _ state: inout State) {
         guard let failure else {
             state.final = final
-            if state.revealed?.sequence == final.sequence {
-                for id in Array(state.links.keys) { sayGoodbye(id, final: final, &state) }
-            }
+            sayGoodbyeAtTheEnd(&state)
             return
         }
         // Interrupted on the host (it may be resumed): spectators are let go without an end.
@@ -474,7 +503,12 @@ public struct WatchedMatch: Sendable {
     /// The match as the host first shows it: at once when WATCHING carried
     /// it, else when the host's STATE arrives (the match begins); nil when
     /// the link ended first (`feed.failure` says why).
-    public func firstState() async -> MatchState? { await feed.firstState() }
+    public func firstState() async -> MatchState? { await feed.match(after: nil) }
+
+    /// The next match after `previous` ended, when the players start a
+    /// rematch (the host's STATE of a new match); nil when the host says
+    /// goodbye instead, or the link ends.
+    public func nextMatch(after previous: MatchID) async -> MatchState? { await feed.match(after: previous) }
 
     /// A controller for `state` in which every seat is the host's: one seat
     /// is the feed's authority (it adopts each state the host sends), the
@@ -541,7 +575,8 @@ public final class SpectatorFeed: Sendable {
         var latest: MatchState?
         var controller: MatchController?
         var authority: WatchedSeat?
-        var waiters: [CheckedContinuation<MatchState?, Never>] = []
+        /// Who waits for a match other than the one they name (nil: for any first one).
+        var waiters: [(after: MatchID?, continuation: CheckedContinuation<MatchState?, Never>)] = []
         var failure: String?
         var ended = false
         var ticker: Task<Void, Never>?
@@ -590,21 +625,25 @@ public final class SpectatorFeed: Sendable {
 
     /// Leaves: GOODBYE(leaving) to the host, then close.
     public func leave() {
-        let ticker = state.withLock { state -> Task<Void, Never>? in
+        let (ticker, waiters) = state.withLock { state -> (Task<Void, Never>?, [CheckedContinuation<MatchState?, Never>]) in
             state.ended = true
-            return state.ticker
+            defer { state.waiters = [] }
+            return (state.ticker, state.waiters.map(\.continuation))
         }
         ticker?.cancel()
+        for waiter in waiters { waiter.resume(returning: nil) }
         connection.send(.goodbye(.goodbyeLeaving, sentence: "stopped watching", finalBlob: []))
         connection.close()
     }
 
-    func firstState() async -> MatchState? {
+    /// The newest match that is not `previous` (nil: the first one), once the
+    /// host sends it; nil when the link ends first.
+    func match(after previous: MatchID?) async -> MatchState? {
         await withCheckedContinuation { continuation in
             let ready = state.withLock { state -> MatchState?? in
-                if let latest = state.latest { return .some(latest) }
+                if let latest = state.latest, latest.matchID != previous { return .some(latest) }
                 if state.failure != nil || state.ended { return .some(nil) }
-                state.waiters.append(continuation)
+                state.waiters.append((previous, continuation))
                 return nil
             }
             if let ready { continuation.resume(returning: ready) }
@@ -689,16 +728,27 @@ public final class SpectatorFeed: Sendable {
             await stop("the host sent an invalid match: \(error)")
             return
         }
-        let (waiters, controller, seat) = state.withLock { state -> ([CheckedContinuation<MatchState?, Never>], MatchController?, WatchedSeat?) in
+        let (ready, controller, seat) = state.withLock { state -> ([(CheckedContinuation<MatchState?, Never>, MatchState?)], MatchController?, WatchedSeat?) in
             if let latest = state.latest, latest.matchID == match.matchID, match.sequence < latest.sequence { return ([], nil, nil) }
-            if let latest = state.latest, latest.matchID != match.matchID, state.controller != nil { return ([], nil, nil) }
-            if state.latest != nil, state.controller == nil { state.backlog.append(blob) }
+            if let latest = state.latest, latest.matchID != match.matchID, state.controller != nil {
+                // Another match while one is shown: a rematch once that one has ended, else not to be believed.
+                guard latest.isEnded, !final else { return ([], nil, nil) }
+                state.controller = nil
+                state.authority = nil
+                state.backlog = []
+            } else if state.latest != nil, state.controller == nil {
+                state.backlog.append(blob)
+            }
             state.latest = match
             if final { state.ended = true }
-            defer { state.waiters = [] }
-            return (state.waiters, state.controller, state.authority)
+            var ready: [(CheckedContinuation<MatchState?, Never>, MatchState?)] = []
+            state.waiters.removeAll { waiter in
+                if waiter.after != match.matchID { ready.append((waiter.continuation, match)) } else if final { ready.append((waiter.continuation, nil)) } else { return false }
+                return true
+            }
+            return (ready, state.controller, state.authority)
         }
-        for waiter in waiters { waiter.resume(returning: match) }
+        for (waiter, match) in ready { waiter.resume(returning: match) }
         seatingSink.finish()
         if let controller, let seat { await show(blob, match, in: controller, from: seat) }
         if final {
@@ -723,7 +773,7 @@ public final class SpectatorFeed: Sendable {
             state.ended = true
             state.failure = why
             defer { state.waiters = [] }
-            return (state.waiters, state.controller, state.ticker)
+            return (state.waiters.map(\.continuation), state.controller, state.ticker)
         }
         ticker?.cancel()
         connection.close()
