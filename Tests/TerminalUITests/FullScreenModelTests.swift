@@ -24,6 +24,27 @@ struct FullScreenModelTests {
         actions.contains { if case .finish = $0 { true } else { false } }
     }
 
+    @Test("a spectator's final board stays, gives way to the players' rematch, and stays left once a key left it")
+    func spectatorBoardGivesWayToTheRematch() {
+        let ended = Fixtures.state(TicTacToe(), moves: [0, 3, 1, 4, 2])
+        #expect(ended.isEnded)
+        let board = EndQuestion("")
+        board.tell("The match is over; waiting to see whether they play again.", settled: true)
+        var screen = FullScreenModel(state: ended, localSeats: [], options: Fixtures.asciiMono, endQuestion: board)
+        #expect(!finished(screen.matchStreamEnded()), "the final board stays on screen")
+        #expect(!finished(screen.endQuestionChanged()))
+        #expect(screen.view.endQuestion == nil, "a spectator is asked nothing")
+        #expect(screen.view.message?.contains("play again") == true)
+        #expect(board.moveOn())
+        #expect(finished(screen.endQuestionChanged()), "the rematch replaces the final board")
+        // A key first: the board is left, and a rematch that begins after does not bring it back.
+        let other = EndQuestion("")
+        var left = FullScreenModel(state: ended, localSeats: [], options: Fixtures.asciiMono, endQuestion: other)
+        _ = left.matchStreamEnded()
+        #expect(finished(left.handle(.character("x"))))
+        #expect(!other.moveOn() && !other.movedOn)
+    }
+
     @Test("arrows and digits move the connect4 cursor; Enter drops in that column")
     func connect4Keys() {
         var screen = model(Connect4())
