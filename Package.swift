@@ -63,7 +63,22 @@ let package = Package(
             name: "ParlorCLI",
             dependencies: ["Games", "Bots", "Match", "Store", "Session", "Discovery", "TerminalUI"]
         ),
-        .executableTarget(name: "parlor", dependencies: ["ParlorCLI"]),
+        // A release build links the Swift runtime and Foundation in: loading
+        // their twenty shared libraries was most of `parlor games`' start-up
+        // (docs/ARCHITECTURE.md, "Why these choices"; `parlor bench startup`).
+        // Debug builds, and so the tests, keep the shared libraries.
+        .executableTarget(
+            name: "parlor", dependencies: ["ParlorCLI"],
+            linkerSettings: [
+                .unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release)),
+                // The modules were compiled against the shared Foundation, whose
+                // autolink entries name none of the archives behind static
+                // Foundation; name them here.
+                .linkedLibrary("CoreFoundation", .when(platforms: [.linux], configuration: .release)),
+                .linkedLibrary("_FoundationCollections", .when(platforms: [.linux], configuration: .release)),
+                .linkedLibrary("_FoundationCShims", .when(platforms: [.linux], configuration: .release)),
+                .linkedLibrary("_FoundationICU", .when(platforms: [.linux], configuration: .release)),
+            ]),
         // Builds the Connect Four opening book (scripts/build-connect4-book); not installed.
         .executableTarget(
             name: "connect4-book", dependencies: ["Bots", "Games"], path: "Tools/connect4-book",
