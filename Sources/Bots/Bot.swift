@@ -8,6 +8,9 @@ import Synchronization
 /// moves (`--seed`). `hard` Connect Four keeps its exact solver's table
 /// (allocated on its first move, shared by copies of the bot) across moves:
 /// the table holds proven facts, so reusing it never changes an answer.
+/// `hard` Cube Four keeps its engine (`Cube4Engine`: table, move-ordering
+/// hints) across moves too; it searches to a time budget, so its moves may
+/// differ from run to run with the machine's load.
 public struct Bot: Sendable {
     /// How strongly this bot plays.
     public let level: BotLevel
@@ -75,8 +78,8 @@ public struct Bot: Sendable {
             return Connect4Player.chooseMove(connect4, level: level, random: &random, shouldStop: shouldStop)
         case let cube4 as Cube4:
             if level == .hard && !legacy {
-                return memory.withCube4Table { table in
-                    Cube4Player.chooseMove(cube4, level: level, random: &random, table: &table, shouldStop: shouldStop)
+                return memory.withCube4Engine { engine in
+                    Cube4Player.hardMove(cube4, engine: &engine, shouldStop: shouldStop)
                 }
             }
             return Cube4Player.chooseMove(cube4, level: level, random: &random, shouldStop: shouldStop)
@@ -98,13 +101,13 @@ final class BotMemory: @unchecked Sendable {
     /// `hard` Connect Four's solver; only touched under `lock`.
     private var connect4Solver: Connect4Solver?
 
-    /// `hard` Cube Four's table; only touched under `lock`.
-    private var cube4Table: TranspositionTable?
+    /// `hard` Cube Four's engine and its table; only touched under `lock`.
+    private var cube4Engine: Cube4Engine?
 
-    /// Runs `body` with `hard` Cube Four's table kept across moves (nil until
-    /// the first search makes one).
-    func withCube4Table<Result>(_ body: (inout TranspositionTable?) -> Result) -> Result {
-        lock.withLock { _ in body(&cube4Table) }
+    /// Runs `body` with `hard` Cube Four's engine kept across moves (nil
+    /// until the first search makes one).
+    func withCube4Engine<Result>(_ body: (inout Cube4Engine?) -> Result) -> Result {
+        lock.withLock { _ in body(&cube4Engine) }
     }
 
     /// Runs `body` with the solver, made with the shipped book on first use.

@@ -29,6 +29,16 @@ public struct DuelResult: Sendable {
     /// The longest `levelB` took over one move.
     public var longestMoveB: Duration = .zero
 
+    /// Every move's time for `levelA`, in the order played.
+    public var moveTimesA: [Duration] = []
+
+    /// The time `levelA` stayed within on 99% of its moves (zero when it made none).
+    public var p99MoveTimeA: Duration {
+        let sorted = moveTimesA.sorted()
+        guard !sorted.isEmpty else { return .zero }
+        return sorted[min(sorted.count - 1, (sorted.count * 99 + 99) / 100 - 1)]
+    }
+
     /// Average time per move for `levelA`, zero when it made none.
     public var averageMoveTimeA: Duration { movesByA == 0 ? .zero : thinkingTimeA / movesByA }
     /// Average time per move for `levelB`, zero when it made none.
@@ -100,7 +110,7 @@ public enum BotDuel {
                 let move = seat == seatOfA ? botA.chooseMove(in: game) : botB.chooseMove(in: game)
                 let elapsed = clock.now - start
                 if seat == seatOfA {
-                    result.movesByA += 1; result.thinkingTimeA += elapsed
+                    result.movesByA += 1; result.thinkingTimeA += elapsed; result.moveTimesA.append(elapsed)
                     result.longestMoveA = max(result.longestMoveA, elapsed)
                 } else {
                     result.movesByB += 1; result.thinkingTimeB += elapsed

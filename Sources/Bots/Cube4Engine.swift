@@ -1,3 +1,4 @@
+@preconcurrency import Glibc
 import Games
 
 /// A Cube Four position seen from the side to move, as two bitboards
@@ -74,203 +75,231 @@ enum Cube4Lines {
     }()
 }
 
-/// The search behind `medium` and `hard` Cube Four: negamax with alpha-beta,
-/// judging leaves by the open lines each side still has.
-struct Cube4Search {
-    static let win = 100_000
-    static let infinity = 1_000_000
-    static let provenWin = win - 128
+/// `hard` Cube Four: principal variation search over bitboards, with
+/// iterative deepening to a time budget, a transposition table, killer and
+/// history move ordering kept across moves, and forced moves found before
+/// any search (a win at once; the block of their only winning cell; never a
+/// stone under one of their winning cells; two of their winning cells
+/// playable at once is a loss). A forced reply costs no depth, so forcing
+/// lines are read to their end. Leaves are judged by the lines still open
+/// to each side and by winning cells weighed as a filled-up endgame settles
+/// them (level parity, stacked pairs).
+///
+/// One engine per bot (`BotMemory`), used by one move at a time: its table
+/// holds scores of positions (wins counted from the position's own stone
+/// count), true whatever game they came from, so it is never cleared.
+struct Cube4Engine {
+    /// A win on the move that brings the cube to `n` stones scores `win - n`.
+    static let win = 10_000
+    static let infinity = 30_000
+    /// Scores at least this far from zero are proven wins or losses.
+    static let provenWin = win - 100
 
-    let lines = Cube4Lines.all
-    let lineStart = Cube4Lines.start
-    let linesThrough = Cube4Lines.through
-    /// Weight of an open line holding 0, 1, 2 or 3 of one side's stones.
-    let weights: (Int, Int, Int, Int)
-    /// Whether leaves also judge threats by level parity (`hard`).
-    var judgesParity = false
-    /// Today's `hard`: a forced move (a single legal reply, such as the block
-    /// of a threat) costs no depth, so forcing lines are read to their end
-    /// rather than cut at the horizon; moves after the first are tried with a
-    /// null window first; cutting moves are remembered (history) and tried
-    /// earlier elsewhere. Off for `medium` and `Bot.legacyHard`.
-    var readsForcedLines = false
-    /// Cut-offs per side and cell (`readsForcedLines` only), for move ordering.
+    /// Weight of a line open to one side holding one or two of its stones.
+    static let lineWeights = (1, 5)
+    /// Weight of a winning cell that is the lowest in its peg, on its
+    /// owner's level parity (levels 1 and 3 for the first player, 2 and 4
+    /// for the second, as odd and even threats in Connect Four) or not; of
+    /// one above another winning cell; of the lower of two winning cells of
+    /// one side stacked in a peg (whoever fills the cell under it loses).
+    static let threatWeights = (goodParity: 50, badParity: 12, covered: 4, stacked: 80)
+
+    /// The table, 1 << 20 entries (16 MiB), made with the engine.
+    var table = TranspositionTable(bits: 20)
+    /// Cut-offs per side and cell, aged every move.
     var history = [Int32](repeating: 0, count: 128)
-    let nodeBudget: Int
-    let shouldStop: () -> Bool
-    var table: TranspositionTable?
+    /// Two pegs per ply that last cut off there (-1: none).
+    var killers = [Int](repeating: -1, count: 2 * 72)
     var nodes = 0
-    var stopped = false
-    var outOfBudget = false
-    /// When set, the search also runs out of budget at this instant.
-    var deadline: ContinuousClock.Instant?
+    private var aborted = false
+    private var wallDeadline = ContinuousClock.now
+    private var cpuDeadline: Int64 = 0
+    private var stop: (() -> Bool)?
 
-    init(weights: (Int, Int, Int, Int), nodeBudget: Int, tableBits: Int?, shouldStop: @escaping () -> Bool) {
-        self.weights = weights
-        self.nodeBudget = nodeBudget
-        self.shouldStop = shouldStop
-        table = tableBits.map { TranspositionTable(bits: $0) }
+    /// What `bestMove` found: the peg, the deepest search finished, its score, the nodes searched.
+    struct Choice {
+        var peg: Int
+        var depth: Int
+        var score: Int
+        var nodes: Int
     }
 
-    private var aborted: Bool { stopped || outOfBudget }
-
-    /// Each side's winning cells (empty cells completing a line) and the
-    /// open-line score for the side to move.
-    ///
-    /// Bit-parallel: the lines of one direction all have their first cell in
-    /// `starts` and the next ones `shift`, 2 `shift` and 3 `shift` above it,
-    /// so shifting the stones down lines up every line's four cells on its
-    /// first cell, and their counts are added bit-sliced, 16 lines at a time.
-    /// Gives exactly what `analyseLineByLine` gives (a test checks it).
-    @inline(__always)
-    func analyse(_ board: Cube4Bits) -> (mine: UInt64, theirs: UInt64, score: Int) {
+    /// Searches `game` (not over) and returns the best peg found within
+    /// `cpuBudget` of this thread's processor time and `wallBudget` of wall
+    /// time, whichever ends first; no new depth is started after
+    /// `startBudget` of processor time. Nil when `shouldStop` says so.
+    mutating func bestMove(
+        _ game: Cube4, cpuBudget: Duration, wallBudget: Duration, startBudget: Duration, maxDepth: Int = 64,
+        shouldStop: () -> Bool
+    ) -> Choice? {
+        let board = Cube4Bits(game)
+        let empty = ~board.mask, possible = board.possible
+        guard possible != 0 else { return nil }
         let me = board.current, them = board.current ^ board.mask
-        var mine: UInt64 = 0, theirs: UInt64 = 0, score = 0
-        for direction in Cube4Lines.directions {
-            let (a, aCount) = Self.slice(me, direction)
-            let (b, bCount) = Self.slice(them, direction)
-            let starts = direction.starts
-            let openToMe = starts & ~(b.0 | b.1 | b.2 | b.3)
-            let openToThem = starts & ~(a.0 | a.1 | a.2 | a.3)
-            score += weights.0 * (openToMe & aCount.0).nonzeroBitCount + weights.1 * (openToMe & aCount.1).nonzeroBitCount
-                + weights.2 * (openToMe & aCount.2).nonzeroBitCount + weights.3 * (openToMe & aCount.3).nonzeroBitCount
-            // A line empty of both counts once, as the first side's (weights.0 is 0 anyway).
-            score -= weights.1 * (openToThem & bCount.1).nonzeroBitCount + weights.2 * (openToThem & bCount.2).nonzeroBitCount
-                + weights.3 * (openToThem & bCount.3).nonzeroBitCount
-            mine |= Self.gaps(openToMe & aCount.3 & ~aCount.4, a, direction.shift)
-            theirs |= Self.gaps(openToThem & bCount.3 & ~bCount.4, b, direction.shift)
+        let mine = Self.winningCells(me, empty), theirs = Self.winningCells(them, empty)
+        if mine & possible != 0 {
+            return Choice(peg: (mine & possible).trailingZeroBitCount & 15, depth: 0, score: Self.win - board.moves - 1, nodes: 0)
         }
-        return (mine, theirs, score)
-    }
+        let next = Self.playable(possible: possible, theirs: theirs)
+        if next == 0 {
+            // Lost whatever happens: block a winning cell if there is one, and hope.
+            let block = theirs & possible
+            return Choice(peg: (block != 0 ? block : possible).trailingZeroBitCount & 15, depth: 0,
+                          score: -(Self.win - board.moves - 2), nodes: 0)
+        }
+        if next & (next &- 1) == 0 {
+            return Choice(peg: next.trailingZeroBitCount & 15, depth: 0, score: 0, nodes: 0)
+        }
 
-    /// The stones of `side` on each line's four cells, moved onto its first
-    /// cell, and the lines holding 0, 1, 2, 3 or more (4: `.3` and `.4`) of them.
-    @inline(__always)
-    private static func slice(_ side: UInt64, _ direction: Cube4Lines.Direction)
-        -> ((UInt64, UInt64, UInt64, UInt64), (UInt64, UInt64, UInt64, UInt64, UInt64)) {
-        let shift = direction.shift, starts = direction.starts
-        let x = side & starts, y = (side &>> shift) & starts
-        let z = (side &>> (2 * shift)) & starts, w = (side &>> (3 * shift)) & starts
-        let s1 = x ^ y, c1 = x & y, s2 = z ^ w, c2 = z & w
-        let low = s1 ^ s2, carry = s1 & s2
-        let mid = c1 ^ c2 ^ carry
-        let high = (c1 & c2) | (c1 & carry) | (c2 & carry)
-        let counts = (~low & ~mid & ~high, low & ~mid & ~high, ~low & mid & ~high, (low & mid) | high, high)
-        return ((x, y, z, w), counts)
-    }
+        // Fresh deadlines and ordering hints; the table's facts stay.
+        for index in history.indices { history[index] >>= 3 }
+        for index in killers.indices { killers[index] = -1 }
+        nodes = 0
+        aborted = false
+        wallDeadline = ContinuousClock.now + wallBudget
+        let cpuStart = Self.cpuNanoseconds()
+        cpuDeadline = cpuStart + Self.nanoseconds(cpuBudget)
+        let startDeadline = cpuStart + Self.nanoseconds(startBudget)
 
-    /// The empty cell of each line in `lines` (first cells), given the stones moved onto them.
-    @inline(__always)
-    private static func gaps(_ lines: UInt64, _ stones: (UInt64, UInt64, UInt64, UInt64), _ shift: UInt64) -> UInt64 {
-        (lines & ~stones.0) | ((lines & ~stones.1) &<< shift) | ((lines & ~stones.2) &<< (2 * shift))
-            | ((lines & ~stones.3) &<< (3 * shift))
-    }
-
-    /// `analyse` one line at a time, as earlier releases did: the reference
-    /// the bit-parallel version is tested against.
-    func analyseLineByLine(_ board: Cube4Bits) -> (mine: UInt64, theirs: UInt64, score: Int) {
-        let me = board.current, them = board.current ^ board.mask
-        var mine: UInt64 = 0, theirs: UInt64 = 0, score = 0
-        for line in lines {
-            let a = line & me, b = line & them
-            if b == 0 {
-                let count = a.nonzeroBitCount
-                score += weight(count)
-                if count == 3 { mine |= line ^ a }
-            } else if a == 0 {
-                let count = b.nonzeroBitCount
-                score -= weight(count)
-                if count == 3 { theirs |= line ^ b }
+        var ordered: [Int] = []
+        var keys = orderKeys(board, next, mine: mine, tableMove: table.probe(board.key)?.move ?? -1, ply: 0)
+        while let peg = Self.popBest(&keys) { ordered.append(peg) }
+        var chosen = Choice(peg: ordered[0], depth: 0, score: 0, nodes: 0)
+        return withoutActuallyEscaping(shouldStop) { shouldStop in
+            stop = shouldStop
+            defer { stop = nil }
+            for depth in 1...max(1, min(maxDepth, 64 - board.moves)) {
+                var alpha = -Self.infinity
+                var bestPeg = ordered[0]
+                var scores = [Int](repeating: -Self.infinity, count: 16)
+                for (index, peg) in ordered.enumerated() {
+                    var child = board
+                    child.play(next & Cube4Bits.pegMask(peg))
+                    var score: Int
+                    if index == 0 {
+                        score = -search(child, depth: depth - 1, alpha: -Self.infinity, beta: Self.infinity, ply: 1)
+                    } else {
+                        score = -search(child, depth: depth - 1, alpha: -alpha - 1, beta: -alpha, ply: 1)
+                        if score > alpha && !aborted {
+                            score = -search(child, depth: depth - 1, alpha: -Self.infinity, beta: -alpha, ply: 1)
+                        }
+                    }
+                    if aborted { break }
+                    scores[peg] = score
+                    if score > alpha {
+                        alpha = score; bestPeg = peg
+                        // It beat, at this depth, the best move of the depth before (searched first).
+                        if index > 0 { chosen.peg = peg; chosen.score = score }
+                    }
+                }
+                if stop?() == true { return nil }
+                if aborted { break }
+                chosen = Choice(peg: bestPeg, depth: depth, score: alpha, nodes: nodes)
+                ordered.sort { scores[$0] > scores[$1] }
+                if abs(alpha) >= Self.provenWin || Self.cpuNanoseconds() >= startDeadline { break }
             }
-        }
-        return (mine, theirs, score)
-    }
-
-    @inline(__always)
-    private func weight(_ count: Int) -> Int {
-        switch count {
-        case 0: weights.0
-        case 1: weights.1
-        case 2: weights.2
-        default: weights.3
+            chosen.nodes = nodes
+            return chosen
         }
     }
 
-    /// Winning cells judged the way a filled-up endgame settles them: only
-    /// the lowest in a peg counts fully, most on the level parity that
-    /// favours its owner (levels 1 and 3 for the first player, 2 and 4 for
-    /// the second), as in Connect Four.
+    /// The cells the side to move may play without losing at once: its
+    /// opponent's only playable winning cell if there is one (none at all if
+    /// there are two), and never a cell under one of their winning cells.
     @inline(__always)
-    static func threatScore(_ board: Cube4Bits, mine: UInt64, theirs: UInt64) -> Int {
+    static func playable(possible: UInt64, theirs: UInt64) -> UInt64 {
+        var next = possible
+        let threats = theirs & possible
+        if threats != 0 {
+            if threats & (threats &- 1) != 0 { return 0 }
+            next = threats
+        }
+        return next & ~(theirs &>> 16)
+    }
+
+    /// The empty cells that complete a line of `side`'s stones.
+    @inline(__always)
+    static func winningCells(_ side: UInt64, _ empty: UInt64) -> UInt64 {
+        var cells: UInt64 = 0
+        for direction in Cube4Lines.directions {
+            let s = direction.shift, starts = direction.starts
+            let a1 = side &>> s, a2 = side &>> (2 * s), a3 = side &>> (3 * s)
+            let e1 = empty &>> s, e2 = empty &>> (2 * s), e3 = empty &>> (3 * s)
+            let last3 = a2 & a3 & starts
+            cells |= (empty & a1 & last3) | ((side & e1 & last3) &<< s)
+                | ((side & a1 & e2 & a3 & starts) &<< (2 * s)) | ((side & a1 & a2 & e3 & starts) &<< (3 * s))
+        }
+        return cells
+    }
+
+    /// The judgement of a quiet position for the side to move.
+    @inline(__always)
+    static func evaluate(_ board: Cube4Bits, mine: UInt64, theirs: UInt64) -> Int {
+        let me = board.current, them = board.current ^ board.mask
+        var score = 0
+        for direction in Cube4Lines.directions {
+            let (myOnes, myTwos) = lineCounts(me, them, direction)
+            let (theirOnes, theirTwos) = lineCounts(them, me, direction)
+            score += lineWeights.0 * (myOnes.nonzeroBitCount - theirOnes.nonzeroBitCount)
+                + lineWeights.1 * (myTwos.nonzeroBitCount - theirTwos.nonzeroBitCount)
+        }
+        // Cells above any winning cell are settled after it.
         var covered = (mine | theirs) &<< 16
         covered |= covered &<< 16
         covered |= covered &<< 32
         let oddLevels: UInt64 = 0x0000_FFFF_0000_FFFF
-        let myLevels = board.moves % 2 == 0 ? oddLevels : ~oddLevels
-        func value(_ cells: UInt64, good: UInt64) -> Int {
-            let lowest = cells & ~covered
-            return 40 * (lowest & good).nonzeroBitCount + 12 * (lowest & ~good).nonzeroBitCount
-                + 4 * (cells & covered).nonzeroBitCount
-        }
-        return value(mine, good: myLevels) - value(theirs, good: ~myLevels)
+        let myLevels = board.moves & 1 == 0 ? oddLevels : ~oddLevels
+        return score + threatValue(mine, covered: covered, good: myLevels) - threatValue(theirs, covered: covered, good: ~myLevels)
     }
-
-    /// The cells the side to move may play without losing at once, or nil
-    /// when it wins at once (`.win`) or loses whatever it does (`.lose`).
-    enum Triage { case win, lose, moves(UInt64, score: Int, mine: UInt64, theirs: UInt64) }
 
     @inline(__always)
-    func triage(_ board: Cube4Bits) -> Triage {
-        let possible = board.possible
-        let (mine, theirs, score) = analyse(board)
-        if mine & possible != 0 { return .win }
-        var next = possible
-        let forced = theirs & possible
-        if forced != 0 {
-            if forced & (forced &- 1) != 0 { return .lose }
-            next = forced
-        }
-        // Never fill the cell under one of their winning cells.
-        next &= ~(theirs &>> 16)
-        return next == 0 ? .lose : .moves(next, score: score, mine: mine, theirs: theirs)
+    private static func threatValue(_ cells: UInt64, covered: UInt64, good: UInt64) -> Int {
+        let lowest = cells & ~covered
+        return threatWeights.goodParity * (lowest & good).nonzeroBitCount
+            + threatWeights.badParity * (lowest & ~good).nonzeroBitCount
+            + threatWeights.covered * (cells & covered).nonzeroBitCount
+            + threatWeights.stacked * (lowest & (cells &>> 16)).nonzeroBitCount
     }
 
-    mutating func negamax(_ board: Cube4Bits, depth: Int, alpha: Int, beta: Int) -> Int {
-        nodes += 1
-        if nodes & 511 == 0 {
-            if shouldStop() {
-                stopped = true
-            } else if nodes >= nodeBudget || deadline.map({ ContinuousClock.now >= $0 }) == true {
-                outOfBudget = true
-            }
-        }
+    /// The lines of `direction` free of `other` holding one, and two, of `side`'s stones (first cells).
+    @inline(__always)
+    private static func lineCounts(_ side: UInt64, _ other: UInt64, _ direction: Cube4Lines.Direction) -> (UInt64, UInt64) {
+        let s = direction.shift
+        let open = direction.starts & ~(other | (other &>> s) | (other &>> (2 * s)) | (other &>> (3 * s)))
+        let x = side & open, y = (side &>> s) & open, z = (side &>> (2 * s)) & open, w = (side &>> (3 * s)) & open
+        let s1 = x ^ y, c1 = x & y, s2 = z ^ w, c2 = z & w
+        let low = s1 ^ s2, mid = c1 ^ c2 ^ (s1 & s2), high = c1 & c2
+        // At most three of a side's stones on an open line here (four would have ended the game).
+        return (low & ~mid, ~low & mid & ~high & open)
+    }
+
+    private mutating func search(_ board: Cube4Bits, depth: Int, alpha: Int, beta: Int, ply: Int) -> Int {
+        nodes &+= 1
+        if nodes & 1023 == 0 { checkClock() }
         if aborted { return 0 }
         if board.moves == 64 { return 0 }
-
-        let next: UInt64, judgement: Int, mine: UInt64, theirs: UInt64
-        switch triage(board) {
-        case .win: return Self.win - (board.moves + 1)
-        case .lose: return -(Self.win - (board.moves + 2))
-        case .moves(let moves, let score, let myCells, let theirCells):
-            (next, judgement, mine, theirs) = (moves, score, myCells, theirCells)
-        }
-        if board.moves >= 62 { return 0 }
-        // One legal reply (a block, or the only peg left that does not lose at once): it costs no depth.
-        let forced = readsForcedLines && next & (next &- 1) == 0
-        if depth <= 0 && !(forced && theirs & board.possible != 0) {
-            return judgement + (judgesParity ? Self.threatScore(board, mine: mine, theirs: theirs) : 0)
-        }
+        let empty = ~board.mask, possible = board.possible
+        let me = board.current, them = board.current ^ board.mask
+        let mine = Self.winningCells(me, empty)
+        if mine & possible != 0 { return Self.win - board.moves - 1 }
+        let theirs = Self.winningCells(them, empty)
+        let next = Self.playable(possible: possible, theirs: theirs)
+        if next == 0 { return -(Self.win - board.moves - 2) }
+        // One move that does not lose at once (a block, say): it costs no depth.
+        let forced = next & (next &- 1) == 0
+        if depth <= 0 && !forced { return Self.evaluate(board, mine: mine, theirs: theirs) }
         let childDepth = forced ? depth : depth - 1
 
         var alpha = alpha, beta = beta
-        let best = Self.win - (board.moves + 3)
+        // No win at once, and after any move in `next` no loss at once either.
+        let best = Self.win - board.moves - 3
         if beta > best { beta = best; if alpha >= beta { return beta } }
-        let worst = -(Self.win - (board.moves + 4))
+        let worst = -(Self.win - board.moves - 4)
         if alpha < worst { alpha = worst; if alpha >= beta { return alpha } }
 
         let key = board.key
         var tableMove = -1
-        if let entry = table?.probe(key) {
+        if let entry = table.probe(key) {
             tableMove = entry.move
             if entry.depth >= depth {
                 switch entry.bound {
@@ -281,72 +310,78 @@ struct Cube4Search {
             }
         }
 
-        var keys = orderKeys(board, next, first: tableMove)
+        var keys = orderKeys(board, next, mine: mine, tableMove: tableMove, ply: ply)
         let alphaBefore = alpha
-        var bestScore = -Self.infinity
-        var bestPeg = 0
-        var searched = 0
+        var bestScore = -Self.infinity, bestPeg = 0, searched = 0
+        let killerSlot = min(ply, killers.count / 2 - 1) * 2
         while let peg = Self.popBest(&keys) {
-            var child = board
             let cell = next & Cube4Bits.pegMask(peg)
+            var child = board
             child.play(cell)
             var score: Int
-            if readsForcedLines && searched > 0 {
-                // Prove it is no better than the best so far, cheaply; search it fully only if it is.
-                score = -negamax(child, depth: childDepth, alpha: -alpha - 1, beta: -alpha)
-                if score > alpha && score < beta && !aborted {
-                    score = -negamax(child, depth: childDepth, alpha: -beta, beta: -alpha)
-                }
+            if searched == 0 {
+                score = -search(child, depth: childDepth, alpha: -beta, beta: -alpha, ply: ply + 1)
             } else {
-                score = -negamax(child, depth: childDepth, alpha: -beta, beta: -alpha)
+                // Late quiet moves first at one ply less; anything that might be better is searched in full.
+                let reduced = searched >= 3 && depth >= 3 && peg != killers[killerSlot] && peg != killers[killerSlot + 1]
+                score = -search(child, depth: childDepth - (reduced ? 1 : 0), alpha: -alpha - 1, beta: -alpha, ply: ply + 1)
+                if reduced && score > alpha && !aborted {
+                    score = -search(child, depth: childDepth, alpha: -alpha - 1, beta: -alpha, ply: ply + 1)
+                }
+                if score > alpha && score < beta && !aborted {
+                    score = -search(child, depth: childDepth, alpha: -beta, beta: -alpha, ply: ply + 1)
+                }
             }
-            searched += 1
             if aborted { return 0 }
+            searched += 1
             if score > bestScore { bestScore = score; bestPeg = peg }
             if score > alpha { alpha = score }
             if alpha >= beta {
-                if readsForcedLines {
-                    let slot = (board.moves & 1) << 6 | cell.trailingZeroBitCount
-                    history[slot] = min(history[slot] &+ Int32(max(depth, 1) * max(depth, 1)), 1 << 20)
-                }
+                let slot = (board.moves & 1) << 6 | cell.trailingZeroBitCount
+                history[slot] = min(history[slot] &+ Int32(depth * depth + 1), 1 << 24)
+                if killers[killerSlot] != peg { killers[killerSlot + 1] = killers[killerSlot]; killers[killerSlot] = peg }
                 break
             }
         }
         let bound: ScoreBound = bestScore <= alphaBefore ? .upper : (bestScore >= beta ? .lower : .exact)
-        table?.store(key, depth: depth, score: bestScore, bound: bound, move: bestPeg)
+        table.store(key, depth: depth, score: bestScore, bound: bound, move: bestPeg)
         return bestScore
     }
 
-    /// A key per peg (0 = not a candidate): the table's move first, then
-    /// cells on many lines still open to either side, more so with stones on them.
+    /// A key per peg (0: not a candidate): the table's move first, then
+    /// cells that add to lines still open to the side to move (most of all
+    /// making a winning cell) or spoil the opponent's, a killer a little
+    /// above its peers, history breaking ties; a cell under one's own
+    /// winning cell (it hands the block over) last.
     @inline(__always)
-    func orderKeys(_ board: Cube4Bits, _ moves: UInt64, first: Int) -> InlineArray<16, Int32> {
+    private func orderKeys(_ board: Cube4Bits, _ moves: UInt64, mine: UInt64, tableMove: Int, ply: Int) -> InlineArray<16, Int32> {
         var keys = InlineArray<16, Int32>(repeating: 0)
         let me = board.current, them = board.current ^ board.mask
+        let killerSlot = min(ply, killers.count / 2 - 1) * 2
+        let side = (board.moves & 1) << 6
         var remaining = moves
         while remaining != 0 {
             let cell = remaining.trailingZeroBitCount
             remaining &= remaining &- 1
             let peg = cell & 15
-            if peg == first { keys[peg] = Int32.max; continue }
-            var value = 1
-            for index in lineStart[cell]..<lineStart[cell + 1] {
-                let line = linesThrough[index]
-                let a = line & me, b = line & them
-                if b == 0 { value += 1 + 2 * a.nonzeroBitCount }
-                if a == 0 { value += 1 + b.nonzeroBitCount }
+            if peg == tableMove { keys[peg] = Int32.max; continue }
+            var value: Int32 = 1
+            for index in Cube4Lines.start[cell]..<Cube4Lines.start[cell + 1] {
+                let line = Cube4Lines.through[index]
+                let a = (line & me).nonzeroBitCount, b = (line & them).nonzeroBitCount
+                if b == 0 { value += a == 0 ? 1 : (a == 1 ? 4 : 14) }
+                if a == 0 { value += b == 0 ? 1 : (b == 1 ? 3 : 9) }
             }
-            // History breaks ties between cells the lines judge alike.
-            keys[peg] = readsForcedLines
-                ? Int32(value) << 10 | min(history[(board.moves & 1) << 6 | cell] >> 4, 1023)
-                : Int32(value)
+            if peg == killers[killerSlot] || peg == killers[killerSlot + 1] { value += 6 }
+            if cell < 48 && mine & (1 << UInt64(cell + 16)) != 0 { value = 1 }
+            keys[peg] = value << 20 | min(history[side | cell], (1 << 20) - 1)
         }
         return keys
     }
 
     /// Takes the peg with the largest key out of `keys`.
     @inline(__always)
-    static func popBest(_ keys: inout InlineArray<16, Int32>) -> Int? {
+    private static func popBest(_ keys: inout InlineArray<16, Int32>) -> Int? {
         var bestKey: Int32 = 0, bestPeg = -1
         for peg in 0..<16 where keys[peg] > bestKey {
             bestKey = keys[peg]; bestPeg = peg
@@ -355,40 +390,43 @@ struct Cube4Search {
         keys[bestPeg] = 0
         return bestPeg
     }
+
+    private mutating func checkClock() {
+        if stop?() == true || Self.cpuNanoseconds() >= cpuDeadline || ContinuousClock.now >= wallDeadline {
+            aborted = true
+        }
+    }
+
+    /// This thread's processor time so far.
+    private static func cpuNanoseconds() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
+    }
 }
 
 /// Cube Four move choice for each level.
 enum Cube4Player {
     static let mediumDepth = 2
     static let mediumWeights = (0, 1, 4, 16)
-    static let hardWeights = (0, 1, 5, 24)
-    /// Nodes the `hard` of earlier releases searched per move, with a fresh
-    /// 1 << 18 table each time (`Bot.legacyHard`, for `parlor bench bots`).
-    static let legacyNodeBudget = 400_000
-    /// `hard` searches until this wall-clock time (then plays the best move
-    /// of the deepest search finished, or of the one under way if it already
-    /// found a better one), so every move takes under a second.
-    static let hardTimeLimit = Duration.milliseconds(800)
-    /// `hard` also stops after this many nodes (about half a second on this
-    /// project's 2-core test machine), so its strength does not depend on how
-    /// busy the machine is; the time limit only caps a slow machine.
-    static let hardNodeBudget = 400_000
-    /// `hard`'s table, 1 << 20 entries (16 MiB), kept across moves.
-    static let hardTableBits = 20
+    /// `hard` stops searching after this much of its thread's processor
+    /// time ,
+    /// so its strength does not depend on how busy the machine is...
+    static let hardProcessorBudget = Duration.milliseconds(550)
+    /// ...or after this much wall-clock time, so that on a loaded machine
+    /// too every move takes well under a second.
+    static let hardWallBudget = Duration.milliseconds(720)
+    /// `hard` starts no new depth after this much processor time: the next
+    /// would rarely finish.
+    static let hardStartBudget = Duration.milliseconds(300)
 
-    /// The move of `level` as earlier releases played it: `hard` with a
-    /// fresh table and a smaller budget (`Bot.legacyHard`).
+    /// The move of `easy`, `medium`, or the `hard` of earlier releases
+    /// (`Bot.legacyHard`): the plain search, `Cube4Search`.
     static func chooseMove(_ game: Cube4, level: BotLevel, random: inout SplitMix64, shouldStop: () -> Bool) -> Move? {
-        var none: TranspositionTable?
-        return chooseMove(game, level: level, random: &random, table: &none, keepsTable: false, shouldStop: shouldStop)
-    }
-
-    /// With `keepsTable`, `hard` searches longer with `table`, the bot's own
-    /// kept across moves (made here on first use).
-    static func chooseMove(
-        _ game: Cube4, level: BotLevel, random: inout SplitMix64, table: inout TranspositionTable?,
-        keepsTable: Bool = true, shouldStop: () -> Bool
-    ) -> Move? {
         let board = Cube4Bits(game)
         guard board.possible != 0 else { return nil }
         return withoutActuallyEscaping(shouldStop) { shouldStop in
@@ -410,16 +448,22 @@ enum Cube4Player {
             case .easy, .medium:
                 return medium(board, next, candidates, random: &random, shouldStop: shouldStop)
             case .hard:
-                guard keepsTable else {
-                    var fresh: TranspositionTable? = TranspositionTable(bits: 18)
-                    return hard(board, next, candidates, nodeBudget: legacyNodeBudget, table: &fresh, shouldStop: shouldStop)
-                        .map { Move($0.peg) }
-                }
-                if table == nil { table = TranspositionTable(bits: hardTableBits) }
-                return hard(board, next, candidates, nodeBudget: hardNodeBudget, table: &table,
-                            deadline: ContinuousClock.now + hardTimeLimit, strong: true, shouldStop: shouldStop).map { Move($0.peg) }
+                return Cube4Search.legacyHard(board, next, candidates, shouldStop: shouldStop).map { Move($0.peg) }
             }
         }
+    }
+
+    /// The move of today's `hard`, searched by `engine` (the bot's own, kept
+    /// across moves; made here on first use).
+    static func hardMove(_ game: Cube4, engine: inout Cube4Engine?, shouldStop: () -> Bool) -> Move? {
+        var current = engine ?? Cube4Engine()
+        // Moved out and back, so the table is never copied.
+        engine = nil
+        defer { engine = current }
+        return current.bestMove(
+            game, cpuBudget: hardProcessorBudget, wallBudget: hardWallBudget, startBudget: hardStartBudget,
+            shouldStop: shouldStop
+        ).map { Move($0.peg) }
     }
 
     /// The pegs whose lowest free cell is set in `cells`.
@@ -442,61 +486,5 @@ enum Cube4Player {
             if score > best { best = score; bestPegs = [peg] } else if score == best { bestPegs.append(peg) }
         }
         return bestPegs.randomElement(using: &random).map(Move.init)
-    }
-
-    /// The `hard` search: the peg, the last finished depth, its score and the
-    /// nodes searched; nil when stopped.
-    /// `strong`: today's `hard` (`Cube4Search.readsForcedLines`); without
-    /// it, the search of `Bot.legacyHard`.
-    static func hard(
-        _ board: Cube4Bits, _ next: UInt64, _ candidates: [Int], nodeBudget: Int,
-        table: inout TranspositionTable?, deadline: ContinuousClock.Instant? = nil, strong: Bool = false,
-        shouldStop: @escaping () -> Bool
-    ) -> (peg: Int, depth: Int, score: Int, nodes: Int)? {
-        var search = Cube4Search(weights: hardWeights, nodeBudget: nodeBudget, tableBits: nil, shouldStop: shouldStop)
-        // Moved into the search and back (never two owners), so it is never copied.
-        search.table = table
-        table = nil
-        defer { table = search.table; search.table = nil }
-        search.deadline = deadline
-        search.judgesParity = true
-        search.readsForcedLines = strong
-        var ordered = candidates
-        guard var chosen = ordered.first else { return nil }
-        var finishedDepth = 0, chosenScore = 0
-        for depth in 1...(64 - board.moves) {
-            var alpha = -Cube4Search.infinity
-            var bestPeg = ordered[0]
-            var scores: [Int: Int] = [:]
-            for (index, peg) in ordered.enumerated() {
-                var child = board
-                child.play(next & Cube4Bits.pegMask(peg))
-                var score: Int
-                if strong && index > 0 {
-                    score = -search.negamax(child, depth: depth - 1, alpha: -alpha - 1, beta: -alpha)
-                    if score > alpha && !search.stopped && !search.outOfBudget {
-                        score = -search.negamax(child, depth: depth - 1, alpha: -Cube4Search.infinity, beta: -alpha)
-                    }
-                } else {
-                    score = -search.negamax(child, depth: depth - 1, alpha: -Cube4Search.infinity, beta: -alpha)
-                }
-                if search.stopped { return nil }
-                if search.outOfBudget { break }
-                scores[peg] = score
-                if score > alpha { alpha = score; bestPeg = peg }
-            }
-            if search.outOfBudget {
-                // The last move searched first was the previous best: a move that beat it fully is better still.
-                if strong, bestPeg != chosen, let score = scores[bestPeg], let previous = scores[chosen], score > previous {
-                    chosen = bestPeg; chosenScore = score
-                }
-                break
-            }
-            chosen = bestPeg; finishedDepth = depth; chosenScore = alpha
-            ordered.sort { (scores[$0] ?? 0) > (scores[$1] ?? 0) }
-            if let index = ordered.firstIndex(of: chosen) { ordered.remove(at: index); ordered.insert(chosen, at: 0) }
-            if abs(alpha) >= Cube4Search.provenWin { break }
-        }
-        return (chosen, finishedDepth, chosenScore, search.nodes)
     }
 }

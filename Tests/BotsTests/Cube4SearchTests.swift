@@ -26,7 +26,7 @@ struct Cube4SearchTests {
     func analysisAgreesWithTheReference() throws {
         var random = SplitMix64(seed: 16)
         var checked = 0
-        for weights in [Cube4Player.mediumWeights, Cube4Player.hardWeights, (3, 7, 11, 13)] {
+        for weights in [Cube4Player.mediumWeights, Cube4Search.legacyWeights, (3, 7, 11, 13)] {
             let search = Cube4Search(weights: weights, nodeBudget: 0, tableBits: nil, shouldStop: { false })
             for _ in 0..<300 {
                 var game = Cube4()

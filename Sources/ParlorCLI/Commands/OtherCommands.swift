@@ -143,7 +143,9 @@ public struct BenchBotsOptions: ParsableCommand, Hashable {
             most one), the two bots taking turns to move first. The opponent is \
             the medium bot, and in cube4 the hard bot of earlier releases, with \
             the goal of 90% wins and every move under 1 s. Prints wins, losses, \
-            draws and the time per move (mean and longest). For connect4 it also \
+            draws and hard's time per move (mean, 99th percentile and longest; \
+            the other's mean and longest), and for cube4 the load average \
+            the times were taken under. For connect4 it also \
             prints each level's share of moves keeping the exact value on \
             positions after 8-12, 14-20 and 28-34 random moves, and the exact \
             solver's mean time per position on them (and the slowest), without \

@@ -60,13 +60,15 @@ enum BotBench {
         let share = result.games == 0 ? 0 : 100 * Double(result.winsByA) / Double(result.games)
         Console.write("""
               hard won \(result.winsByA), \(game == Cube4.id ? "old hard" : "medium") won \(result.winsByB), drawn \(result.draws) (of \(result.games)): hard \(percent(share))
-              time per move: hard \(milliseconds(result.averageMoveTimeA)) (longest \(milliseconds(result.longestMoveA))), \
+              time per move: hard \(milliseconds(result.averageMoveTimeA)) (p99 \(milliseconds(result.p99MoveTimeA)), \
+            longest \(milliseconds(result.longestMoveA))), \
             other \(milliseconds(result.averageMoveTimeB)) (longest \(milliseconds(result.longestMoveB)))
 
             """)
         if game == Cube4.id {
             let met = share >= 90 && result.longestMoveA < .seconds(1)
             Console.write("  goal: hard wins at least 90% and never takes 1 s over a move: \(met ? "met" : "not met")\n")
+            Console.write("  load average at the end: \(loadAverage())\n")
         }
         if game == Connect4.id { connect4Strength() }
     }
@@ -115,6 +117,11 @@ enum BotBench {
         Console.write("  book: \(book.map { "\($0.count) positions, up to move \($0.depth)" } ?? "none")\n")
         Console.write("  moves    " + ["no book", "slowest", "with book", "slowest"].map { pad($0, 12) }.joined() + "\n")
         Console.write(timings.joined(separator: "\n") + "\n")
+    }
+
+    /// The 1-minute load average (`/proc/loadavg`): how busy the machine was while the times were taken.
+    static func loadAverage() -> String {
+        (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first.map(String.init) ?? "unknown"
     }
 
     static func label(_ plies: ClosedRange<Int>) -> String { "\(plies.lowerBound)-\(plies.upperBound)" }
