@@ -163,7 +163,7 @@ struct Cube4Engine {
 
         var ordered: [Int] = []
         var keys = orderKeys(board, next, mine: mine, tableMove: table.probe(board.key)?.move ?? -1, ply: 0)
-        while let peg = Self.popBest(&keys) { ordered.append(peg) }
+        while let peg = Cube4Search.popBest(&keys) { ordered.append(peg) }
         var chosen = Choice(peg: ordered[0], depth: 0, score: 0, nodes: 0)
         return withoutActuallyEscaping(shouldStop) { shouldStop in
             stop = shouldStop
@@ -314,7 +314,7 @@ struct Cube4Engine {
         let alphaBefore = alpha
         var bestScore = -Self.infinity, bestPeg = 0, searched = 0
         let killerSlot = min(ply, killers.count / 2 - 1) * 2
-        while let peg = Self.popBest(&keys) {
+        while let peg = Cube4Search.popBest(&keys) {
             let cell = next & Cube4Bits.pegMask(peg)
             var child = board
             child.play(cell)
@@ -377,18 +377,6 @@ struct Cube4Engine {
             keys[peg] = value << 20 | min(history[side | cell], (1 << 20) - 1)
         }
         return keys
-    }
-
-    /// Takes the peg with the largest key out of `keys`.
-    @inline(__always)
-    private static func popBest(_ keys: inout InlineArray<16, Int32>) -> Int? {
-        var bestKey: Int32 = 0, bestPeg = -1
-        for peg in 0..<16 where keys[peg] > bestKey {
-            bestKey = keys[peg]; bestPeg = peg
-        }
-        guard bestPeg >= 0 else { return nil }
-        keys[bestPeg] = 0
-        return bestPeg
     }
 
     private mutating func checkClock() {

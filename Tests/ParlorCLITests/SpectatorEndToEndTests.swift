@@ -36,15 +36,20 @@ struct SpectatorEndToEndTests {
         jsonEvents(process.output).filter { $0["event"] as? String == "move" }.count
     }
 
+    /// The host plays its first move; two moves in (the host's and the bot's answer), a spectator arrives and is admitted.
+    static func watcherTwoMovesIn(_ host: SpawnedParlor, port: Int) async throws -> SpawnedParlor {
+        host.type("4\n")
+        let deadline = ContinuousClock.now + .seconds(20)
+        while moves(host) < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        let watcher = try SpawnedParlor(["watch", "127.0.0.1:\(port)", "--json", "--name", "Wes"], environment: environment())
+        _ = try #require(await watcher.line(containing: "\"watching\"", timeout: .seconds(20)), Comment(rawValue: watcher.transcript))
+        return watcher
+    }
+
     @Test("a spectator that comes in mid-match sees the rest and ends with the players' state hash")
     func midMatchSpectator() async throws {
         let (host, guest, port) = try await Self.hostAndBot()
-        host.type("4\n")
-        // Two moves in (the host's and the bot's answer), a spectator arrives.
-        let deadline = ContinuousClock.now + .seconds(20)
-        while Self.moves(host) < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        let watcher = try SpawnedParlor(["watch", "127.0.0.1:\(port)", "--json", "--name", "Wes"], environment: Self.environment())
-        _ = try #require(await watcher.line(containing: "\"watching\"", timeout: .seconds(20)), Comment(rawValue: watcher.transcript))
+        let watcher = try await Self.watcherTwoMovesIn(host, port: port)
         await Self.playToTheEnd(host)
         for process in [host, guest, watcher] {
             #expect(await process.wait(timeout: .seconds(60)) == 0, Comment(rawValue: process.transcript))
@@ -62,11 +67,7 @@ struct SpectatorEndToEndTests {
     @Test("a spectator stays for the players' rematch: it sees the next match begin, then its moves, and leaves when the series is over")
     func spectatorStaysForTheRematch() async throws {
         let (host, guest, port) = try await Self.hostAndBot(["--rematch", "1"], guest: ["--rematch", "1"])
-        host.type("4\n")
-        let deadline = ContinuousClock.now + .seconds(20)
-        while Self.moves(host) < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        let watcher = try SpawnedParlor(["watch", "127.0.0.1:\(port)", "--json", "--name", "Wes"], environment: Self.environment())
-        _ = try #require(await watcher.line(containing: "\"watching\"", timeout: .seconds(20)), Comment(rawValue: watcher.transcript))
+        let watcher = try await Self.watcherTwoMovesIn(host, port: port)
         await Self.playToTheEnd(host)
         for process in [host, guest, watcher] {
             #expect(await process.wait(timeout: .seconds(60)) == 0, Comment(rawValue: process.transcript))
