@@ -59,3 +59,82 @@ public struct HostedGame: Sendable, Hashable {
         return info
     }
 }
+
+extension HostedGame {
+    /// The TXT facts of a host of many tables (`parlor host --tables N`,
+    /// docs/PROTOCOL.md section 19): a free seat ("open", seats 1/2) while a
+    /// table is free, "playing" (seats 2/2) once every table is; TXT `tables`
+    /// says how many of the `limit` are in play.
+    public func hallInfo(inPlay: Int, limit: Int) -> ParlorServiceInfo {
+        let full = inPlay >= limit
+        var info = serviceInfo(seatsTaken: full ? 2 : 1, playing: full, matchID: "")
+        info.tables = (inPlay: min(inPlay, limit), limit: limit)
+        return info
+    }
+}
+
+/// A hosted game on the LAN's lists: registered once with the facts of the
+/// match as it starts, updated as they change, withdrawn on the way out.
+/// Advertising never fails the host: without DNS-SD the game is still
+/// reachable by address, and `problem` says why it is not listed.
+public struct HostedListing: Sendable {
+    /// The registration, nil when advertising failed (`problem` says why).
+    public let advertisement: (any ServiceAdvertisement)?
+    /// Why the game is not on the LAN's lists; nil when it is.
+    public let problem: DiscoveryError?
+    /// The name asked for; `name` differs after a clash ("Ana's Connect Four #2").
+    public let requestedName: String
+
+    /// The instance name registered, nil when not advertised.
+    public var name: String? { advertisement?.name }
+
+    /// Advertises `info` as `name` on `port`.
+    public static func advertise(_ info: ParlorServiceInfo, as name: String, port: UInt16,
+                                 in directory: any ServiceDirectory) async -> HostedListing {
+        do {
+            let txt = try info.txtRecord()
+            let advertisement = try await directory.advertise(ServiceRegistration(name: name, port: port, txt: txt))
+            return HostedListing(advertisement: advertisement, problem: nil, requestedName: name)
+        } catch let error as DiscoveryError {
+            return HostedListing(advertisement: nil, problem: error, requestedName: name)
+        } catch {
+            return HostedListing(advertisement: nil, problem: .invalidRegistration("\(error)"), requestedName: name)
+        }
+    }
+
+    /// Says `info` from now on; a failed update is dropped (the next one says it again).
+    public func update(_ info: ParlorServiceInfo) async {
+        guard let advertisement, let txt = try? info.txtRecord() else { return }
+        try? await advertisement.update(txt: txt)
+    }
+
+    /// Removes the game from the LAN's lists; later calls do nothing.
+    public func withdraw() async { await advertisement?.withdraw() }
+}
+
+/// A hall's one advertisement: one service for every table, its TXT
+/// `tables` kept current with `update(inPlay:)`.
+public struct HallListing: Sendable {
+    /// The listing itself.
+    public let listing: HostedListing
+    private let game: HostedGame
+    private let limit: Int
+
+    /// The instance name registered, nil when not advertised.
+    public var name: String? { listing.name }
+    /// Why the hall is not on the LAN's lists; nil when it is.
+    public var problem: DiscoveryError? { listing.problem }
+
+    /// Advertises `game` on `port` with none of `limit` tables in play.
+    public static func start(_ game: HostedGame, limit: Int, port: UInt16, in directory: any ServiceDirectory) async -> HallListing {
+        let listing = await HostedListing.advertise(game.hallInfo(inPlay: 0, limit: limit), as: game.serviceName, port: port,
+                                                    in: directory)
+        return HallListing(listing: listing, game: game, limit: limit)
+    }
+
+    /// Says `inPlay` tables of the limit are taken now.
+    public func update(inPlay: Int) async { await listing.update(game.hallInfo(inPlay: inPlay, limit: limit)) }
+
+    /// Removes the hall from the LAN's lists; later calls do nothing.
+    public func withdraw() async { await listing.withdraw() }
+}

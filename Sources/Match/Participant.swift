@@ -123,6 +123,19 @@ public enum MatchEvent: Sendable {
     case failed(MatchFailure, MatchState)
 }
 
+extension MatchEvent {
+    /// The match state the event carries (the tentative one while a change
+    /// awaits confirmation); nil for events where nothing in the match changed.
+    public var state: MatchState? {
+        switch self {
+        case .started(let state), .turnBegan(_, let state), .committed(_, let state), .rolledBack(_, _, let state),
+             .adopted(let state), .ended(let state), .failed(_, let state): state
+        case .awaitingConfirmation(_, let tentative): tentative
+        case .notice, .presence, .talk, .talkRefused, .standIn: nil
+        }
+    }
+}
+
 /// Why `MatchController.submit` refused a change without applying it.
 public enum SubmitRejection: Error, Hashable, Sendable, CustomStringConvertible {
     /// The participant has no seat in this match.

@@ -98,6 +98,35 @@ public enum JSONEvents {
         return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
+    /// The line of `event` in a log of a match that no frontend shows (a
+    /// hall's table, `parlor host --tables N --json`), nil for events such a
+    /// log leaves out (turns, tentative changes, adoptions, stand-ins, refused
+    /// talk). `state` is the match as it stands (for a seat's name), and
+    /// `localSeats` the seats this process plays. The same objects a line
+    /// frontend's `--json` prints for the same events.
+    public static func logged(_ event: MatchEvent, in state: MatchState, localSeats: Set<SeatIndex>) -> JSONValue? {
+        switch event {
+        case .started(let state): started(state, localSeats: localSeats)
+        case .committed(let change, let state): committed(change, state)
+        case .rolledBack(let change, let reason, let state): rolledBack(change, reason: reason, state)
+        case .presence(let seat, let away, let graceLeft): presence(state, seat: seat, away: away, graceLeft: graceLeft)
+        case .ended(let state): end(state)
+        case .failed(let failure, let state): error(failure, state)
+        case .notice(let text): notice(text)
+        case .talk(let line): talk(line)
+        case .turnBegan, .awaitingConfirmation, .adopted, .talkRefused, .standIn: nil
+        }
+    }
+
+    /// `value` with the fields of `tag` (a hall's `match` and `table`) right after its `"event"`,
+    /// replacing fields of the same names.
+    public static func tagged(_ value: JSONValue, with tag: [(String, JSONValue)]) -> JSONValue {
+        guard case .object(var fields) = value else { return value }
+        fields.removeAll { field in tag.contains { $0.0 == field.0 } }
+        fields.insert(contentsOf: tag, at: min(1, fields.count))
+        return .object(fields)
+    }
+
     /// `{"event":"started","match":…,"game":…,"rulesVersion":…,"seats":[…],"turnTimeout":…,"sequence":…}`
     public static func started(_ state: MatchState, localSeats: Set<SeatIndex>) -> JSONValue {
         .object([

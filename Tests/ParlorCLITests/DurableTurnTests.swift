@@ -2,6 +2,7 @@ import Foundation
 import Match
 import ParlorTestSupport
 import Synchronization
+import Session
 import Testing
 @testable import ParlorCLI
 @testable import Store

@@ -1,6 +1,7 @@
 import Foundation
 import Match
 import ParlorTestSupport
+import Session
 import Testing
 @testable import ParlorCLI
 @testable import Store

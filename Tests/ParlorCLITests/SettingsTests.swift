@@ -150,7 +150,7 @@ struct SettingsEndToEndTests {
         let event = try #require(jsonEvents(listening).first)
         #expect(event["port"] as? Int == Int(port), "\(listening)")
         if let service = event["service"] as? String { #expect(service == "Ana's Cube Four", "\(listening)") }
-        #expect(LAN.serviceName(host: "Ana", game: Cube4.self) == "Ana's Cube Four")
+        #expect(LAN.hostedGame(Cube4.self, host: "Ana").serviceName == "Ana's Cube Four")
         let guest = try await ParlorProcess.run(["join", "127.0.0.1:\(port)", "--bot", "easy", "--name", "Xan", "--json"],
                                                 environment: scratchDataHome(), timeout: .seconds(120))
         #expect(guest.status == 0, "\(guest.stderr)")

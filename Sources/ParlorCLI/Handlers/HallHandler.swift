@@ -47,8 +47,8 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
     defer { acceptor.cancel() }
 
     let board = HallBoard(limit: limit)
-    let advertising = await HallAdvertising.start(game: gameType, host: options.name, limit: limit, needsCode: passcode != nil,
-                                                  hints: options.hints, port: port)
+    let advertising = await HallListing.start(LAN.hostedGame(gameType, host: options.name, needsCode: passcode != nil, hints: options.hints),
+                                              limit: limit, port: port, in: DNSSDDirectory())
     let codeArgument = passcode.map { " --code \($0)" } ?? ""
     let joinLines = LAN.joinLines(port: port).map { $0 + codeArgument }
     announcer.say("", event: .object([
@@ -97,8 +97,14 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
     let stop = Hall.StopSignal()
     let watcher = SignalWatcher(signals: SignalWatcher.terminating) { number in stop.fire(number) }
     defer { watcher.cancel() }
-    let screen = HallScreenRefresh.start(board: board, game: gameType.displayName, port: port, advertising: advertising,
-                                         fullScreen: presentation.isFullScreen, display: options.display) { stop.fire(SIGINT) }
+    let environment = ProcessInfo.processInfo.environment
+    let screenOptions = presentation.isFullScreen
+        ? TerminalUI.DisplayOptions.detect(environment: environment, isTTY: true,
+                                           noColorFlag: !options.display.colorAllowed(environment: environment),
+                                           asciiFlag: options.display.ascii)
+        : nil
+    let screen = HallScreenRefresh.start(board: board, game: gameType.displayName, port: port, fullScreen: screenOptions,
+                                         onQuit: { stop.fire(SIGINT) }, inPlayChanged: { await advertising.update(inPlay: $0) })
 
     let signal = await withTaskGroup(of: Int32?.self) { group -> Int32 in
         group.addTask {
@@ -173,7 +179,7 @@ enum Hall {
                               event: .object([("event", "joined"), ("name", .string(hosted.guestName)),
                                               ("seat", .int(Int64(hosted.guestSeat))), ("resumed", .bool(table.resumed))] + tag))
         do { try await controller.start() } catch {
-            context.announcer.say("Table \(table.number): could not start: \(error)", event: tagged(.object([("event", "error"), ("kind", "start"), ("reason", .string("\(error)"))]), tag))
+            context.announcer.say("Table \(table.number): could not start: \(error)", event: JSONEvents.tagged(.object([("event", "error"), ("kind", "start"), ("reason", .string("\(error)"))]), with: tag))
             await context.hall.release(table.number)
             return
         }
@@ -183,9 +189,13 @@ enum Hall {
         let number = table.number
         let following = Task { () -> Bool in
             var ended = false
+            var current = hosted.initialState
             for await event in events {
                 if let state = event.state { board.update(number, state: state) }
-                if let json = Self.json(event, hostSeat: hostSeat) { announcer.say("", event: tagged(json, tag)) }
+                if let state = event.state { current = state }
+                if let json = JSONEvents.logged(event, in: current, localSeats: [hostSeat]) {
+                    announcer.say("", event: JSONEvents.tagged(json, with: tag))
+                }
                 if case .ended(let end) = event {
                     ended = true
                     if !announcer.json {
@@ -221,30 +231,6 @@ enum Hall {
         }
         board.free(number)
         await context.hall.release(table.number)
-    }
-
-    /// The JSON line of a table's event (the host's own `--json` events), nil for what a hall does not print.
-    static func json(_ event: MatchEvent, hostSeat: SeatIndex) -> JSONValue? {
-        switch event {
-        case .started(let state): JSONEvents.started(state, localSeats: [hostSeat])
-        case .committed(let change, let state): JSONEvents.committed(change, state)
-        case .rolledBack(let change, let reason, let state): JSONEvents.rolledBack(change, reason: reason, state)
-        case .presence(let seat, let away, let graceLeft): .object([("event", away ? "away" : "back"), ("seat", JSONValue(seat)),
-                                                                    ("graceLeft", JSONValue(Int(graceLeft.components.seconds)))])
-        case .ended(let state): JSONEvents.end(state)
-        case .failed(let failure, let state): JSONEvents.error(failure, state)
-        case .notice(let text): JSONEvents.notice(text)
-        case .talk(let line): JSONEvents.talk(line)
-        case .turnBegan, .awaitingConfirmation, .adopted, .talkRefused, .standIn: nil
-        }
-    }
-
-    /// `value` with `tag` (match id, table) after its `"event"`.
-    static func tagged(_ value: JSONValue, _ tag: [(String, JSONValue)]) -> JSONValue {
-        guard case .object(var fields) = value else { return value }
-        fields.removeAll { field in tag.contains { $0.0 == field.0 } }
-        fields.insert(contentsOf: tag, at: min(1, fields.count))
-        return .object(fields)
     }
 
     /// Prints what the hall refused itself (the tables' own refusals too): `{"event":"refused",…}`.
@@ -335,155 +321,3 @@ enum Hall {
     }
 }
 
-extension MatchEvent {
-    /// The state the event carries, if any.
-    var state: MatchState? {
-        switch self {
-        case .started(let state), .turnBegan(_, let state), .committed(_, let state), .rolledBack(_, _, let state),
-             .adopted(let state), .ended(let state), .failed(_, let state): state
-        case .awaitingConfirmation(_, let tentative): tentative
-        case .notice, .presence, .talk, .talkRefused, .standIn: nil
-        }
-    }
-}
-
-/// The hall's one advertisement: one service for every table, TXT `tables`
-/// saying how many are in play of how many (docs/PROTOCOL.md, section 19).
-struct HallAdvertising: Sendable {
-    let advertisement: (any ServiceAdvertisement)?
-    let problem: DiscoveryError?
-    var game: any Game.Type = Connect4.self
-    var host = ""
-    var limit = 1
-    var needsCode = false
-    var hints = false
-    var name: String? { advertisement?.name }
-
-    static func start(game: any Game.Type, host: String, limit: Int, needsCode: Bool, hints: Bool, port: UInt16) async -> HallAdvertising {
-        do {
-            let txt = try txtRecord(game: game, host: host, inPlay: 0, limit: limit, needsCode: needsCode, hints: hints)
-            let name = LAN.serviceName(host: host, game: game)
-            let advertisement = try await DNSSDDirectory().advertise(ServiceRegistration(name: name, port: port, txt: txt))
-            return HallAdvertising(advertisement: advertisement, problem: nil, game: game, host: host, limit: limit,
-                                   needsCode: needsCode, hints: hints)
-        } catch let error as DiscoveryError {
-            return HallAdvertising(advertisement: nil, problem: error)
-        } catch {
-            return HallAdvertising(advertisement: nil, problem: .invalidRegistration("\(error)"))
-        }
-    }
-
-    /// The TXT record: a free seat while a table is free ("open", seats 1/2), "playing" once every table is.
-    static func txtRecord(game: any Game.Type, host: String, inPlay: Int, limit: Int, needsCode: Bool, hints: Bool) throws -> TXTRecord {
-        let full = inPlay >= limit
-        var info = LAN.serviceInfo(game: game, host: host, seatsTaken: full ? 2 : 1, playing: full, matchID: "",
-                                   needsCode: needsCode, hints: hints)
-        info.tables = (inPlay: min(inPlay, limit), limit: limit)
-        return try info.txtRecord()
-    }
-
-    func withdraw() async { await advertisement?.withdraw() }
-
-    /// Says `inPlay` tables of the limit are taken now.
-    func update(inPlay: Int) async {
-        guard let advertisement, let txt = try? Self.txtRecord(game: game, host: host, inPlay: inPlay, limit: limit,
-                                                                needsCode: needsCode, hints: hints) else { return }
-        try? await advertisement.update(txt: txt)
-    }
-}
-
-/// What the host's table list shows, kept as every table's events come.
-final class HallBoard: Sendable {
-    private struct Line {
-        var state: MatchState
-        var hostSeat: SeatIndex
-        /// The table's match, for the screen that opens the table.
-        let controller: MatchController
-    }
-
-    let limit: Int
-    private let lines = Mutex<[Int: Line]>([:])
-
-    init(limit: Int) { self.limit = limit }
-
-    func seat(_ table: Int, state: MatchState, hostSeat: SeatIndex, controller: MatchController) {
-        lines.withLock { $0[table] = Line(state: state, hostSeat: hostSeat, controller: controller) }
-    }
-
-    /// The match played at `table` now, nil when the table is free.
-    func controller(_ table: Int) -> MatchController? {
-        lines.withLock { $0[table]?.controller }
-    }
-
-    func update(_ table: Int, state: MatchState) {
-        lines.withLock { $0[table]?.state = state }
-    }
-
-    func free(_ table: Int) {
-        _ = lines.withLock { $0.removeValue(forKey: table) }
-    }
-
-    /// Tables whose match is not over.
-    var inPlayCount: Int { lines.withLock { $0.values.filter { !$0.state.isEnded }.count } }
-
-    /// Every table's line, by number.
-    func rows() -> [HallScreen.Row] {
-        lines.withLock { lines in
-            lines.keys.sorted().compactMap { number in
-                guard let line = lines[number] else { return nil }
-                let state = line.state
-                let players = state.seats.map(\.name).joined(separator: " vs ")
-                let status: String
-                if state.isEnded {
-                    status = MatchText.resultLine(state, options: .plainText(unicode: false))
-                } else if let seat = state.game.activeSeat {
-                    status = "\(state.seats[seat].name) to move"
-                } else {
-                    status = "playing"
-                }
-                return HallScreen.Row(table: number, players: players, moves: state.moves.count, status: status,
-                                      matchID: state.matchID.hex)
-            }
-        }
-    }
-}
-
-/// Redraws the host's table list on the full screen twice a second, and keeps
-/// the advertisement's `tables` count current.
-enum HallScreenRefresh {
-    struct Running {
-        let task: Task<Void, Never>
-        let screen: HallScreen?
-
-        /// Stops redrawing and gives the terminal back.
-        func stop() {
-            task.cancel()
-            screen?.close()
-        }
-    }
-
-    static func start(board: HallBoard, game: String, port: UInt16, advertising: HallAdvertising, fullScreen: Bool,
-                      display: DisplayFlags, onQuit: @escaping @Sendable () -> Void) -> Running {
-        let environment = ProcessInfo.processInfo.environment
-        let options = TerminalUI.DisplayOptions.detect(environment: environment, isTTY: true,
-                                                       noColorFlag: !display.colorAllowed(environment: environment),
-                                                       asciiFlag: display.ascii)
-        let screen = fullScreen ? try? HallScreen(options: options, tables: { board.controller($0) }, onQuit: onQuit) : nil
-        let task = Task {
-            var advertised = 0
-            while !Task.isCancelled {
-                let inPlay = board.inPlayCount
-                if let screen {
-                    screen.show(title: "parlor: \(game) on port \(port), \(inPlay) of \(board.limit) tables in play",
-                                rows: board.rows())
-                }
-                if inPlay != advertised {
-                    advertised = inPlay
-                    await advertising.update(inPlay: inPlay)
-                }
-                try? await Task.sleep(for: .milliseconds(500))
-            }
-        }
-        return Running(task: task, screen: screen)
-    }
-}

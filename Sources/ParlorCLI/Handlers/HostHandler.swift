@@ -48,18 +48,17 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
     defer { acceptor.cancel() }
 
     // Advertise on the LAN; without DNS-SD the game is still reachable by address.
-    let serviceName = LAN.serviceName(host: options.name, game: gameType)
-    var advertisement: (any ServiceAdvertisement)?
-    var discoveryProblem: DiscoveryError?
-    do {
-        let txt = try LAN.watched(LAN.serviceInfo(game: gameType, host: options.name, seatsTaken: 1 + options.bots.count, seatsTotal: options.seats, playing: false,
-                                      matchID: "", needsCode: passcode != nil, hints: options.hints), by: host).txtRecord()
-        advertisement = try await DNSSDDirectory().advertise(ServiceRegistration(name: serviceName, port: port, txt: txt))
-    } catch let error as DiscoveryError {
-        discoveryProblem = error
-    } catch {
-        discoveryProblem = .invalidRegistration("\(error)")
+    let hostedGame = LAN.hostedGame(gameType, host: options.name, seatsTotal: options.seats, needsCode: passcode != nil,
+                                    hints: options.hints)
+    // The TXT facts as the match stands, with the spectators' (TXT watch, section 17).
+    let facts: @Sendable (Int, Bool, String) -> ParlorServiceInfo = { taken, playing, matchID in
+        LAN.watched(hostedGame.serviceInfo(seatsTaken: taken, playing: playing, matchID: matchID), by: host)
     }
+    let advertised = await HostedListing.advertise(facts(1 + options.bots.count, false, ""), as: hostedGame.serviceName,
+                                                   port: port, in: DNSSDDirectory())
+    let serviceName = advertised.requestedName
+    let advertisement = advertised.advertisement
+    let discoveryProblem = advertised.problem
     // Withdrawn on every way out below, and by a signal while waiting (see LANListing).
     let listing = LANListing(advertisement: advertisement)
 
@@ -105,24 +104,15 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
     let seating = options.seats > 2 ? Task {
         for await table in host.tableChanges {
             announcer.say(table.summary, event: tableEvent(table))
-            if let advertisement, let txt = try? LAN.watched(LAN.serviceInfo(game: gameType, host: options.name, seatsTaken: table.taken,
-                                                                 seatsTotal: options.seats, playing: false, matchID: "",
-                                                                 needsCode: passcode != nil, hints: options.hints), by: host).txtRecord() {
-                try? await advertisement.update(txt: txt)
-            }
+            await advertised.update(facts(table.taken, false, ""))
         }
     } : nil
     defer { seating?.cancel() }
     // "N watching" in the advertisement as spectators come and go (TXT watch, section 17).
-    let watching = advertisement.map { advertisement in
-        Task {
-            for await _ in host.spectators.changes {
-                let playing = await host.hasGuest
-                let info = LAN.serviceInfo(game: gameType, host: options.name, seatsTaken: await host.seatsTaken, seatsTotal: options.seats,
-                                           playing: playing, matchID: await host.matchID?.hex ?? "", needsCode: passcode != nil,
-                                           hints: options.hints)
-                if let txt = try? LAN.watched(info, by: host).txtRecord() { try? await advertisement.update(txt: txt) }
-            }
+    let watching = advertisement == nil ? nil : Task {
+        for await _ in host.spectators.changes {
+            let playing = await host.hasGuest
+            await advertised.update(facts(await host.seatsTaken, playing, await host.matchID?.hex ?? ""))
         }
     }
     defer { watching?.cancel() }
@@ -187,12 +177,7 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
     }
     if !presentation.isJSON { announcer.say("\(hosted.guestNames) joined.") }
     filler?.cancel()
-    if let advertisement, let txt = try? LAN.watched(LAN.serviceInfo(game: gameType, host: options.name, seatsTaken: options.seats,
-                                                         seatsTotal: options.seats, playing: true,
-                                                         matchID: hosted.initialState.matchID.hex, needsCode: passcode != nil, hints: options.hints),
-                                                     by: host).txtRecord() {
-        try? await advertisement.update(txt: txt)
-    }
+    await advertised.update(facts(options.seats, true, hosted.initialState.matchID.hex))
 
     let record = StoredMatch(state: hosted.initialState, role: .host, localSeat: hosted.hostSeat,
                              lastActivity: wallClockMilliseconds(), seatToken: hosted.seatToken.bytes, listenPort: port,

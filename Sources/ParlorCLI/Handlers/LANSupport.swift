@@ -62,18 +62,6 @@ enum LAN {
         return info
     }
 
-    /// The DNS-SD instance name a person recognises: "Ana's Connect Four", "Ana's Cube Four".
-    static func serviceName(host: String, game: any Game.Type) -> String {
-        hostedGame(game, host: host).serviceName
-    }
-
-    /// The TXT record of a hosted game.
-    static func serviceInfo(game: any Game.Type, host: String, seatsTaken: Int, seatsTotal: Int = 2, playing: Bool,
-                            matchID: String, needsCode: Bool, hints: Bool = false) -> ParlorServiceInfo {
-        hostedGame(game, host: host, seatsTotal: seatsTotal, needsCode: needsCode, hints: hints)
-            .serviceInfo(seatsTaken: seatsTaken, playing: playing, matchID: matchID)
-    }
-
     /// Where to connect to a resolved service: its addresses in DNS-SD's order (IPv4 first), link-local IPv6 through the interface it was seen on.
     static func socketAddresses(of service: DiscoveredService) -> [SocketAddress] {
         service.addresses.compactMap { address in

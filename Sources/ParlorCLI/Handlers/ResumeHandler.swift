@@ -95,18 +95,11 @@ enum ResumeAsHost {
 
         // Advertise with the match id in TXT `match`, so the guest finds it by id;
         // without DNS-SD the guest still comes back by address.
-        var advertisement: (any ServiceAdvertisement)?
-        var discoveryProblem: DiscoveryError?
-        do {
-            let txt = try LAN.serviceInfo(game: gameType, host: configuration.hostName, seatsTaken: 1, playing: true,
-                                          matchID: state.matchID.hex, needsCode: false).txtRecord()
-            let name = LAN.serviceName(host: configuration.hostName, game: gameType)
-            advertisement = try await DNSSDDirectory().advertise(ServiceRegistration(name: name, port: port, txt: txt))
-        } catch let error as DiscoveryError {
-            discoveryProblem = error
-        } catch {
-            discoveryProblem = .invalidRegistration("\(error)")
-        }
+        let hostedGame = LAN.hostedGame(gameType, host: configuration.hostName)
+        let advertised = await HostedListing.advertise(hostedGame.serviceInfo(seatsTaken: 1, playing: true, matchID: state.matchID.hex),
+                                                       as: hostedGame.serviceName, port: port, in: DNSSDDirectory())
+        let advertisement = advertised.advertisement
+        let discoveryProblem = advertised.problem
         // Withdrawn on every way out below, and by a signal while waiting (see LANListing).
         let listing = LANListing(advertisement: advertisement)
 

@@ -91,38 +91,21 @@ enum ServiceFinder {
     }
 }
 
-/// The simplest picker: a numbered list on stdout (or stderr) and a line read from stdin.
+/// The join picker on a terminal: TerminalUI's `NumberedChoice` over the games found.
 struct NumberedPicker: GamePicker {
     /// Prompts go to stderr (for `--json`, whose stdout is for scripts).
     var toStandardError = false
 
-    private func say(_ text: String) {
-        if toStandardError {
-            Console.writeError(text)
-        } else {
-            Console.write(text)
-            fflush(nil)
-        }
-    }
-
     func pick(from candidates: [ListedGame], all: [ListedGame]) async -> PickerChoice {
-        if candidates.isEmpty {
-            var text = all.isEmpty ? "No games found on the LAN.\n"
-                : "No game on the LAN can be joined now:\n" + GameListing.table(all).joined(separator: "\n") + "\n"
-            text += "Press Enter to look again, or q to quit: "
-            say(text)
-            guard let line = await LinePrompt.line() else { return .cancelled }
-            return Text.trimmingWhitespace(line).lowercased().hasPrefix("q") ? .cancelled : .lookAgain
-        }
-        say("Games you can join:\n" + GameListing.table(candidates, numbered: true).joined(separator: "\n") + "\n")
-        while true {
-            say("Join which game? [1-\(candidates.count), Enter to look again, q to quit]: ")
-            guard let line = await LinePrompt.line() else { return .cancelled }
-            let answer = Text.trimmingWhitespace(line).lowercased()
-            if answer.isEmpty { return .lookAgain }
-            if answer.hasPrefix("q") { return .cancelled }
-            if let number = Int(answer), (1...candidates.count).contains(number) { return .chosen(candidates[number - 1]) }
-            say("'\(Text.escapingUnprintable(answer))' is not one of the numbers shown.\n")
+        let toStandardError = toStandardError
+        let choice = NumberedChoice(say: { text in
+            if toStandardError { Console.writeError(text) } else { Console.write(text); fflush(nil) }
+        })
+        switch await choice.ask(numbered: GameListing.table(candidates, numbered: true), count: candidates.count,
+                                seen: GameListing.table(all)) {
+        case .chosen(let index): return .chosen(candidates[index])
+        case .lookAgain: return .lookAgain
+        case .cancelled: return .cancelled
         }
     }
 }

@@ -23,16 +23,9 @@ enum SessionRunner {
     }
 
     /// Has `recorder` keep the host's side of `hosted`: each committed state
-    /// is saved on the recorder's writer, and the frames that reveal it are
-    /// sent from the save's callback, once it is on disk (docs/STORE.md).
+    /// is saved on the recorder's writer before the frames that reveal it (Session's `saveBeforeRevealing`).
     static func record(_ hosted: HostedMatch, with recorder: MatchRecorder) {
-        // At a table every guest link waits for the same one save of each state.
-        // Spectators wait for that save too (docs/PROTOCOL.md, section 17).
-        let save = TableSave(links: hosted.guests.count + (hosted.spectators == nil ? 0 : 1)) { state, then in
-            recorder.saveBeforeRevealing(state) { then($0) }
-        }
-        for guest in hosted.guests { guest.persistBeforeSending(asynchronously: save.persist) }
-        hosted.spectators?.persistBeforeSending(asynchronously: save.persist)
+        hosted.saveBeforeRevealing { state, then in recorder.saveBeforeRevealing(state) { then($0) } }
     }
 
     /// The host's bots at a table (`--bots`, then medium bots for the seats
@@ -58,15 +51,11 @@ enum SessionRunner {
         }
     }
 
-    /// Has `recorder` keep the guest's side of `joined`: each state it
-    /// commits or adopts is queued on the recorder's writer; the guest's
-    /// acknowledgement of the end waits for the end's save to call back (the
-    /// host takes the end as delivered only once the guest has saved it).
+    /// Has `recorder` keep the guest's side of `joined`: states queued on its
+    /// writer, the end's acknowledgement sent once the end is saved (Session's `saveBeforeAcknowledging`).
     static func record(_ joined: JoinedMatch, with recorder: MatchRecorder) {
-        // The end too is queued, not waited for: its acknowledgement is sent from the save's callback,
-        // on the writer, so no thread of the cooperative pool waits for the disk.
-        joined.remote.persistBeforeAcknowledging(asynchronously: { state, done in
-            if state.isEnded { recorder.saveBeforeRevealing(state) { _ in done() } } else { recorder.saveSoon(state); done() }
+        joined.saveBeforeAcknowledging(soon: recorder.saveSoon, end: { state, done in
+            recorder.saveBeforeRevealing(state) { _ in done() }
         })
     }
 

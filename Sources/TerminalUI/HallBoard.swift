@@ -1,0 +1,113 @@
+// What the host of many tables shows (`parlor host --tables N`): the rows of
+// its table list, kept as every table's events come, and the task that
+// redraws them on the full screen and reports how many tables are in play.
+
+import Games
+import Match
+import Synchronization
+
+/// The host's table list: one line per seated table, kept as every table's
+/// events come. Thread-safe: one lock holds the lines; every table's task
+/// updates its own line.
+public final class HallBoard: Sendable {
+    private struct Line {
+        var state: MatchState
+        var hostSeat: SeatIndex
+        /// The table's match, for the screen that opens the table.
+        let controller: MatchController
+    }
+
+    /// How many tables the host serves at most.
+    public let limit: Int
+    private let lines = Mutex<[Int: Line]>([:])
+
+    /// An empty list for a host of at most `limit` tables.
+    public init(limit: Int) { self.limit = limit }
+
+    /// Table `table` is played now: `state` as it started, `controller` the match to open.
+    public func seat(_ table: Int, state: MatchState, hostSeat: SeatIndex, controller: MatchController) {
+        lines.withLock { $0[table] = Line(state: state, hostSeat: hostSeat, controller: controller) }
+    }
+
+    /// The match played at `table` now, nil when the table is free.
+    public func controller(_ table: Int) -> MatchController? {
+        lines.withLock { $0[table]?.controller }
+    }
+
+    /// Table `table`'s match stands at `state` now; nothing for a free table.
+    public func update(_ table: Int, state: MatchState) {
+        lines.withLock { $0[table]?.state = state }
+    }
+
+    /// Table `table` is free again: its line goes.
+    public func free(_ table: Int) {
+        _ = lines.withLock { $0.removeValue(forKey: table) }
+    }
+
+    /// Tables whose match is not over.
+    public var inPlayCount: Int { lines.withLock { $0.values.filter { !$0.state.isEnded }.count } }
+
+    /// Every table's line, by number: its players, moves, and whose move or the result.
+    public func rows() -> [HallScreen.Row] {
+        lines.withLock { lines in
+            lines.keys.sorted().compactMap { number in
+                guard let line = lines[number] else { return nil }
+                let state = line.state
+                let players = state.seats.map(\.name).joined(separator: " vs ")
+                let status: String
+                if state.isEnded {
+                    status = MatchText.resultLine(state, options: .plainText(unicode: false))
+                } else if let seat = state.game.activeSeat {
+                    status = "\(state.seats[seat].name) to move"
+                } else {
+                    status = "playing"
+                }
+                return HallScreen.Row(table: number, players: players, moves: state.moves.count, status: status,
+                                      matchID: state.matchID.hex)
+            }
+        }
+    }
+}
+
+/// Redraws the host's table list on the full screen twice a second, and
+/// tells the caller each time the number of tables in play changes (the
+/// advertisement's TXT `tables`).
+public enum HallScreenRefresh {
+    /// The refresh running; `stop()` ends it.
+    public struct Running: Sendable {
+        let task: Task<Void, Never>
+        let screen: HallScreen?
+
+        /// Stops redrawing and gives the terminal back.
+        public func stop() {
+            task.cancel()
+            screen?.close()
+        }
+    }
+
+    /// Starts the refresh. With `fullScreen` options the table list takes the
+    /// terminal (titled with `game` and `port`; `onQuit` when the person stops
+    /// the host there); with nil, or when the terminal cannot be taken, only
+    /// `inPlayChanged` runs, from a task of its own, with the new count.
+    public static func start(board: HallBoard, game: String, port: UInt16, fullScreen options: DisplayOptions?,
+                             onQuit: @escaping @Sendable () -> Void,
+                             inPlayChanged: @escaping @Sendable (Int) async -> Void) -> Running {
+        let screen = options.flatMap { try? HallScreen(options: $0, tables: { board.controller($0) }, onQuit: onQuit) }
+        let task = Task {
+            var reported = 0
+            while !Task.isCancelled {
+                let inPlay = board.inPlayCount
+                if let screen {
+                    screen.show(title: "parlor: \(game) on port \(port), \(inPlay) of \(board.limit) tables in play",
+                                rows: board.rows())
+                }
+                if inPlay != reported {
+                    reported = inPlay
+                    await inPlayChanged(inPlay)
+                }
+                try? await Task.sleep(for: .milliseconds(500))
+            }
+        }
+        return Running(task: task, screen: screen)
+    }
+}
