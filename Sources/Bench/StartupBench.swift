@@ -1,72 +1,81 @@
 import Foundation
 
-/// Runs `parlor bench startup`: the wall time from spawn to exit of
+/// `parlor bench startup`: the wall time from spawn to exit of
 /// `parlor games`, `parlor --version` and a trivial Swift binary
 /// (`parlor-trivial`, built beside `parlor`), interleaved in one run, as the
 /// median of `StartupBench.runs` runs each, and the ratio to the trivial one
 /// against the goal. It says how each binary has the Swift runtime: a release
 /// `parlor` links it and Foundation in (Package.swift), `parlor-trivial` is
 /// built as `swift build` builds any program, with the shared libraries.
-func runBenchStartup(_ options: BenchStartupOptions) async throws -> ExitCode {
-    guard let parlor = StartupBench.ownExecutable() else {
-        throw CommandFailure("cannot find parlor's own executable (/proc/self/exe is unreadable)", exitCode: .ioError)
+extension StartupBench {
+    /// One case's median, and its ratio to the trivial binary's (nil for the trivial binary itself).
+    public struct Case: Sendable {
+        public var label: String
+        public var median: Duration
+        public var ratio: Double?
+        /// The ratio is within `StartupBench.goal`.
+        public var goalMet: Bool { ratio.map { $0 <= StartupBench.goal } ?? true }
     }
-    let directory = parlor.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-    let trivial = directory + "/" + StartupBench.trivialName
-    guard access(trivial, X_OK) == 0 else {
-        throw CommandFailure(
-            "the floor \(trivial) is missing: build it with 'swift build -c release --product \(StartupBench.trivialName)'",
-            exitCode: .failure)
+
+    /// Why the bench could not run.
+    public enum Failure: Error, Sendable {
+        /// /proc/self/exe is unreadable.
+        case noOwnExecutable
+        /// The trivial binary is not built beside parlor.
+        case floorMissing(path: String)
+        /// posix_spawn failed (errno's text).
+        case cannotStart(String, reason: String)
+        /// waitpid failed (errno's text).
+        case cannotWait(String, reason: String)
+        /// The command did not exit with status 0.
+        case runFailed(String, status: Int32)
     }
-    let cases: [(label: String, argv: [String])] = [
-        ("trivial Swift binary", [trivial]),
-        ("parlor games", [parlor, "games"]),
-        ("parlor --version", [parlor, "--version"]),
-    ]
-    Console.write("parlor bench startup: spawn to exit, median of \(StartupBench.runs) runs, stdout to /dev/null\n")
-    Console.write("  the trivial binary: \(StartupBench.trivialName), prints one line, Swift runtime in shared libraries\n")
-    Console.write(StartupBench.runtimeLinkedIn()
-        ? "  parlor: Swift runtime and Foundation linked in (a release build)\n"
-        : "  parlor: Swift runtime and Foundation in shared libraries (a debug build; release builds link them in)\n")
-    var medians: [Duration] = []
-    var samples = Array(repeating: [Duration](), count: cases.count)
-    // Interleaved, so a burst of load on the machine falls on every case alike.
-    for _ in 0..<(StartupBench.runs + 1) {
-        for (index, entry) in cases.enumerated() {
-            samples[index].append(try StartupBench.time(entry.argv))
+
+    /// Times the trivial binary, `parlor games` and `parlor --version` (this
+    /// executable), first the trivial one. Throws `Failure`.
+    public static func measure() throws -> [Case] {
+        guard let parlor = ownExecutable() else { throw Failure.noOwnExecutable }
+        let directory = parlor.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        let trivial = directory + "/" + trivialName
+        guard access(trivial, X_OK) == 0 else { throw Failure.floorMissing(path: trivial) }
+        let cases: [(label: String, argv: [String])] = [
+            ("trivial Swift binary", [trivial]),
+            ("parlor games", [parlor, "games"]),
+            ("parlor --version", [parlor, "--version"]),
+        ]
+        var medians: [Duration] = []
+        var samples = Array(repeating: [Duration](), count: cases.count)
+        // Interleaved, so a burst of load on the machine falls on every case alike.
+        for _ in 0..<(runs + 1) {
+            for (index, entry) in cases.enumerated() {
+                samples[index].append(try time(entry.argv))
+            }
+        }
+        for index in cases.indices {
+            // The first round only warms the page cache.
+            medians.append(median(Array(samples[index].dropFirst())))
+        }
+        let floor = medians[0]
+        return cases.enumerated().map { index, entry in
+            Case(label: entry.label, median: medians[index],
+                 ratio: index == 0 ? nil : Double(medians[index].microseconds) / Double(max(1, floor.microseconds)))
         }
     }
-    for index in cases.indices {
-        // The first round only warms the page cache.
-        medians.append(StartupBench.median(Array(samples[index].dropFirst())))
-    }
-    let floor = medians[0]
-    for (index, entry) in cases.enumerated() {
-        var line = "  \(entry.label): \(StartupBench.milliseconds(medians[index])) ms"
-        if index > 0 {
-            let ratio = Double(medians[index].microseconds) / Double(max(1, floor.microseconds))
-            line += ", \(StartupBench.twoDecimals(ratio))x the trivial binary"
-            line += " (goal: \(StartupBench.goal)x or less, "
-            line += ratio <= StartupBench.goal ? "met)" : "not met)"
-        }
-        Console.write(line + "\n")
-    }
-    return .success
 }
 
 /// Spawning and timing a process for `parlor bench startup`.
-enum StartupBench {
+public enum StartupBench {
     /// Runs per case.
-    static let runs = 20
+    public static let runs = 20
     /// The floor's executable name, beside `parlor`.
-    static let trivialName = "parlor-trivial"
+    public static let trivialName = "parlor-trivial"
     /// The goal for `parlor games` and `parlor --version`: at most this many
     /// times the trivial binary's median (issue 11).
-    static let goal = 1.5
+    public static let goal = 1.5
 
     /// Whether this process has the Swift runtime linked in: no shared
     /// libswiftCore among its mappings.
-    static func runtimeLinkedIn() -> Bool {
+    public static func runtimeLinkedIn() -> Bool {
         guard let maps = fopen("/proc/self/maps", "r") else { return false }
         defer { fclose(maps) }
         var line = [CChar](repeating: 0, count: 4096)
@@ -100,33 +109,27 @@ enum StartupBench {
         var pid: pid_t = 0
         let result = posix_spawn(&pid, argv[0], &actions, nil, &cArguments, environ)
         guard result == 0 else {
-            throw CommandFailure("cannot start \(argv[0]): \(String(cString: strerror(result)))", exitCode: .ioError)
+            throw Failure.cannotStart(argv[0], reason: String(cString: strerror(result)))
         }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
             guard errno == EINTR else {
-                throw CommandFailure("cannot wait for \(argv[0]): \(String(cString: strerror(errno)))", exitCode: .ioError)
+                throw Failure.cannotWait(argv[0], reason: String(cString: strerror(errno)))
             }
         }
         let elapsed = clock.now - start
         // Exited normally with status 0 (the WIFEXITED/WEXITSTATUS macros, which Swift does not import).
         guard status & 0xffff == 0 else {
-            throw CommandFailure("\(argv.joined(separator: " ")) failed (wait status \(status))", exitCode: .failure)
+            throw Failure.runFailed(argv.joined(separator: " "), status: status)
         }
         return elapsed
     }
 
     /// The median of `values` (the mean of the middle two for an even count).
-    static func median(_ values: [Duration]) -> Duration {
+    public static func median(_ values: [Duration]) -> Duration {
         let sorted = values.sorted()
         guard !sorted.isEmpty else { return .zero }
         let middle = sorted.count / 2
         return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }
-
-    /// `d` in milliseconds with two decimals.
-    static func milliseconds(_ d: Duration) -> String { twoDecimals(Double(d.microseconds) / 1000) }
-
-    /// `value` with two decimals.
-    static func twoDecimals(_ value: Double) -> String { String(format: "%.2f", value) }
 }
