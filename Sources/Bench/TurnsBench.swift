@@ -122,6 +122,12 @@ private func alternate(count: Int, generator: inout SplitMix64, store: MatchStor
     return (alone, watched)
 }
 
+/// A ratio near 1 with two decimals: a 10% goal needs them.
+public func closeRatio(_ a: Duration, _ b: Duration) -> String {
+    guard b > .zero else { return "-" }
+    return String(format: "%.2f", Double(a.microseconds) / Double(max(1, b.microseconds)))
+}
+
 /// Times `count` guest turns over as many matches as it takes; with `store`,
 /// both sides record the match there as `parlor host` and `parlor join` do.
 private func timeTurns(count: Int, generator: inout SplitMix64, store: MatchStore?,
@@ -193,3 +199,10 @@ extension Duration {
     /// Whole microseconds.
     public var microseconds: Int64 { components.seconds * 1_000_000 + components.attoseconds / 1_000_000_000_000 }
 }
+
+/// `a / b` with one decimal, "-" when `b` is zero: a bench's ratio to its floor.
+public func ratio(_ a: Duration, _ b: Duration) -> String {
+    guard b > .zero else { return "-" }
+    return String(format: "%.1f", Double(a.microseconds) / Double(max(1, b.microseconds)))
+}
+

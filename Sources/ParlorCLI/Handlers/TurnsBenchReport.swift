@@ -67,15 +67,3 @@ private func printSpectators(_ figures: TurnsBench.SpectatorFigures) {
 
         """)
 }
-
-/// A ratio near 1 with two decimals: a 10% goal needs them.
-private func closeRatio(_ a: Duration, _ b: Duration) -> String {
-    guard b > .zero else { return "-" }
-    return String(format: "%.2f", Double(a.microseconds) / Double(max(1, b.microseconds)))
-}
-
-/// `a / b` with one decimal, "-" when `b` is zero: the benches' ratio to a floor.
-func ratio(_ a: Duration, _ b: Duration) -> String {
-    guard b > .zero else { return "-" }
-    return String(format: "%.1f", Double(a.microseconds) / Double(max(1, b.microseconds)))
-}
