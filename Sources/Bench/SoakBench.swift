@@ -29,35 +29,35 @@ public enum SoakBench {
     /// calling task), so ParlorCLI can show how far it got.
     public static func run(matches: Int, games: [String], appVersion: String,
                            progress: (SoakTally, _ lastAgreed: Bool) -> Void) async -> Figures {
-    _ = try? DescriptorLimit.raise()
-    let descriptorsBefore = ProcessFigures.openDescriptors()
-    let survivors = SurvivorWatch()
-    let started = ContinuousClock.now
-    var tally = SoakTally()
-    await withTaskGroup(of: SoakResult.self) { group in
-        var launched = 0
-        while launched < min(SoakLimits.concurrentMatches, matches) {
-            let (index, game) = (launched, games[launched % games.count])
-            group.addTask { await playSoakMatch(index: index, gameID: game, survivors: survivors, appVersion: appVersion) }
-            launched += 1
-        }
-        while let result = await group.next() {
-            tally.record(result)
-            progress(tally, result.isAgreement)
-            if launched < matches {
+        _ = try? DescriptorLimit.raise()
+        let descriptorsBefore = ProcessFigures.openDescriptors()
+        let survivors = SurvivorWatch()
+        let started = ContinuousClock.now
+        var tally = SoakTally()
+        await withTaskGroup(of: SoakResult.self) { group in
+            var launched = 0
+            while launched < min(SoakLimits.concurrentMatches, matches) {
                 let (index, game) = (launched, games[launched % games.count])
                 group.addTask { await playSoakMatch(index: index, gameID: game, survivors: survivors, appVersion: appVersion) }
                 launched += 1
             }
+            while let result = await group.next() {
+                tally.record(result)
+                progress(tally, result.isAgreement)
+                if launched < matches {
+                    let (index, game) = (launched, games[launched % games.count])
+                    group.addTask { await playSoakMatch(index: index, gameID: game, survivors: survivors, appVersion: appVersion) }
+                    launched += 1
+                }
+            }
         }
-    }
-    let elapsed = ContinuousClock.now - started
-    let seconds = max(Double(elapsed.microseconds) / 1_000_000, 0.000_001)
-    // Give sockets closed by the last matches a moment to be released before counting.
-    try? await Task.sleep(for: .milliseconds(200))
-    return Figures(tally: tally, seconds: seconds, survivors: survivors.aliveCount, watched: survivors.watchedCount,
-                   descriptorsBefore: descriptorsBefore, descriptorsAfter: ProcessFigures.openDescriptors(),
-                   peakMemory: ProcessFigures.statusField("VmHWM"), residentMemory: ProcessFigures.statusField("VmRSS"))
+        let elapsed = ContinuousClock.now - started
+        let seconds = max(Double(elapsed.microseconds) / 1_000_000, 0.000_001)
+        // Give sockets closed by the last matches a moment to be released before counting.
+        try? await Task.sleep(for: .milliseconds(200))
+        return Figures(tally: tally, seconds: seconds, survivors: survivors.aliveCount, watched: survivors.watchedCount,
+                       descriptorsBefore: descriptorsBefore, descriptorsAfter: ProcessFigures.openDescriptors(),
+                       peakMemory: ProcessFigures.statusField("VmHWM"), residentMemory: ProcessFigures.statusField("VmRSS"))
     }
 }
 
