@@ -4,7 +4,8 @@
 // The dependency arrows point one way (see docs/ARCHITECTURE.md):
 //
 //   parlor (thin executable) -> ParlorCLI
-//   ParlorCLI -> TerminalUI, Discovery, Session, Store, Bots -> Match -> Games
+//   ParlorCLI -> TerminalUI, Discovery, Bench, Session, Store, Bots -> Match -> Games
+//   Bench -> Session, Store, Bots (the benchmarks' measuring, no printing)
 //   Bots -> Match (BotParticipant: a bot at a seat)
 //   Discovery -> CDNSSD (avahi's dns_sd.h compatibility library)
 //   Session -> CCrypto (OpenSSL's libcrypto, for passcode proofs)
@@ -58,10 +59,13 @@ let package = Package(
         .target(name: "Discovery", dependencies: ["CDNSSD"]),
         // Rendering and input; the only module that touches termios.
         .target(name: "TerminalUI", dependencies: ["Match", "Games"]),
+        // The benchmarks' engines: load generators, floors, percentiles and goals,
+        // their figures returned as values (ParlorCLI prints them).
+        .target(name: "Bench", dependencies: ["Games", "Match", "Bots", "Store", "Session"]),
         // Commands, flags, help text and error rendering.
         .target(
             name: "ParlorCLI",
-            dependencies: ["Games", "Bots", "Match", "Store", "Session", "Discovery", "TerminalUI"]
+            dependencies: ["Games", "Bots", "Match", "Store", "Session", "Discovery", "TerminalUI", "Bench"]
         ),
         // A release build links the Swift runtime and Foundation in: loading
         // their twenty shared libraries was most of `parlor games`' start-up
@@ -98,7 +102,8 @@ let package = Package(
         .testTarget(name: "SessionTests", dependencies: ["Session", "Match", "Games", "Bots", "ParlorTestSupport"]),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "ParlorTestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "Match", "Games", "Bots", "ParlorTestSupport"]),
-        .testTarget(name: "ParlorCLITests", dependencies: ["ParlorCLI", "Games", "Match", "Session", "TerminalUI", "ParlorTestSupport"]),
+        .testTarget(name: "BenchTests", dependencies: ["Bench", "Games", "Match", "Store", "Session", "ParlorTestSupport"]),
+        .testTarget(name: "ParlorCLITests", dependencies: ["ParlorCLI", "Bench", "Games", "Match", "Session", "TerminalUI", "ParlorTestSupport"]),
         // Tests that need root, network namespaces and real avahi-daemons (scripts/lab).
         .testTarget(name: "LabTests", dependencies: ["Discovery", "ParlorTestSupport"]),
     ]

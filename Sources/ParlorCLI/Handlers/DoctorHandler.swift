@@ -72,14 +72,8 @@ struct DoctorCheck: Sendable {
     }
 }
 
-/// The checks themselves.
+/// Each check's line (the DNS-SD checks themselves are Discovery's `DiscoveryChecks`).
 enum DoctorChecks {
-    /// How long a browse may take to be refused before the daemon counts as answering.
-    static let daemonWait: Duration = .seconds(1)
-    /// How long the round trip may take.
-    static let roundTripWait: Duration = .seconds(8)
-    /// A service type of its own, so the test service never shows up in anyone's `parlor browse`.
-    static let doctorServiceType = "_parlor-doctor._tcp"
     static let roundTripTitle = "publish and browse"
 
     static func library() -> DoctorCheck {
@@ -92,8 +86,7 @@ enum DoctorChecks {
     }
 
     static func daemon() async -> DoctorCheck {
-        // No service is wanted: the look only tells whether the daemon refuses a browse.
-        if case .failed(let error) = await DNSSDDirectory().firstService(ofType: parlorServiceType, within: daemonWait, where: { _ in false }) {
+        if let error = await DiscoveryChecks.daemonRefusal(in: DNSSDDirectory()) {
             return DoctorCheck(id: "daemon", title: "avahi-daemon", ok: false, detail: detail(error), fix: fix(error))
         }
         return DoctorCheck(id: "daemon", title: "avahi-daemon", ok: true,
@@ -128,46 +121,21 @@ enum DoctorChecks {
     /// Publishes a service of a type of its own and waits until a browse here sees it with its TXT record.
     static func roundTrip() async -> DoctorCheck {
         let title = roundTripTitle
-        let token = String(UInt64.random(in: 0...UInt64.max), radix: 16)
-        let name = "parlor doctor \(getpid()) \(token.prefix(6))"
-        let started = ContinuousClock.now
-        let directory = DNSSDDirectory()
-        let advertisement: any ServiceAdvertisement
-        do {
-            var txt = TXTRecord()
-            try txt.set("check", to: token)
-            advertisement = try await directory.advertise(
-                ServiceRegistration(name: name, type: doctorServiceType, port: HostOptions.defaultPort, txt: txt))
-        } catch let error as DiscoveryError {
-            return DoctorCheck(id: "roundtrip", title: title, ok: false, detail: "publishing failed: \(detail(error))", fix: fix(error))
-        } catch {
-            return DoctorCheck(id: "roundtrip", title: title, ok: false, detail: "publishing failed: \(error)", fix: nil)
-        }
-        let check = await find(advertisement.name, token: token, in: directory, since: started)
-        await advertisement.withdraw()
-        return check
-    }
-
-    private static func find(_ registeredName: String, token: String, in directory: DNSSDDirectory,
-                             since started: ContinuousClock.Instant) async -> DoctorCheck {
-        let title = roundTripTitle
-        let sighting = await directory.firstService(ofType: doctorServiceType, within: roundTripWait) { service in
-            service.name == registeredName && service.txt["check"] == token
-        }
-        switch sighting {
-        case .seen(let service):
-            let elapsed = ContinuousClock.now - started
+        switch await DiscoveryChecks.roundTrip(in: DNSSDDirectory(), port: HostOptions.defaultPort) {
+        case .found(let name, let elapsed, let found):
             let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
-            let addresses = service.addresses.map(\.host).joined(separator: ", ")
+            let addresses = found.joined(separator: ", ")
             return DoctorCheck(id: "roundtrip", title: title, ok: true,
-                               detail: "published \"\(registeredName)\" and found it in \(milliseconds) ms"
+                               detail: "published \"\(name)\" and found it in \(milliseconds) ms"
                                    + (addresses.isEmpty ? "" : " at \(addresses)"), fix: nil)
-        case .failed(let error):
+        case .publishFailed(let error):
+            return DoctorCheck(id: "roundtrip", title: title, ok: false, detail: "publishing failed: \(detail(error))", fix: fix(error))
+        case .browseFailed(let error):
             return DoctorCheck(id: "roundtrip", title: title, ok: false, detail: "browsing failed: \(detail(error))", fix: fix(error))
-        case .notSeen:
+        case .notSeen(let name, let limit):
             return DoctorCheck(
                 id: "roundtrip", title: title, ok: false,
-                detail: "published \"\(registeredName)\" but a browse did not see it within \(BrowseText.seconds(roundTripWait))",
+                detail: "published \"\(name)\" but a browse did not see it within \(BrowseText.seconds(limit))",
                 fix: "check avahi-daemon's log ('journalctl -u avahi-daemon'); its allow-interfaces or deny-interfaces may exclude every interface")
         case .ended:
             return DoctorCheck(id: "roundtrip", title: title, ok: false, detail: "the browse ended early", fix: nil)

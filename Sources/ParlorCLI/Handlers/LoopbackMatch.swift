@@ -1,6 +1,7 @@
 import Bots
 import Match
 import Session
+import Bench
 import Store
 
 extension LoopbackMatch {

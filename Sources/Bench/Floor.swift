@@ -7,14 +7,16 @@ import Foundation
 /// blocking TCP socket on 127.0.0.1; with `durableIn` set, the answering
 /// side first appends the request's bytes to a file in that directory and
 /// `fdatasync`s it, as a host must before it confirms a turn.
-enum BenchFloor {
+public enum BenchFloor {
     /// Why the floor could not be measured.
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
     }
 
-    /// One duration per timed round trip, after `warmup` untimed ones.
-    static func measure(request: Int, reply: Int, count: Int, durableIn directory: String?, warmup: Int = 20)
+    /// One duration per timed round trip, after `warmup` untimed ones; the
+    /// two sides run on threads of their own, off the cooperative pool.
+    /// Throws `Failure` when a socket or the journal cannot be set up.
+    public static func measure(request: Int, reply: Int, count: Int, durableIn directory: String?, warmup: Int = 20)
         async throws -> [Duration] {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {

@@ -4,104 +4,60 @@ import Match
 import Session
 import Synchronization
 
-/// Runs `parlor bench tables`: for each table count N, a host process of N
+/// `parlor bench tables`: for each table count N, a host process of N
 /// tables (`parlor host connect4 --bot easy --tables N --seat second`, saving
 /// every turn to its own store) and N guests in this process over 127.0.0.1.
 /// The guests sit down and wait (the idle figures), then play random moves as
 /// fast as the host answers (the turn figures). What is timed is what a
 /// player waits for: from a guest's move until the bot's answer reaches it.
-func runBenchTables(_ options: BenchTablesOptions) async throws -> ExitCode {
-    let soft = (try? DescriptorLimit.raise()) ?? 1024
-    let parent = options.directory ?? LocalData.directory
-    var failed = false
-    for count in options.tables {
-        guard soft >= UInt64(count) + 64 else {
-            Console.writeError("parlor: bench tables: \(count) guests need \(count + 64) open files; this process may open \(soft) (ulimit -n)\n")
-            failed = true
-            continue
-        }
-        do {
-            let figures = try await TablesBench.run(tables: count, parent: parent)
-            // The floor, in the same run: a blocking socket round trip of a turn's bytes, and
-            // that with one durable append of them on the host's file system before each answer.
-            let floor = Percentiles(try await BenchFloor.measure(request: figures.turnBytes, reply: figures.turnBytes,
-                                                                 count: 400, durableIn: parent))
-            Console.write(figures.report + """
-                  floor (plain blocking ping-pong + one durable append of \(figures.turnBytes) bytes, same file system): \
-                p50 \(floor.p50.microseconds) µs   p99 \(floor.p99.microseconds) µs; paced round trip to floor: \
-                p50 \(ratio(figures.pacedP50, floor.p50))x   p99 \(ratio(figures.pacedP99, floor.p99))x
-
-                """)
-        } catch {
-            Console.writeError("parlor: bench tables (\(count) tables): \(error)\n")
-            failed = true
-        }
-    }
-    Console.write("""
-          goals: 1,000 tables in one process, p99 turn < 10 ms with durable saves and the bot answering at once, \
-        < 64 KiB resident per idle table, idle CPU < 1% of a core
-
-        """)
-    return failed ? .failure : .success
-}
-
-/// One run of the bench at one table count.
-enum TablesBench {
+public enum TablesBench {
     /// How long the paced phase runs.
-    static let pacedTime: Duration = .seconds(10)
+    public static let pacedTime: Duration = .seconds(10)
 
-    struct Figures {
-        var pacedTurns: Int
-        var pacedP50: Duration
-        var pacedP99: Duration
-        var pacedCPUPercent: Double
-        var tables: Int
-        var seated: Int
-        var seatSeconds: Double
-        var turns: Int
-        var playSeconds: Double
-        var p50: Duration
-        var p99: Duration
-        var baseRSS: Int
-        var idleRSS: Int
-        var idleCPUPercent: Double
-        var cpuPerTurn: Duration
-        var descriptors: Int
-        var unfinished: Int
+    /// What one table count measured (ParlorCLI prints it).
+    public struct Figures: Sendable {
+        public var pacedTurns: Int
+        public var pacedP50: Duration
+        public var pacedP99: Duration
+        public var pacedCPUPercent: Double
+        public var tables: Int
+        public var seated: Int
+        public var seatSeconds: Double
+        public var turns: Int
+        public var playSeconds: Double
+        public var p50: Duration
+        public var p99: Duration
+        public var baseRSS: Int
+        public var idleRSS: Int
+        public var idleCPUPercent: Double
+        public var cpuPerTurn: Duration
+        public var descriptors: Int
+        public var unfinished: Int
         /// A guest's TURN frame after 20 moves of a connect4 match: the floor's request and reply size.
-        var turnBytes: Int
-
-        var report: String {
-            let perTable = seated > 0 ? max(0, idleRSS - baseRSS) / seated : 0
-            return """
-                parlor bench tables: \(tables) tables in one host process (connect4, easy bot, every turn saved), \
-                \(seated) guests seated over 127.0.0.1 in \(String(format: "%.1f", seatSeconds)) s
-                  paced (every guest thinks 1-3 s before each move, \(TablesBench.pacedTime.components.seconds) s): \(pacedTurns) turns, \
-                round trip p50 \(pacedP50.microseconds) µs   p99 \(pacedP99.microseconds) µs, host CPU \(String(format: "%.1f", pacedCPUPercent))% of a core
-                  flat out: \(turns) guest turns in \(String(format: "%.1f", playSeconds)) s = \
-                \(String(format: "%.0f", playSeconds > 0 ? Double(turns) / playSeconds : 0)) turns/s \
-                (every guest moving as soon as it may)\(unfinished > 0 ? ", \(unfinished) matches unfinished" : "")
-                  turn round trip (a guest's move until the bot's answer arrives): p50 \(p50.microseconds) µs   p99 \(p99.microseconds) µs
-                  host resident memory: \(baseRSS / 1024) KiB listening, \(idleRSS / 1024) KiB with every table seated and idle = \
-                \(perTable / 1024) KiB per idle table
-                  host CPU: \(String(format: "%.2f", idleCPUPercent))% of a core while every table is idle, \
-                \(cpuPerTurn.microseconds) µs per turn while playing
-                  host open descriptors with every table seated: \(descriptors)
-
-                """
-        }
+        public var turnBytes: Int
     }
 
-    enum Failure: Error, CustomStringConvertible {
+    public enum Failure: Error, CustomStringConvertible {
         case hostDidNotStart(String)
-        var description: String {
+        public var description: String {
             switch self {
             case .hostDidNotStart(let why): "the host process did not start: \(why)"
             }
         }
     }
 
-    static func run(tables count: Int, parent: String) async throws -> Figures {
+    /// Open files the bench needs for `tables` guests in this process.
+    public static func descriptorsNeeded(tables: Int) -> Int { tables + 64 }
+
+    /// The floor, in the same run: a blocking socket round trip of a turn's bytes, and
+    /// that with one durable append of them in `directory` (the host's file system) before each answer.
+    public static func floor(turnBytes: Int, durableIn directory: String) async throws -> Percentiles {
+        Percentiles(try await BenchFloor.measure(request: turnBytes, reply: turnBytes, count: 400, durableIn: directory))
+    }
+
+    /// Measures `count` tables, the host process started from this executable with its store under `parent`,
+    /// speaking `appVersion`. Throws `Failure` when the host does not start, or the error of a socket or file.
+    public static func run(tables count: Int, parent: String, appVersion: String) async throws -> Figures {
         let home = parent + "/bench-tables-\(getpid())-\(count)"
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: home) }
@@ -148,7 +104,7 @@ enum TablesBench {
             let wave = min(32, count - index)
             let seated = await withTaskGroup(of: BenchGuest?.self) { group -> [BenchGuest] in
                 for number in index..<(index + wave) {
-                    group.addTask { try? await BenchGuest.seat(number: number, port: port) }
+                    group.addTask { try? await BenchGuest.seat(number: number, port: port, appVersion: appVersion) }
                 }
                 var seated: [BenchGuest] = []
                 for await guest in group { if let guest { seated.append(guest) } }
@@ -233,9 +189,9 @@ final class BenchGuest: Sendable {
         self.pauses = Mutex(SplitMix64(seed: seed ^ 0x5EED))
     }
 
-    static func seat(number: Int, port: UInt16) async throws -> BenchGuest {
+    static func seat(number: Int, port: UInt16, appVersion: String) async throws -> BenchGuest {
         let connection = try await TCPConnection.connect(host: "127.0.0.1", port: port, timeout: .seconds(10))
-        let hello = Hello(appVersion: ParlorVersion.current, playerID: .random(), playerName: "Guest \(number + 1)")
+        let hello = Hello(appVersion: appVersion, playerID: .random(), playerName: "Guest \(number + 1)")
         let joined = try await Guest.join(over: connection.byteStream(), hello: hello)
         let (controller, local) = joined.makeController { LocalParticipant(playerID: $0) }
         let events = await controller.events()

@@ -5,69 +5,72 @@ import Match
 import Session
 import Synchronization
 
-/// Runs `parlor bench soak`: N bot-against-bot matches, each a real host and
+/// `parlor bench soak`: N bot-against-bot matches, each a real host and
 /// guest over loopback TCP in this process, a few at a time. After each match
 /// the host's and the guest's final state hashes must be equal; a match that
 /// ends otherwise (a desync, a lost connection, no end within the time limit)
-/// is counted and reported. Prints the figures docs/SOAK.md records.
-func runBenchSoak(_ options: BenchSoakOptions) async throws -> ExitCode {
-    _ = try? DescriptorLimit.raise()
-    let games = options.game.map { [$0] } ?? GameCatalog.all.map { $0.id }
-    Console.write("parlor bench soak: \(options.matches) matches of \(games.joined(separator: ", ")), random-move bots, "
-                  + "\(SoakLimits.concurrentMatches) at a time over 127.0.0.1\n")
-    let descriptorsBefore = ProcessFigures.openDescriptors()
-    let survivors = SurvivorWatch()
-    let started = ContinuousClock.now
-    var tally = SoakTally()
-    await withTaskGroup(of: SoakResult.self) { group in
-        var launched = 0
-        while launched < min(SoakLimits.concurrentMatches, options.matches) {
-            let (index, game) = (launched, games[launched % games.count])
-            group.addTask { await playSoakMatch(index: index, gameID: game, survivors: survivors) }
-            launched += 1
-        }
-        while let result = await group.next() {
-            tally.record(result)
-            if tally.played % max(1, options.matches / 10) == 0 || !result.isAgreement {
-                Console.writeError("  \(tally.played)/\(options.matches) played, \(tally.desyncs) desyncs, \(tally.failed) failed\n")
-            }
-            if launched < options.matches {
+/// is counted and reported. ParlorCLI prints the figures docs/SOAK.md records.
+public enum SoakBench {
+    /// What the soak found.
+    public struct Figures: Sendable {
+        public var tally: SoakTally
+        public var seconds: Double
+        /// Objects of finished matches still alive, of those watched.
+        public var survivors: Int, watched: Int
+        public var descriptorsBefore: Int?, descriptorsAfter: Int?
+        /// /proc/self/status's VmHWM and VmRSS at the end, e.g. "12345 kB".
+        public var peakMemory: String?, residentMemory: String?
+        /// Every match agreed: the soak passed.
+        public var passed: Bool { tally.problems.isEmpty }
+    }
+
+    /// Plays `matches` matches cycling through `games`, announcing `appVersion`;
+    /// `progress` hears the tally after every match that ended (from the
+    /// calling task), so ParlorCLI can show how far it got.
+    public static func run(matches: Int, games: [String], appVersion: String,
+                           progress: (SoakTally, _ lastAgreed: Bool) -> Void) async -> Figures {
+        _ = try? DescriptorLimit.raise()
+        let descriptorsBefore = ProcessFigures.openDescriptors()
+        let survivors = SurvivorWatch()
+        let started = ContinuousClock.now
+        var tally = SoakTally()
+        await withTaskGroup(of: SoakResult.self) { group in
+            var launched = 0
+            while launched < min(SoakLimits.concurrentMatches, matches) {
                 let (index, game) = (launched, games[launched % games.count])
-                group.addTask { await playSoakMatch(index: index, gameID: game, survivors: survivors) }
+                group.addTask { await playSoakMatch(index: index, gameID: game, survivors: survivors, appVersion: appVersion) }
                 launched += 1
             }
+            while let result = await group.next() {
+                tally.record(result)
+                progress(tally, result.isAgreement)
+                if launched < matches {
+                    let (index, game) = (launched, games[launched % games.count])
+                    group.addTask { await playSoakMatch(index: index, gameID: game, survivors: survivors, appVersion: appVersion) }
+                    launched += 1
+                }
+            }
         }
+        let elapsed = ContinuousClock.now - started
+        let seconds = max(Double(elapsed.microseconds) / 1_000_000, 0.000_001)
+        // Give sockets closed by the last matches a moment to be released before counting.
+        try? await Task.sleep(for: .milliseconds(200))
+        return Figures(tally: tally, seconds: seconds, survivors: survivors.aliveCount, watched: survivors.watchedCount,
+                       descriptorsBefore: descriptorsBefore, descriptorsAfter: ProcessFigures.openDescriptors(),
+                       peakMemory: ProcessFigures.statusField("VmHWM"), residentMemory: ProcessFigures.statusField("VmRSS"))
     }
-    let elapsed = ContinuousClock.now - started
-    let seconds = max(Double(elapsed.microseconds) / 1_000_000, 0.000_001)
-    // Give sockets closed by the last matches a moment to be released before counting.
-    try? await Task.sleep(for: .milliseconds(200))
-    let descriptorsAfter = ProcessFigures.openDescriptors()
-    var report = """
-          matches played: \(tally.played) in \(String(format: "%.1f", seconds)) s (\(String(format: "%.1f", Double(tally.played) / seconds)) matches/s)
-          turns: \(tally.turns) (\(String(format: "%.0f", Double(tally.turns) / seconds)) turns/s)
-          desyncs: \(tally.desyncs)
-          failed matches: \(tally.failed)
-          objects of finished matches still alive (controllers, peers, hosts, sockets): \(survivors.aliveCount) of \(survivors.watchedCount)
-          open file descriptors: \(descriptorsBefore.map(String.init) ?? "?") before, \(descriptorsAfter.map(String.init) ?? "?") after
-          peak memory (VmHWM): \(ProcessFigures.statusField("VmHWM") ?? "?")   at the end (VmRSS): \(ProcessFigures.statusField("VmRSS") ?? "?")
-
-        """
-    for problem in tally.problems.prefix(10) { report += "  match \(problem.index + 1): \(problem.reason)\n" }
-    Console.write(report)
-    return tally.problems.isEmpty ? .success : .failure
 }
 
 /// Fixed parameters of the soak.
-enum SoakLimits {
+public enum SoakLimits {
     /// Matches in flight at once: enough to interleave sessions, few enough for two cores.
-    static let concurrentMatches = 4
+    public static let concurrentMatches = 4
     /// A match of random moves takes milliseconds; one still going after this has hung.
-    static let matchTimeLimit: Duration = .seconds(60)
+    public static let matchTimeLimit: Duration = .seconds(60)
 }
 
 /// How one soak match ended.
-enum SoakResult: Sendable {
+public enum SoakResult: Sendable {
     /// Both sides ended with the same state; `turns` moves were played.
     case agreed(turns: Int)
     /// The two sides disagree (or one of them detected that they do).
@@ -75,19 +78,22 @@ enum SoakResult: Sendable {
     /// The match did not get to an end: a failed handshake, a lost connection, a hang.
     case failed(index: Int, reason: String)
 
-    var isAgreement: Bool { if case .agreed = self { true } else { false } }
+    public var isAgreement: Bool { if case .agreed = self { true } else { false } }
 }
 
 /// Running totals of the soak.
-struct SoakTally {
-    var played = 0
-    var turns = 0
-    var desyncs = 0
-    var failed = 0
+public struct SoakTally: Sendable {
+    public var played = 0
+    public var turns = 0
+    public var desyncs = 0
+    public var failed = 0
     /// What went wrong in which match, desyncs and failures alike, in the order they ended.
-    var problems: [(index: Int, reason: String)] = []
+    public var problems: [(index: Int, reason: String)] = []
 
-    mutating func record(_ result: SoakResult) {
+    public init() {}
+
+    /// Counts one match's result.
+    public mutating func record(_ result: SoakResult) {
         played += 1
         switch result {
         case .agreed(let turns): self.turns += turns
@@ -103,14 +109,14 @@ struct SoakTally {
 
 /// One match: a host with a listener of its own, a guest joining over TCP,
 /// random-move bots on both seats; then the two final states compared.
-private func playSoakMatch(index: Int, gameID: String, survivors: SurvivorWatch) async -> SoakResult {
+private func playSoakMatch(index: Int, gameID: String, survivors: SurvivorWatch, appVersion: String) async -> SoakResult {
     let listener: TCPListener
     let host: MatchHost
     do {
         listener = try TCPListener.listen(port: 0, on: .specific(try SocketAddress(ipAddress: "127.0.0.1", port: 0)))
         host = try MatchHost(configuration: HostConfiguration(
             gameID: gameID, hostName: "Host bot", hostPlayerID: .random(),
-            seatPreference: index % 2 == 0 ? .first : .second, appVersion: ParlorVersion.current))
+            seatPreference: index % 2 == 0 ? .first : .second, appVersion: appVersion))
     } catch {
         return .failed(index: index, reason: "could not start the host: \(error)")
     }
@@ -127,7 +133,7 @@ private func playSoakMatch(index: Int, gameID: String, survivors: SurvivorWatch)
     let match = Task { () -> SoakResult in
         do {
             async let joining = Guest.join(over: connection.byteStream(),
-                                           hello: Hello(appVersion: ParlorVersion.current, playerID: .random(), playerName: "Guest bot"))
+                                           hello: Hello(appVersion: appVersion, playerID: .random(), playerName: "Guest bot"))
             let hosted = try await host.waitForGuest()
             let joined = try await joining
             let seed = UInt64(index) &* 0x9E37_79B9_7F4A_7C15
@@ -167,7 +173,7 @@ private func playSoakMatch(index: Int, gameID: String, survivors: SurvivorWatch)
 }
 
 /// The verdict on one match from both sides' final states.
-func soakVerdict(index: Int, host: MatchState, hostFailure: MatchFailure?,
+public func soakVerdict(index: Int, host: MatchState, hostFailure: MatchFailure?,
                      guest: MatchState, guestFailure: MatchFailure?) -> SoakResult {
     for (side, failure) in [("host", hostFailure), ("guest", guestFailure)] {
         switch failure {

@@ -12,15 +12,18 @@ import Synchronization
 /// - one writer for every match with group commit (`DurableWriter(groupCommit:)`):
 ///   what is queued together is synced together, one `syncfs` for several journals;
 /// - a writer per match (the default): each match's own `fdatasync`, in parallel.
-enum BenchGroupCommit {
-    struct Figures {
-        var grouped: Percentiles
-        var separate: Percentiles
+public enum BenchGroupCommit {
+    /// The two writers' times per round.
+    public struct Figures: Sendable {
+        public var grouped: Percentiles
+        public var separate: Percentiles
         /// Turns made durable per sync call with the shared writer.
-        var framesPerSync: Double
+        public var framesPerSync: Double
     }
 
-    static func measure(directory: String, matches: Int, rounds: Int) async -> Figures {
+    /// Times `rounds` rounds of `matches` matches saving into `directory`, with
+    /// the shared group-commit writer, then with a writer per match.
+    public static func measure(directory: String, matches: Int, rounds: Int) async -> Figures {
         let store = MatchStore(directory: directory)
         let shared = DurableWriter(groupCommit: true)
         defer { shared.finish() }

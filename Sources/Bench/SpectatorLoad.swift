@@ -15,18 +15,18 @@ import Session
 /// nice 19: it stands for other machines and should take the host's cores
 /// only when they are idle. When its standard input ends it prints the bytes
 /// it received and exits.
-final class SpectatorLoad: Sendable {
+public final class SpectatorLoad: Sendable {
     /// The environment variable that makes `parlor bench turns` the load.
-    static let variable = "PARLOR_BENCH_SPECTATOR_LOAD"
+    public static let variable = "PARLOR_BENCH_SPECTATOR_LOAD"
 
     /// Spectators per match.
-    let count: Int
+    public let count: Int
     private let process: Process
     private let input: FileHandle
     private let output: Pipe
 
     /// Starts the child with `count` spectators per match.
-    init(count: Int) throws {
+    public init(count: Int) throws {
         self.count = count
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
@@ -44,12 +44,12 @@ final class SpectatorLoad: Sendable {
     }
 
     /// Has `count` spectators watch the host on 127.0.0.1:`port`.
-    func watch(port: UInt16) {
+    public func watch(port: UInt16) {
         input.write(Data("\(port)\n".utf8))
     }
 
     /// Ends the child; returns the bytes its spectators received in all.
-    func finish() -> Int {
+    public func finish() -> Int {
         try? input.close()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
@@ -57,9 +57,9 @@ final class SpectatorLoad: Sendable {
     }
 
     /// The spectators did not all get in.
-    enum Failure: Error, CustomStringConvertible {
+    public enum Failure: Error, CustomStringConvertible {
         case notWatching(Int, of: Int)
-        var description: String {
+        public var description: String {
             switch self {
             case .notWatching(let watching, let of): "only \(watching) of \(of) bench spectators were watching after 10 s"
             }
@@ -69,7 +69,7 @@ final class SpectatorLoad: Sendable {
     // MARK: The child
 
     /// The child's loop (see the type's comment); returns when standard input ends.
-    static func serve(count: Int) -> ExitCode {
+    public static func serve(count: Int, appVersion: String) {
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
         var sockets: [Int32] = []
         var received = 0
@@ -88,7 +88,7 @@ final class SpectatorLoad: Sendable {
                 while let newline = pending.firstIndex(of: 10) {
                     let line = String(decoding: pending[..<newline], as: UTF8.self)
                     pending.removeSubrange(...newline)
-                    if let port = UInt16(line) { sockets += (0..<count).compactMap { connectAndWatch(port: port, number: $0) } }
+                    if let port = UInt16(line) { sockets += (0..<count).compactMap { connectAndWatch(port: port, number: $0, appVersion: appVersion) } }
                 }
             }
             var closed: Set<Int32> = []
@@ -106,20 +106,19 @@ final class SpectatorLoad: Sendable {
         }
         for socket in sockets { close(socket) }
         print(received, "bytes")
-        return .success
     }
 
     /// One spectator: a blocking connect, TCP_NODELAY, WATCH, and its WATCHING read before the next
     /// (a host lets 32 handshakes wait at once and answers more with REJECT busy: such a one tries again).
-    private static func connectAndWatch(port: UInt16, number: Int) -> Int32? {
+    private static func connectAndWatch(port: UInt16, number: Int, appVersion: String) -> Int32? {
         for _ in 0..<20 {
-            if let fd = attempt(port: port, number: number) { return fd }
+            if let fd = attempt(port: port, number: number, appVersion: appVersion) { return fd }
             usleep(50_000)
         }
         return nil
     }
 
-    private static func attempt(port: UInt16, number: Int) -> Int32? {
+    private static func attempt(port: UInt16, number: Int, appVersion: String) -> Int32? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return nil }
         var address = sockaddr_in()
@@ -133,7 +132,7 @@ final class SpectatorLoad: Sendable {
         _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         var wait = timeval(tv_sec: 5, tv_usec: 0)
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
-        var hello = Hello(appVersion: ParlorVersion.current, playerID: .random(), playerName: "Spectator \(number + 1)")
+        var hello = Hello(appVersion: appVersion, playerID: .random(), playerName: "Spectator \(number + 1)")
         hello.watching = true
         let watch = Message.watch(hello).encoded
         guard connected, watch.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == watch.count else {

@@ -1,0 +1,208 @@
+import Foundation
+import Bots
+import Games
+import Match
+import Session
+import Store
+import Synchronization
+
+/// `parlor bench turns`: what a guest waits for after a move, measured
+/// against a floor in the same run.
+///
+/// - full turn: a real host and guest on 127.0.0.1, each with its
+///   `MatchRecorder` saving into a store on the same file system as the
+///   user's (`--dir` points elsewhere), the host saving before CONFIRM leaves;
+/// - protocol only: the same turn with no store (the wire and the controllers);
+/// - the floor: a plain blocking ping-pong of the same bytes between two
+///   threads, and the same with one durable append (write + fdatasync of the
+///   turn's bytes) on the store's file system before each answer.
+///
+/// ParlorCLI prints the figures (p50, p99 and each ratio to its floor).
+public struct TurnsBench: Sendable {
+    /// Starts one loopback match of the bench: a seed, the store both sides
+    /// record into (nil: none), the spectators watching it (nil: none).
+    /// ParlorCLI composes it (`LoopbackMatch.start`, recording as `parlor host` and `parlor join` do).
+    public typealias MatchStarter = @Sendable (UInt64, MatchStore?, SpectatorLoad?) async throws -> LoopbackMatch
+
+    /// The first figures: the full turn, the protocol alone, both floors and group commit.
+    public struct Figures: Sendable {
+        /// The turns timed with a store, and their p50 and p99.
+        public var fullTurns: Int, full: Percentiles
+        /// The turns timed with no store.
+        public var protocolTurns: Int, protocolOnly: Percentiles
+        /// A guest's TURN frame on average, and the host's CONFIRM: the floors' request and reply.
+        public var request: Int, reply: Int
+        /// The plain ping-pong, and the same with one durable append before each answer.
+        public var plain: Percentiles, durable: Percentiles
+        /// Eight matches committing a turn at once, one shared writer or one each.
+        public var group: BenchGroupCommit.Figures
+    }
+
+    /// `--spectators N`: the full turn unwatched and watched, paced and flat out.
+    public struct SpectatorFigures: Sendable {
+        public var spectators: Int
+        /// Bytes the spectators' process received in all.
+        public var receivedBytes: Int
+        public var pacedTurns: Int, flatTurns: Int
+        public var pacedAlone: Percentiles, pacedWatched: Percentiles
+        public var flatAlone: Percentiles, flatWatched: Percentiles
+    }
+
+    /// Where the bench's store is (removed by `removeStore`).
+    public let directory: String
+    private let store: MatchStore
+    private let start: MatchStarter
+    private var generator = SplitMix64(seed: 7)
+
+    /// Makes the bench's store in a directory of its own under `parent`.
+    /// Throws the store's error when the directory cannot be made.
+    public init(parent: String, startMatch: @escaping MatchStarter) throws {
+        directory = parent + "/bench-turns-\(getpid())"
+        store = MatchStore(directory: directory)
+        start = startMatch
+        try store.createDirectory()
+    }
+
+    /// Times `count` guest turns with the store and `count` without, the floors and group commit.
+    public mutating func measure(count: Int) async throws -> Figures {
+        _ = try? DescriptorLimit.raise()
+        let full = try await timeTurns(count: count, generator: &generator, store: store, start: start)
+        let protocolOnly = try await timeTurns(count: count, generator: &generator, store: nil, start: start)
+        let request = full.bytes
+        let reply = Message.confirm(sequence: 1, stateHash: 0, deadline: 0).encoded.count
+        let plain = try await BenchFloor.measure(request: request, reply: reply, count: count, durableIn: nil)
+        let durable = try await BenchFloor.measure(request: request, reply: reply, count: count, durableIn: directory)
+        let group = await BenchGroupCommit.measure(directory: directory, matches: 8, rounds: max(30, min(300, count / 4)))
+        return Figures(fullTurns: full.times.count, full: Percentiles(full.times),
+                       protocolTurns: protocolOnly.times.count, protocolOnly: Percentiles(protocolOnly.times),
+                       request: request, reply: reply, plain: Percentiles(plain), durable: Percentiles(durable), group: group)
+    }
+
+    /// `--spectators N`: the full turn with nobody watching and with N
+    /// spectators watching from a process of their own (`SpectatorLoad`, as real
+    /// spectators are on other machines), the host doing its real fan-out and
+    /// saving every turn. Matches alternate, one unwatched then one watched, so
+    /// both figures see the same machine. First paced (the guest thinks 250 to
+    /// 750 ms before each move, as a quick player does), then flat out; each
+    /// against the goal of at most 10% more (issue 13).
+    public mutating func measureSpectators(_ spectators: Int, count: Int) async throws -> SpectatorFigures {
+        let load = try SpectatorLoad(count: spectators)
+        let pacedCount = max(20, min(200, count / 25))
+        let paced = try await alternate(count: pacedCount, generator: &generator, store: store, load: load, thinking: 250...750,
+                                        start: start)
+        let flat = try await alternate(count: count, generator: &generator, store: store, load: load, thinking: nil, start: start)
+        let received = load.finish()
+        return SpectatorFigures(spectators: spectators, receivedBytes: received, pacedTurns: pacedCount, flatTurns: count,
+                                pacedAlone: Percentiles(paced.alone), pacedWatched: Percentiles(paced.watched),
+                                flatAlone: Percentiles(flat.alone), flatWatched: Percentiles(flat.watched))
+    }
+
+    /// Removes the bench's store (its match, journal and lock files) and its directory.
+    public func removeStore() { removeBenchStore(directory) }
+}
+
+/// `count` timed turns unwatched and as many watched by `load`, a match of each in turn.
+private func alternate(count: Int, generator: inout SplitMix64, store: MatchStore, load: SpectatorLoad,
+                       thinking: ClosedRange<Int>?, start: TurnsBench.MatchStarter) async throws -> (alone: [Duration], watched: [Duration]) {
+    var alone: [Duration] = [], watched: [Duration] = []
+    while alone.count < count || watched.count < count {
+        if alone.count < count {
+            let (times, _) = try await benchOneMatch(seed: generator.next(), remaining: count - alone.count, store: store,
+                                                     spectators: nil, thinking: thinking, start: start)
+            alone += times
+            if times.isEmpty { break }
+        }
+        if watched.count < count {
+            let (times, _) = try await benchOneMatch(seed: generator.next(), remaining: count - watched.count, store: store,
+                                                     spectators: load, thinking: thinking, start: start)
+            watched += times
+            if times.isEmpty { break }
+        }
+    }
+    return (alone, watched)
+}
+
+/// A ratio near 1 with two decimals: a 10% goal needs them.
+public func closeRatio(_ a: Duration, _ b: Duration) -> String {
+    guard b > .zero else { return "-" }
+    return String(format: "%.2f", Double(a.microseconds) / Double(max(1, b.microseconds)))
+}
+
+/// Times `count` guest turns over as many matches as it takes; with `store`,
+/// both sides record the match there as `parlor host` and `parlor join` do.
+private func timeTurns(count: Int, generator: inout SplitMix64, store: MatchStore?,
+                       start: TurnsBench.MatchStarter) async throws -> (times: [Duration], bytes: Int) {
+    var turns: [Duration] = [], frameBytes: [Int] = []
+    while turns.count < count {
+        let (measured, bytes) = try await benchOneMatch(seed: generator.next(), remaining: count - turns.count, store: store,
+                                                       start: start)
+        turns += measured
+        frameBytes += bytes
+        if measured.isEmpty { break }
+    }
+    return (turns, frameBytes.isEmpty ? 200 : frameBytes.reduce(0, +) / frameBytes.count)
+}
+
+/// Removes the bench's store (its match, journal and lock files) and its directory.
+private func removeBenchStore(_ directory: String) {
+    guard let dir = opendir(directory) else { return }
+    while let entry = readdir(dir) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+        if name != ".", name != ".." { unlink(directory + "/" + name) }
+    }
+    closedir(dir)
+    rmdir(directory)
+}
+
+/// Plays one connect4 match between a random host and the bench's random
+/// guest over loopback, timing the guest's turns from `play` to `.committed`;
+/// with `thinking`, the guest first waits that many milliseconds (at random) before each move.
+private func benchOneMatch(seed: UInt64, remaining: Int, store: MatchStore?, spectators: SpectatorLoad? = nil,
+                           thinking: ClosedRange<Int>? = nil, start: TurnsBench.MatchStarter) async throws -> ([Duration], [Int]) {
+    let match = try await start(seed, store, spectators)
+    var times: [Duration] = [], sizes: [Int] = []
+    var pauses = SplitMix64(seed: seed ^ 0x7A1C)
+    for await event in match.events {
+        if times.count >= remaining { break }
+        guard case .turnBegan(let seat, let state) = event, seat == match.joined.seat else { continue }
+        if let thinking {
+            try? await Task.sleep(for: .milliseconds(thinking.lowerBound + Int(pauses.next() % UInt64(thinking.count))))
+        }
+        guard let (move, bytes) = match.randomMove(in: state) else { break }
+        sizes.append(bytes)
+        let started = ContinuousClock.now
+        guard case .committed = await match.local.play(move) else { break }
+        times.append(ContinuousClock.now - started)
+    }
+    await match.finish()
+    return (times, sizes)
+}
+
+/// p50 and p99 of a set of durations (the nearest rank below: of 100 sorted
+/// values, p50 is the 50th and p99 the 99th; no values give zero).
+public struct Percentiles: Sendable, Equatable {
+    public let p50: Duration, p99: Duration
+    public init(_ values: [Duration]) {
+        let sorted = values.sorted()
+        func at(_ fraction: Double) -> Duration {
+            guard !sorted.isEmpty else { return .zero }
+            return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * fraction))]
+        }
+        p50 = at(0.5)
+        p99 = at(0.99)
+    }
+}
+
+extension Duration {
+    /// Whole microseconds.
+    public var microseconds: Int64 { components.seconds * 1_000_000 + components.attoseconds / 1_000_000_000_000 }
+}
+
+/// `a / b` with one decimal, "-" when `b` is zero: a bench's ratio to its floor.
+public func ratio(_ a: Duration, _ b: Duration) -> String {
+    guard b > .zero else { return "-" }
+    return String(format: "%.1f", Double(a.microseconds) / Double(max(1, b.microseconds)))
+}
+

@@ -1,0 +1,61 @@
+import Bench
+import Foundation
+import Session
+
+/// Runs `parlor bench tables` (Bench's `TablesBench`) for each table count
+/// and prints its figures, with the floor measured in the same run.
+func runBenchTables(_ options: BenchTablesOptions) async throws -> ExitCode {
+    let soft = (try? DescriptorLimit.raise()) ?? 1024
+    let parent = options.directory ?? LocalData.directory
+    var failed = false
+    for count in options.tables {
+        let needed = TablesBench.descriptorsNeeded(tables: count)
+        guard soft >= UInt64(needed) else {
+            Console.writeError("parlor: bench tables: \(count) guests need \(needed) open files; this process may open \(soft) (ulimit -n)\n")
+            failed = true
+            continue
+        }
+        do {
+            let figures = try await TablesBench.run(tables: count, parent: parent, appVersion: ParlorVersion.current)
+            let floor = try await TablesBench.floor(turnBytes: figures.turnBytes, durableIn: parent)
+            Console.write(figures.report + """
+                  floor (plain blocking ping-pong + one durable append of \(figures.turnBytes) bytes, same file system): \
+                p50 \(floor.p50.microseconds) µs   p99 \(floor.p99.microseconds) µs; paced round trip to floor: \
+                p50 \(ratio(figures.pacedP50, floor.p50))x   p99 \(ratio(figures.pacedP99, floor.p99))x
+
+                """)
+        } catch {
+            Console.writeError("parlor: bench tables (\(count) tables): \(error)\n")
+            failed = true
+        }
+    }
+    Console.write("""
+          goals: 1,000 tables in one process, p99 turn < 10 ms with durable saves and the bot answering at once, \
+        < 64 KiB resident per idle table, idle CPU < 1% of a core
+
+        """)
+    return failed ? .failure : .success
+}
+
+extension TablesBench.Figures {
+    /// The lines of one table count, before the floor's.
+    var report: String {
+        let perTable = seated > 0 ? max(0, idleRSS - baseRSS) / seated : 0
+        return """
+            parlor bench tables: \(tables) tables in one host process (connect4, easy bot, every turn saved), \
+            \(seated) guests seated over 127.0.0.1 in \(String(format: "%.1f", seatSeconds)) s
+              paced (every guest thinks 1-3 s before each move, \(TablesBench.pacedTime.components.seconds) s): \(pacedTurns) turns, \
+            round trip p50 \(pacedP50.microseconds) µs   p99 \(pacedP99.microseconds) µs, host CPU \(String(format: "%.1f", pacedCPUPercent))% of a core
+              flat out: \(turns) guest turns in \(String(format: "%.1f", playSeconds)) s = \
+            \(String(format: "%.0f", playSeconds > 0 ? Double(turns) / playSeconds : 0)) turns/s \
+            (every guest moving as soon as it may)\(unfinished > 0 ? ", \(unfinished) matches unfinished" : "")
+              turn round trip (a guest's move until the bot's answer arrives): p50 \(p50.microseconds) µs   p99 \(p99.microseconds) µs
+              host resident memory: \(baseRSS / 1024) KiB listening, \(idleRSS / 1024) KiB with every table seated and idle = \
+            \(perTable / 1024) KiB per idle table
+              host CPU: \(String(format: "%.2f", idleCPUPercent))% of a core while every table is idle, \
+            \(cpuPerTurn.microseconds) µs per turn while playing
+              host open descriptors with every table seated: \(descriptors)
+
+            """
+    }
+}

@@ -1,0 +1,69 @@
+import Bench
+import Foundation
+import Session
+
+/// Runs `parlor bench turns` (the measuring is Bench's `TurnsBench`) and
+/// prints its figures: p50, p99 and each ratio to its floor.
+func runBenchTurns(_ options: BenchTurnsOptions) async throws -> ExitCode {
+    // The bench's own spectators, started again by `--spectators` as a process of their own.
+    if let load = ProcessInfo.processInfo.environment[SpectatorLoad.variable].flatMap({ Int($0) }) {
+        SpectatorLoad.serve(count: load, appVersion: ParlorVersion.current)
+        return .success
+    }
+    let parent = options.directory ?? LocalData.directory
+    var bench: TurnsBench
+    do {
+        bench = try TurnsBench(parent: parent) { try await LoopbackMatch.start(seed: $0, store: $1, spectators: $2) }
+    } catch {
+        Console.writeError("parlor: bench turns: cannot make a store in \(parent): \(error)\n")
+        return .failure
+    }
+    defer { bench.removeStore() }
+    let figures = try await bench.measure(count: options.count)
+    let full = figures.full, protocolStats = figures.protocolOnly, plainStats = figures.plain, floorStats = figures.durable
+    let group = figures.group
+    Console.write("""
+        parlor bench turns: \(figures.fullTurns) + \(figures.protocolTurns) guest turns in connect4 matches over 127.0.0.1, \
+        ~\(figures.request) bytes out, \(figures.reply) back
+          full turn (real host and guest, each saving to a store in \(parent))
+            p50 \(full.p50.microseconds) µs   p99 \(full.p99.microseconds) µs   \
+        ratio to floor: p50 \(ratio(full.p50, floorStats.p50))x   p99 \(ratio(full.p99, floorStats.p99))x
+          protocol only (no store)
+            p50 \(protocolStats.p50.microseconds) µs   p99 \(protocolStats.p99.microseconds) µs   \
+        ratio to plain ping-pong: p50 \(ratio(protocolStats.p50, plainStats.p50))x   p99 \(ratio(protocolStats.p99, plainStats.p99))x
+          floor: plain blocking ping-pong + one durable append (write + fdatasync of \(figures.request) bytes, same file system)
+            p50 \(floorStats.p50.microseconds) µs   p99 \(floorStats.p99.microseconds) µs
+          plain blocking ping-pong (two threads, no event loop, no tasks)
+            p50 \(plainStats.p50.microseconds) µs   p99 \(plainStats.p99.microseconds) µs
+          group commit: 8 matches in one process each committing a turn at once (a round), saved before revealing
+            one writer, one sync per round: p50 \(group.grouped.p50.microseconds) µs   p99 \(group.grouped.p99.microseconds) µs   \
+        \(String(format: "%.1f", group.framesPerSync)) turns per sync
+            a writer per match, a sync each: p50 \(group.separate.p50.microseconds) µs   p99 \(group.separate.p99.microseconds) µs   \
+        ratio grouped/separate p50 \(ratio(group.grouped.p50, group.separate.p50))x
+          goals: full p50 <= 1.3x floor, p99 <= 2x; protocol only p50 <= 1.5x plain
+
+        """)
+    if options.spectators > 0 {
+        printSpectators(try await bench.measureSpectators(options.spectators, count: options.count))
+    }
+    return .success
+}
+
+/// `--spectators N`'s lines: paced, then flat out, each unwatched and watched.
+private func printSpectators(_ figures: TurnsBench.SpectatorFigures) {
+    func lines(_ alone: Percentiles, _ watched: Percentiles) -> String {
+        "      nobody watching: p50 \(alone.p50.microseconds) µs   p99 \(alone.p99.microseconds) µs\n"
+            + "      \(figures.spectators) watching:     p50 \(watched.p50.microseconds) µs   p99 \(watched.p99.microseconds) µs   "
+            + "ratio to nobody watching: p50 \(closeRatio(watched.p50, alone.p50))x   p99 \(closeRatio(watched.p99, alone.p99))x"
+    }
+    Console.write("""
+          full turn with \(figures.spectators) spectators (a process of their own at nice 19, each its own loopback connection \
+        reading every byte: \(figures.receivedBytes / 1024) KiB in all), matches alternating unwatched and watched
+            paced (the guest thinks 250-750 ms before each move), \(figures.pacedTurns) turns each:
+        \(lines(figures.pacedAlone, figures.pacedWatched))
+            flat out (the guest moves as soon as it may), \(figures.flatTurns) turns each:
+        \(lines(figures.flatAlone, figures.flatWatched))
+          goal: \(figures.spectators) spectators change the players' turn by at most 10% (p50 <= 1.1x), paced and flat out
+
+        """)
+}
