@@ -26,12 +26,15 @@ import Synchronization
 ///
 /// **The fan-out** (what 50 spectators cost the players, `parlor bench turns
 /// --spectators`): the controller's callback only hands the committed state
-/// on; the frame is encoded once, on the gallery's own thread, and the same
-/// bytes go to every link. That thread starts with the first spectator, runs
-/// at a lower priority than the rest of the host (nice + 5), waits
-/// `gatherTime` after it is woken so that changes committed close together
-/// leave in one write per link, and writes only after the save that reveals
-/// a change, whose callbacks have sent the guests' frames (CONFIRM, the push)
+/// on, through a queue of its own (`Queue`, a lock held only to add or take
+/// jobs): nothing the players wait for takes the spectators' lock or waits
+/// for their writes. The frame is encoded once, on the gallery's own thread,
+/// and every link gets the same buffer (one write each, no copy per link).
+/// That thread starts with the first spectator, runs at a lower priority
+/// than the rest of the host (nice + 5), waits `gatherTime` after it is woken
+/// so that changes committed close together leave in one write per link,
+/// writes outside the lock, and writes only after the save that reveals a
+/// change, whose callbacks have sent the guests' frames (CONFIRM, the push)
 /// first. With nobody watching there is no thread: the gallery only keeps
 /// the newest revealed state for whoever comes.
 public final class SpectatorGallery: Participant {
@@ -68,7 +71,6 @@ public final class SpectatorGallery: Participant {
         var staysForRematch = false
         /// Who sits where while a table fills (TABLE with no seat of its own), until its match begins.
         var seating: TableSeating?
-        var persist: RemoteGuest.Persist?
         var ticker: Task<Void, Never>?
         var dropped: [String] = []
         /// Table talk (section 18): where a spectator's own lines are judged, the
@@ -83,11 +85,40 @@ public final class SpectatorGallery: Participant {
         }
         /// Links told goodbye whose last bytes may not have left this process yet.
         var closing: [WireConnection] = []
-        /// Work for the fan-out thread, in commit order, and whether that thread runs.
+        /// While the fan-out thread works through its jobs: what the links get, sent after in one write each.
+        var outbox: Outbox?
+        /// Run once the fan-out thread's writes have gone out (`drain`).
+        var afterFlush: [@Sendable () -> Void] = []
+    }
+
+    /// What one round of the fan-out thread sends: the frames every link
+    /// gets, joined once, and the few meant for one link only, each with
+    /// where among the shared bytes it falls.
+    private struct Outbox {
+        var shared: [UInt8] = []
+        var own: [UInt64: [(at: Int, bytes: [UInt8])]] = [:]
+
+        /// All of it for `id`, in order: the shared buffer itself when there is nothing of its own.
+        func bytes(for id: UInt64) -> [UInt8] {
+            guard let own = own[id] else { return shared }
+            var bytes: [UInt8] = [], from = 0
+            for (at, frame) in own {
+                bytes += shared[from..<at]
+                bytes += frame
+                from = at
+            }
+            return bytes + shared[from...]
+        }
+    }
+
+    /// The players' side of the gallery: the save each change waits for, and
+    /// the jobs handed to the fan-out thread in commit order. Its lock is held
+    /// only to read the save or to add or take jobs (lock order: `state`, then this).
+    private struct Queue {
+        var persist: RemoteGuest.Persist?
         var jobs: [@Sendable (inout State) -> Void] = []
-        var fanOutRunning = false
-        /// While the fan-out thread works through its jobs: what each link gets, sent at the end in one write.
-        var outbox: [UInt64: [[UInt8]]]?
+        /// Whether the fan-out thread runs (from the first job with someone watching until nobody is and nothing waits).
+        var running = false
     }
 
     /// How long the fan-out thread gathers changes before it writes them.
@@ -100,6 +131,7 @@ public final class SpectatorGallery: Participant {
     private let appVersion: String
     private let clock: @Sendable () -> Int64
     private let state: Mutex<State>
+    private let queue = Mutex(Queue())
     /// The number watching, each time it changes (the newest only), for the host's TXT record.
     public let changes: AsyncStream<Int>
 
@@ -128,7 +160,7 @@ public final class SpectatorGallery: Participant {
 
     /// Has every change wait for `save` before spectators see it (the table's one save per state).
     public func persistBeforeSending(asynchronously save: @escaping RemoteGuest.Persist) {
-        state.withLock { $0.persist = save }
+        queue.withLock { $0.persist = save }
     }
 
     /// Sends `message` to every spectator (a message every link at the table gets).
@@ -165,28 +197,45 @@ public final class SpectatorGallery: Participant {
 
     /// Runs `job` in commit order with the state: on the fan-out thread while
     /// anyone watches (started here for the first), else at once (there is nobody to write to).
+    /// While that thread runs, this takes only the queue's lock.
     private func enqueue(_ job: @escaping @Sendable (inout State) -> Void) {
-        let start = state.withLock { state -> Bool? in
-            if !state.fanOutRunning && state.links.isEmpty {
-                job(&state)
-                return nil
-            }
-            state.jobs.append(job)
-            if state.fanOutRunning { return false }
-            state.fanOutRunning = true
+        let queued = queue.withLock { queue -> Bool in
+            guard queue.running else { return false }
+            queue.jobs.append(job)
             return true
         }
+        if queued {
+            wake.signal()
+            return
+        }
+        let start = state.withLock { state -> FanOutStart in
+            let start = queue.withLock { queue -> FanOutStart in
+                if !queue.running && state.links.isEmpty { return .ranHere }
+                queue.jobs.append(job)
+                if queue.running { return .signal }
+                queue.running = true
+                return .thread
+            }
+            if start == .ranHere {
+                job(&state)
+                runAfterFlush(&state)
+            }
+            return start
+        }
         switch start {
-        case true?:
+        case .thread:
             let thread = Thread { [self] in fanOut() }
             thread.name = "parlor-spectators"
             thread.start()
-        case false?: wake.signal()
-        case nil: break
+        case .signal: wake.signal()
+        case .ranHere: break
         }
     }
 
-    /// The fan-out thread: gathers, runs the jobs, then one write per link; ends once nobody watches and nothing waits.
+    private enum FanOutStart { case signal, ranHere, thread }
+
+    /// The fan-out thread: gathers, runs the jobs, then one write per link
+    /// outside the lock; ends once nobody watches and nothing waits.
     private func fanOut() {
         if let thread = LinuxCalls.table?.getTID() {
             // Per thread on Linux: this thread only yields to the host's others.
@@ -199,36 +248,48 @@ public final class SpectatorGallery: Participant {
             first = false
             var gather = timespec(tv_sec: 0, tv_nsec: Int(Self.gatherTime.components.attoseconds / 1_000_000_000))
             nanosleep(&gather, nil)
-            let more = state.withLock { state -> Bool in
-                let jobs = state.jobs
-                state.jobs = []
-                state.outbox = [:]
+            let jobs = queue.withLock { queue in
+                defer { queue.jobs = [] }
+                return queue.jobs
+            }
+            let writes = state.withLock { state -> [(id: UInt64, connection: WireConnection, bytes: [UInt8])] in
+                state.outbox = Outbox()
                 for job in jobs { job(&state) }
-                flushOutbox(&state)
+                let outbox = state.outbox ?? Outbox()
                 state.outbox = nil
-                if state.jobs.isEmpty && state.links.isEmpty {
-                    state.fanOutRunning = false
+                return state.links.compactMap { id, link in
+                    let bytes = outbox.bytes(for: id)
+                    return bytes.isEmpty ? nil : (id, link.connection, bytes)
+                }
+            }
+            for write in writes { write.connection.sendRaw(write.bytes) }
+            let more = state.withLock { state -> Bool in
+                for write in writes {
+                    if let link = state.links[write.id] { checkBound(write.id, link, &state) }
+                }
+                runAfterFlush(&state)
+                return queue.withLock { queue -> Bool in
+                    guard queue.jobs.isEmpty && state.links.isEmpty else { return true }
+                    queue.running = false
                     return false
                 }
-                return true
             }
             if !more { return }
         }
     }
 
-    /// Writes what the jobs left for each link (the same bytes, shared, when it is one frame), then drops any that fell behind.
-    private func flushOutbox(_ state: inout State) {
-        guard let outbox = state.outbox else { return }
-        state.outbox = [:]
-        for (id, chunks) in outbox {
-            guard let link = state.links[id] else { continue }
-            link.connection.sendRaw(chunks.count == 1 ? chunks[0] : Array(chunks.joined()))
-            checkBound(id, link, &state)
-        }
+    private func runAfterFlush(_ state: inout State) {
+        let after = state.afterFlush
+        state.afterFlush = []
+        for done in after { done() }
     }
 
     /// The same encoded frame to every link.
     private func broadcast(_ bytes: [UInt8], _ state: inout State) {
+        if state.outbox != nil {
+            state.outbox!.shared += bytes
+            return
+        }
         for id in Array(state.links.keys) { send(bytes, to: id, &state) }
     }
 
@@ -302,7 +363,8 @@ public final class SpectatorGallery: Participant {
     private func send(_ bytes: [UInt8], to id: UInt64, _ state: inout State) {
         guard let link = state.links[id] else { return }
         if state.outbox != nil {
-            state.outbox![id, default: []].append(bytes)
+            let at = state.outbox!.shared.count
+            state.outbox!.own[id, default: []].append((at, bytes))
             return
         }
         link.connection.sendRaw(bytes)
@@ -318,8 +380,8 @@ public final class SpectatorGallery: Participant {
 
     /// What the outbox holds for `id`, written now (before its last frame and close).
     private func flushLink(_ id: UInt64, _ link: Link, _ state: inout State) {
-        guard let chunks = state.outbox?.removeValue(forKey: id) else { return }
-        link.connection.sendRaw(Array(chunks.joined()))
+        guard let outbox = state.outbox else { return }
+        link.connection.sendRaw(outbox.bytes(for: id))
     }
 
     private func drop(_ id: UInt64, _ reason: ReasonCode, _ sentence: String, _ state: inout State) {
@@ -399,7 +461,7 @@ public final class SpectatorGallery: Participant {
         }
         // Nothing else on the controller's actor: the frame is made on the fan-out thread.
         guard case .committed(let change, let committed) = event else { return }
-        guard let persist = state.withLock({ $0.persist }) else {
+        guard let persist = queue.withLock({ $0.persist }) else {
             enqueue { [self] state in reveal(committed, change, &state) }
             return
         }
@@ -418,7 +480,7 @@ public final class SpectatorGallery: Participant {
         while ContinuousClock.now < deadline {
             let done = state.withLock { state -> Bool in
                 state.closing.removeAll { $0.queuedByteCount == 0 }
-                return state.links.isEmpty && state.jobs.isEmpty && !state.fanOutRunning && state.closing.isEmpty
+                return state.links.isEmpty && state.closing.isEmpty && queue.withLock { $0.jobs.isEmpty && !$0.running }
             }
             if done { return }
             try? await Task.sleep(for: .milliseconds(5))
@@ -428,10 +490,8 @@ public final class SpectatorGallery: Participant {
     /// Waits until every change handed over so far has gone out to the spectators (tests).
     func drain() {
         let done = DispatchSemaphore(value: 0)
-        enqueue { _ in done.signal() }
+        enqueue { state in state.afterFlush.append { done.signal() } }
         done.wait()
-        // The jobs ran; their writes go out just after, under the same lock.
-        state.withLock { _ in }
     }
 
     private func reveal(_ committed: MatchState, _ change: MatchChange, _ state: inout State) {
