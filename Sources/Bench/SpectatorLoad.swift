@@ -2,6 +2,7 @@
 import Foundation
 import Match
 import Session
+import Synchronization
 
 /// The spectators of `parlor bench turns --spectators N`: a process of their
 /// own, as real spectators are (on other machines), so that what the bench
@@ -9,12 +10,16 @@ import Session
 ///
 /// The bench starts this executable again with `PARLOR_BENCH_SPECTATOR_LOAD=N`
 /// (`parlor bench turns` then runs `SpectatorLoad.serve` instead of the bench)
-/// and writes a port to its standard input for each match; the child opens N
-/// loopback connections to it, says WATCH on each, reads and drops every byte
-/// and sends HEARTBEAT every 2 s, all on one thread with `poll`. It runs at
-/// nice 19: it stands for other machines and should take the host's cores
-/// only when they are idle. When its standard input ends it prints the bytes
-/// it received and exits.
+/// and writes a port to its standard input for each watched block; the child
+/// opens N loopback connections to it, says WATCH on each, then reads every
+/// byte and decodes every frame (its message, and the match blob of each
+/// TURN, QUIT and STATE, as `parlor watch` does: a reader too slow for the
+/// host would be dropped, and the bench would show it) and sends HEARTBEAT
+/// every 2 s, all on one thread with `poll`. Each time its last spectator is
+/// gone it writes a line `idle FRAMES BYTES UNDECODED` (totals so far), which
+/// `settle()` waits for. It runs at nice 19: it stands for other machines and
+/// should take the host's cores only when they are idle. When its standard
+/// input ends it exits.
 public final class SpectatorLoad: Sendable {
     /// The environment variable that makes `parlor bench turns` the load.
     public static let variable = "PARLOR_BENCH_SPECTATOR_LOAD"
@@ -48,20 +53,40 @@ public final class SpectatorLoad: Sendable {
         input.write(Data("\(port)\n".utf8))
     }
 
-    /// Ends the child; returns the bytes its spectators received in all.
-    public func finish() -> Int {
+    /// What the spectators got in all, as the child last said.
+    public struct Received: Sendable { public var frames = 0, bytes = 0, undecoded = 0 }
+    private let last = Mutex(Received())
+
+    /// Waits (at most 10 s) until the child says its spectators have all gone.
+    public func settle() throws {
+        let fd = output.fileHandleForReading.fileDescriptor
+        var line: [UInt8] = [], byte: UInt8 = 0
+        var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while poll(&ready, 1, 10_000) > 0, read(fd, &byte, 1) == 1 {
+            guard byte == 10 else { line.append(byte); continue }
+            let fields = String(decoding: line, as: UTF8.self).split(separator: " ").compactMap { Int($0) }
+            guard fields.count == 3 else { break }
+            last.withLock { $0 = Received(frames: fields[0], bytes: fields[1], undecoded: fields[2]) }
+            return
+        }
+        throw Failure.notLeaving
+    }
+
+    /// Ends the child; returns what its spectators received in all.
+    public func finish() -> Received {
         try? input.close()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        return Int(text.split(separator: " ").first ?? "") ?? 0
+        return last.withLock { $0 }
     }
 
     /// The spectators did not all get in.
     public enum Failure: Error, CustomStringConvertible {
         case notWatching(Int, of: Int)
+        case notLeaving
         public var description: String {
             switch self {
             case .notWatching(let watching, let of): "only \(watching) of \(of) bench spectators were watching after 10 s"
+            case .notLeaving: "the bench spectators had not all gone 10 s after their block"
             }
         }
     }
@@ -71,16 +96,38 @@ public final class SpectatorLoad: Sendable {
     /// The child's loop (see the type's comment); returns when standard input ends.
     public static func serve(count: Int, appVersion: String) {
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
-        var sockets: [Int32] = []
-        var received = 0
+        var links: [(fd: Int32, decoder: FrameDecoder)] = []
+        var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0)]
+        var total = Received()
         var pending: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         var lastBeat = ContinuousClock.now
         while true {
-            var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0)]
-            fds += sockets.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             let ready = poll(&fds, nfds_t(fds.count), 500)
             if ready < 0, errno != EINTR { break }
+            var changed = false  // links came or went: the poll set is made again
+            for index in links.indices where fds[index + 1].revents != 0 {
+                let got = buffer.withUnsafeMutableBytes { read(links[index].fd, $0.baseAddress!, $0.count) }
+                guard got > 0 else {
+                    if got == 0 || errno != EAGAIN { close(links[index].fd); links[index].fd = -1; changed = true }
+                    continue
+                }
+                total.bytes += got
+                links[index].decoder.append(buffer[0..<got])
+                while let frame = try? links[index].decoder.next() {
+                    total.frames += 1
+                    switch try? Message.decode(frame) {
+                    case .turn(_, let blob)?, .quit(_, let blob)?, .state(let blob)?:
+                        if (try? MatchBlob.decode(blob)) == nil { total.undecoded += 1 }
+                    case nil: total.undecoded += 1
+                    default: break
+                    }
+                }
+            }
+            if changed {
+                links.removeAll { $0.fd < 0 }
+                if links.isEmpty { print(total.frames, total.bytes, total.undecoded); fflush(stdout) }
+            }
             if fds[0].revents != 0 {
                 let got = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress!, $0.count) }
                 if got <= 0 { break }
@@ -88,24 +135,21 @@ public final class SpectatorLoad: Sendable {
                 while let newline = pending.firstIndex(of: 10) {
                     let line = String(decoding: pending[..<newline], as: UTF8.self)
                     pending.removeSubrange(...newline)
-                    if let port = UInt16(line) { sockets += (0..<count).compactMap { connectAndWatch(port: port, number: $0, appVersion: appVersion) } }
+                    if let port = UInt16(line) {
+                        changed = true
+                        links += (0..<count).compactMap { connectAndWatch(port: port, number: $0, appVersion: appVersion) }.map { ($0, FrameDecoder()) }
+                    }
                 }
             }
-            var closed: Set<Int32> = []
-            for entry in fds.dropFirst() where entry.revents != 0 {
-                let got = buffer.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress!, $0.count) }
-                if got > 0 { received += got } else if got == 0 || errno != EAGAIN { closed.insert(entry.fd) }
-            }
+            // The poll set changes only when links come or go.
+            if changed { fds = [fds[0]] + links.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) } }
             if ContinuousClock.now - lastBeat >= .seconds(2) {
                 lastBeat = .now
                 let beat = Message.heartbeat(senderTime: UInt64(clamping: wallClockMilliseconds())).encoded
-                for socket in sockets where !closed.contains(socket) { _ = beat.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
+                for link in links { _ = beat.withUnsafeBytes { send(link.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
             }
-            for socket in closed { close(socket) }
-            sockets.removeAll { closed.contains($0) }
         }
-        for socket in sockets { close(socket) }
-        print(received, "bytes")
+        for link in links { close(link.fd) }
     }
 
     /// One spectator: a blocking connect, TCP_NODELAY, WATCH, and its WATCHING read before the next

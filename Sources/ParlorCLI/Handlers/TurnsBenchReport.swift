@@ -57,13 +57,16 @@ private func printSpectators(_ figures: TurnsBench.SpectatorFigures) {
             + "ratio to nobody watching: p50 \(closeRatio(watched.p50, alone.p50))x   p99 \(closeRatio(watched.p99, alone.p99))x"
     }
     Console.write("""
-          full turn with \(figures.spectators) spectators (a process of their own at nice 19, each its own loopback connection \
-        reading every byte: \(figures.receivedBytes / 1024) KiB in all), matches alternating unwatched and watched
-            paced (the guest thinks 250-750 ms before each move), \(figures.pacedTurns) turns each:
+          full turn with \(figures.spectators) spectators (a process of their own at nice 19, each its own loopback connection, \
+        reading and decoding every frame: \(figures.received.frames) frames, \(figures.received.bytes / 1024) KiB, \
+        \(figures.received.undecoded) undecodable), blocks of at most \(TurnsBench.SpectatorFigures.blockTurns) turns \
+        alternating unwatched and watched
+            paced (the guest thinks 100-300 ms before each move), \(figures.pacedTurns) turns each:
         \(lines(figures.pacedAlone, figures.pacedWatched))
-            flat out (the guest moves as soon as it may), \(figures.flatTurns) turns each:
+            flat out (not the goal: the guest moves at once, sharing the cores with the fan-out), \(figures.flatTurns) turns each:
         \(lines(figures.flatAlone, figures.flatWatched))
-          goal: \(figures.spectators) spectators change the players' turn by at most 10% (p50 <= 1.1x), paced and flat out
+          goal: \(figures.spectators) spectators change the players' paced turn by at most 10% (p50 <= 1.10x): \
+        \(figures.goalMet ? "met" : "NOT met") (load average \(BotBench.loadAverage()))
 
         """)
 }
