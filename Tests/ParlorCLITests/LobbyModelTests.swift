@@ -5,54 +5,59 @@ import ParlorTestSupport
 import TerminalUI
 @testable import ParlorCLI
 
-/// The lobby's choices, key by key (the tmux test plays the offline flow end to end).
+/// parlor's lobby rules (TerminalUI's `LobbyModel` has its own key tests):
+/// the catalog, the levels, and typed addresses and names, as the commands they stand for.
 @Suite("The lobby's choices")
 struct LobbyModelTests {
-    static func type(_ text: String, into model: inout LobbyModel) -> LobbyChoice? {
+    static func type(_ text: String, into model: inout ParlorLobbyModel) -> LobbyChoice? {
         var choice: LobbyChoice?
-        for character in text { choice = model.handle(.character(character)) ?? choice }
+        for character in text { choice = model.handle(.character(character)).map { LobbyChoice($0, games: []) } ?? choice }
         return choice
+    }
+
+    static func press(_ key: Key, in model: inout ParlorLobbyModel) -> LobbyChoice? {
+        model.handle(key).map { LobbyChoice($0, games: []) }
     }
 
     @Test("h: the game, the name (prefilled, editable), a passcode, the seat")
     func hosting() {
-        var model = LobbyModel(defaultName: "Ana")
-        _ = model.handle(.character("h"))
-        _ = model.handle(.character("2"))
+        var model = ParlorLobbyModel(defaultName: "Ana")
+        _ = Self.press(.character("h"), in: &model)
+        _ = Self.press(.character("2"), in: &model)
         #expect(model.lines(width: 80).contains("Name: Ana_"))
-        _ = model.handle(.backspace)
-        _ = model.handle(.backspace)
-        _ = model.handle(.backspace)
+        for _ in 0..<3 { _ = Self.press(.backspace, in: &model) }
+        _ = Self.press(.enter, in: &model)
+        #expect(model.lines(width: 200).contains { $0.hasPrefix("That name cannot be used: ") }, "\(model.lines(width: 200))")
         _ = Self.type("Bo", into: &model)
-        _ = model.handle(.enter)
-        _ = model.handle(.character("y"))
-        let choice = model.handle(.character("2"))
+        _ = Self.press(.enter, in: &model)
+        _ = Self.press(.character("y"), in: &model)
+        let choice = Self.press(.character("2"), in: &model)
         let expected = LobbyChoice.host(GameCatalog.all[1].id, name: "Bo", passcode: true, seat: .second)
         #expect(choice == expected, "\(String(describing: choice))")
     }
 
     @Test("p: the game, the level (Enter takes the settings file's), the seat; Esc goes back one step")
     func offline() {
-        var model = LobbyModel(defaultName: "Ana", defaultLevel: .easy)
-        _ = model.handle(.character("p"))
-        _ = model.handle(.enter)
-        _ = model.handle(.escape)
+        var model = ParlorLobbyModel(defaultName: "Ana", defaultLevel: .easy)
+        _ = Self.press(.character("p"), in: &model)
+        _ = Self.press(.enter, in: &model)
+        _ = Self.press(.escape, in: &model)
         #expect(model.mode == .chooseGame(forHosting: false))
-        _ = model.handle(.enter)
-        _ = model.handle(.enter)
-        #expect(model.handle(.character("r")) == .play(GameCatalog.all[0].id, level: .easy, seat: .random))
+        _ = Self.press(.enter, in: &model)
+        _ = Self.press(.enter, in: &model)
+        #expect(Self.press(.character("r"), in: &model) == .play(GameCatalog.all[0].id, level: .easy, seat: .random))
     }
 
     @Test("a: a typed address joins it; a bad one says why and stays")
     func address() {
-        var model = LobbyModel()
-        _ = model.handle(.character("a"))
+        var model = ParlorLobbyModel()
+        _ = Self.press(.character("a"), in: &model)
         _ = Self.type("192.0.2.7", into: &model)
-        #expect(model.handle(.enter) == nil)
+        #expect(Self.press(.enter, in: &model) == nil)
         #expect(model.mode == .address)
         #expect(model.lines(width: 200).contains { $0.contains("'192.0.2.7':") }, "\(model.lines(width: 200))")
         _ = Self.type(":7477", into: &model)
-        #expect(model.handle(.enter) == .joinTarget(.address(host: "192.0.2.7", port: 7477)))
+        #expect(Self.press(.enter, in: &model) == .joinTarget(.address(host: "192.0.2.7", port: 7477)))
     }
 }
 

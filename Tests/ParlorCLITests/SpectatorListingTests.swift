@@ -37,13 +37,13 @@ struct SpectatorListingTests {
 /// The lobby's `w`: watch the selected game, or say why it cannot be watched.
 struct SpectatorLobbyTests {
     @Test func wWatchesTheSelectedGameInProgressAndSaysWhyWhenItCannot() throws {
-        var model = LobbyModel(defaultName: "Ana")
+        var model = ParlorLobbyModel(defaultName: "Ana")
         let playing = try SpectatorListingTests.listed(.playing, spectators: (0, 16))
-        model.apply(.found(playing.service))
+        model.show(games: [ParlorLobbyModel.Game(playing)])
         #expect(model.handle(.enter) == nil, "a game in progress cannot be joined")
-        #expect(model.handle(.character("w")) == .watch(model.list.games[0]))
-        var closed = LobbyModel(defaultName: "Ana")
-        closed.apply(.found(try SpectatorListingTests.listed(.playing, spectators: (0, 0)).service))
+        #expect(model.handle(.character("w")).map { LobbyChoice($0, games: [playing]) } == .watch(playing))
+        var closed = ParlorLobbyModel(defaultName: "Ana")
+        closed.show(games: [ParlorLobbyModel.Game(try SpectatorListingTests.listed(.playing, spectators: (0, 0)))])
         #expect(closed.handle(.character("w")) == nil)
         #expect(closed.lines(width: 200).contains { $0.contains("cannot be watched: takes no spectators") }, "\(closed.lines(width: 200))")
     }

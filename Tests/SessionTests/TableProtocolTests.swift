@@ -409,6 +409,27 @@ struct TableProtocolTests {
         #expect(cyFinal.stateHash == hostFinal.stateHash, "Cy: \(String(describing: cyFailure))")
     }
 
+    @Test("the host leaving a table for now tells every guest, not only the first: each hears GOODBYE(leaving) and is not told the match ended")
+    func leavingATableForNowTellsEveryGuest() async throws {
+        let host = try Self.host(seats: 3)
+        let (hosted, joined) = try await Self.fill(host, guests: ["Bo", "Cy"])
+        // The host's seat moves first and never does: the match stays in play until the host leaves.
+        let hostController = hosted.makeController(with: LocalParticipant(playerID: hosted.hostPlayerID), bots: [])
+        let guests = joined.map { $0.makeController { LocalParticipant(playerID: $0) }.0 }
+        let recorders = guests.map { _ in EventRecorder() }
+        for (recorder, controller) in zip(recorders, guests) { await recorder.record(controller) }
+        try await hostController.start()
+        for controller in guests { try await controller.start() }
+        await TableLink(guests: hosted.guests).leaveForNow("leaving, may resume")
+        for (index, controller) in guests.enumerated() {
+            let final = try #require(await finished(controller, within: .seconds(5)), "guest \(index) was not told")
+            #expect(!final.isEnded, "guest \(index): the match is left for now, not over")
+            let failure = await controller.stopFailure
+            #expect(failure?.isResumable == true, "guest \(index): \(String(describing: failure))")
+            #expect("\(String(describing: failure))".contains("leaving, may resume"), "guest \(index): \(String(describing: failure))")
+        }
+    }
+
     @Test("SEAT round-trips, and a malformed one (a back with grace left, an unknown presence, a seat past 8, cut short) is refused")
     func seatMessageChecks() throws {
         for presence in [SeatPresence(seat: 3, away: true, graceLeftMilliseconds: 42_000), SeatPresence(seat: 1, away: false, graceLeftMilliseconds: 9),

@@ -243,18 +243,6 @@ struct RematchPlan {
     }
 }
 
-/// Every guest link of a table, for leaving it for now: each guest is told
-/// GOODBYE(leaving), as the one guest of a two-seat match is.
-struct TableLink: SessionLink {
-    var guests: [RemoteGuest]
-
-    func leaveForNow(_ sentence: String) async {
-        await withTaskGroup(of: Void.self) { group in
-            for guest in guests { group.addTask { await guest.leaveForNow(sentence) } }
-        }
-    }
-}
-
 /// This side of a LAN series as ParlorCLI composes it: `playOne` sets up one
 /// match (participants, recorder, frontend) and plays it, `plan` answers
 /// between matches, and `record` follows each new match.

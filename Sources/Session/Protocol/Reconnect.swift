@@ -151,6 +151,24 @@ public protocol SessionLink: Sendable {
 extension RemoteGuest: SessionLink {}
 extension RemoteHost: SessionLink {}
 
+/// Every guest link of a table, for leaving it for now: each guest is told
+/// GOODBYE(leaving) at once, as the one guest of a two-seat match is, and
+/// this returns when every GOODBYE had its moment to leave.
+public struct TableLink: SessionLink {
+    /// The links told; a table's `HostedMatch.guests`.
+    public var guests: [RemoteGuest]
+
+    public init(guests: [RemoteGuest]) {
+        self.guests = guests
+    }
+
+    public func leaveForNow(_ sentence: String) async {
+        await withTaskGroup(of: Void.self) { group in
+            for guest in guests { group.addTask { await guest.leaveForNow(sentence) } }
+        }
+    }
+}
+
 extension Duration {
     /// `first` doubled `times` times, never more than `cap`: the backoff of
     /// reconnecting guests and of refusals of wrong passcodes.
