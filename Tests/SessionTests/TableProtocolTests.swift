@@ -409,7 +409,7 @@ struct TableProtocolTests {
         #expect(cyFinal.stateHash == hostFinal.stateHash, "Cy: \(String(describing: cyFailure))")
     }
 
-    @Test("the host leaving a table for now tells every guest, not only the first: each hears GOODBYE(leaving) and is not told the match ended")
+    @Test("the host leaving a table for now tells every guest, not only the first: each hears GOODBYE(leaving) and is not told the match ended", .timeLimit(.minutes(1)))
     func leavingATableForNowTellsEveryGuest() async throws {
         let host = try Self.host(seats: 3)
         let (hosted, joined) = try await Self.fill(host, guests: ["Bo", "Cy"])
