@@ -101,3 +101,61 @@ struct GroupCommitTests {
         #expect(recorder.problems.isEmpty)
     }
 }
+
+/// Issue 14 item 4: the host's bot answering at once — its reply asked to be
+/// saved while the guest's move still waits for the writer — is covered by the
+/// same append and sync as the move, and both are called back after it, in order.
+struct CoalescedSaveTests {
+    @Test("a later state asked for before the earlier one's write: one sync covers both, both called back in order, the later one loads")
+    func laterStateJoinsTheEarlierWrite() throws {
+        let store = MatchStore(directory: temporaryDirectory())
+        for writer in [DurableWriter(), DurableWriter(groupCommit: true)] {
+            defer { writer.finish() }
+            let first = MatchFixtures.newMatch(seed: 7)
+            let recorder = MatchRecorder(store: store, record: StoredMatch(state: first, role: .host, localSeat: 0, lastActivity: 0),
+                                         writer: writer)
+            #expect(recorder.saveNow(first))
+            let move = try MatchFixtures.after([3], in: first)
+            let reply = try MatchFixtures.after([3, 4], in: first)
+            let gate = GroupCommitTests.hold(writer)
+            let before = writer.syncFigures
+            let order = Mutex<[Int]>([])
+            let done = DispatchGroup()
+            for (index, state) in [move, reply].enumerated() {
+                done.enter()
+                recorder.saveBeforeRevealing(state) { failure in
+                    #expect(failure == nil)
+                    order.withLock { $0.append(index) }
+                    done.leave()
+                }
+            }
+            gate.signal()
+            done.wait()
+            #expect(order.withLock { $0 } == [0, 1])
+            #expect(writer.syncFigures.syncs - before.syncs == 1, "\(writer.syncFigures) after \(before)")
+            #expect(try store.load(path: store.path(for: recorder.current)).state.moves.count == 2)
+            #expect(recorder.problems.isEmpty)
+        }
+    }
+
+    @Test("an end asked for while a turn waits: one sync, and the end is still folded into the match file")
+    func endJoinsTheTurnsWrite() throws {
+        let store = MatchStore(directory: temporaryDirectory())
+        let writer = DurableWriter()
+        defer { writer.finish() }
+        let first = MatchFixtures.newMatch(seed: 8)
+        let recorder = MatchRecorder(store: store, record: StoredMatch(state: first, role: .host, localSeat: 0, lastActivity: 0),
+                                     writer: writer)
+        #expect(recorder.saveNow(first))
+        let move = try MatchFixtures.after([3], in: first)
+        let ended = try move.applying(.quit(1), now: 5)
+        let gate = GroupCommitTests.hold(writer)
+        recorder.saveSoon(move)
+        recorder.saveSoon(ended)
+        gate.signal()
+        #expect(recorder.saveNow(ended))
+        let reloaded = try MatchStore(directory: store.directory).load(path: store.path(for: recorder.current))
+        #expect(reloaded.phase == .ended && reloaded.state.stateHash == ended.stateHash)
+        #expect(recorder.problems.isEmpty)
+    }
+}
