@@ -30,7 +30,7 @@ func runBenchTables(_ options: BenchTablesOptions) async throws -> ExitCode {
                   floor (plain blocking ping-pong + one durable append of \(figures.turnBytes) bytes, same file system): \
                 p50 \(floor.p50.microseconds) µs   p99 \(floor.p99.microseconds) µs; paced round trip to floor: \
                 p50 \(ratio(figures.pacedP50, floor.p50))x   p99 \(ratio(figures.pacedP99, floor.p99))x
-
+                \(figures.goalLines)
                 """)
         } catch {
             Console.writeError("parlor: bench tables (\(count) tables): \(error)\n")
@@ -70,6 +70,16 @@ enum TablesBench {
         var unfinished: Int
         /// A guest's TURN frame after 20 moves of a connect4 match: the floor's request and reply size.
         var turnBytes: Int
+
+        /// Whether this run met each goal of issue 14 (the table count is a goal of its own: 1,000).
+        var goalLines: String {
+            let perTable = seated > 0 ? max(0, idleRSS - baseRSS) / seated : 0
+            func verdict(_ met: Bool) -> String { met ? "met" : "not met" }
+            return "  goals at \(tables) tables\(tables >= 1000 ? "" : " (the goals are for 1,000)"): "
+                + "paced p99 < 10 ms \(verdict(pacedP99 < .milliseconds(10))), "
+                + "< 64 KiB per idle table \(verdict(perTable < 64 * 1024)), "
+                + "idle CPU < 1% of a core \(verdict(idleCPUPercent < 1))\n"
+        }
 
         var report: String {
             let perTable = seated > 0 ? max(0, idleRSS - baseRSS) / seated : 0
