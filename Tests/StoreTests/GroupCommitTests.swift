@@ -38,9 +38,16 @@ struct GroupCommitTests {
     func oneRound(_ matches: [(MatchRecorder, MatchState)], writer: DurableWriter) -> (order: [Int], syncs: Int, frames: Int) {
         let gate = Self.hold(writer)
         let before = writer.syncFigures
+        let order = Self.saveBeforeRevealing(matches, opening: gate)
+        let after = writer.syncFigures
+        return (order, after.syncs - before.syncs, after.frames - before.frames)
+    }
+
+    /// Asks each recorder to save its state before revealing it, opens `gate`, and returns the order of the callbacks.
+    static func saveBeforeRevealing(_ saves: [(MatchRecorder, MatchState)], opening gate: DispatchSemaphore) -> [Int] {
         let order = Mutex<[Int]>([])
         let done = DispatchGroup()
-        for (index, (recorder, next)) in matches.enumerated() {
+        for (index, (recorder, next)) in saves.enumerated() {
             done.enter()
             recorder.saveBeforeRevealing(next) { failure in
                 #expect(failure == nil)
@@ -50,8 +57,7 @@ struct GroupCommitTests {
         }
         gate.signal()
         done.wait()
-        let after = writer.syncFigures
-        return (order.withLock { $0 }, after.syncs - before.syncs, after.frames - before.frames)
+        return order.withLock { $0 }
     }
 
     @Test("six matches on one group-commit writer: one sync covers the six turns, each is called back after it, in order, and each is on disk")
@@ -119,19 +125,8 @@ struct CoalescedSaveTests {
             let reply = try MatchFixtures.after([3, 4], in: first)
             let gate = GroupCommitTests.hold(writer)
             let before = writer.syncFigures
-            let order = Mutex<[Int]>([])
-            let done = DispatchGroup()
-            for (index, state) in [move, reply].enumerated() {
-                done.enter()
-                recorder.saveBeforeRevealing(state) { failure in
-                    #expect(failure == nil)
-                    order.withLock { $0.append(index) }
-                    done.leave()
-                }
-            }
-            gate.signal()
-            done.wait()
-            #expect(order.withLock { $0 } == [0, 1])
+            let order = GroupCommitTests.saveBeforeRevealing([(recorder, move), (recorder, reply)], opening: gate)
+            #expect(order == [0, 1])
             #expect(writer.syncFigures.syncs - before.syncs == 1, "\(writer.syncFigures) after \(before)")
             #expect(try store.load(path: store.path(for: recorder.current)).state.moves.count == 2)
             #expect(recorder.problems.isEmpty)
