@@ -35,6 +35,15 @@ public enum TablesBench {
         public var unfinished: Int
         /// A guest's TURN frame after 20 moves of a connect4 match: the floor's request and reply size.
         public var turnBytes: Int
+
+        /// The resident memory each seated, idle table added.
+        public var bytesPerIdleTable: Int { seated > 0 ? max(0, idleRSS - baseRSS) / seated : 0 }
+        /// Issue 14's goals, each decided here once: a paced p99 under 10 ms,
+        /// under 64 KiB per idle table, idle CPU under 1% of a core (they are
+        /// set for 1,000 tables).
+        public var pacedP99Met: Bool { pacedP99 < .milliseconds(10) }
+        public var memoryMet: Bool { bytesPerIdleTable < 64 * 1024 }
+        public var idleCPUMet: Bool { idleCPUPercent < 1 }
     }
 
     public enum Failure: Error, CustomStringConvertible {

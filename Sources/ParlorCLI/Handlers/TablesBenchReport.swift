@@ -22,7 +22,7 @@ func runBenchTables(_ options: BenchTablesOptions) async throws -> ExitCode {
                   floor (plain blocking ping-pong + one durable append of \(figures.turnBytes) bytes, same file system): \
                 p50 \(floor.p50.microseconds) µs   p99 \(floor.p99.microseconds) µs; paced round trip to floor: \
                 p50 \(ratio(figures.pacedP50, floor.p50))x   p99 \(ratio(figures.pacedP99, floor.p99))x
-
+                \(figures.goalLine)
                 """)
         } catch {
             Console.writeError("parlor: bench tables (\(count) tables): \(error)\n")
@@ -38,9 +38,18 @@ func runBenchTables(_ options: BenchTablesOptions) async throws -> ExitCode {
 }
 
 extension TablesBench.Figures {
+    /// Whether this run met each goal (the goals are for 1,000 tables).
+    var goalLine: String {
+        func verdict(_ met: Bool) -> String { met ? "met" : "not met" }
+        return "  goals at \(tables) tables\(tables >= 1000 ? "" : " (the goals are for 1,000)"): "
+            + "paced p99 < 10 ms \(verdict(pacedP99Met)), "
+            + "< 64 KiB per idle table \(verdict(memoryMet)), "
+            + "idle CPU < 1% of a core \(verdict(idleCPUMet))\n"
+    }
+
     /// The lines of one table count, before the floor's.
     var report: String {
-        let perTable = seated > 0 ? max(0, idleRSS - baseRSS) / seated : 0
+        let perTable = bytesPerIdleTable
         return """
             parlor bench tables: \(tables) tables in one host process (connect4, easy bot, every turn saved), \
             \(seated) guests seated over 127.0.0.1 in \(String(format: "%.1f", seatSeconds)) s
