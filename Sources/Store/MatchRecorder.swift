@@ -35,9 +35,6 @@ public final class MatchRecorder: Sendable {
         var problems: [String] = []
         /// The store already holds this match as ended (checked before the first write): never overwritten.
         var endedOnDisk: (checked: Bool, hash: UInt64?) = (false, nil)
-        /// The newest committed state asked to be saved (by any way in), for a write that comes
-        /// after it was asked: that write saves it instead of an older one (one sync for both).
-        var newestAsked: MatchState?
     }
 
     private let store: MatchStore
@@ -124,7 +121,6 @@ public final class MatchRecorder: Sendable {
     /// `then` is called on the writer once it is on disk (nil), or with why
     /// it is not, so the frame is held back. Returns at once.
     public func saveBeforeRevealing(_ state: MatchState, then: @escaping @Sendable (SaveFailure?) -> Void) {
-        noteAsked(state)
         writer.submit {
             self.write(state, after: .changed) { then($0.map { SaveFailure(description: $0) }) }
         }
@@ -170,30 +166,14 @@ public final class MatchRecorder: Sendable {
     }
 
     private func enqueue(_ state: MatchState, after cause: StoredMatch.Phase.Cause) {
-        if cause == .changed { noteAsked(state) }
         writer.submit { self.write(state, after: cause) { _ in } }
-    }
-
-    /// Remembers `state` as the newest asked for, unless a newer one was asked already.
-    private func noteAsked(_ state: MatchState) {
-        books.withLock { books in
-            if let newest = books.newestAsked, newest.sequence >= state.sequence { return }
-            books.newestAsked = state
-        }
     }
 
     /// On the writer: writes `state` with the phase `cause` gives (`Phase.toSave`), unless a newer
     /// or equal one is on disk; `then` gets the failure's text, or nil, once the write's round has
     /// ended (its sync done: with group commit, one sync for the round), in the order asked for.
-    ///
-    /// A change asked for after `state` but before this write (the host's bot answering the
-    /// guest's move while that move waited for the writer) is written in its place: one append
-    /// and one sync cover both, the later state's own write then finds it on disk, and both
-    /// callers are called back after that sync, in order (docs/STORE.md "Coalescing").
-    private func write(_ requested: MatchState, after cause: StoredMatch.Phase.Cause, force: Bool = false,
+    private func write(_ state: MatchState, after cause: StoredMatch.Phase.Cause, force: Bool = false,
                        then: @escaping (String?) -> Void) {
-        let newest = cause == .changed && !force ? books.withLock({ $0.newestAsked }) : nil
-        let state = if let newest, newest.matchID == requested.matchID, newest.sequence > requested.sequence { newest } else { requested }
         if !books.withLock({ $0.endedOnDisk.checked }) {
             let existing = try? store.load(path: store.path(for: books.withLock { $0.record }))
             let ended = existing?.phase == .ended && existing?.state.matchID == state.matchID

@@ -38,16 +38,9 @@ struct GroupCommitTests {
     func oneRound(_ matches: [(MatchRecorder, MatchState)], writer: DurableWriter) -> (order: [Int], syncs: Int, frames: Int) {
         let gate = Self.hold(writer)
         let before = writer.syncFigures
-        let order = Self.saveBeforeRevealing(matches, opening: gate)
-        let after = writer.syncFigures
-        return (order, after.syncs - before.syncs, after.frames - before.frames)
-    }
-
-    /// Asks each recorder to save its state before revealing it, opens `gate`, and returns the order of the callbacks.
-    static func saveBeforeRevealing(_ saves: [(MatchRecorder, MatchState)], opening gate: DispatchSemaphore) -> [Int] {
         let order = Mutex<[Int]>([])
         let done = DispatchGroup()
-        for (index, (recorder, next)) in saves.enumerated() {
+        for (index, (recorder, next)) in matches.enumerated() {
             done.enter()
             recorder.saveBeforeRevealing(next) { failure in
                 #expect(failure == nil)
@@ -57,7 +50,8 @@ struct GroupCommitTests {
         }
         gate.signal()
         done.wait()
-        return order.withLock { $0 }
+        let after = writer.syncFigures
+        return (order.withLock { $0 }, after.syncs - before.syncs, after.frames - before.frames)
     }
 
     @Test("six matches on one group-commit writer: one sync covers the six turns, each is called back after it, in order, and each is on disk")
@@ -103,53 +97,6 @@ struct GroupCommitTests {
         #expect(recorder.saveNow(ended))
         let path = store.path(for: recorder.current)
         let reloaded = try MatchStore(directory: store.directory).load(path: path)
-        #expect(reloaded.phase == .ended && reloaded.state.stateHash == ended.stateHash)
-        #expect(recorder.problems.isEmpty)
-    }
-}
-
-/// Issue 14 item 4: the host's bot answering at once — its reply asked to be
-/// saved while the guest's move still waits for the writer — is covered by the
-/// same append and sync as the move, and both are called back after it, in order.
-struct CoalescedSaveTests {
-    @Test("a later state asked for before the earlier one's write: one sync covers both, both called back in order, the later one loads")
-    func laterStateJoinsTheEarlierWrite() throws {
-        let store = MatchStore(directory: temporaryDirectory())
-        for writer in [DurableWriter(), DurableWriter(groupCommit: true)] {
-            defer { writer.finish() }
-            let first = MatchFixtures.newMatch(seed: 7)
-            let recorder = MatchRecorder(store: store, record: StoredMatch(state: first, role: .host, localSeat: 0, lastActivity: 0),
-                                         writer: writer)
-            #expect(recorder.saveNow(first))
-            let move = try MatchFixtures.after([3], in: first)
-            let reply = try MatchFixtures.after([3, 4], in: first)
-            let gate = GroupCommitTests.hold(writer)
-            let before = writer.syncFigures
-            let order = GroupCommitTests.saveBeforeRevealing([(recorder, move), (recorder, reply)], opening: gate)
-            #expect(order == [0, 1])
-            #expect(writer.syncFigures.syncs - before.syncs == 1, "\(writer.syncFigures) after \(before)")
-            #expect(try store.load(path: store.path(for: recorder.current)).state.moves.count == 2)
-            #expect(recorder.problems.isEmpty)
-        }
-    }
-
-    @Test("an end asked for while a turn waits: one sync, and the end is still folded into the match file")
-    func endJoinsTheTurnsWrite() throws {
-        let store = MatchStore(directory: temporaryDirectory())
-        let writer = DurableWriter()
-        defer { writer.finish() }
-        let first = MatchFixtures.newMatch(seed: 8)
-        let recorder = MatchRecorder(store: store, record: StoredMatch(state: first, role: .host, localSeat: 0, lastActivity: 0),
-                                     writer: writer)
-        #expect(recorder.saveNow(first))
-        let move = try MatchFixtures.after([3], in: first)
-        let ended = try move.applying(.quit(1), now: 5)
-        let gate = GroupCommitTests.hold(writer)
-        recorder.saveSoon(move)
-        recorder.saveSoon(ended)
-        gate.signal()
-        #expect(recorder.saveNow(ended))
-        let reloaded = try MatchStore(directory: store.directory).load(path: store.path(for: recorder.current))
         #expect(reloaded.phase == .ended && reloaded.state.stateHash == ended.stateHash)
         #expect(recorder.problems.isEmpty)
     }
