@@ -45,9 +45,17 @@ extension DurableTurnTests {
         }.value
         #expect(ticked < slowSync, "ten 20 ms ticks took \(ticked) while the guests saved their ends")
         for match in matches { await match.finish() }
+        // Every sync of a guest's journal is slowed, so the last end may still be on
+        // its way to the disk when the matches are done: give it a few slow syncs' time.
         for match in matches {
-            let record = try store.load(path: store.path(for: StoredMatch(
-                state: match.joined.initialState, role: .guest, localSeat: match.joined.seat, lastActivity: 0)))
+            let path = store.path(for: StoredMatch(
+                state: match.joined.initialState, role: .guest, localSeat: match.joined.seat, lastActivity: 0))
+            let deadline = ContinuousClock.now + slowSync * 4
+            var record = try store.load(path: path)
+            while !(record.phase == .ended && record.state.isEnded), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+                record = try store.load(path: path)
+            }
             #expect(record.phase == .ended && record.state.isEnded, "the guest's copy: \(record.phase)")
         }
     }
