@@ -19,9 +19,11 @@ struct DurableTurnTests {
         let slowStore = MatchStore(directory: root + "/slow"), fastStore = MatchStore(directory: root + "/fast")
         let slowSync: Duration = .seconds(5)
         // Every host journal append under the slow store takes this long to sync.
+        let slowSyncsBegun = SyncCount()
         JournalFile.beforeSync.withLock {
             $0 = { path in
                 if path.hasPrefix(slowStore.directory + "/"), path.contains("-host-") {
+                    slowSyncsBegun.count.withLock { $0 += 1 }
                     usleep(UInt32(slowSync.components.seconds) * 1_000_000)
                 }
             }
@@ -33,7 +35,12 @@ struct DurableTurnTests {
         let slowCount = max(2, ProcessInfo.processInfo.activeProcessorCount)
         let started = ContinuousClock.now
         var slow: [LoopbackMatch] = []
-        for index in 0..<slowCount { slow.append(try await LoopbackMatch.start(seed: UInt64(index), store: slowStore)) }
+        // The host's bot waits a moment before its first move, so the match's first save (the
+        // match file written whole, which no hook slows) is done and the move's save is a
+        // journal append, which is slowed: without it, the two could go to disk as one.
+        for index in 0..<slowCount {
+            slow.append(try await LoopbackMatch.start(seed: UInt64(index), store: slowStore, hostPause: .milliseconds(500)))
+        }
         // The host (a bot) moves first; its push waits for its slow save.
         let firstGuestTurn = slow.map { match in
             Task { () -> Duration? in
@@ -42,6 +49,12 @@ struct DurableTurnTests {
             }
         }
 
+        // The other match plays while every slow match's sync is under way.
+        let syncing = ContinuousClock.now + .seconds(4)
+        while slowSyncsBegun.count.withLock({ $0 }) < slowCount, ContinuousClock.now < syncing {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(slowSyncsBegun.count.withLock { $0 } >= slowCount, "the slow matches' syncs did not begin")
         let fast = try await LoopbackMatch.start(seed: 99, store: fastStore)
         var played = 0
         for await event in fast.events {
@@ -105,4 +118,9 @@ struct DurableTurnTests {
             #expect(try store.load(path: store.path(for: recorder.current)).phase == .interrupted)
         }
     }
+}
+
+/// How many slowed syncs have begun (the hook runs on the store's writer threads).
+private final class SyncCount: Sendable {
+    let count = Mutex(0)
 }

@@ -9,9 +9,13 @@ extension LoopbackMatch {
     /// with a store, both sides recorded there as `parlor host` and `parlor
     /// join` record them (`SessionRunner.record`). With `spectators`, its
     /// process watches over loopback connections of its own from the start.
-    static func start(seed: UInt64, store: MatchStore?, spectators: SpectatorLoad? = nil) async throws -> LoopbackMatch {
+    /// `hostPause` is the least the host's bot thinks before each move.
+    static func start(seed: UInt64, store: MatchStore?, spectators: SpectatorLoad? = nil,
+                      hostPause: Duration = .zero) async throws -> LoopbackMatch {
         try await start(seed: seed, spectators: spectators?.count ?? 0, appVersion: ParlorVersion.current,
-            hostPlayer: { id, random in BotParticipant(playerID: id) { game, _ in random.pick(from: game.legalMoves) } },
+            hostPlayer: { id, random in
+                BotParticipant(playerID: id, minimumThinkTime: hostPause) { game, _ in random.pick(from: game.legalMoves) }
+            },
             beforeGuest: { host, port in
                 guard let spectators else { return }
                 // They watch from their own process before the guest joins, and so see the match begin.
