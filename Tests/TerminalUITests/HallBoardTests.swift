@@ -35,8 +35,12 @@ import Testing
         #expect(board.rows().map(\.table) == [3])
         #expect(board.controller(1) == nil)
         #expect(board.controller(3) != nil)
+        #expect(board.inPlayCount == 0)
         board.update(1, state: first)  // a free table stays free
         #expect(board.rows().map(\.table) == [3])
+        #expect(board.inPlayCount == 0)
+        board.seat(3, state: first, hostSeat: 0, controller: Self.controller(first))  // the ended table's next match
+        #expect(board.inPlayCount == 1)
     }
 
     @Test func theRefreshReportsEachChangeInTablesInPlay() async throws {
