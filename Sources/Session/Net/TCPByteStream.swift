@@ -23,7 +23,8 @@ extension TCPConnection {
             peerDescription: remoteAddress, events: events,
             send: { [self] bytes in _ = self.send(bytes) },
             close: { [self] in self.close() },
-            peerHasClosed: { [self] in self.peerHasClosed }, queuedByteCount: { [self] in self.queuedByteCount })
+            peerHasClosed: { [self] in self.peerHasClosed }, queuedByteCount: { [self] in self.queuedByteCount },
+            setIdleAbsorber: { [self] in self.setIdleAbsorber($0) })
     }
 }
 

@@ -126,6 +126,7 @@ public final class TCPConnection: @unchecked Sendable {
     private var waiter: CheckedContinuation<Event?, Never>?
     /// A consumer to wake once `lock` is released.
     private var readyResume: (CheckedContinuation<Event?, Never>, Event?)?
+    private var idleAbsorber: (@Sendable ([UInt8]) -> Bool)?
 
     /// Adopts a connected, non-blocking socket and starts reading.
     ///
@@ -275,6 +276,13 @@ public final class TCPConnection: @unchecked Sendable {
     /// Bytes accepted by `send` but not yet taken by the kernel.
     public var queuedByteCount: Int { locked { queuedBytes } }
 
+    /// Chunks that arrive while the reader waits and that `absorb` takes are
+    /// dropped on the event loop's thread (called under the connection's
+    /// lock: it must not call back into the connection); nil stops it.
+    public func setIdleAbsorber(_ absorb: (@Sendable ([UInt8]) -> Bool)?) {
+        locked { idleAbsorber = absorb }
+    }
+
     // MARK: Loop side
 
     func nextEvent() async -> Event? {
@@ -316,6 +324,9 @@ public final class TCPConnection: @unchecked Sendable {
         if closedEmitted { return }
         if case .closed = event { closedEmitted = true }
         if let waiting = waiter, inboundHead == inbound.count {
+            // The reader waits and has everything before this: a chunk it would only
+            // note as a sign of life (heartbeats) is taken here, with no wake-up.
+            if case .data(let bytes) = event, let idleAbsorber, idleAbsorber(bytes) { return }
             waiter = nil
             readyResume = (waiting, event)
             return

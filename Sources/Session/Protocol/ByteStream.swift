@@ -32,6 +32,10 @@ public protocol ByteStream: Sendable {
     /// Bytes sent but not yet handed to the peer's transport (a spectator's
     /// link is dropped when this passes its bound, section 17).
     var queuedByteCount: Int { get }
+    /// Lets the transport drop, on its own thread, chunks that arrive while
+    /// the reader waits and that `absorb` takes (returns true for); nil stops
+    /// it. Only a transport that can tell when its reader waits does this.
+    func setIdleAbsorber(_ absorb: (@Sendable ([UInt8]) -> Bool)?)
 }
 
 extension ByteStream {
@@ -39,6 +43,8 @@ extension ByteStream {
     public var peerHasClosed: Bool { false }
     /// 0 unless the transport can tell.
     public var queuedByteCount: Int { 0 }
+    /// Nothing: every chunk reaches the reader.
+    public func setIdleAbsorber(_ absorb: (@Sendable ([UInt8]) -> Bool)?) {}
 }
 
 /// A `ByteStream` made of closures, to adapt a transport without a new type
@@ -51,18 +57,21 @@ public struct AdaptedByteStream: ByteStream {
     private let closeStream: @Sendable () -> Void
     private let peerClosed: @Sendable () -> Bool
     private let queued: @Sendable () -> Int
+    private let absorber: @Sendable ((@Sendable ([UInt8]) -> Bool)?) -> Void
 
     /// A stream whose `send` and `close` call the given closures; they must
     /// not block. `peerHasClosed` answers `ByteStream.peerHasClosed`.
     public init(peerDescription: String, events: AsyncStream<ByteStreamEvent>,
                 send: @escaping @Sendable ([UInt8]) -> Void, close: @escaping @Sendable () -> Void,
-                peerHasClosed: @escaping @Sendable () -> Bool = { false }, queuedByteCount: @escaping @Sendable () -> Int = { 0 }) {
+                peerHasClosed: @escaping @Sendable () -> Bool = { false }, queuedByteCount: @escaping @Sendable () -> Int = { 0 },
+                setIdleAbsorber: @escaping @Sendable ((@Sendable ([UInt8]) -> Bool)?) -> Void = { _ in }) {
         self.peerDescription = peerDescription
         self.events = events
         self.sendBytes = send
         self.closeStream = close
         self.peerClosed = peerHasClosed
         self.queued = queuedByteCount
+        self.absorber = setIdleAbsorber
     }
 
     public var peerHasClosed: Bool { peerClosed() }
@@ -70,4 +79,5 @@ public struct AdaptedByteStream: ByteStream {
 
     public func send(_ bytes: [UInt8]) { sendBytes(bytes) }
     public func close() { closeStream() }
+    public func setIdleAbsorber(_ absorb: (@Sendable ([UInt8]) -> Bool)?) { absorber(absorb) }
 }

@@ -173,6 +173,7 @@ public final class RemoteGuest: Participant {
         })
         guard let rejoining, let old else { return }
         newConnection.markHeard()
+        newConnection.absorbHeartbeats()
         if old !== newConnection {
             old.detach()
             old.close()
@@ -247,6 +248,7 @@ public final class RemoteGuest: Participant {
 
     public func attach(to controller: MatchController) {
         connection.markHeard()
+        connection.absorbHeartbeats()
         performNow(step { state in
             state.controller = controller
             state.ticker = LivenessClock.shared.timer { [weak self] in self?.tickerFired() }

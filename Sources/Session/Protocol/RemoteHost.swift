@@ -172,6 +172,7 @@ public final class RemoteHost: Participant {
 
     public func attach(to controller: MatchController) {
         connection.markHeard()
+        connection.absorbHeartbeats()
         let attaching = step { state in
             state.controller = controller
             return .attached(now: .now)
@@ -296,6 +297,7 @@ public final class RemoteHost: Participant {
             return
         }
         rejoined.connection.markHeard()
+        rejoined.connection.absorbHeartbeats()
         let ours = await controller.state
         let awaitingConfirmation = await controller.isAwaitingConfirmation
         await perform(step(.reconciling(host: rejoined.match, ours: ours, awaitingConfirmation: awaitingConfirmation)))

@@ -399,7 +399,8 @@ final class ReplayedStream: @unchecked Sendable {
         let original = self.original
         return AdaptedByteStream(peerDescription: original.peerDescription, events: events,
                                  send: { original.send($0) }, close: { original.close() },
-                                 peerHasClosed: { original.peerHasClosed })
+                                 peerHasClosed: { original.peerHasClosed },
+                                 setIdleAbsorber: { original.setIdleAbsorber($0) })
     }
 
     private var replayedEnd = false

@@ -34,6 +34,9 @@ final class WireConnection: Sendable {
 
     let stream: any ByteStream
     private let state = Mutex(State())
+    /// Whether the reader has no partial frame and has not heard GOODBYE: a
+    /// chunk that arrives while it waits starts at a frame boundary.
+    private let atFrameBoundary = Atomic<Bool>(false)
 
     init(stream: any ByteStream) {
         self.stream = stream
@@ -54,6 +57,29 @@ final class WireConnection: Sendable {
     /// while its side was being set up).
     func markHeard() {
         state.withLock { $0.lastHeard = .now }
+    }
+
+    /// From now on, chunks made only of whole HEARTBEAT frames that arrive while
+    /// the reader waits are noted as heard by the transport and go no further
+    /// (no task wakes for them): for an in-match link, where a heartbeat is
+    /// only a sign of life. A thousand idle tables hear 333 a second.
+    func absorbHeartbeats() {
+        stream.setIdleAbsorber { [weak self] bytes in self?.absorbIfOnlyHeartbeats(bytes) ?? false }
+    }
+
+    private func absorbIfOnlyHeartbeats(_ bytes: [UInt8]) -> Bool {
+        guard atFrameBoundary.load(ordering: .acquiring) else { return false }
+        var decoder = FrameDecoder()
+        decoder.append(bytes)
+        var beats = 0
+        while true {
+            guard let frame = try? decoder.next() else { break }
+            guard frame.type == .heartbeat, case .heartbeat? = try? Message.decode(frame) else { return false }
+            beats += 1
+        }
+        guard beats > 0, decoder.bufferedByteCount == 0 else { return false }
+        markHeard()
+        return true
     }
 
     /// Whether the stream is still open.
@@ -115,7 +141,9 @@ final class WireConnection: Sendable {
                         break frames
                     }
                 }
+                atFrameBoundary.store(!heardGoodbye && decoder.bufferedByteCount == 0, ordering: .releasing)
             case .closed(let why):
+                atFrameBoundary.store(false, ordering: .releasing)
                 markClosed()
                 await dispatch(.closed(why, midFrame: !heardGoodbye && decoder.bufferedByteCount > 0))
                 // Break the connection → handler → participant → connection cycle.
