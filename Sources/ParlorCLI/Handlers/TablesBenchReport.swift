@@ -61,7 +61,7 @@ extension TablesBench.Figures {
               turn round trip (a guest's move until the bot's answer arrives): p50 \(p50.microseconds) µs   p99 \(p99.microseconds) µs
               host resident memory: \(baseRSS / 1024) KiB listening, \(idleRSS / 1024) KiB with every table seated and idle = \
             \(perTable / 1024) KiB per idle table
-              host CPU: \(String(format: "%.2f", idleCPUPercent))% of a core while every table is idle, \
+              host CPU: \(String(format: "%.2f", idleCPUPercent))% of a core while every table is idle (\(TablesBench.idleTime.components.seconds) s), \
             \(cpuPerTurn.microseconds) µs per turn while playing
               host open descriptors with every table seated: \(descriptors)
 
