@@ -23,11 +23,11 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
     let presentation = MatchPresentation(flags: options.display)
     let announcer = Announcer(json: presentation.isJSON)
     let soft = (try? DescriptorLimit.raise()) ?? 1024
-    let needed = Hall.descriptorsNeeded(tables: limit)
+    let needed = TableBudget.descriptorsNeeded(tables: limit)
     guard soft >= needed else {
-        throw CommandFailure("--tables \(limit) needs about \(needed) open files (\(Hall.descriptorsPerTable) per table and "
-                             + "\(Hall.descriptorReserve) to spare); this process may open \(soft) (see 'ulimit -n'): "
-                             + "ask for at most \(Hall.tablesFitting(descriptors: soft)) tables, or raise the limit", exitCode: .usage)
+        throw CommandFailure("--tables \(limit) needs about \(needed) open files (\(TableBudget.descriptorsPerTable) per table and "
+                             + "\(TableBudget.descriptorReserve) to spare); this process may open \(soft) (see 'ulimit -n'): "
+                             + "ask for at most \(TableBudget.tablesFitting(descriptors: soft)) tables, or raise the limit", exitCode: .usage)
     }
     do { try LocalData.matchStore.checkWritable() } catch {
         throw CommandFailure("matches cannot be saved here: \(error)", exitCode: .ioError)
@@ -130,17 +130,8 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
 
 /// The pieces of a hall's run: playing one table, the numbers it lives by.
 enum Hall {
-    /// Open files a table costs: the guest's socket, the match's journal and its lock.
-    static let descriptorsPerTable: UInt64 = 4
-    /// Open files kept for everything else (listener, epoll, the daemon's socket, handshakes).
-    static let descriptorReserve: UInt64 = 128
     /// Writer threads shared by every table's saves.
     static let writerCount = 16
-
-    static func descriptorsNeeded(tables: Int) -> UInt64 { UInt64(tables) * descriptorsPerTable + descriptorReserve }
-    static func tablesFitting(descriptors: UInt64) -> UInt64 {
-        descriptors > descriptorReserve ? (descriptors - descriptorReserve) / descriptorsPerTable : 0
-    }
 
     /// What every table's play needs from the run.
     struct Context: Sendable {
