@@ -201,3 +201,61 @@ private final class Firings: Sendable {
         #expect(machine.tolerance == .milliseconds(100))
     }
 }
+
+/// The clock's pure schedule, against a plain list of what is armed.
+@Suite struct TickScheduleTests {
+    let start = ContinuousClock.now
+
+    @Test func reArmingReplacesTheEarlierDeadlineAndDisarmingForgetsIt() {
+        var schedule = TickSchedule()
+        schedule.arm(1, at: start + .seconds(1), tolerance: .zero)
+        schedule.arm(1, at: start + .seconds(5), tolerance: .milliseconds(100))
+        schedule.arm(2, at: start + .seconds(2), tolerance: .zero)
+        schedule.disarm(2)
+        #expect(schedule.count == 1)
+        #expect(schedule.wakeAt == start + .milliseconds(5100))
+        #expect(schedule.takeDue(now: start + .seconds(3)).isEmpty, "the first arming of 1 and the disarmed 2 never fire")
+        #expect(schedule.takeDue(now: start + .seconds(5)) == [1])
+        #expect(schedule.count == 0 && schedule.wakeAt == nil)
+    }
+
+    @Test func theWakeUpIsTheEarliestLatestInstantEvenWhenToleranceDiffers() {
+        var schedule = TickSchedule()
+        schedule.arm(1, at: start + .seconds(1), tolerance: .seconds(10))
+        schedule.arm(2, at: start + .seconds(4), tolerance: .zero)
+        #expect(schedule.wakeAt == start + .seconds(4))
+        // At 4 s both are due, earliest deadline first.
+        #expect(schedule.takeDue(now: start + .seconds(4)) == [1, 2])
+    }
+
+    /// Thousands of random arms, re-arms, disarms and takes, each step checked against a dictionary.
+    @Test func agreesWithAPlainListOverManyRandomSteps() {
+        var schedule = TickSchedule()
+        var model: [UInt64: (deadline: ContinuousClock.Instant, latest: ContinuousClock.Instant)] = [:]
+        var random = SystemRandomNumberGenerator()
+        var now = start
+        for _ in 0..<20_000 {
+            let id = UInt64.random(in: 0..<300, using: &random)
+            switch Int.random(in: 0..<10, using: &random) {
+            case 0..<6:
+                let deadline = now + .milliseconds(Int.random(in: 0..<3000, using: &random))
+                let tolerance = Duration.milliseconds([0, 100, 250].randomElement(using: &random)!)
+                schedule.arm(id, at: deadline, tolerance: tolerance)
+                model[id] = (deadline, deadline + tolerance)
+            case 6:
+                schedule.disarm(id)
+                model[id] = nil
+            default:
+                now += .milliseconds(Int.random(in: 0..<200, using: &random))
+                let due = model.filter { $0.value.deadline <= now }
+                let taken = schedule.takeDue(now: now)
+                #expect(Set(taken) == Set(due.keys) && taken.count == due.count)
+                let deadlines = taken.map { due[$0]!.deadline }
+                #expect(deadlines == deadlines.sorted(), "earliest deadline first")
+                for id in due.keys { model[id] = nil }
+            }
+            #expect(schedule.count == model.count)
+            #expect(schedule.wakeAt == model.values.map(\.latest).min())
+        }
+    }
+}

@@ -55,7 +55,7 @@ public final class EventLoop: @unchecked Sendable {
     private var tasks: [@Sendable () -> Void] = []
     private var timers: [UInt64: (deadline: UInt64, task: @Sendable () -> Void)] = [:]
     /// Earliest deadline first; cancelled entries are skipped when popped.
-    private var timerHeap = TimerHeap()
+    private var timerHeap = MinHeap<LoopTimer>()
     private var stopping = false
     private var threadID: Int32 = 0
     private var stopped = false
@@ -209,7 +209,7 @@ public final class EventLoop: @unchecked Sendable {
         nextID += 1
         timers[id] = (deadline, task)
         let isEarliest = timerHeap.peek().map { deadline < $0.deadline } ?? true
-        timerHeap.push((deadline, id))
+        timerHeap.push(LoopTimer(deadline: deadline, id: id))
         lock.unlock()
         if isEarliest { wake() }
         return TimerID(value: id)
@@ -326,38 +326,9 @@ public final class EventLoop: @unchecked Sendable {
     }
 }
 
-/// A binary min-heap of (deadline, timer id).
-struct TimerHeap {
-    private var items: [(deadline: UInt64, id: UInt64)] = []
-
-    func peek() -> (deadline: UInt64, id: UInt64)? { items.first }
-
-    mutating func push(_ item: (deadline: UInt64, id: UInt64)) {
-        items.append(item)
-        var child = items.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            if items[parent].deadline <= items[child].deadline { break }
-            items.swapAt(parent, child)
-            child = parent
-        }
-    }
-
-    mutating func pop() -> (deadline: UInt64, id: UInt64)? {
-        guard !items.isEmpty else { return nil }
-        items.swapAt(0, items.count - 1)
-        let top = items.removeLast()
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1
-            let right = left + 1
-            var smallest = parent
-            if left < items.count, items[left].deadline < items[smallest].deadline { smallest = left }
-            if right < items.count, items[right].deadline < items[smallest].deadline { smallest = right }
-            if smallest == parent { break }
-            items.swapAt(parent, smallest)
-            parent = smallest
-        }
-        return top
-    }
+/// One timer of the loop, in its heap: earliest deadline first.
+struct LoopTimer: Comparable {
+    var deadline: UInt64
+    var id: UInt64
+    static func < (a: LoopTimer, b: LoopTimer) -> Bool { a.deadline < b.deadline }
 }

@@ -138,30 +138,74 @@ public final class LivenessClock: Sendable {
 
 /// The pure schedule of `LivenessClock`: armed deadlines with tolerances,
 /// when to wake, and which are due.
+///
+/// Two heaps, one by deadline (what is due) and one by latest instant (when
+/// to wake), so arming, the wake-up instant and taking what is due cost
+/// O(log n) each rather than a pass over every armed timer: a thousand
+/// tables re-arm about 330 times a second. A disarmed or re-armed timer's
+/// old entries stay in the heaps, marked stale by their arming number, and
+/// are dropped when they reach the top (and all at once when they outnumber
+/// the live ones); each heap's top is always live.
 public struct TickSchedule: Sendable {
-    private var armed: [UInt64: (deadline: ContinuousClock.Instant, latest: ContinuousClock.Instant)] = [:]
+    private struct Entry: Comparable, Sendable {
+        var at: ContinuousClock.Instant
+        var id: UInt64
+        var arming: UInt64
+        static func < (a: Entry, b: Entry) -> Bool { a.at < b.at }
+    }
+
+    private var armed: [UInt64: (deadline: ContinuousClock.Instant, latest: ContinuousClock.Instant, arming: UInt64)] = [:]
+    private var byDeadline = MinHeap<Entry>()
+    private var byLatest = MinHeap<Entry>()
+    private var armings: UInt64 = 0
 
     public init() {}
 
     /// Arms `id` for `deadline`, to fire at most `tolerance` later; replaces its earlier arming.
     public mutating func arm(_ id: UInt64, at deadline: ContinuousClock.Instant, tolerance: Duration) {
-        armed[id] = (deadline, deadline + max(.zero, tolerance))
+        armings += 1
+        let latest = deadline + max(.zero, tolerance)
+        armed[id] = (deadline, latest, armings)
+        byDeadline.push(Entry(at: deadline, id: id, arming: armings))
+        byLatest.push(Entry(at: latest, id: id, arming: armings))
+        tidy()
     }
 
     public mutating func disarm(_ id: UInt64) {
-        armed[id] = nil
+        guard armed.removeValue(forKey: id) != nil else { return }
+        tidy()
     }
 
     /// How many are armed.
     public var count: Int { armed.count }
 
     /// When to wake: the earliest latest instant of any armed timer (nil: none armed).
-    public var wakeAt: ContinuousClock.Instant? { armed.values.map(\.latest).min() }
+    public var wakeAt: ContinuousClock.Instant? { byLatest.peek()?.at }
 
     /// Disarms and returns every timer whose deadline is at or before `now`, earliest deadline first.
     public mutating func takeDue(now: ContinuousClock.Instant) -> [UInt64] {
-        let due = armed.filter { $0.value.deadline <= now }.sorted { $0.value.deadline < $1.value.deadline }.map(\.key)
-        for id in due { armed[id] = nil }
+        var due: [UInt64] = []
+        while let top = byDeadline.peek() {
+            if isLive(top) {
+                guard top.at <= now else { break }
+                armed[top.id] = nil
+                due.append(top.id)
+            }
+            byDeadline.pop()
+        }
+        tidy()
         return due
+    }
+
+    private func isLive(_ entry: Entry) -> Bool { armed[entry.id]?.arming == entry.arming }
+
+    /// Drops stale entries from both tops, and rebuilds the heaps when stale entries outnumber live ones.
+    private mutating func tidy() {
+        if max(byDeadline.count, byLatest.count) > 2 * armed.count + 64 {
+            byDeadline.rebuild(armed.map { Entry(at: $0.value.deadline, id: $0.key, arming: $0.value.arming) })
+            byLatest.rebuild(armed.map { Entry(at: $0.value.latest, id: $0.key, arming: $0.value.arming) })
+        }
+        while let top = byDeadline.peek(), !isLive(top) { byDeadline.pop() }
+        while let top = byLatest.peek(), !isLive(top) { byLatest.pop() }
     }
 }
