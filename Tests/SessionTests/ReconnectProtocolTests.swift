@@ -430,7 +430,9 @@ struct ReconnectPolicyTests {
     }
 
     @Test func aShortHeartbeatTimeoutStillGivesAValidWelcome() async throws {
-        // --heartbeat-timeout 3 with the default 3 s interval: the interval shrinks to 1 s.
+        // By default the peer hears three heartbeats before it counts as silent.
+        #expect(SessionTimeouts().heartbeatInterval * 3 == SessionTimeouts().heartbeatTimeout)
+        // --heartbeat-timeout 3 with the default 5 s interval: the interval shrinks to 1 s.
         let timeouts = SessionTimeouts(heartbeatTimeout: .seconds(3))
         #expect(timeouts.withHeartbeatFittingTheTimeout().heartbeatInterval == .seconds(1))
         let pair = try await JoinedPair.make(timeouts: timeouts)

@@ -6,7 +6,9 @@ public struct SessionTimeouts: Hashable, Sendable {
     /// answer to it (guest). Counted from accept, not reset by incoming bytes,
     /// so a connection trickling one byte a minute is dropped. Default 10 s.
     public var handshake: Duration
-    /// How often each side sends HEARTBEAT. Default 3 s.
+    /// How often each side sends HEARTBEAT. Default 5 s: a third of the
+    /// timeout, so the peer hears three before it counts as silent, and a
+    /// thousand idle tables cost 400 heartbeats a second, not 667.
     public var heartbeatInterval: Duration
     /// Silence after which the peer counts as disconnected. Default 15 s.
     public var heartbeatTimeout: Duration
@@ -19,7 +21,7 @@ public struct SessionTimeouts: Hashable, Sendable {
     public var grace: Duration
 
     /// Timeouts; every default is the documented one.
-    public init(handshake: Duration = .seconds(10), heartbeatInterval: Duration = .seconds(3),
+    public init(handshake: Duration = .seconds(10), heartbeatInterval: Duration = .seconds(5),
                 heartbeatTimeout: Duration = .seconds(15), confirmation: Duration = .seconds(10),
                 grace: Duration = .seconds(120)) {
         self.handshake = handshake
@@ -33,7 +35,7 @@ public struct SessionTimeouts: Hashable, Sendable {
 extension SessionTimeouts {
     /// These timeouts with the heartbeat interval at most a third of the
     /// heartbeat timeout, so a short `--heartbeat-timeout` (say 3 s with the
-    /// default 3 s interval) still sees several heartbeats before it fires,
+    /// default 5 s interval) still sees several heartbeats before it fires,
     /// and the WELCOME stays valid (the timeout must exceed the interval).
     public func withHeartbeatFittingTheTimeout() -> SessionTimeouts {
         var fitted = self

@@ -62,7 +62,7 @@ final class WireConnection: Sendable {
     /// From now on, chunks made only of whole HEARTBEAT frames that arrive while
     /// the reader waits are noted as heard by the transport and go no further
     /// (no task wakes for them): for an in-match link, where a heartbeat is
-    /// only a sign of life. A thousand idle tables hear 333 a second.
+    /// only a sign of life. A thousand idle tables hear 200 a second.
     func absorbHeartbeats() {
         stream.setIdleAbsorber { [weak self] bytes in self?.absorbIfOnlyHeartbeats(bytes) ?? false }
     }
