@@ -94,7 +94,7 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
         }
     }
     defer { giveUp?.cancel() }
-    let stop = Hall.StopSignal()
+    let stop = HallStop()
     let watcher = SignalWatcher(signals: SignalWatcher.terminating) { number in stop.fire(number) }
     defer { watcher.cancel() }
     let environment = ProcessInfo.processInfo.environment
@@ -149,7 +149,7 @@ enum Hall {
     /// Plays table `table` to its end against the host's bot, saving every
     /// state before its guest sees it, then frees the table. Left for now
     /// (GOODBYE leaving, record interrupted) when the hall stops first.
-    static func play(_ table: HallTable, context: Context, stop: StopSignal) async {
+    static func play(_ table: HallTable, context: Context, stop: HallStop) async {
         let hosted = table.match
         let id = hosted.initialState.matchID
         let bot = BotParticipant(playerID: hosted.hostPlayerID, minimumThinkTime: .zero,
@@ -235,80 +235,4 @@ enum Hall {
             context.announcer.say("Refused a guest from \(report.report.address) at \(place): \(sentence)", event: .object(fields))
         }
     }
-
-    /// The hall's stop: the first terminating signal, and every table's play that must finish first.
-    final class StopSignal: Sendable {
-        private struct State {
-            var signal: Int32?
-            var waiters: [CheckedContinuation<Int32?, Never>] = []
-            var handlers: [UInt64: @Sendable () -> Void] = [:]
-            var nextHandler: UInt64 = 0
-            var tables: [Task<Void, Never>] = []
-        }
-
-        private let state = Mutex(State())
-
-        var fired: Bool { state.withLock { $0.signal != nil } }
-
-        func fire(_ number: Int32) {
-            let (waiters, handlers) = state.withLock { state -> ([CheckedContinuation<Int32?, Never>], [@Sendable () -> Void]) in
-                guard state.signal == nil else { return ([], []) }
-                state.signal = number
-                defer { state.waiters = [] }
-                return (state.waiters, Array(state.handlers.values))
-            }
-            for handler in handlers { handler() }
-            for waiter in waiters { waiter.resume(returning: number) }
-        }
-
-        func wait() async -> Int32? {
-            await withCheckedContinuation { continuation in
-                let now = state.withLock { state -> Int32? in
-                    if state.signal == nil { state.waiters.append(continuation) }
-                    return state.signal
-                }
-                if let now { continuation.resume(returning: now) }
-            }
-        }
-
-        /// Runs `handler` when the stop fires (at once if it has); cancel the result to forget it.
-        func onStop(_ handler: @escaping @Sendable () -> Void) -> StopHandler {
-            let (id, firedAlready) = state.withLock { state -> (UInt64, Bool) in
-                state.nextHandler += 1
-                if state.signal == nil { state.handlers[state.nextHandler] = handler }
-                return (state.nextHandler, state.signal != nil)
-            }
-            if firedAlready { handler() }
-            return StopHandler { [self] in _ = state.withLock { $0.handlers.removeValue(forKey: id) } }
-        }
-
-        func track(_ task: Task<Void, Never>) {
-            state.withLock { state in
-                state.tables.removeAll { $0.isCancelled }
-                state.tables.append(task)
-            }
-        }
-
-        /// Waits (at most 10 s) for every table's play to finish its leaving.
-        func waitForTables() async {
-            let tables = state.withLock { $0.tables }
-            let deadline = ContinuousClock.now + .seconds(10)
-            for table in tables {
-                let left = deadline - ContinuousClock.now
-                guard left > .zero else { return }
-                await withTaskGroup(of: Void.self) { group in
-                    group.addTask { await table.value }
-                    group.addTask { try? await Task.sleep(for: left) }
-                    await group.next()
-                    group.cancelAll()
-                }
-            }
-        }
-    }
-
-    struct StopHandler: Sendable {
-        let cancelling: @Sendable () -> Void
-        func cancel() { cancelling() }
-    }
 }
-
