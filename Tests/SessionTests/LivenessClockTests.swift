@@ -170,6 +170,28 @@ private final class Firings: Sendable {
         #expect(await firings.wait(for: 1))
         #expect(firings.all.first.map { $0 >= .milliseconds(50) } == true)
     }
+
+    /// The process's clock waits on the event loop and fires there: not early, and an earlier timer armed later still comes first.
+    @Test func theProcessClockFiresOnTheEventLoopInDeadlineOrder() async throws {
+        let loop = try EventLoop.shared()
+        let firings = Firings()
+        let onLoop = Firings()
+        let start = ContinuousClock.now
+        let late = LivenessClock.shared.timer {
+            firings.record(ContinuousClock.now - start)
+            if loop.inEventLoop { onLoop.record(.seconds(2)) }
+        }
+        let soon = LivenessClock.shared.timer {
+            firings.record(ContinuousClock.now - start)
+            if loop.inEventLoop { onLoop.record(.seconds(1)) }
+        }
+        late.schedule(at: start + .milliseconds(300), tolerance: .milliseconds(10))
+        soon.schedule(at: start + .milliseconds(60), tolerance: .milliseconds(10))
+        #expect(await firings.wait(for: 2))
+        let times = firings.all
+        #expect(times.count == 2 && times[0] >= .milliseconds(60) && times[1] >= .milliseconds(300))
+        #expect(onLoop.all == [.seconds(1), .seconds(2)], "both fired on the loop's thread, the sooner first")
+    }
 }
 
 /// When a link's liveness next needs a tick, so an idle link sleeps until then.

@@ -12,33 +12,38 @@ struct MinHeap<Element: Comparable>: Sendable where Element: Sendable {
 
     mutating func push(_ item: Element) {
         items.append(item)
-        var child = items.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            if !(items[child] < items[parent]) { break }
-            items.swapAt(parent, child)
-            child = parent
+        items.withUnsafeMutableBufferPointer { buffer in
+            var child = buffer.count - 1
+            while child > 0 {
+                let parent = (child - 1) / 2
+                if !(buffer[child] < buffer[parent]) { break }
+                buffer.swapAt(parent, child)
+                child = parent
+            }
         }
     }
 
     /// Takes the least element off, nil when empty.
     @discardableResult
     mutating func pop() -> Element? {
-        guard !items.isEmpty else { return nil }
-        items.swapAt(0, items.count - 1)
-        let top = items.removeLast()
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1
-            let right = left + 1
-            var smallest = parent
-            if left < items.count, items[left] < items[smallest] { smallest = left }
-            if right < items.count, items[right] < items[smallest] { smallest = right }
-            if smallest == parent { break }
-            items.swapAt(parent, smallest)
-            parent = smallest
+        guard let last = items.popLast() else { return nil }
+        guard !items.isEmpty else { return last }
+        return items.withUnsafeMutableBufferPointer { buffer in
+            let top = buffer[0]
+            buffer[0] = last
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1
+                let right = left + 1
+                var smallest = parent
+                if left < buffer.count, buffer[left] < buffer[smallest] { smallest = left }
+                if right < buffer.count, buffer[right] < buffer[smallest] { smallest = right }
+                if smallest == parent { break }
+                buffer.swapAt(parent, smallest)
+                parent = smallest
+            }
+            return top
         }
-        return top
     }
 
     /// Replaces the contents with `elements`.

@@ -16,10 +16,43 @@ import Synchronization
 ///
 /// The clock holds its timers weakly: a timer that is cancelled or let go
 /// is forgotten. The schedule itself is the pure `TickSchedule`; the clock
-/// only sleeps and calls back.
+/// only waits and calls back.
+///
+/// The process's clock waits on the event loop's own timer and fires its
+/// timers on the loop's thread (a heartbeat is one non-blocking write): a
+/// `Task.sleep` per wake-up went through Dispatch's timer thread and woke a
+/// pool thread each time, about a fifth of an idle 1,000-table host's CPU.
 public final class LivenessClock: Sendable {
-    /// The process's clock, for every session.
-    public static let shared = LivenessClock()
+    /// The process's clock, for every session: on the shared event loop (on
+    /// Swift's clock if the loop cannot start).
+    public static let shared: LivenessClock = {
+        guard let loop = try? EventLoop.shared() else { return LivenessClock() }
+        return LivenessClock(alarm: Alarm { instant, fire in
+            let id = loop.schedule(after: instant - .now, fire)
+            return { loop.cancelTimer(id) }
+        })
+    }()
+
+    /// How the clock waits: `set(instant, fire)` calls `fire` once at or
+    /// after `instant`, unless the returned cancel is called first.
+    public struct Alarm: Sendable {
+        let set: @Sendable (ContinuousClock.Instant, @escaping @Sendable () -> Void) -> @Sendable () -> Void
+
+        public init(set: @escaping @Sendable (ContinuousClock.Instant, @escaping @Sendable () -> Void) -> @Sendable () -> Void) {
+            self.set = set
+        }
+
+        /// An alarm that sleeps in a task with `sleep`.
+        static func sleeping(_ sleep: @escaping @Sendable (ContinuousClock.Instant) async throws -> Void) -> Alarm {
+            Alarm { instant, fire in
+                let task = Task {
+                    do { try await sleep(instant) } catch { return }
+                    fire()
+                }
+                return { task.cancel() }
+            }
+        }
+    }
 
     /// An alarm of one link: armed with `schedule(at:tolerance:)`, fires `fire` once on the clock's task.
     public final class Timer: Sendable {
@@ -54,14 +87,14 @@ public final class LivenessClock: Sendable {
         var schedule = TickSchedule()
         var timers: [UInt64: Weak] = [:]
         var nextID: UInt64 = 0
-        /// The sleeping task, the instant it wakes at, and its number (a cancelled one that woke anyway is not it).
-        var sleeper: (task: Task<Void, Never>, wakesAt: ContinuousClock.Instant, number: UInt64)?
+        /// The alarm set, the instant it wakes at, and its number (a cancelled one that woke anyway is not it).
+        var sleeper: (cancel: @Sendable () -> Void, wakesAt: ContinuousClock.Instant, number: UInt64)?
         var sleepers: UInt64 = 0
     }
 
     private let state = Mutex(State())
     private let now: @Sendable () -> ContinuousClock.Instant
-    private let sleep: @Sendable (ContinuousClock.Instant) async throws -> Void
+    private let alarm: Alarm
     /// Wake-ups so far, for tests and the bench.
     private let wakes = Atomic<Int>(0)
 
@@ -71,7 +104,13 @@ public final class LivenessClock: Sendable {
                     try await Task.sleep(until: $0, clock: .continuous)
                 }) {
         self.now = now
-        self.sleep = sleep
+        self.alarm = .sleeping(sleep)
+    }
+
+    /// A clock on the continuous clock that waits with `alarm`.
+    public init(alarm: Alarm) {
+        self.now = { .now }
+        self.alarm = alarm
     }
 
     /// A new, unarmed timer that calls `fire` (on the clock's task: it should return at once).
@@ -112,15 +151,12 @@ public final class LivenessClock: Sendable {
         guard let wake = state.schedule.wakeAt else { return }
         if let sleeper = state.sleeper {
             if sleeper.wakesAt <= wake { return }
-            sleeper.task.cancel()
+            sleeper.cancel()
         }
         state.sleepers += 1
         let number = state.sleepers
-        let task = Task { [weak self, sleep] in
-            do { try await sleep(wake) } catch { return }
-            self?.wokeUp(number)
-        }
-        state.sleeper = (task, wake, number)
+        let cancel = alarm.set(wake) { [weak self] in self?.wokeUp(number) }
+        state.sleeper = (cancel, wake, number)
     }
 
     private func wokeUp(_ number: UInt64) {
@@ -147,8 +183,11 @@ public final class LivenessClock: Sendable {
 /// are dropped when they reach the top (and all at once when they outnumber
 /// the live ones); each heap's top is always live.
 public struct TickSchedule: Sendable {
+    /// A heap entry. Its instant is kept as nanoseconds from `origin`:
+    /// comparing two `ContinuousClock.Instant`s costs about ten times more
+    /// than comparing two integers, and a heap compares a lot.
     private struct Entry: Comparable, Sendable {
-        var at: ContinuousClock.Instant
+        var at: Int64
         var id: UInt64
         var arming: UInt64
         static func < (a: Entry, b: Entry) -> Bool { a.at < b.at }
@@ -158,16 +197,27 @@ public struct TickSchedule: Sendable {
     private var byDeadline = MinHeap<Entry>()
     private var byLatest = MinHeap<Entry>()
     private var armings: UInt64 = 0
+    /// The instant the heaps' integers count from: the first one armed.
+    private var origin: ContinuousClock.Instant?
 
     public init() {}
+
+    private mutating func key(_ instant: ContinuousClock.Instant) -> Int64 {
+        let origin = self.origin ?? instant
+        self.origin = origin
+        let (seconds, attoseconds) = (instant - origin).components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { return seconds < 0 ? .min : .max }
+        return whole &+ attoseconds / 1_000_000_000
+    }
 
     /// Arms `id` for `deadline`, to fire at most `tolerance` later; replaces its earlier arming.
     public mutating func arm(_ id: UInt64, at deadline: ContinuousClock.Instant, tolerance: Duration) {
         armings += 1
         let latest = deadline + max(.zero, tolerance)
         armed[id] = (deadline, latest, armings)
-        byDeadline.push(Entry(at: deadline, id: id, arming: armings))
-        byLatest.push(Entry(at: latest, id: id, arming: armings))
+        byDeadline.push(Entry(at: key(deadline), id: id, arming: armings))
+        byLatest.push(Entry(at: key(latest), id: id, arming: armings))
         tidy()
     }
 
@@ -180,14 +230,14 @@ public struct TickSchedule: Sendable {
     public var count: Int { armed.count }
 
     /// When to wake: the earliest latest instant of any armed timer (nil: none armed).
-    public var wakeAt: ContinuousClock.Instant? { byLatest.peek()?.at }
+    public var wakeAt: ContinuousClock.Instant? { byLatest.peek().flatMap { armed[$0.id]?.latest } }
 
     /// Disarms and returns every timer whose deadline is at or before `now`, earliest deadline first.
     public mutating func takeDue(now: ContinuousClock.Instant) -> [UInt64] {
         var due: [UInt64] = []
         while let top = byDeadline.peek() {
-            if isLive(top) {
-                guard top.at <= now else { break }
+            if let timer = armed[top.id], timer.arming == top.arming {
+                guard timer.deadline <= now else { break }
                 armed[top.id] = nil
                 due.append(top.id)
             }
@@ -202,8 +252,13 @@ public struct TickSchedule: Sendable {
     /// Drops stale entries from both tops, and rebuilds the heaps when stale entries outnumber live ones.
     private mutating func tidy() {
         if max(byDeadline.count, byLatest.count) > 2 * armed.count + 64 {
-            byDeadline.rebuild(armed.map { Entry(at: $0.value.deadline, id: $0.key, arming: $0.value.arming) })
-            byLatest.rebuild(armed.map { Entry(at: $0.value.latest, id: $0.key, arming: $0.value.arming) })
+            var deadlines: [Entry] = [], latests: [Entry] = []
+            for (id, timer) in armed {
+                deadlines.append(Entry(at: key(timer.deadline), id: id, arming: timer.arming))
+                latests.append(Entry(at: key(timer.latest), id: id, arming: timer.arming))
+            }
+            byDeadline.rebuild(deadlines)
+            byLatest.rebuild(latests)
         }
         while let top = byDeadline.peek(), !isLive(top) { byDeadline.pop() }
         while let top = byLatest.peek(), !isLive(top) { byLatest.pop() }
