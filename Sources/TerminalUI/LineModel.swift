@@ -233,6 +233,9 @@ struct LineModel {
             // at the next turn event, never in a tight loop.
             leaving = false
             if case .rejected(let rejection) = result, !over {
+                // Kept, not spent: at a hot seat a spent retry was a later seat's
+                // /quit, and that seat then left for now at the end of input.
+                pendingQuits += 1
                 return json(JSONEvents.rejected(input: "quit", seat: activeLocalSeat, reason: rejection.description))
                     + say("Could not quit yet: \(rejection.description).")
             }
