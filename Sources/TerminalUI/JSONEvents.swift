@@ -186,6 +186,26 @@ public enum JSONEvents {
                  ("moves", JSONValue(state.moves.count)), ("hash", JSONValue(hex16(state.stateHash)))])
     }
 
+    /// `{"event":"joined","match":…,"name":…,"seat":N}` on the host's side:
+    /// a guest sat down, or (`"resumed":true`) came back; at a hall's table
+    /// `"table":N` follows the match, as in every table's events.
+    public static func guestJoined(name: String, seat: Int, match: String, resumed: Bool = false, table: Int? = nil) -> JSONValue {
+        var fields: [(String, JSONValue)] = [("event", "joined"), ("match", JSONValue(match))]
+        if let table { fields.append(("table", JSONValue(table))) }
+        fields += [("name", JSONValue(name)), ("seat", JSONValue(seat))]
+        if resumed || table != nil { fields.append(("resumed", .bool(resumed))) }
+        return .object(fields)
+    }
+
+    /// `{"event":"joined","host":…,"seat":N,"match":…,"address":…}` on the
+    /// guest's side: this side sat at the host's match, or (`"resumed":true`) got back to it.
+    public static func joinedHost(_ host: String, seat: Int, match: String, address: String, resumed: Bool = false) -> JSONValue {
+        var fields: [(String, JSONValue)] = [("event", "joined"), ("host", JSONValue(host)), ("seat", JSONValue(seat)),
+                                             ("match", JSONValue(match)), ("address", JSONValue(address))]
+        if resumed { fields.append(("resumed", .bool(true))) }
+        return .object(fields)
+    }
+
     /// `{"event":"notice","text":…}`
     public static func notice(_ text: String) -> JSONValue {
         .object([("event", "notice"), ("text", JSONValue(text))])

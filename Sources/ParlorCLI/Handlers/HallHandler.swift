@@ -90,7 +90,7 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
         for id in await hall.releaseSavedTablesStillWaiting() {
             let text = "The guest of match \(id.short) did not come back within \(grace.components.seconds) s; "
                 + "the match stays interrupted here, and 'parlor resume \(id.short)' continues it."
-            announcer.say(text, event: .object([("event", "notice"), ("match", .string(id.hex)), ("text", .string(text))]))
+            announcer.say(text, event: JSONEvents.tagged(JSONEvents.notice(text), with: [("match", .string(id.hex))]))
         }
     }
     defer { giveUp?.cancel() }
@@ -167,8 +167,8 @@ enum Hall {
         let tag: [(String, JSONValue)] = [("match", .string(id.hex)), ("table", .int(Int64(table.number)))]
         context.board.seat(table.number, state: hosted.initialState, hostSeat: hosted.hostSeat, controller: controller)
         context.announcer.say("Table \(table.number): \(hosted.guestName) \(table.resumed ? "is back" : "sat down") (match \(id.short)).",
-                              event: .object([("event", "joined"), ("name", .string(hosted.guestName)),
-                                              ("seat", .int(Int64(hosted.guestSeat))), ("resumed", .bool(table.resumed))] + tag))
+                              event: JSONEvents.guestJoined(name: hosted.guestName, seat: hosted.guestSeat, match: id.hex,
+                                                            resumed: table.resumed, table: table.number))
         do { try await controller.start() } catch {
             context.announcer.say("Table \(table.number): could not start: \(error)", event: JSONEvents.tagged(.object([("event", "error"), ("kind", "start"), ("reason", .string("\(error)"))]), with: tag))
             await context.hall.release(table.number)

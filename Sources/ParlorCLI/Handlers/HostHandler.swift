@@ -170,10 +170,7 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
     if let waiting { desk?.doneWaiting(waiting) }
     notices?.cancel()
     for guest in hosted.guests where presentation.isJSON {
-        announcer.say("", event: .object([
-            ("event", "joined"), ("name", .string(guest.name)), ("seat", .int(Int64(guest.seat))),
-            ("match", .string(hosted.initialState.matchID.hex)),
-        ]))
+        announcer.say("", event: JSONEvents.guestJoined(name: guest.name, seat: guest.seat, match: hosted.initialState.matchID.hex))
     }
     if !presentation.isJSON { announcer.say("\(hosted.guestNames) joined.") }
     filler?.cancel()

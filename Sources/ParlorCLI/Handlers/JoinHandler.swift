@@ -45,10 +45,8 @@ func runJoin(_ options: JoinOptions, desk: MatchDesk? = nil) async throws -> Exi
     let joined = try await question.handshake(first: stream, options: &guestOptions, dial: dial) { stream, options throws(JoinError) in
         try await Guest.join(over: stream, hello: hello, options: options)
     }
-    announcer.say("Joined \(joined.hostName)'s \(joined.initialState.game.gameDisplayName) at \(peerAddress).", event: .object([
-        ("event", "joined"), ("host", .string(joined.hostName)), ("seat", .int(Int64(joined.seat))),
-        ("match", .string(joined.initialState.matchID.hex)), ("address", .string(peerAddress)),
-    ]))
+    announcer.say("Joined \(joined.hostName)'s \(joined.initialState.game.gameDisplayName) at \(peerAddress).", event: JSONEvents.joinedHost(
+        joined.hostName, seat: joined.seat, match: joined.initialState.matchID.hex, address: peerAddress))
 
     if hintsAllowed {
         presentation.allowHints()

@@ -152,10 +152,7 @@ enum ResumeAsHost {
             var back: Set<Int> = []
             for await report in host.reports {
                 guard case .admitted(let name, let seat) = report.outcome, back.insert(seat).inserted else { continue }
-                announcer.say("\(name) is back.", event: .object([
-                    ("event", "joined"), ("name", .string(name)), ("seat", .int(Int64(seat))),
-                    ("match", .string(id)), ("resumed", .bool(true)),
-                ]))
+                announcer.say("\(name) is back.", event: JSONEvents.guestJoined(name: name, seat: seat, match: id, resumed: true))
             }
         }
         defer { backs.cancel() }
@@ -257,7 +254,7 @@ enum ResumeAsGuest {
                 // Nothing to wait for once the grace is spent: the failure below says what happened.
                 guard left >= .seconds(1), attempt == 1 || lastReminder.due(every: .seconds(10)) else { return }
                 let text = "waiting for \(hostName) to come back (\(left.components.seconds) s left): \(error)"
-                announcer.say(text, event: .object([("event", "notice"), ("text", .string(text))]))
+                announcer.say(text, event: JSONEvents.notice(text))
             }
         } catch {
             switch error {
@@ -273,10 +270,8 @@ enum ResumeAsGuest {
             }
         }
         let address = reached.value ?? record.peerAddress
-        announcer.say("Back in \(hostName)'s match at \(address) (move \(joined.initialState.moves.count)).", event: .object([
-            ("event", "joined"), ("host", .string(joined.hostName)), ("seat", .int(Int64(joined.seat))),
-            ("match", .string(matchHex)), ("address", .string(address)), ("resumed", .bool(true)),
-        ]))
+        announcer.say("Back in \(hostName)'s match at \(address) (move \(joined.initialState.moves.count)).", event: JSONEvents.joinedHost(
+            joined.hostName, seat: joined.seat, match: matchHex, address: address, resumed: true))
         var updated = record
         updated.peerAddress = address
         let exit = try await SessionRunner.playAsGuest(joined, record: updated, bot: options.bot, presentation: presentation,

@@ -228,7 +228,7 @@ struct RematchPlan {
     /// Why there is no rematch, when it is worth saying.
     func explain(_ end: RematchEnd, peer: String) {
         guard let text = Self.sentence(end, peer: peer) else { return }
-        announcer.say(text, event: .object([("event", "notice"), ("text", .string(text))]))
+        announcer.say(text, event: JSONEvents.notice(text))
     }
 
     /// The sentence for why there is no rematch; nil when there is nothing to say.
@@ -301,7 +301,7 @@ struct SeriesSide<Match: SeriesMatch>: SeriesPlayer {
                 + "'parlor resume \(match.short)' here serves it the end again."
         }
         if json {
-            Announcer(json: true).say(text, event: .object([("event", "notice"), ("text", .string(text))]))
+            Announcer(json: true).say(text, event: JSONEvents.notice(text))
         } else {
             Console.writeError("parlor: \(text)\n")
         }
