@@ -641,8 +641,15 @@ public final class SpectatorFeed: Sendable {
         var ended = false
         var ticker: Task<Void, Never>?
         var seating: TableSeating?
-        /// Blobs that came after the first state and before the controller started: shown in order when it does.
-        var backlog: [[UInt8]] = []
+        /// What came before the controller started (blobs after the first state, and
+        /// talk): shown in order when it does, so a line still follows its change.
+        var backlog: [Pending] = []
+    }
+
+    /// One thing the host sent before the controller started.
+    private enum Pending {
+        case blob([UInt8])
+        case talk(TalkLine)
     }
 
     /// Who sits where while the table fills (TABLE, before its match begins), newest last.
@@ -720,7 +727,7 @@ public final class SpectatorFeed: Sendable {
     func attached(_ controller: MatchController) async {
         // Each change that came meanwhile is shown as that change (a bot's quick answer is not skipped).
         while true {
-            let next = state.withLock { state -> (blob: [UInt8], seat: WatchedSeat?)? in
+            let next = state.withLock { state -> (pending: Pending, seat: WatchedSeat?)? in
                 guard !state.backlog.isEmpty else {
                     state.controller = controller
                     return nil
@@ -728,7 +735,12 @@ public final class SpectatorFeed: Sendable {
                 return (state.backlog.removeFirst(), state.authority)
             }
             guard let next else { break }
-            if let seat = next.seat, let match = try? MatchBlob.decode(next.blob) { await show(next.blob, match, in: controller, from: seat) }
+            switch next.pending {
+            case .blob(let blob):
+                if let seat = next.seat, let match = try? MatchBlob.decode(blob) { await show(blob, match, in: controller, from: seat) }
+            case .talk(let line):
+                await controller.relayTalk(line)
+            }
         }
         let (latest, seat) = state.withLock { ($0.latest, $0.authority) }
         guard let latest, let seat else { return }
@@ -750,8 +762,13 @@ public final class SpectatorFeed: Sendable {
                                                 graceLeft: .milliseconds(presence.graceLeftMilliseconds))
             }
         case .message(.talk(.relayed(let line))):
-            // A line said at the table: shown between the same moves as on the players' screens.
-            if let controller = state.withLock({ $0.controller }) { await controller.relayTalk(line) }
+            // A line said at the table: shown between the same moves as on the players' screens;
+            // one that comes before the controller started waits in the backlog behind its change.
+            let controller = state.withLock { state -> MatchController? in
+                if state.controller == nil { state.backlog.append(.talk(line)) }
+                return state.controller
+            }
+            if let controller { await controller.relayTalk(line) }
         case .message(.talk(.refused(let reason, let sentence))):
             if let controller = state.withLock({ $0.controller }) {
                 await controller.reportTalkRefused(TalkCheck.Refusal(reason: reason, sentence: sentence).talkRefusal)
@@ -797,7 +814,7 @@ public final class SpectatorFeed: Sendable {
                 state.authority = nil
                 state.backlog = []
             } else if state.latest != nil, state.controller == nil {
-                state.backlog.append(blob)
+                state.backlog.append(.blob(blob))
             }
             state.latest = match
             if final { state.ended = true }
