@@ -281,3 +281,16 @@ private final class Firings: Sendable {
         }
     }
 }
+
+/// Durations as whole nanoseconds, for the timers' heaps and the event loop's deadlines.
+@Suite struct DurationNanosecondsTests {
+    @Test func signedSaturatingAndClampedAtZero() {
+        #expect(Duration.milliseconds(1500).wholeNanoseconds == 1_500_000_000)
+        #expect(Duration.milliseconds(-1500).wholeNanoseconds == -1_500_000_000)
+        #expect(Duration.seconds(Int64.max).wholeNanoseconds == .max)
+        #expect(Duration.seconds(Int64.min).wholeNanoseconds == .min)
+        // A past deadline is due now, never a trap.
+        #expect(Duration.milliseconds(-500).clampedNanoseconds == 0)
+        #expect(Duration.milliseconds(250).clampedNanoseconds == 250_000_000)
+    }
+}

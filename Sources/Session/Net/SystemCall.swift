@@ -102,10 +102,15 @@ func monotonicNanoseconds() -> UInt64 {
 
 extension Duration {
     /// The duration in whole nanoseconds, clamped at zero and at `Int64.max`.
-    var clampedNanoseconds: UInt64 {
+    var clampedNanoseconds: UInt64 { UInt64(max(0, wholeNanoseconds)) }
+
+    /// The duration in whole nanoseconds (towards zero), saturating at `Int64.min` and `Int64.max`.
+    var wholeNanoseconds: Int64 {
         let (seconds, attoseconds) = components
-        if seconds < 0 { return 0 }
-        if seconds >= Int64.max / 1_000_000_000 { return UInt64(Int64.max) }
-        return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { return seconds < 0 ? .min : .max }
+        let (sum, carried) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)
+        guard !carried else { return seconds < 0 ? .min : .max }
+        return sum
     }
 }

@@ -35,10 +35,10 @@ public final class LivenessClock: Sendable {
 
     /// How the clock waits: `set(instant, fire)` calls `fire` once at or
     /// after `instant`, unless the returned cancel is called first.
-    public struct Alarm: Sendable {
+    struct Alarm: Sendable {
         let set: @Sendable (ContinuousClock.Instant, @escaping @Sendable () -> Void) -> @Sendable () -> Void
 
-        public init(set: @escaping @Sendable (ContinuousClock.Instant, @escaping @Sendable () -> Void) -> @Sendable () -> Void) {
+        init(set: @escaping @Sendable (ContinuousClock.Instant, @escaping @Sendable () -> Void) -> @Sendable () -> Void) {
             self.set = set
         }
 
@@ -54,7 +54,7 @@ public final class LivenessClock: Sendable {
         }
     }
 
-    /// An alarm of one link: armed with `schedule(at:tolerance:)`, fires `fire` once on the clock's task.
+    /// An alarm of one link: armed with `schedule(at:tolerance:)`, fires `fire` once on the clock's thread.
     public final class Timer: Sendable {
         fileprivate let id: UInt64
         fileprivate let fire: @Sendable () -> Void
@@ -108,12 +108,13 @@ public final class LivenessClock: Sendable {
     }
 
     /// A clock on the continuous clock that waits with `alarm`.
-    public init(alarm: Alarm) {
+    init(alarm: Alarm) {
         self.now = { .now }
         self.alarm = alarm
     }
 
-    /// A new, unarmed timer that calls `fire` (on the clock's task: it should return at once).
+    /// A new, unarmed timer that calls `fire` (on the clock's thread, the event loop's for the
+    /// process's clock: it should return at once).
     public func timer(_ fire: @escaping @Sendable () -> Void) -> Timer {
         state.withLock { state in
             state.nextID += 1
@@ -205,10 +206,7 @@ public struct TickSchedule: Sendable {
     private mutating func key(_ instant: ContinuousClock.Instant) -> Int64 {
         let origin = self.origin ?? instant
         self.origin = origin
-        let (seconds, attoseconds) = (instant - origin).components
-        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        guard !overflow else { return seconds < 0 ? .min : .max }
-        return whole &+ attoseconds / 1_000_000_000
+        return (instant - origin).wholeNanoseconds
     }
 
     /// Arms `id` for `deadline`, to fire at most `tolerance` later; replaces its earlier arming.
@@ -236,8 +234,8 @@ public struct TickSchedule: Sendable {
     public mutating func takeDue(now: ContinuousClock.Instant) -> [UInt64] {
         var due: [UInt64] = []
         while let top = byDeadline.peek() {
-            if let timer = armed[top.id], timer.arming == top.arming {
-                guard timer.deadline <= now else { break }
+            if isLive(top) {
+                guard armed[top.id]!.deadline <= now else { break }
                 armed[top.id] = nil
                 due.append(top.id)
             }

@@ -360,7 +360,7 @@ public final class RemoteGuest: Participant {
     // MARK: Timers
 
     /// The ticker fired: the common case (a heartbeat due, or nothing) is
-    /// done on the clock's task; anything else goes on in a task.
+    /// done on the clock's thread (the event loop's); anything else goes on in a task.
     private func tickerFired() {
         let ticking = timerStep()
         if !ticking.actions.isEmpty || standIn.mayTakeOver {
