@@ -120,6 +120,62 @@ import Testing
         #expect(machine.handle(.inbound(.message(.stateRequest(knownSequence: 0)))).map(\.summary) == ["send STATE 1"])
     }
 
+    /// The fault matrix's "SIGSTOP host 9 s": the guest's TURN sat in the
+    /// stopped host's socket while the guest came back on a new link. The
+    /// WELCOME used to carry the state before that TURN and a CONFIRM for it
+    /// followed on the new link, which the guest (having rolled the change
+    /// back on WELCOME) took as a CONFIRM for a change it never sent.
+    @Test func aGuestBackWhileItsChangeIsSettledIsWelcomedWithTheOutcomeAndNoConfirm() throws {
+        var machine = try hostHasMoved(saves: true)
+        let hostMoved = try afterTwoMoves().hostMoved
+        _ = machine.handle(.saved(hostMoved, frames: [], error: nil))
+        let guestMoved = try afterTwoMoves().guestMoved
+        #expect(machine.handle(turn(guestMoved)).map(\.summary) == ["crash before-confirm", "submit 2 judged"])
+        // Back on a new link while the old link's change is with the controller: the WELCOME waits.
+        #expect(machine.handle(.rejoined(now: start + .seconds(9))).map(\.summary)
+                == ["hold the rejoined link", "report Guest is back", "stand-in ends"])
+        // Committed: no CONFIRM anywhere (the guest dropped that change), only the save.
+        #expect(machine.handle(.controller(.committed(.move(Move(2), by: 1), guestMoved))).map(\.summary) == ["save 2"])
+        #expect(machine.handle(.submitted(sequence: 2, .committed(guestMoved), mayRetry: true)).isEmpty)
+        // Saved: the new link is used and welcomed with the change in it.
+        #expect(machine.handle(.saved(guestMoved, frames: [], error: nil)).map(\.summary)
+                == ["use the rejoined link", "welcome 2"])
+        // The replay of it on the new link is refused as a replay, as ever.
+        #expect(machine.handle(turn(guestMoved)).map(\.summary) == ["reject replayed"])
+    }
+
+    @Test func aGuestBackWhileItsConfirmWaitsForTheSaveIsWelcomedOnceItIsSaved() throws {
+        var machine = try hostHasMoved(saves: true)
+        _ = machine.handle(.saved(try afterTwoMoves().hostMoved, frames: [], error: nil))
+        let guestMoved = try afterTwoMoves().guestMoved
+        _ = machine.handle(turn(guestMoved))
+        let confirm = Message.confirm(sequence: 2, stateHash: guestMoved.stateHash, deadline: guestMoved.deadline)
+        #expect(machine.handle(.controller(.committed(.move(Move(2), by: 1), guestMoved))).map(\.summary) == ["save 2"])
+        _ = machine.handle(.submitted(sequence: 2, .committed(guestMoved), mayRetry: true))
+        // Back before the save called back: the CONFIRM goes to the old link (closed), then the WELCOME.
+        #expect(machine.handle(.rejoined(now: start + .seconds(9))).map(\.summary).first == "hold the rejoined link")
+        // Back once more before it: still held.
+        #expect(machine.handle(.rejoined(now: start + .seconds(10))).map(\.summary).first == "hold the rejoined link")
+        #expect(machine.handle(.saved(guestMoved, frames: [confirm], error: nil)).map(\.summary)
+                == ["send CONFIRM", "crash after-confirm", "use the rejoined link", "welcome 2"])
+    }
+
+    @Test func aGuestBackWhileItsChangeIsRefusedIsWelcomedWithoutIt() throws {
+        var machine = try hostHasMoved()
+        let guestMoved = try afterTwoMoves().guestMoved
+        _ = machine.handle(turn(guestMoved))
+        #expect(machine.handle(.rejoined(now: start + .seconds(9))).map(\.summary).first == "hold the rejoined link")
+        // No TURN_REJECTED on the new link for a change sent on the old one, and no retry there either.
+        #expect(machine.handle(.submitted(sequence: 2, .rejected(.awaitingConfirmation), mayRetry: true)).map(\.summary)
+                == ["use the rejoined link", "welcome 1"])
+        // Without saving, a commit from an old link is revealed at once.
+        var unsaved = try hostHasMoved()
+        _ = unsaved.handle(turn(guestMoved))
+        _ = unsaved.handle(.rejoined(now: start + .seconds(9)))
+        #expect(unsaved.handle(.controller(.committed(.move(Move(2), by: 1), guestMoved))).map(\.summary)
+                == ["use the rejoined link", "welcome 2"])
+    }
+
     @Test func aFailedSavePausesTheMatchAndTurnsTheGuestAwayUntilASaveSucceeds() throws {
         var machine = try hostHasMoved(saves: true)
         let hostMoved = try afterTwoMoves().hostMoved
@@ -218,6 +274,7 @@ extension HostLink.Action {
         case .keepForAfterMatch: "keep for the after-match conversation"
         case .toAfterMatch: "to the after-match conversation"
         case .useRejoinedLink: "use the rejoined link"
+        case .holdRejoinedLink: "hold the rejoined link"
         case .welcome(let state): "welcome \(state.sequence)"
         case .refuseRejoin: "refuse rejoin"
         case .linger: "linger"

@@ -1,3 +1,4 @@
+import Foundation
 import Bots
 import Games
 import Match
@@ -172,6 +173,44 @@ struct ReconnectingPair {
         #expect(await players.guestEvents.waitUntil(timeout: .seconds(2)) { _ in true })
         try await Task.sleep(for: .milliseconds(200))
         #expect(await players.guestController.state.moves.count == 2)
+    }
+
+    /// The fault matrix's "SIGSTOP host 9 s", without the stop: the host has
+    /// the guest's TURN and is still saving it when the guest comes back on a
+    /// new connection. The WELCOME waits for the save and carries the move;
+    /// no CONFIRM follows on the new connection (the guest took that as a
+    /// CONFIRM for a change it never sent, and both sides gave up).
+    @Test func aGuestBackWhileTheHostSavesItsMoveIsWelcomedWithItAndPlaysOn() async throws {
+        let pair = try await ReconnectingPair.make(seat: .second)  // the guest moves first
+        let saving = Mutex<Int>(0)
+        pair.hosted.remote.persistBeforeSending(asynchronously: { state, then in
+            saving.withLock { $0 += 1 }
+            // A slow disk: the save calls back from its own thread 600 ms later.
+            Thread.detachNewThread {
+                Thread.sleep(forTimeInterval: 0.6)
+                then(nil)
+            }
+        })
+        let players = try await Players.start(pair)
+        async let first = players.guestLocal.play(Move(3))
+        // The host has committed the move and its save is under way: the guest's link drops.
+        #expect(await players.hostEvents.waitUntil(timeout: .seconds(2)) { events in
+            events.contains { if case .committed = $0 { true } else { false } }
+        })
+        players.pair.first.guest.fail("cable pulled")
+        _ = await first
+        #expect(await players.guestIsBack())
+        let guest = await players.guestController.state
+        let host = await players.hostController.state
+        #expect(guest.moves.count == 1 && guest.moves == host.moves && guest.stateHash == host.stateHash)
+        #expect(await players.guestController.stopFailure == nil)
+        // The match goes on over the new connection.
+        guard case .committed = await players.hostLocal.play(Move(2)) else { Issue.record("host move failed"); return }
+        #expect(await players.guestEvents.waitUntil(timeout: .seconds(3)) { _ in true })
+        try await Task.sleep(for: .milliseconds(900))
+        #expect(await players.guestController.state.moves.count == 2)
+        #expect(await players.guestController.stopFailure == nil)
+        #expect(await players.hostController.stopFailure == nil)
     }
 
     @Test func aHostMovePushedIntoADeadConnectionArrivesWithTheWelcome() async throws {

@@ -131,6 +131,10 @@ struct HostLink: Sendable {
         case toAfterMatch(Inbound)
         /// The new link replaces the old one (under the shell's lock); the old one is closed.
         case useRejoinedLink
+        /// The guest came back while a change it sent on the old link is being settled: the old
+        /// link is closed, the new one waits (no frame goes on it) until `useRejoinedLink` and
+        /// `welcome`, which carry how that change went.
+        case holdRejoinedLink
         /// WELCOME on the new link, with `state` (the newest state on disk).
         case welcome(MatchState)
         /// The guest may not come back now: REJECT(busy) with the sentence on the new link, close it.
@@ -157,8 +161,27 @@ struct HostLink: Sendable {
     private(set) var revealed: MatchState
     /// State hash of every committed sequence, to recognise replays.
     private var hashes: [UInt32: UInt64]
-    /// The guest change being submitted (its sequence), to answer it with CONFIRM.
-    private var inflight: (sequence: UInt32, change: MatchChange)?
+    /// The guest change being submitted (its sequence, and the link it came on), to answer it
+    /// with CONFIRM on that link.
+    private var inflight: (sequence: UInt32, change: MatchChange, link: Int)?
+    /// How many times the guest has come back on a new link: the link frames now come on.
+    private var link = 0
+    /// A CONFIRM waiting for its save: the committed sequence it answers.
+    private var confirmUnsaved: UInt32?
+    /// What the WELCOME of a guest that came back waits for (`holdRejoinedLink`), or nil when none waits.
+    private var welcomeWaits: WelcomeWait?
+
+    /// A guest came back while the change it sent on the old link was being
+    /// settled. A CONFIRM on the new link would answer a change the guest has
+    /// already dropped (its WELCOME rolled it back), and a push of it would be
+    /// the host putting words in its mouth; so the WELCOME waits until the
+    /// change is settled and carries its outcome (docs/PROTOCOL.md section 10).
+    private enum WelcomeWait: Equatable, Sendable {
+        /// The controller's answer to the change.
+        case controller
+        /// The save of the committed state with this sequence.
+        case save(UInt32)
+    }
     private var liveness: Liveness
     private var attached = false
     private var saves = false
@@ -228,7 +251,11 @@ struct HostLink: Sendable {
             if ended { return afterTheEnd(inbound) }
             return received(inbound)
         case .submitted(let sequence, let result, let mayRetry):
+            let fromAnOldLink = inflight.map { $0.link != link } ?? false
             inflight = nil
+            // The guest has come back since: no answer goes on the new link, its WELCOME says
+            // how the change went (after its save, when it was committed).
+            if fromAnOldLink { return welcomeWaits == .controller ? welcome() : [] }
             switch result {
             case .committed:
                 return []  // CONFIRM went out from the commit, in commit order.
@@ -329,7 +356,7 @@ struct HostLink: Sendable {
         case .failure(let rejection):
             return [reject(sequence, rejection)]
         case .success(let (change, judged)):
-            inflight = (sequence, change)
+            inflight = (sequence, change, link)
             // Judged once, by the validator: the controller commits what it judged.
             return [.reachCrashPoint(.beforeConfirm), .submit(sequence: sequence, change: change, judged: judged)]
         }
@@ -381,15 +408,22 @@ struct HostLink: Sendable {
         case .committed(let change, let state):
             committed = state
             hashes[state.sequence] = state.stateHash
-            let frame: Message
+            var frames: [Message]
             if let inflight, inflight.sequence == state.sequence, inflight.change == change {
-                frame = .confirm(sequence: state.sequence, stateHash: state.stateHash, deadline: state.deadline)
+                if inflight.link == link {
+                    frames = [.confirm(sequence: state.sequence, stateHash: state.stateHash, deadline: state.deadline)]
+                    if saves { confirmUnsaved = state.sequence }
+                } else {
+                    // Sent on a link the guest has left: the held WELCOME carries it, once it is saved.
+                    frames = []
+                    if welcomeWaits != nil { welcomeWaits = .save(state.sequence) }
+                }
             } else {
-                frame = ChangeMessageKind(change).message(sequence: state.sequence, blob: MatchBlob.encode(state))
+                frames = [ChangeMessageKind(change).message(sequence: state.sequence, blob: MatchBlob.encode(state))]
             }
             // Nothing reveals a state before it is saved; the save calls back (`Event.saved`).
-            guard saves else { return reveal(state, frames: [frame]) }
-            return [.save(state, frames: [frame])]
+            guard saves else { return reveal(state, frames: frames) }
+            return [.save(state, frames: frames)]
         case .rolledBack(_, _, let restored), .adopted(let restored):
             committed = restored
             if !saves { revealed = restored }
@@ -420,6 +454,7 @@ struct HostLink: Sendable {
     private mutating func reveal(_ state: MatchState, frames: [Message]) -> [Action] {
         var actions: [Action] = []
         if state.sequence >= revealed.sequence { revealed = state }
+        if let confirm = confirmUnsaved, confirm <= revealed.sequence { confirmUnsaved = nil }
         if state.isEnded { actions.append(.reachCrashPoint(.atEnd)) }
         for frame in frames {
             actions.append(.send(frame))
@@ -434,6 +469,8 @@ struct HostLink: Sendable {
             actions.append(.send(Farewell.matchOver(committed)))
             if goodbye == .closeAsDelivered { actions += [.close] + settle(.delivered) }
         }
+        // A held WELCOME goes once what it waits for is on disk (what went before it went on the old link).
+        if case .save(let sequence) = welcomeWaits, sequence <= revealed.sequence { actions += welcome() }
         return actions
     }
 
@@ -445,8 +482,11 @@ struct HostLink: Sendable {
     private mutating func pause(because why: String) -> [Action] {
         let first = unsaved == nil
         unsaved = why
-        // The guest is let go: the talk held for it is not sent later on another connection.
+        // The guest is let go: the talk held for it is not sent later on another connection,
+        // and a guest that came back is turned away with it (the `close`).
         heldTalk = []
+        confirmUnsaved = nil
+        welcomeWaits = nil
         guard first else { return [] }
         departure = "the match is paused: it cannot be saved here"
         return [.send(.goodbye(.goodbyeCannotSave, sentence: "The host cannot save the match (\(why.prefix(300))); it pauses until it can.",
@@ -512,6 +552,26 @@ struct HostLink: Sendable {
         guard unsaved == nil else { return [.refuseRejoin(Self.cannotSaveNow)] }
         departure = nil
         liveness = Liveness(settings: setup.settings, now: now)
+        link += 1
+        let back: [Action] = attached ? presence(away: false) + [.report(LinkNotice.back(name)), .standInEnds] : []
+        // Back again while an earlier comeback's WELCOME waits: this link waits for the same.
+        if welcomeWaits != nil { return [.holdRejoinedLink] + back }
+        // A change it sent on the old link is with the controller, or its CONFIRM waits for a save.
+        if let inflight, inflight.link != link {
+            welcomeWaits = .controller
+            return [.holdRejoinedLink] + back
+        }
+        if let confirm = confirmUnsaved {
+            welcomeWaits = .save(confirm)
+            return [.holdRejoinedLink] + back
+        }
+        return welcome() + back
+    }
+
+    /// The new link replaces the old one and is welcomed with what is on disk
+    /// (and, after the end, given it).
+    private mutating func welcome() -> [Action] {
+        welcomeWaits = nil
         var actions: [Action] = [.useRejoinedLink, .welcome(revealed)]
         if ended {
             if revealed.sequence == committed.sequence {
@@ -521,8 +581,7 @@ struct HostLink: Sendable {
                 goodbyeAfterSave = .closeAsDelivered
             }
         }
-        guard attached else { return actions }
-        return actions + presence(away: false) + [.report(LinkNotice.back(name)), .standInEnds]
+        return actions
     }
 
     /// At a table (three or more seats) every frontend and every other guest

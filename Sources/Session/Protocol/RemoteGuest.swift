@@ -47,6 +47,11 @@ public final class RemoteGuest: Participant {
         var controller: MatchController?
         /// The guest's current connection; replaced when it comes back.
         var connection: WireConnection
+        /// The connection the guest came back on, until it replaces `connection`
+        /// (at once, or once the change the guest sent on the old one is settled).
+        var rejoining: WireConnection?
+        /// Makes the WELCOME for the guest coming back on `rejoining`.
+        var welcome: (@Sendable (MatchState) -> Welcome)?
         /// Writes a committed state to disk and calls back when it is there (nil) or could not be (why).
         var persist: Persist?
         var saveRetry: Task<Void, Never>?
@@ -151,35 +156,40 @@ public final class RemoteGuest: Participant {
     /// when the match has ended meanwhile, GOODBYE with the final state).
     /// Called by `MatchHost` from the connection's handshake handler, so
     /// nothing the guest sends after HELLO is lost.
-    func reattach(_ newConnection: WireConnection, welcome: (MatchState) -> Welcome) {
+    ///
+    /// When the guest comes back while a change it sent on the old connection
+    /// is still being settled, the old connection is closed at once and the
+    /// new one waits, silent, until that change is settled and on disk; its
+    /// WELCOME then carries the outcome (`HostLink.Action.holdRejoinedLink`).
+    func reattach(_ newConnection: WireConnection, welcome: @escaping @Sendable (MatchState) -> Welcome) {
         var old: WireConnection?
+        newConnection.markHeard()
         let rejoining = stepping({ state -> HostLink.Event? in
+            // An earlier comeback still waiting for its WELCOME is superseded by this one.
+            if let earlier = state.rejoining, earlier !== newConnection { earlier.close() }
+            state.rejoining = newConnection
+            state.welcome = welcome
             old = state.connection
             return .rejoined(now: .now)
         }, swapping: { state, action in
-            switch action {
-            case .useRejoinedLink:
-                state.connection = newConnection
-                newConnection.setHandler { [self] inbound in await receive(inbound, from: newConnection) }
-            case .welcome(let revealed):
-                state.connection.send(.welcome(welcome(revealed)))
-            case .refuseRejoin(let sentence):
+            if case .refuseRejoin(let sentence) = action {
                 newConnection.send(.reject(.busy, sentence: sentence))
                 newConnection.close()
+                state.rejoining = nil
+                state.welcome = nil
                 old = nil
-            default:
-                break
             }
         })
         guard let rejoining, let old else { return }
-        newConnection.markHeard()
-        newConnection.absorbHeartbeats()
         if old !== newConnection {
             old.detach()
             old.close()
         }
         performNow(rejoining)
     }
+
+    /// The link liveness watches: the one the guest came back on while it waits for its WELCOME.
+    private static func live(_ state: State) -> WireConnection { state.rejoining ?? state.connection }
 
     /// How far the end of the match got to the guest.
     public enum FinalDelivery: Hashable, Sendable {
@@ -225,7 +235,7 @@ public final class RemoteGuest: Participant {
     /// SIGHUP): GOODBYE(leaving) to the guest, then close. The match is saved
     /// as interrupted by the caller; `parlor resume` continues it.
     public func leaveForNow(_ sentence: String = "leaving, may resume") async {
-        await perform(step { .leaveForNow(sentence, linkOpen: $0.connection.isOpen) })
+        await perform(step { .leaveForNow(sentence, linkOpen: Self.live($0).isOpen) })
     }
 
     /// Keeps the connection open when the match ends normally, so the two
@@ -373,7 +383,10 @@ public final class RemoteGuest: Participant {
     }
 
     private func timerStep() -> Step {
-        step { .timerFired(now: .now, lastHeard: $0.connection.lastHeard, linkOpen: $0.connection.isOpen) }
+        step { state in
+            let live = Self.live(state)
+            return .timerFired(now: .now, lastHeard: live.lastHeard, linkOpen: live.isOpen)
+        }
     }
 
     /// Every second while the match is paused: the failed save again, until one succeeds.
@@ -424,6 +437,10 @@ public final class RemoteGuest: Participant {
                     state.connection.send(.heartbeat(senderTime: UInt64(clamping: clock())))
                 case .close:
                     state.connection.close()
+                    // A guest that came back and still waits for its WELCOME goes with it.
+                    state.rejoining?.close()
+                    state.rejoining = nil
+                    state.welcome = nil
                 case .reachCrashPoint(let phase):
                     CrashHook.reach(phase)
                 case .save:
@@ -457,7 +474,18 @@ public final class RemoteGuest: Participant {
                     step.actions.append(action)
                 case .tick:
                     step.tick = true
-                case .useRejoinedLink, .welcome, .refuseRejoin, .saveAgain:
+                case .useRejoinedLink:
+                    guard let rejoined = state.rejoining else { break }
+                    state.rejoining = nil
+                    state.connection = rejoined
+                    rejoined.setHandler { [self] inbound in await receive(inbound, from: rejoined) }
+                    rejoined.absorbHeartbeats()
+                case .welcome(let revealed):
+                    if let welcome = state.welcome { state.connection.send(.welcome(welcome(revealed))) }
+                    state.welcome = nil
+                case .holdRejoinedLink:
+                    break  // `rejoining` waits, unheard, until `useRejoinedLink`
+                case .refuseRejoin, .saveAgain:
                     break  // done by the caller (`swapping`)
                 case .retryProposal, .submit, .hearTalk, .report, .reportPresence, .standInEnds, .seatGone, .fail, .linger:
                     step.actions.append(action)
