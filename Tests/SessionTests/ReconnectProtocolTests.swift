@@ -97,6 +97,29 @@ struct ReconnectingPair {
             return players
         }
 
+        /// The guest moves; once the host has committed the move, the guest's
+        /// link drops and it comes back. The move is then there once, on both
+        /// sides, and the match goes on: the host's next move reaches the guest
+        /// on the new connection (after `hostSaves`, the host's time to save it).
+        func guestMovesAndComesBackOnceTheHostCommits(hostSaves: Duration) async throws {
+            async let first = guestLocal.play(Move(3))
+            #expect(await hostEvents.waitUntil(timeout: .seconds(2)) { events in
+                events.contains { if case .committed = $0 { true } else { false } }
+            })
+            pair.first.guest.fail("cable pulled")
+            _ = await first
+            #expect(await guestIsBack())
+            // The host's state (with the move) is adopted: the move is there once, on both sides.
+            let guest = await guestController.state
+            let host = await hostController.state
+            #expect(guest.moves.count == 1 && guest.moves == host.moves && guest.stateHash == host.stateHash)
+            guard case .committed = await hostLocal.play(Move(2)) else { Issue.record("host move failed"); return }
+            try await Task.sleep(for: .milliseconds(200) + hostSaves)
+            #expect(await guestController.state.moves.count == 2)
+            #expect(await guestController.stopFailure == nil)
+            #expect(await hostController.stopFailure == nil)
+        }
+
         /// Waits until the guest has its host again.
         func guestIsBack(within timeout: Duration = .seconds(5)) async -> Bool {
             await guestEvents.waitUntil(timeout: timeout) { events in
@@ -157,22 +180,7 @@ struct ReconnectingPair {
         let players = try await Players.start(try await ReconnectingPair.make(seat: .second))
         // The host gets the TURN and commits it, but its CONFIRM is lost.
         players.pair.first.host.setFaults(.init(dropEverything: true))
-        async let first = players.guestLocal.play(Move(3))
-        #expect(await players.hostEvents.waitUntil(timeout: .seconds(2)) { events in
-            events.contains { if case .committed = $0 { true } else { false } }
-        })
-        players.pair.first.guest.fail("cable pulled")
-        _ = await first
-        #expect(await players.guestIsBack())
-        // The host's state (with the move) is adopted: the move is there once, on both sides.
-        let guest = await players.guestController.state
-        let host = await players.hostController.state
-        #expect(guest.moves.count == 1 && guest.moves == host.moves && guest.stateHash == host.stateHash)
-        // And the match goes on: the host's move reaches the guest on the new connection.
-        guard case .committed = await players.hostLocal.play(Move(2)) else { Issue.record("host move failed"); return }
-        #expect(await players.guestEvents.waitUntil(timeout: .seconds(2)) { _ in true })
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(await players.guestController.state.moves.count == 2)
+        try await players.guestMovesAndComesBackOnceTheHostCommits(hostSaves: .zero)
     }
 
     /// The fault matrix's "SIGSTOP host 9 s", without the stop: the host has
@@ -182,9 +190,7 @@ struct ReconnectingPair {
     /// CONFIRM for a change it never sent, and both sides gave up).
     @Test func aGuestBackWhileTheHostSavesItsMoveIsWelcomedWithItAndPlaysOn() async throws {
         let pair = try await ReconnectingPair.make(seat: .second)  // the guest moves first
-        let saving = Mutex<Int>(0)
-        pair.hosted.remote.persistBeforeSending(asynchronously: { state, then in
-            saving.withLock { $0 += 1 }
+        pair.hosted.remote.persistBeforeSending(asynchronously: { _, then in
             // A slow disk: the save calls back from its own thread 600 ms later.
             Thread.detachNewThread {
                 Thread.sleep(forTimeInterval: 0.6)
@@ -192,25 +198,7 @@ struct ReconnectingPair {
             }
         })
         let players = try await Players.start(pair)
-        async let first = players.guestLocal.play(Move(3))
-        // The host has committed the move and its save is under way: the guest's link drops.
-        #expect(await players.hostEvents.waitUntil(timeout: .seconds(2)) { events in
-            events.contains { if case .committed = $0 { true } else { false } }
-        })
-        players.pair.first.guest.fail("cable pulled")
-        _ = await first
-        #expect(await players.guestIsBack())
-        let guest = await players.guestController.state
-        let host = await players.hostController.state
-        #expect(guest.moves.count == 1 && guest.moves == host.moves && guest.stateHash == host.stateHash)
-        #expect(await players.guestController.stopFailure == nil)
-        // The match goes on over the new connection.
-        guard case .committed = await players.hostLocal.play(Move(2)) else { Issue.record("host move failed"); return }
-        #expect(await players.guestEvents.waitUntil(timeout: .seconds(3)) { _ in true })
-        try await Task.sleep(for: .milliseconds(900))
-        #expect(await players.guestController.state.moves.count == 2)
-        #expect(await players.guestController.stopFailure == nil)
-        #expect(await players.hostController.stopFailure == nil)
+        try await players.guestMovesAndComesBackOnceTheHostCommits(hostSaves: .milliseconds(600))
     }
 
     @Test func aHostMovePushedIntoADeadConnectionArrivesWithTheWelcome() async throws {
