@@ -169,7 +169,7 @@ import Testing
         #expect(machine.handle(.rejoinAttemptFailed(left: .seconds(19), now: start + .seconds(11))).first?.summary
             .hasPrefix("report waiting for Liar to come back (19 s left)") == true)
         // Our move waits while we are away; a change made now is not sent either.
-        #expect(machine.handle(.rejoined(now: start + .seconds(12))).map(\.summary) == ["use the rejoined link"])
+        #expect(machine.handle(.rejoined(now: start + .seconds(12))).map(\.summary) == ["use the rejoined link", "schedule"])
         // The host committed our move: its state holds it once, and is adopted.
         let reconciled = machine.handle(.reconciling(host: weMoved, ours: try afterTwoMoves().hostMoved, awaitingConfirmation: true))
         #expect(reconciled.map(\.summary) == ["adopt 2", "report Liar is back"])
@@ -178,7 +178,7 @@ import Testing
     @Test func aSilentHostIsReconnectedToOnceAndGivenUpOnWhenGraceRunsOut() throws {
         var machine = link(fresh(), reconnects: true)
         let beat = machine.handle(.timerFired(now: start + .seconds(1), lastHeard: start + .seconds(1), linkOpen: true))
-        #expect(beat.map(\.summary) == ["heartbeat"])
+        #expect(beat.map(\.summary) == ["heartbeat", "schedule"])
         let silent = machine.handle(.timerFired(now: start + .seconds(5), lastHeard: start + .seconds(1), linkOpen: true))
         // A half-open link looks like this: a fresh connection tells, and nothing more is done on this one.
         #expect(silent.map(\.summary) == ["start reconnecting"])
@@ -190,6 +190,32 @@ import Testing
         _ = plain.handle(.timerFired(now: start + .seconds(4), lastHeard: start, linkOpen: true))
         let expired = plain.handle(.timerFired(now: start + .seconds(40), lastHeard: start, linkOpen: true))
         #expect(expired.map(\.summary).contains("fail connection lost: no word from Liar for 33 s"))
+    }
+
+    /// The guest's timer is the process's shared clock, set for the next
+    /// instant liveness may act at (the next heartbeat, or the silence
+    /// deadline), not a tick every second; none while getting back to the host.
+    @Test func theTickerIsSetForTheNextHeartbeatOrSilenceAndStopsWhileGettingBack() {
+        func scheduled(_ actions: [GuestLink.Action]) -> [ContinuousClock.Instant] {
+            actions.compactMap { if case .scheduleTicker(let at, _) = $0 { at } else { nil } }
+        }
+        var fresh = GuestLink(GuestLink.Setup(guestSeat: 1, hostSeat: 0, hostName: "Liar", speaksTalk: true,
+                                              reconnects: true, settings: Self.settings),
+                              initial: self.fresh(), now: start)
+        // Attached: the first heartbeat is due one interval on.
+        #expect(scheduled(fresh.handle(.attached(now: start))) == [start + .seconds(1)])
+        // Heard just now: the next heartbeat comes before the silence deadline.
+        #expect(scheduled(fresh.handle(.timerFired(now: start + .seconds(1), lastHeard: start + .seconds(1), linkOpen: true)))
+                == [start + .seconds(2)])
+        // Nothing heard for a while: the silence deadline comes first.
+        _ = fresh.handle(.timerFired(now: start + .seconds(2), lastHeard: start + .milliseconds(500), linkOpen: true))
+        #expect(scheduled(fresh.handle(.timerFired(now: start + .seconds(3), lastHeard: start + .milliseconds(500), linkOpen: true)))
+                == [start + .milliseconds(3500)])
+        // Silent past it: getting back to the host, and no tick until it is back.
+        let silent = fresh.handle(.timerFired(now: start + .seconds(4), lastHeard: start + .milliseconds(500), linkOpen: true))
+        #expect(silent.map(\.summary) == ["start reconnecting"])
+        #expect(fresh.handle(.timerFired(now: start + .seconds(5), lastHeard: start, linkOpen: false)).isEmpty)
+        #expect(scheduled(fresh.handle(.rejoined(now: start + .seconds(6)))) == [start + .seconds(7)])
     }
 
     @Test func leavingForNowStopsGettingBackAndDropsALinkThatArrivesLate() {
@@ -274,6 +300,7 @@ extension GuestLink.Action {
         case .save(let state, let acknowledges): "save \(state.sequence)\(acknowledges ? " acknowledging" : "")"
         case .endIsSaved: "end is saved"
         case .stopTimers: "stop timers"
+        case .scheduleTicker: "schedule"
         case .keepForAfterMatch: "keep for the after-match conversation"
         case .toAfterMatch: "to the after-match conversation"
         case .startReconnecting: "start reconnecting"

@@ -138,6 +138,8 @@ struct GuestLink: Sendable {
         case endIsSaved
         /// Stop the timer and any rejoin loop.
         case stopTimers
+        /// Fire `Event.timerFired` at `at`, within `tolerance` (the process's shared `LivenessClock`).
+        case scheduleTicker(at: ContinuousClock.Instant, tolerance: Duration)
         /// Hand the link and the final state to the after-match conversation
         /// (under the shell's lock: what arrives next goes to it).
         case keepForAfterMatch(MatchState)
@@ -213,7 +215,7 @@ struct GuestLink: Sendable {
         case .attached(let now):
             liveness = Liveness(settings: setup.settings, now: now)
             // A guest killed a moment after joining still has the match it was admitted to.
-            return [.save(known, acknowledges: false)]
+            return [.save(known, acknowledges: false)] + schedule(now: now, lastHeard: now, linkOpen: true)
         case .ownChange(let change, let resulting, let token, let linkOpen, let cancelled):
             return ownChange(change, resulting: resulting, token: token, linkOpen: linkOpen, cancelled: cancelled)
         case .ownChangeCancelled(let token):
@@ -283,7 +285,7 @@ struct GuestLink: Sendable {
             reconnecting = false
             resyncing = false
             liveness = Liveness(settings: setup.settings, now: now)
-            return [.useRejoinedLink]
+            return [.useRejoinedLink] + schedule(now: now, lastHeard: now, linkOpen: true)
         case .reconciling(let host, let ours, let awaitingConfirmation):
             // The host's state (in WELCOME) wins. A change of ours that waited
             // for a CONFIRM is dropped; if the host had committed it, it is in
@@ -534,10 +536,18 @@ struct GuestLink: Sendable {
         "; if \(name)'s parlor stopped, \(name) must run 'parlor resume \(known.matchID.short)' there"
     }
 
+    /// The next instant liveness may act at; none while getting back to the
+    /// host (the rejoin loop keeps time then, and `rejoined` schedules again) or after the end.
+    private func schedule(now: ContinuousClock.Instant, lastHeard: ContinuousClock.Instant, linkOpen: Bool) -> [Action] {
+        guard !ended, !reconnecting, !left else { return [] }
+        return [.scheduleTicker(at: liveness.nextTick(lastHeard: lastHeard, open: linkOpen, now: now), tolerance: liveness.tolerance)]
+    }
+
     private mutating func timerFired(now: ContinuousClock.Instant, lastHeard: ContinuousClock.Instant, linkOpen: Bool) -> [Action] {
         guard !ended, !reconnecting, !left else { return [] }
+        let ticks = liveness.tick(now: now, lastHeard: lastHeard, open: linkOpen)
         var actions: [Action] = []
-        for tick in liveness.tick(now: now, lastHeard: lastHeard, open: linkOpen) {
+        for tick in ticks {
             switch tick {
             case .sendHeartbeat:
                 actions.append(.sendHeartbeat)
@@ -556,6 +566,6 @@ struct GuestLink: Sendable {
                 actions.append(.fail(.connectionLost("no word from \(name) for \(silence) s")))
             }
         }
-        return actions
+        return actions + schedule(now: now, lastHeard: lastHeard, linkOpen: linkOpen)
     }
 }

@@ -54,7 +54,8 @@ public final class RemoteHost: Participant {
         /// Our deliveries waiting for the host's verdict, by token.
         var waiters: [UInt64: CheckedContinuation<Void, any Error>] = [:]
         var nextToken: UInt64 = 0
-        var ticker: Task<Void, Never>?
+        /// Ticks the machine at its next deadline (the process's shared `LivenessClock`).
+        var ticker: LivenessClock.Timer?
         var reconnectLoop: Task<Void, Never>?
         /// The after-match conversation, once the match ended with the connection kept.
         var afterMatch: AfterMatch?
@@ -71,7 +72,9 @@ public final class RemoteHost: Participant {
         /// The settle count when the step ran: `waitForController` waits beyond it.
         var mark: UInt64
         var waiters: [UInt64: CheckedContinuation<Void, any Error>] = [:]
-        var timers: [Task<Void, Never>] = []
+        /// The ticker and the rejoin loop, to stop (`stopTimers`).
+        var ticker: LivenessClock.Timer?
+        var reconnectLoop: Task<Void, Never>?
         var afterMatch: AfterMatch?
     }
 
@@ -175,19 +178,10 @@ public final class RemoteHost: Participant {
         connection.absorbHeartbeats()
         let attaching = step { state in
             state.controller = controller
+            state.ticker = LivenessClock.shared.timer { [weak self] in self?.tickerFired() }
             return .attached(now: .now)
         }
         performNow(attaching)
-        state.withLock { state in
-            let interval = state.link.tickInterval
-            state.ticker = Task { [weak self] in
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: interval)
-                    guard let self else { return }
-                    await self.tick()
-                }
-            }
-        }
         attached.open()
     }
 
@@ -305,8 +299,10 @@ public final class RemoteHost: Participant {
 
     // MARK: Liveness
 
-    private func tick() async {
-        await perform(step { .timerFired(now: .now, lastHeard: $0.connection.lastHeard, linkOpen: $0.connection.isOpen) })
+    /// The ticker fired, on the clock's thread (the event loop's): the common
+    /// case (a heartbeat due, or nothing) is done there; anything else goes on in a task.
+    private func tickerFired() {
+        performNow(step { .timerFired(now: .now, lastHeard: $0.connection.lastHeard, linkOpen: $0.connection.isOpen) })
     }
 
     // MARK: Performing
@@ -333,7 +329,10 @@ public final class RemoteHost: Participant {
                 case .settleDelivery(let token, _):
                     step.waiters[token] = state.waiters.removeValue(forKey: token)
                 case .stopTimers:
-                    step.timers = [state.ticker, state.reconnectLoop].compactMap { $0 }
+                    step.ticker = state.ticker
+                    step.reconnectLoop = state.reconnectLoop
+                case .scheduleTicker(let at, let tolerance):
+                    state.ticker?.schedule(at: at, tolerance: tolerance)
                 case .keepForAfterMatch(let final):
                     state.afterMatch = AfterMatch(connection: state.connection, finalState: final)
                 case .toAfterMatch:
@@ -427,7 +426,8 @@ public final class RemoteHost: Participant {
         case .endIsSaved:
             endSaved.open()
         case .stopTimers:
-            for timer in step.timers { timer.cancel() }
+            step.ticker?.cancel()
+            step.reconnectLoop?.cancel()
         case .toAfterMatch(let inbound):
             step.afterMatch?.handle(inbound)
         case .startReconnecting:
@@ -439,7 +439,7 @@ public final class RemoteHost: Participant {
                 await self.reconnectLoop(reconnect)
             }
             state.withLock { $0.reconnectLoop = loop }
-        case .keepForAfterMatch, .useRejoinedLink, .dropRejoinedLink, .refuseTalk:
+        case .keepForAfterMatch, .useRejoinedLink, .dropRejoinedLink, .refuseTalk, .scheduleTicker:
             break  // done in the step, or answered by the caller
         case .waitForController, .submitPush, .adopt, .fail, .report, .reportPresence, .reportStandIn, .relayTalk,
              .reportTalkRefused, .linger:
