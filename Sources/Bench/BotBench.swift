@@ -38,10 +38,11 @@ public enum BotBench {
         game == Cube4.id ? "the hard of earlier releases" : "medium"
     }
 
-    /// Plays `games` games of `game`, seats alternating; `progress` hears how many are done.
-    public static func duel(game: String, games: Int, progress: @escaping (Int) -> Void) -> Duel {
+    /// Plays `games` games of `game` from openings drawn with `seed`, seats alternating;
+    /// `progress` hears how many are done.
+    public static func duel(game: String, games: Int, seed: UInt64 = 2026, progress: @escaping (Int) -> Void) -> Duel {
         let opponent: BotDuel.Entrant = game == Cube4.id ? .legacyHard : .level(.medium)
-        let result = BotDuel.play(gameID: game, .level(.hard), against: opponent, games: games, seed: 2026, progress: progress)
+        let result = BotDuel.play(gameID: game, .level(.hard), against: opponent, games: games, seed: seed, progress: progress)
         let share = result.games == 0 ? 0 : 100 * Double(result.winsByA) / Double(result.games)
         let met = game == Cube4.id ? share >= 90 && result.longestMoveA < .seconds(1) : nil
         return Duel(result: result, share: share, goalMet: met)

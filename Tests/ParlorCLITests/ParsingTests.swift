@@ -179,6 +179,8 @@ struct GoodCommandLineTests {
         #expect(try parsed(["bench", "bots"], as: BenchBotsOptions.self) == BenchBotsOptions(games: 100, game: "connect4"))
         #expect(try parsed(["bench", "bots", "--games", "10", "-g", "tictactoe"], as: BenchBotsOptions.self)
             == BenchBotsOptions(games: 10, game: "tictactoe"))
+        #expect(try parsed(["bench", "bots", "--seed", "7"], as: BenchBotsOptions.self) == BenchBotsOptions(seed: 7))
+        #expect(throws: UsageFailure.self) { try parsed(["bench", "bots", "--seed", "-1"], as: BenchBotsOptions.self) }
         #expect(try parsed(["bench", "render"], as: BenchRenderOptions.self) == BenchRenderOptions())
     }
 }

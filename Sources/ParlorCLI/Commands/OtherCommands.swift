@@ -120,12 +120,15 @@ public struct BenchBotsOptions: ParsableCommand, Hashable {
     public var game: String
     /// `--positions`: where to write connect4's solver positions (one per line), if anywhere.
     public var positionsFile: String?
+    /// `--seed`: the seed of the games' openings (default 2026, the same games every run).
+    public var seed: UInt64
 
     /// Options as code would set them.
-    public init(games: Int = 100, game: String = "connect4", positionsFile: String? = nil) {
+    public init(games: Int = 100, game: String = "connect4", positionsFile: String? = nil, seed: UInt64 = 2026) {
         self.games = games
         self.game = game
         self.positionsFile = positionsFile
+        self.seed = seed
     }
 
     /// Arguments, flags and help of `parlor bench bots`.
@@ -134,6 +137,9 @@ public struct BenchBotsOptions: ParsableCommand, Hashable {
     static let positionsOption = OptionSpec(
         "positions", .required(valueName: "FILE"),
         help: "connect4: also write the solver's positions to FILE, one a line: the set, then the moves (columns 1-7).")
+    static let seedOption = OptionSpec(
+        "seed", .required(valueName: "N"),
+        help: "Seed of the games' openings, 0-1000000000 (default: 2026, the same games every run; another seed plays other games).")
 
     public static let spec = CommandSpec(
         path: ["bench", "bots"],
@@ -155,6 +161,7 @@ public struct BenchBotsOptions: ParsableCommand, Hashable {
             gamesOption,
             gameOption,
             positionsOption,
+            seedOption,
         ]
     )
 
@@ -164,6 +171,10 @@ public struct BenchBotsOptions: ParsableCommand, Hashable {
         if let text = arguments.value(Self.gamesOption) { games = try ValueParser.wholeNumber(text, Self.gamesOption.source, in: 1...10_000) }
         game = arguments.value(Self.gameOption)?.lowercased() ?? "connect4"
         positionsFile = arguments.value(Self.positionsOption)
+        seed = 2026
+        if let text = arguments.value(Self.seedOption) {
+            seed = UInt64(try ValueParser.wholeNumber(text, Self.seedOption.source, in: 0...1_000_000_000))
+        }
     }
 
     /// The game must be one `GameCatalog` knows.

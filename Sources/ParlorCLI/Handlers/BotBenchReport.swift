@@ -15,7 +15,7 @@ func runBenchBots(_ options: BenchBotsOptions) async throws -> ExitCode {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
         // A CPU-bound loop: keep it off Swift's cooperative pool.
         DispatchQueue.global().async {
-            printBotBench(game: options.game, games: options.games)
+            printBotBench(game: options.game, games: options.games, seed: options.seed)
             continuation.resume()
         }
     }
@@ -30,9 +30,10 @@ struct BenchPositionsError: UserFacingError {
     var message: String { "cannot write the positions to \(path): \(reason)" }
 }
 
-private func printBotBench(game: String, games: Int) {
-    Console.write("parlor bench bots: \(games) games of \(game), hard against \(BotBench.opponentName(game)), seats alternating\n")
-    let duel = BotBench.duel(game: game, games: games) { done in
+private func printBotBench(game: String, games: Int, seed: UInt64) {
+    Console.write("parlor bench bots: \(games) games of \(game), hard against \(BotBench.opponentName(game)), seats alternating, "
+                  + "openings of seed \(seed)\n")
+    let duel = BotBench.duel(game: game, games: games, seed: seed) { done in
         if done % 10 == 0 { Console.writeError("  \(done)/\(games)\n") }
     }
     let result = duel.result
