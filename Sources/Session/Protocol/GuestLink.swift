@@ -204,9 +204,6 @@ struct GuestLink: Sendable {
         self.liveness = Liveness(settings: setup.settings, now: now)
     }
 
-    /// How often the shell should fire the timer.
-    var tickInterval: Duration { liveness.tickInterval }
-
     private var name: String { setup.hostName }
 
     /// Feeds one event; returns what the shell must do, in order.
@@ -545,9 +542,8 @@ struct GuestLink: Sendable {
 
     private mutating func timerFired(now: ContinuousClock.Instant, lastHeard: ContinuousClock.Instant, linkOpen: Bool) -> [Action] {
         guard !ended, !reconnecting, !left else { return [] }
-        let ticks = liveness.tick(now: now, lastHeard: lastHeard, open: linkOpen)
         var actions: [Action] = []
-        for tick in ticks {
+        for tick in liveness.tick(now: now, lastHeard: lastHeard, open: linkOpen) {
             switch tick {
             case .sendHeartbeat:
                 actions.append(.sendHeartbeat)
