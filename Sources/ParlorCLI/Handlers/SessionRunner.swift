@@ -52,11 +52,9 @@ enum SessionRunner {
     }
 
     /// Has `recorder` keep the guest's side of `joined`: states queued on its
-    /// writer, the end's acknowledgement sent once the end is saved (Session's `saveBeforeAcknowledging`).
+    /// writer, each calling back once on disk (Session's `saveBeforeAcknowledging`).
     static func record(_ joined: JoinedMatch, with recorder: MatchRecorder) {
-        joined.saveBeforeAcknowledging(soon: recorder.saveSoon, end: { state, done in
-            recorder.saveBeforeRevealing(state) { _ in done() }
-        })
+        joined.saveBeforeAcknowledging { state, done in recorder.saveBeforeRevealing(state) { _ in done() } }
     }
 
     /// Plays a hosted match (new or resumed) to the end, then any rematches

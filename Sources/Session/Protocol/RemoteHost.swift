@@ -89,6 +89,8 @@ public final class RemoteHost: Participant {
     private let endSaved = Gate()
     /// Bumped after every controller callback: a frame waits on it for the controller to act.
     private let settled = SettleSignal()
+    /// The saves asked for: a change of ours leaves only once every one before it is on disk.
+    private let saves = SaveBarrier()
     private let state: Mutex<State>
 
     /// Whether the connection speaks protocol 2, which has table talk (TALK).
@@ -187,8 +189,12 @@ public final class RemoteHost: Participant {
 
     public func turnBegan(_ state: MatchState) {}
 
-    /// Sends the guest's own change and waits for the host's verdict.
+    /// Sends the guest's own change and waits for the host's verdict. The
+    /// change leaves only once every state saved before it is on disk, so
+    /// this side's file is never more than this one change behind the
+    /// host's, which `parlor resume` requires (`GuestRecordCheck`).
     public func deliver(_ change: MatchChange, resulting: MatchState) async throws {
+        await saves.waitForSavesAskedSoFar()
         let token = state.withLock { state -> UInt64 in
             state.nextToken += 1
             return state.nextToken
@@ -452,8 +458,10 @@ public final class RemoteHost: Participant {
     /// acknowledgement waits for the save to call back (`GuestLink.Event.endSaved`).
     private func save(_ saved: MatchState, acknowledges: Bool) {
         guard let persist = state.withLock({ $0.persist }) else { return }
-        guard acknowledges else { return persist(saved) {} }
+        let savedHere = saves.begin()
+        guard acknowledges else { return persist(saved) { savedHere() } }
         persist(saved) { [self] in
+            savedHere()
             performNow(step(.endSaved))
             settled.bump()
         }

@@ -1,7 +1,8 @@
 // Where each side's saves sit in the conversation (docs/STORE.md): the host
 // saves a committed state before any frame reveals it, at a table once for
-// every link; the guest queues its saves and acknowledges the end only once
-// the end is on disk. Session does not know the store: the saves are passed in.
+// every link; the guest queues its saves, sends a change of its own only
+// once they are on disk, and acknowledges the end only once it is on disk.
+// Session does not know the store: the saves are passed in.
 
 import Match
 
@@ -21,14 +22,13 @@ extension HostedMatch {
 
 extension JoinedMatch {
     /// Has the guest's side saved: each state it commits or adopts goes to
-    /// `soon` (queued, not waited for), and the end to `end`, whose callback
-    /// sends the end's acknowledgement (the host takes the end as delivered
-    /// only once the guest has saved it). Nothing waits for the disk on the
-    /// cooperative pool. Call before the controller starts.
-    public func saveBeforeAcknowledging(soon: @escaping @Sendable (MatchState) -> Void,
-                                        end: @escaping RemoteHost.Persist) {
-        remote.persistBeforeAcknowledging(asynchronously: { state, done in
-            if state.isEnded { end(state, done) } else { soon(state); done() }
-        })
+    /// `save`, which returns at once and calls back once the state is on disk
+    /// (nothing waits for the disk on the cooperative pool). The end's
+    /// acknowledgement is sent from the end's callback (the host takes the end
+    /// as delivered only once the guest has saved it), and a change of the
+    /// guest's own leaves only once every earlier save has called back.
+    /// Call before the controller starts.
+    public func saveBeforeAcknowledging(_ save: @escaping RemoteHost.Persist) {
+        remote.persistBeforeAcknowledging(asynchronously: save)
     }
 }
