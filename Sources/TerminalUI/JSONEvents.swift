@@ -206,6 +206,37 @@ public enum JSONEvents {
         return .object(fields)
     }
 
+    /// What a listening host offers, for its `listening` event.
+    public enum ListeningOffer: Sendable {
+        /// One match (`parlor host`): the `join` commands, the passcode, the `ssh -L` line.
+        case match(join: [String], passcode: String?, ssh: String)
+        /// A host of tables (`--tables N`): how many, the `join` commands, the passcode, the saved matches coming back.
+        case tables(Int, join: [String], passcode: String?, resuming: [String])
+        /// A saved match served again (`parlor resume`): its id and the `resume` commands.
+        case resume(match: String, commands: [String])
+    }
+
+    /// `{"event":"listening","port":N,"game":…,…,"service":…,"discovery":…}`,
+    /// the first line of a host: where it listens, what it offers, the
+    /// DNS-SD name it is listed as (null: not listed) and why not.
+    public static func listening(port: UInt16, game: String, offer: ListeningOffer, service: String?,
+                                 discovery: String?) -> JSONValue {
+        func strings(_ list: [String]) -> JSONValue { JSONValue(list) }
+        func optional(_ text: String?) -> JSONValue { text.map { JSONValue($0) } ?? .null }
+        var fields: [(String, JSONValue)] = [("event", "listening"), ("port", JSONValue(Int(port))), ("game", JSONValue(game))]
+        var trailing: [(String, JSONValue)] = []
+        switch offer {
+        case .match(let join, let passcode, let ssh):
+            fields += [("join", strings(join)), ("passcode", optional(passcode)), ("ssh", JSONValue(ssh))]
+        case .tables(let limit, let join, let passcode, let resuming):
+            fields += [("tables", JSONValue(limit)), ("join", strings(join)), ("passcode", optional(passcode))]
+            trailing = [("resuming", strings(resuming))]
+        case .resume(let match, let commands):
+            fields += [("match", JSONValue(match)), ("resume", strings(commands))]
+        }
+        return .object(fields + [("service", optional(service)), ("discovery", optional(discovery))] + trailing)
+    }
+
     /// `{"event":"notice","text":…}`
     public static func notice(_ text: String) -> JSONValue {
         .object([("event", "notice"), ("text", JSONValue(text))])

@@ -49,16 +49,11 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
     let board = HallBoard(limit: limit)
     let advertising = await HallListing.start(LAN.hostedGame(gameType, host: options.name, needsCode: passcode != nil, hints: options.hints),
                                               limit: limit, port: port, in: DNSSDDirectory())
-    let codeArgument = passcode.map { " --code \($0)" } ?? ""
-    let joinLines = LAN.joinLines(port: port).map { $0 + codeArgument }
-    announcer.say("", event: .object([
-        ("event", "listening"), ("port", .int(Int64(port))), ("game", .string(gameType.id)), ("tables", .int(Int64(limit))),
-        ("join", .array(joinLines.map { .string($0) } + [.string("parlor join localhost:\(port)" + codeArgument)])),
-        ("passcode", passcode.map { .string($0) } ?? .null),
-        ("service", advertising.name.map { .string($0) } ?? .null),
-        ("discovery", advertising.problem.map { .string($0.description) } ?? .null),
-        ("resuming", .array(saved.map { .string($0.state.matchID.hex) })),
-    ]))
+    let join = LAN.joinCommands(port: port, passcode: passcode)
+    announcer.say("", event: JSONEvents.listening(
+        port: port, game: gameType.id,
+        offer: .tables(limit, join: join.lan + [join.here], passcode: passcode, resuming: saved.map(\.state.matchID.hex)),
+        service: advertising.name, discovery: advertising.problem?.description))
     if !presentation.isJSON {
         let listed = advertising.name.map { " as \"\($0)\"" } ?? ""
         announcer.say("Hosting \(gameType.displayName)\(listed) on port \(port): up to \(limit) tables, "
@@ -66,9 +61,7 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
         if let problem = advertising.problem { Console.writeError("parlor: not advertised on the LAN: \(LAN.discoveryAdvice(problem))\n") }
         if let passcode { announcer.say("Passcode: \(passcode)   (every guest needs it; moves are not encrypted)") }
         if !saved.isEmpty { announcer.say("Waiting for the guests of \(saved.count) saved table\(saved.count == 1 ? "" : "s") to come back.") }
-        announcer.say("Players can join with:")
-        for line in joinLines { announcer.say("  " + line) }
-        announcer.say("  parlor join localhost:\(port)\(codeArgument)   (on this machine)")
+        LAN.sayJoinCommands(join, with: announcer)
         announcer.say("(Ctrl-C to stop; matches in play are saved and 'parlor resume' brings them back.)")
     }
 

@@ -63,16 +63,11 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
     let listing = LANListing(advertisement: advertisement)
 
     // With a code, every join line carries it: the host reads one line aloud or pastes it.
-    let codeArgument = passcode.map { " --code \($0)" } ?? ""
-    let joinLines = LAN.joinLines(port: port).map { $0 + codeArgument }
-    announcer.say("", event: .object([
-        ("event", "listening"), ("port", .int(Int64(port))), ("game", .string(gameType.id)),
-        ("join", .array(joinLines.map { .string($0) } + [.string("parlor join localhost:\(port)" + codeArgument)])),
-        ("passcode", passcode.map { .string($0) } ?? .null),
-        ("ssh", .string(LAN.sshHint(port: port) + codeArgument)),
-        ("service", advertisement.map { .string($0.name) } ?? .null),
-        ("discovery", discoveryProblem.map { .string($0.description) } ?? .null),
-    ]))
+    let join = LAN.joinCommands(port: port, passcode: passcode)
+    let ssh = LAN.sshHint(port: port) + (passcode.map { " --code \($0)" } ?? "")
+    announcer.say("", event: JSONEvents.listening(
+        port: port, game: gameType.id, offer: .match(join: join.lan + [join.here], passcode: passcode, ssh: ssh),
+        service: advertisement?.name, discovery: discoveryProblem?.description))
     if !presentation.isJSON {
         if let advertisement {
             announcer.say("Hosting \(gameType.displayName) as \"\(advertisement.name)\" on port \(port).")
@@ -88,10 +83,8 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
         }
         if options.hints { announcer.say("Hints are on: either player can press h for the best move.") }
         if options.noTalk { announcer.say("Table talk is off: lines anyone says are refused.") }
-        announcer.say("Players can join with:")
-        for line in joinLines { announcer.say("  " + line) }
-        announcer.say("  parlor join localhost:\(port)\(codeArgument)   (on this machine)")
-        announcer.say("Through SSH: " + LAN.sshHint(port: port) + codeArgument)
+        LAN.sayJoinCommands(join, with: announcer)
+        announcer.say("Through SSH: " + ssh)
         let stop = "(\(Terminal.isInteractive ? "q, Esc or " : "")Ctrl-C to stop)"
         if options.seats > 2 {
             let early = Terminal.isInteractive ? " Press b to give the empty seats to bots and start once a guest is seated." : ""
@@ -148,7 +141,7 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
     }
     let waiting = desk.map { desk in
         let code = passcode.map { ", passcode \($0)" } ?? ""
-        let line = joinLines.first.map { "'\($0)'" } ?? "'parlor join localhost:\(port)\(codeArgument)'"
+        let line = "'\(join.lan.first ?? join.here)'"
         return desk.whileWaiting("Hosting \(gameType.displayName) on port \(port)\(code): players join with \(line). Waiting for a player\u{2026}") {
             await host.shutdown()
         }

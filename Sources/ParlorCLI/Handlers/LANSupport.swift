@@ -28,10 +28,31 @@ struct Announcer {
 
 /// Everything about finding and reaching peers that several commands share.
 enum LAN {
-    /// `parlor join ADDRESS:PORT` for every non-loopback address of this machine.
-    static func joinLines(port: UInt16) -> [String] {
+    /// The commands that reach a host on `port`: `COMMAND ADDRESS:PORT` for
+    /// each address of this machine that is up (`lan`), and localhost's
+    /// (`here`), each followed by `arguments`.
+    static func commands(_ command: String, port: UInt16, arguments: String = "") -> (lan: [String], here: String) {
         let addresses = (try? InterfaceAddresses.nonLoopback()) ?? []
-        return addresses.filter(\.isUp).map { "parlor join \($0.endpoint(port: port))" }
+        let lan = addresses.filter(\.isUp).map { "\(command) \($0.endpoint(port: port))" + arguments }
+        return (lan, "\(command) localhost:\(port)" + arguments)
+    }
+
+    /// `parlor join` commands for a host on `port`, each with `--code` when there is a
+    /// passcode, so the host can read any one aloud or paste it.
+    static func joinCommands(port: UInt16, passcode: String?) -> (lan: [String], here: String) {
+        commands("parlor join", port: port, arguments: passcode.map { " --code \($0)" } ?? "")
+    }
+
+    /// Says `commands` under "Players can join with:".
+    static func sayJoinCommands(_ commands: (lan: [String], here: String), with announcer: Announcer) {
+        announcer.say("Players can join with:")
+        sayCommands(commands, with: announcer)
+    }
+
+    /// Says `commands`, one a line, localhost's marked as for this machine.
+    static func sayCommands(_ commands: (lan: [String], here: String), with announcer: Announcer) {
+        for line in commands.lan { announcer.say("  " + line) }
+        announcer.say("  \(commands.here)   (on this machine)")
     }
 
     /// This machine's host name, for the ssh -L hint.

@@ -105,13 +105,11 @@ enum ResumeAsHost {
 
         let id = state.matchID.hex
         let grace = configuration.timeouts.grace
-        let lines = LAN.joinLines(port: port).map { $0.replacingOccurrences(of: "parlor join ", with: "parlor resume ") }
-        announcer.say("", event: .object([
-            ("event", "listening"), ("port", .int(Int64(port))), ("game", .string(gameType.id)), ("match", .string(id)),
-            ("resume", .array([.string("parlor resume \(id)")] + lines.map { .string($0) } + [.string("parlor resume localhost:\(port)")])),
-            ("service", advertisement.map { .string($0.name) } ?? .null),
-            ("discovery", discoveryProblem.map { .string($0.description) } ?? .null),
-        ]))
+        let resume = LAN.commands("parlor resume", port: port)
+        announcer.say("", event: JSONEvents.listening(
+            port: port, game: gameType.id,
+            offer: .resume(match: id, commands: ["parlor resume \(id)"] + resume.lan + [resume.here]),
+            service: advertisement?.name, discovery: discoveryProblem?.description))
         if !presentation.isJSON {
             announcer.say(state.isEnded
                 ? "Match \(state.matchID.short) (\(gameType.displayName) against \(guestName)) is over here; serving its end on port \(port) for \(guestName)'s copy."
@@ -121,8 +119,7 @@ enum ResumeAsHost {
             }
             announcer.say("\(guestName) can continue with:")
             announcer.say("  parlor resume \(state.matchID.short)")
-            for line in lines { announcer.say("  " + line) }
-            announcer.say("  parlor resume localhost:\(port)   (on this machine)")
+            LAN.sayCommands(resume, with: announcer)
             announcer.say("Waiting up to \(grace.components.seconds) s for \(guestName)… (\(Terminal.isInteractive ? "q, Esc or " : "")Ctrl-C to stop)")
         }
 
