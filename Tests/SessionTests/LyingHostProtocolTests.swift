@@ -225,10 +225,28 @@ import Testing
         #expect(throws: PushDesync.self) { try GuestRecordCheck.adoption(three, known: known, guestSeat: 0, proposal: sent).get() }
         // A guest resuming from disk may have sent its first change just before it stopped.
         #expect(throws: Never.self) {
-            try GuestRecordCheck.adoption(two, known: known, guestSeat: 0, proposal: nil, anyFirstChange: true).get()
+            try GuestRecordCheck.adoption(two, known: known, guestSeat: 0, proposal: nil, oneUnsavedChange: true).get()
         }
         #expect(throws: PushDesync.self) {
-            try GuestRecordCheck.adoption(three, known: known, guestSeat: 0, proposal: nil, anyFirstChange: true).get()
+            try GuestRecordCheck.adoption(three, known: known, guestSeat: 0, proposal: nil, oneUnsavedChange: true).get()
+        }
+        // Its copy may also lack the host's answer to its last saved move: the one change is then after it.
+        #expect(throws: Never.self) {
+            try GuestRecordCheck.adoption(three, known: one, guestSeat: 0, proposal: nil, oneUnsavedChange: true).get()
+        }
+        let four = try three.applying(.move(Move(2), by: 1), now: 4)
+        let five = try four.applying(.move(Move(3), by: 0), now: 5)
+        #expect(throws: PushDesync.self) {
+            try GuestRecordCheck.adoption(five, known: one, guestSeat: 0, proposal: nil, oneUnsavedChange: true).get()
+        }
+        // The same for a quit: after the host's answer, as the one change; never after a move of ours too.
+        let quitAfterAnswer = try two.applying(.quit(0), now: 3)
+        #expect(throws: Never.self) {
+            try GuestRecordCheck.adoption(quitAfterAnswer, known: one, guestSeat: 0, proposal: nil, oneUnsavedChange: true).get()
+        }
+        let quitAfterMove = try four.applying(.quit(0), now: 5)
+        #expect(throws: PushDesync.self) {
+            try GuestRecordCheck.adoption(quitAfterMove, known: one, guestSeat: 0, proposal: nil, oneUnsavedChange: true).get()
         }
         // The host's own moves are the host's business.
         let host = start(guestSeat: 1)

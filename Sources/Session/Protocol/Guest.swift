@@ -100,7 +100,7 @@ public enum Guest {
             let hostState = rejoined.match
             // The one change of ours it may hold beyond our copy is one we may have sent just before we stopped.
             if case .failure(let why) = GuestRecordCheck.adoption(hostState, known: saved, guestSeat: joined.seat,
-                                                                  proposal: nil, anyFirstChange: true) {
+                                                                  proposal: nil, oneUnsavedChange: true) {
                 rejoined.connection.send(.goodbye(.goodbyeDesync, sentence: String(why.description.prefix(200)), finalBlob: []))
                 rejoined.connection.close()
                 throw .desync("the host's copy of match \(saved.matchID.short) does not continue the one saved here: \(why)")

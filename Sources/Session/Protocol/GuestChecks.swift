@@ -35,11 +35,14 @@ public struct OwnProposal: Hashable, Sendable {
 public enum GuestRecordCheck {
     /// Checks `adopted` (the host's state) against `known` (the guest's
     /// committed state). `proposal` is the guest's own change that may be
-    /// committed on the host; `anyFirstChange` allows one change of the
-    /// guest's seat right after `known` without knowing which (a guest
-    /// resuming from disk may have sent it just before it stopped).
+    /// committed on the host; `oneUnsavedChange` allows one change of the
+    /// guest's seat after `known` without knowing which, wherever the rules
+    /// put it among the others' moves: a guest resuming from disk may have
+    /// sent it just before it stopped, and its copy may lack the others'
+    /// moves since its last change (it sends a change only once the save of
+    /// its previous one is on disk, `RemoteHost.deliver`).
     public static func adoption(_ adopted: MatchState, known: MatchState, guestSeat: SeatIndex,
-                                proposal: OwnProposal?, anyFirstChange: Bool = false) -> Result<Void, PushDesync> {
+                                proposal: OwnProposal?, oneUnsavedChange: Bool = false) -> Result<Void, PushDesync> {
         guard adopted.matchID == known.matchID, adopted.gameID == known.gameID,
               adopted.seats.map(\.playerID) == known.seats.map(\.playerID) else {
             return .failure(PushDesync("the host's state is of another match"))
@@ -56,10 +59,12 @@ public enum GuestRecordCheck {
         // At a table the host may have let a bot stand in for our seat while we were away
         // (docs/PROTOCOL.md section 16): a whole state may hold moves of ours we never made.
         let standInAllowed = adopted.seats.count > 2
+        var unsaved = 0  // moves of our seat taken as the one unsaved change
         for index in first..<adopted.moves.count where adopted.moves[index].seat == guestSeat && !standInAllowed {
             let move = adopted.moves[index].move
-            let ours = index == first && (anyFirstChange || pending == .move(move, by: guestSeat))
-            guard ours else {
+            let proposed = index == first && pending == .move(move, by: guestSeat)
+            if !proposed, oneUnsavedChange { unsaved += 1 }
+            guard proposed || oneUnsavedChange && unsaved == 1 else {
                 return .failure(PushDesync("the host's state holds move \(index + 1) for our seat, which we never made"))
             }
         }
@@ -69,10 +74,12 @@ public enum GuestRecordCheck {
         switch after {
         case .quit:
             // With two seats it can only be our pending quit, and no move follows it
-            // (a quit ends the match). At a table the host also quits the seat of a
+            // (a quit ends the match); resuming from disk, it may be the one
+            // unsaved change, after moves of the host's we never saved. At a table the host also quits the seat of a
             // guest whose grace period ran out while it was away (docs/PROTOCOL.md
             // section 16), and the others play on after it.
-            guard adopted.seats.count > 2 || (pending == .quit(guestSeat) || anyFirstChange) && adopted.moves.count == first else {
+            let ourQuit = pending == .quit(guestSeat) && adopted.moves.count == first || oneUnsavedChange && unsaved == 0
+            guard adopted.seats.count > 2 || ourQuit else {
                 return .failure(PushDesync("the host's state has our seat quit, which we never did"))
             }
         case .timeExpired:

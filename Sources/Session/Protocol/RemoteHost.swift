@@ -89,7 +89,7 @@ public final class RemoteHost: Participant {
     private let endSaved = Gate()
     /// Bumped after every controller callback: a frame waits on it for the controller to act.
     private let settled = SettleSignal()
-    /// The saves asked for: a change of ours leaves only once every one before it is on disk.
+    /// The saves asked for: a change of ours leaves only once the save of our previous one is on disk.
     private let saves = SaveBarrier()
     private let state: Mutex<State>
 
@@ -190,11 +190,11 @@ public final class RemoteHost: Participant {
     public func turnBegan(_ state: MatchState) {}
 
     /// Sends the guest's own change and waits for the host's verdict. The
-    /// change leaves only once every state saved before it is on disk, so
-    /// this side's file is never more than this one change behind the
-    /// host's, which `parlor resume` requires (`GuestRecordCheck`).
+    /// change leaves only once the save of our previous change is on disk,
+    /// so this side's file never lacks more than this one change of ours,
+    /// which `parlor resume` requires (`GuestRecordCheck`, `SaveBarrier`).
     public func deliver(_ change: MatchChange, resulting: MatchState) async throws {
-        await saves.waitForSavesAskedSoFar()
+        await saves.waitForOurLastChange()
         let token = state.withLock { state -> UInt64 in
             state.nextToken += 1
             return state.nextToken
@@ -458,7 +458,9 @@ public final class RemoteHost: Participant {
     /// acknowledgement waits for the save to call back (`GuestLink.Event.endSaved`).
     private func save(_ saved: MatchState, acknowledges: Bool) {
         guard let persist = state.withLock({ $0.persist }) else { return }
-        let savedHere = saves.begin()
+        let ours = saved.moves.reduce(0) { $0 + ($1.seat == guestSeat ? 1 : 0) }
+            + (saved.seats.indices.contains(guestSeat) && saved.seats[guestSeat].outcome == .quit ? 1 : 0)
+        let savedHere = saves.begin(ownChanges: ours)
         guard acknowledges else { return persist(saved) { savedHere() } }
         persist(saved) { [self] in
             savedHere()
