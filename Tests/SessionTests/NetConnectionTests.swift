@@ -1,5 +1,7 @@
 // The TCP shell over real loopback sockets: echo, chunking, closing, limits.
+import Foundation
 @preconcurrency import Glibc
+import Synchronization
 import Testing
 @testable import Session
 
@@ -202,12 +204,8 @@ struct NetConnectionTests {
     @Test("a peer that never reads gets its connection closed once the send queue passes its cap")
     func sendQueueCapClosesNonReader() async throws {
         // A bare listening socket that never accepts: the peer never reads.
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #expect(fd >= 0)
+        let (fd, bound) = try #require(plainListeningSocket(backlog: 4))
         defer { close(fd) }
-        #expect(loopbackV4.withSockAddr { bind(fd, $0, $1) } == 0)
-        #expect(listen(fd, 4) == 0)
-        guard let bound = SocketAddress.of(fd, peer: false) else { Issue.record("no address"); return }
         let limit = 256 * 1024
         let (sent, received) = try await withDeadline(20) {
             let client = try await TCPConnection.connect(addresses: [bound], options: .init(sendQueueLimit: limit))
@@ -224,14 +222,50 @@ struct NetConnectionTests {
         #expect(received.closed == .sendQueueOverflow(limit: limit))
     }
 
+    @Test("waitUntilClosed returns at once on an open connection, and after a close only once the peer has closed too, its last bytes read")
+    func waitUntilClosedWaitsForThePeersEnd() async throws {
+        // A plain blocking peer that answers our end 300 ms late (a host whose GOODBYE is retransmitted).
+        let (fd, bound) = try #require(plainListeningSocket(backlog: 4))
+        defer { close(fd) }
+        let peerSaw = Mutex<[UInt8]>([])
+        let peer = Thread {
+            let connection = accept(fd, nil, nil)
+            guard connection >= 0 else { return }
+            var buffer = [UInt8](repeating: 0, count: 64)
+            // Read up to our end of stream.
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(connection, $0.baseAddress, 64) }
+                if count <= 0 { break }
+                peerSaw.withLock { $0 += buffer[0..<count] }
+            }
+            usleep(300_000)
+            let late = Array("goodbye too".utf8)
+            _ = late.withUnsafeBytes { write(connection, $0.baseAddress, late.count) }
+            close(connection)
+        }
+        peer.start()
+        let clock = ContinuousClock()
+        try await withDeadline {
+            let client = try await TCPConnection.connect(addresses: [bound])
+            let openWait = clock.now
+            await client.waitUntilClosed(within: .seconds(5))
+            #expect(clock.now - openWait < .milliseconds(100), "an open connection has no close to wait for")
+
+            client.send(Array("bye".utf8))
+            client.close()
+            let closing = clock.now
+            await client.waitUntilClosed(within: .seconds(5))
+            let waited = clock.now - closing
+            #expect(waited >= .milliseconds(250), "returned after \(waited), before the peer closed")
+            #expect(client.isReleased, "the close did not finish")
+        }
+        #expect(peerSaw.withLock { $0 } == Array("bye".utf8))
+    }
+
     @Test("a graceful close to a peer that never reads gives up after the close timeout")
     func closeHardLimit() async throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #expect(fd >= 0)
+        let (fd, bound) = try #require(plainListeningSocket(backlog: 4))
         defer { close(fd) }
-        #expect(loopbackV4.withSockAddr { bind(fd, $0, $1) } == 0)
-        #expect(listen(fd, 4) == 0)
-        guard let bound = SocketAddress.of(fd, peer: false) else { Issue.record("no address"); return }
         let clock = ContinuousClock()
         let (queuedAtClose, elapsed) = try await withDeadline {
             let client = try await TCPConnection.connect(

@@ -53,12 +53,8 @@ struct NetListenAndConnectTests {
     func timeoutOnFullBacklog() async throws {
         // Backlog 0 and never accept: Linux queues one connection and then
         // drops further SYNs, which looks to a client like a silent host.
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #expect(fd >= 0)
+        let (fd, bound) = try #require(plainListeningSocket(backlog: 0))
         defer { close(fd) }
-        #expect(loopbackV4.withSockAddr { bind(fd, $0, $1) } == 0)
-        #expect(listen(fd, 0) == 0)
-        guard let bound = SocketAddress.of(fd, peer: false) else { Issue.record("no address"); return }
         let failure = try await withDeadline(20) { () -> NetError? in
             var held: [TCPConnection] = []
             defer { held.forEach { $0.abort() } }

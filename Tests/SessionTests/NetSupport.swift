@@ -25,6 +25,20 @@ func withDeadline<T: Sendable>(_ seconds: Double = 10, _ body: @escaping @Sendab
 }
 
 let loopbackV4 = (try? SocketAddress(ipAddress: "127.0.0.1", port: 0))!
+
+/// A plain blocking socket listening on loopback with `backlog`, outside
+/// parlor's event loop (a peer that behaves as the test needs), and its
+/// address; nil when it cannot be made. Close it with `close(fd)`.
+func plainListeningSocket(backlog: Int32) -> (fd: Int32, address: SocketAddress)? {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return nil }
+    guard loopbackV4.withSockAddr({ bind(fd, $0, $1) }) == 0, listen(fd, backlog) == 0,
+          let bound = SocketAddress.of(fd, peer: false) else {
+        close(fd)
+        return nil
+    }
+    return (fd, bound)
+}
 let loopbackV6 = (try? SocketAddress(ipAddress: "::1", port: 0))!
 
 /// True when ::1 can be bound (IPv6 may be disabled in a container).

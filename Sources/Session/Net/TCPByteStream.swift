@@ -24,7 +24,8 @@ extension TCPConnection {
             send: { [self] bytes in _ = self.send(bytes) },
             close: { [self] in self.close() },
             peerHasClosed: { [self] in self.peerHasClosed }, queuedByteCount: { [self] in self.queuedByteCount },
-            setIdleAbsorber: { [self] in self.setIdleAbsorber($0) })
+            setIdleAbsorber: { [self] in self.setIdleAbsorber($0) },
+            waitUntilClosed: { [self] in await self.waitUntilClosed(within: $0) })
     }
 }
 

@@ -246,6 +246,19 @@ public final class TCPConnection: @unchecked Sendable {
     /// True until `close`, `abort` or the peer ends the connection.
     public var isOpen: Bool { locked { phase == .open } }
 
+    /// Waits while a graceful close is under way (flushing, FIN sent, the
+    /// peer's FIN not seen yet), at most `limit`; at once when the connection
+    /// is open or released. A process about to exit waits here, so that what
+    /// the peer still sends is read (and dropped) by this socket instead of
+    /// reaching a closed one, which the kernel answers with a reset that can
+    /// overtake our last bytes and lose them.
+    public func waitUntilClosed(within limit: Duration) async {
+        let deadline = ContinuousClock.now + limit
+        while locked({ phase == .closing || phase == .draining }), ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
     /// True once the socket is closed (after a graceful close has finished).
     public var isReleased: Bool { locked { phase == .released } }
 

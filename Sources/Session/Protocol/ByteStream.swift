@@ -36,6 +36,9 @@ public protocol ByteStream: Sendable {
     /// the reader waits and that `absorb` takes (returns true for); nil stops
     /// it. Only a transport that can tell when its reader waits does this.
     func setIdleAbsorber(_ absorb: (@Sendable ([UInt8]) -> Bool)?)
+    /// After `close`, waits until the close has finished (the peer's end seen)
+    /// or `limit` has passed; at once when it is not closing.
+    func waitUntilClosed(within limit: Duration) async
 }
 
 extension ByteStream {
@@ -45,6 +48,8 @@ extension ByteStream {
     public var queuedByteCount: Int { 0 }
     /// Nothing: every chunk reaches the reader.
     public func setIdleAbsorber(_ absorb: (@Sendable ([UInt8]) -> Bool)?) {}
+    /// At once: a transport that cannot tell has nothing to wait for.
+    public func waitUntilClosed(within limit: Duration) async {}
 }
 
 /// A `ByteStream` made of closures, to adapt a transport without a new type
@@ -58,13 +63,15 @@ public struct AdaptedByteStream: ByteStream {
     private let peerClosed: @Sendable () -> Bool
     private let queued: @Sendable () -> Int
     private let absorber: @Sendable ((@Sendable ([UInt8]) -> Bool)?) -> Void
+    private let closing: @Sendable (Duration) async -> Void
 
     /// A stream whose `send` and `close` call the given closures; they must
     /// not block. `peerHasClosed` answers `ByteStream.peerHasClosed`.
     public init(peerDescription: String, events: AsyncStream<ByteStreamEvent>,
                 send: @escaping @Sendable ([UInt8]) -> Void, close: @escaping @Sendable () -> Void,
                 peerHasClosed: @escaping @Sendable () -> Bool = { false }, queuedByteCount: @escaping @Sendable () -> Int = { 0 },
-                setIdleAbsorber: @escaping @Sendable ((@Sendable ([UInt8]) -> Bool)?) -> Void = { _ in }) {
+                setIdleAbsorber: @escaping @Sendable ((@Sendable ([UInt8]) -> Bool)?) -> Void = { _ in },
+                waitUntilClosed: @escaping @Sendable (Duration) async -> Void = { _ in }) {
         self.peerDescription = peerDescription
         self.events = events
         self.sendBytes = send
@@ -72,6 +79,7 @@ public struct AdaptedByteStream: ByteStream {
         self.peerClosed = peerHasClosed
         self.queued = queuedByteCount
         self.absorber = setIdleAbsorber
+        self.closing = waitUntilClosed
     }
 
     public var peerHasClosed: Bool { peerClosed() }
@@ -80,4 +88,5 @@ public struct AdaptedByteStream: ByteStream {
     public func send(_ bytes: [UInt8]) { sendBytes(bytes) }
     public func close() { closeStream() }
     public func setIdleAbsorber(_ absorb: (@Sendable ([UInt8]) -> Bool)?) { absorber(absorb) }
+    public func waitUntilClosed(within limit: Duration) async { await closing(limit) }
 }

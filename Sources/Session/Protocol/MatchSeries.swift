@@ -28,6 +28,9 @@ public protocol SeriesMatch: Sendable {
     var guestsOwedTheEnd: [RemoteGuest] { get }
     /// The spectators that must be told the end before this side may exit (the host's).
     var spectatorsOwedTheEnd: SpectatorGallery? { get }
+    /// Waits, at most `limit`, until the link this side closed at the end is
+    /// closed at the other end too (a guest's; the host has nothing to wait for).
+    func linkClosed(within limit: Duration) async
 }
 
 extension HostedMatch: SeriesMatch {
@@ -38,12 +41,22 @@ extension HostedMatch: SeriesMatch {
     public var spectatorsOwedTheEnd: SpectatorGallery? { spectators }
 }
 
+extension SeriesMatch {
+    /// Nothing to wait for (the host's side).
+    public func linkClosed(within limit: Duration) async {}
+}
+
 extension JoinedMatch: SeriesMatch {
     public var localSeat: SeatIndex { seat }
     public var peerName: String { hostName }
     public var talk: any RematchTalk { remote }
     public var guestsOwedTheEnd: [RemoteGuest] { [] }
     public var spectatorsOwedTheEnd: SpectatorGallery? { nil }
+    /// The host closes once our GOODBYE has reached it; its own GOODBYE may
+    /// still be on its way. Exiting before it arrives would answer it with a
+    /// reset, which can overtake our GOODBYE: the host would then wait its
+    /// grace period for an end we had acknowledged (the soak found it).
+    public func linkClosed(within limit: Duration) async { await remote.waitForTheLinkToClose(within: limit) }
 }
 
 /// What the series tells its caller while it waits for a guest to see the end.
@@ -95,6 +108,8 @@ public enum MatchSeries {
         public var grace: Duration
         /// How long the spectators' last frames may take to leave (they acknowledge nothing).
         public var spectators: Duration = .seconds(2)
+        /// How long a guest waits at the end for the host to close the link too.
+        public var closing: Duration = .seconds(2)
         public init(grace: Duration) { self.grace = grace }
     }
 
@@ -108,21 +123,25 @@ public enum MatchSeries {
         // Spectators stay through the rematches and get GOODBYE when the series
         // is over; the process may exit right after this returns, so it waits for that.
         let spectators = first.spectatorsOwedTheEnd
+        var last = first
         do {
-            let result = try await series(from: first, with: &player, timing: timing, rematch: rematch)
+            let result = try await series(from: first, last: &last, with: &player, timing: timing, rematch: rematch)
             await spectators?.seriesOver(within: timing.spectators)
+            await last.linkClosed(within: timing.closing)
             return result
         } catch {
             await spectators?.seriesOver(within: timing.spectators)
+            await last.linkClosed(within: timing.closing)
             throw error
         }
     }
 
+    /// The series; `match` is the match being played, then the last one.
     private static func series<Player: SeriesPlayer>(
-        from first: Player.Match, with player: inout Player, timing: Timing,
+        from first: Player.Match, last match: inout Player.Match, with player: inout Player, timing: Timing,
         rematch: (Player.Match, Bool) async -> RematchOutcome<Player.Match>
     ) async throws -> Player.Result {
-        var match = first
+        match = first
         while true {
             let possible = player.rematchPossible
             if possible {

@@ -140,6 +140,13 @@ public final class RemoteHost: Participant {
         if saving { await endSaved.wait() }
     }
 
+    /// Waits until the connection this side closed has been closed by the host
+    /// too, at most `limit`: the host's last frames (its GOODBYE) are then
+    /// read here, not answered with a reset after this process exits.
+    func waitForTheLinkToClose(within limit: Duration) async {
+        await connection.waitUntilClosed(within: limit)
+    }
+
     /// Whether this side gets back to the host by itself when the connection drops.
     public var reconnects: Bool { reconnect != nil }
 

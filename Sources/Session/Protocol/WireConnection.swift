@@ -177,4 +177,9 @@ final class WireConnection: Sendable {
         markClosed()
         stream.close()
     }
+
+    /// After `close`, waits until the peer has seen the end too, at most `limit` (`ByteStream.waitUntilClosed`).
+    func waitUntilClosed(within limit: Duration) async {
+        await stream.waitUntilClosed(within: limit)
+    }
 }
