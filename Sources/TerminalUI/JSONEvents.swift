@@ -221,18 +221,17 @@ public enum JSONEvents {
     /// DNS-SD name it is listed as (null: not listed) and why not.
     public static func listening(port: UInt16, game: String, offer: ListeningOffer, service: String?,
                                  discovery: String?) -> JSONValue {
-        func strings(_ list: [String]) -> JSONValue { JSONValue(list) }
         func optional(_ text: String?) -> JSONValue { text.map { JSONValue($0) } ?? .null }
         var fields: [(String, JSONValue)] = [("event", "listening"), ("port", JSONValue(Int(port))), ("game", JSONValue(game))]
         var trailing: [(String, JSONValue)] = []
         switch offer {
         case .match(let join, let passcode, let ssh):
-            fields += [("join", strings(join)), ("passcode", optional(passcode)), ("ssh", JSONValue(ssh))]
+            fields += [("join", JSONValue(join)), ("passcode", optional(passcode)), ("ssh", JSONValue(ssh))]
         case .tables(let limit, let join, let passcode, let resuming):
-            fields += [("tables", JSONValue(limit)), ("join", strings(join)), ("passcode", optional(passcode))]
-            trailing = [("resuming", strings(resuming))]
+            fields += [("tables", JSONValue(limit)), ("join", JSONValue(join)), ("passcode", optional(passcode))]
+            trailing = [("resuming", JSONValue(resuming))]
         case .resume(let match, let commands):
-            fields += [("match", JSONValue(match)), ("resume", strings(commands))]
+            fields += [("match", JSONValue(match)), ("resume", JSONValue(commands))]
         }
         return .object(fields + [("service", optional(service)), ("discovery", optional(discovery))] + trailing)
     }

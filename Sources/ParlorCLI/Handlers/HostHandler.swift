@@ -64,7 +64,7 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
 
     // With a code, every join line carries it: the host reads one line aloud or pastes it.
     let join = LAN.joinCommands(port: port, passcode: passcode)
-    let ssh = LAN.sshHint(port: port) + (passcode.map { " --code \($0)" } ?? "")
+    let ssh = LAN.sshHint(port: port) + LAN.codeArgument(passcode)
     announcer.say("", event: JSONEvents.listening(
         port: port, game: gameType.id, offer: .match(join: join.lan + [join.here], passcode: passcode, ssh: ssh),
         service: advertisement?.name, discovery: discoveryProblem?.description))

@@ -40,7 +40,12 @@ enum LAN {
     /// `parlor join` commands for a host on `port`, each with `--code` when there is a
     /// passcode, so the host can read any one aloud or paste it.
     static func joinCommands(port: UInt16, passcode: String?) -> (lan: [String], here: String) {
-        commands("parlor join", port: port, arguments: passcode.map { " --code \($0)" } ?? "")
+        commands("parlor join", port: port, arguments: codeArgument(passcode))
+    }
+
+    /// ` --code CODE` for a join command line, or nothing without a passcode.
+    static func codeArgument(_ passcode: String?) -> String {
+        passcode.map { " --code \($0)" } ?? ""
     }
 
     /// Says `commands` under "Players can join with:".

@@ -75,9 +75,10 @@ public enum GuestRecordCheck {
         case .quit:
             // With two seats it can only be our pending quit, and no move follows it
             // (a quit ends the match); resuming from disk, it may be the one
-            // unsaved change, after moves of the host's we never saved. At a table the host also quits the seat of a
-            // guest whose grace period ran out while it was away (docs/PROTOCOL.md
-            // section 16), and the others play on after it.
+            // unsaved change, after moves of the host's we never saved. At a
+            // table the host also quits the seat of a guest whose grace period
+            // ran out while it was away (docs/PROTOCOL.md section 16), and the
+            // others play on after it.
             let ourQuit = pending == .quit(guestSeat) && adopted.moves.count == first || oneUnsavedChange && unsaved == 0
             guard adopted.seats.count > 2 || ourQuit else {
                 return .failure(PushDesync("the host's state has our seat quit, which we never did"))

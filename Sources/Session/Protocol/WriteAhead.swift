@@ -1,7 +1,8 @@
 // Where each side's saves sit in the conversation (docs/STORE.md): the host
 // saves a committed state before any frame reveals it, at a table once for
 // every link; the guest queues its saves, sends a change of its own only
-// once they are on disk, and acknowledges the end only once it is on disk.
+// once the save of its previous one is on disk, and acknowledges the end
+// only once the end is on disk.
 // Session does not know the store: the saves are passed in.
 
 import Match
@@ -26,7 +27,8 @@ extension JoinedMatch {
     /// (nothing waits for the disk on the cooperative pool). The end's
     /// acknowledgement is sent from the end's callback (the host takes the end
     /// as delivered only once the guest has saved it), and a change of the
-    /// guest's own leaves only once every earlier save has called back.
+    /// guest's own leaves only once the save of its previous change has
+    /// called back (`SaveBarrier`).
     /// Call before the controller starts.
     public func saveBeforeAcknowledging(_ save: @escaping RemoteHost.Persist) {
         remote.persistBeforeAcknowledging(asynchronously: save)
