@@ -236,6 +236,36 @@ public enum JSONEvents {
         return .object(fields + [("service", optional(service)), ("discovery", optional(discovery))] + trailing)
     }
 
+    /// `{"event":"resumed","match":…,"moves":N}`: an offline match continued from disk.
+    public static func resumed(_ state: MatchState) -> JSONValue {
+        .object([("event", "resumed"), ("match", JSONValue(state.matchID.hex)), ("moves", JSONValue(state.moves.count))])
+    }
+
+    /// `{"event":"rematch","match":…,"seat":N}`: a rematch began and this side
+    /// plays seat N; a spectator's has no seat.
+    public static func rematch(match: String, seat: SeatIndex? = nil) -> JSONValue {
+        var fields: [(String, JSONValue)] = [("event", "rematch"), ("match", JSONValue(match))]
+        if let seat { fields.append(("seat", JSONValue(seat))) }
+        return .object(fields)
+    }
+
+    /// `{"event":"leftForNow","match":…,"reason":…,"resume":…}`: this side
+    /// went away without quitting; `resume` is the command that continues.
+    public static func leftForNow(_ state: MatchState, reason: String) -> JSONValue {
+        .object([("event", "leftForNow"), ("match", JSONValue(state.matchID.hex)), ("reason", JSONValue(reason)),
+                 ("resume", JSONValue(MatchText.resumeCommand(state)))])
+    }
+
+    /// `{"event":"watching","address":…,"watching":N}`: a spectator was let in; N watch now.
+    public static func watching(address: String, count: Int) -> JSONValue {
+        .object([("event", "watching"), ("address", JSONValue(address)), ("watching", JSONValue(count))])
+    }
+
+    /// `{"event":"wrongPasscode","from":…}`: the host checked a passcode proof and found it wrong.
+    public static func wrongPasscode(from address: String) -> JSONValue {
+        .object([("event", "wrongPasscode"), ("from", JSONValue(address))])
+    }
+
     /// `{"event":"notice","text":…}`
     public static func notice(_ text: String) -> JSONValue {
         .object([("event", "notice"), ("text", JSONValue(text))])

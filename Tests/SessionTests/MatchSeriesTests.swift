@@ -18,6 +18,13 @@ import Testing
         }
         var peerOfferedRematch: Bool { offered }
         var rematchRuledOut: RematchEnd? { ruledOut }
+        var rematchNews: AsyncStream<RematchNews> {
+            AsyncStream { continuation in
+                if offered { continuation.yield(.offered) }
+                if let ruledOut { continuation.yield(.ruledOut(ruledOut)) }
+                continuation.finish()
+            }
+        }
         func keepConnectionForRematch() { kept.withLock { $0 = true } }
     }
 

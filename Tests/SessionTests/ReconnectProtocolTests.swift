@@ -554,9 +554,19 @@ struct ReconnectPolicyTests {
         #expect(second.moves.first?.seat == joined.seat)
     }
 
-    @Test func aGuestThatSaysNoEndsItForBothAndTheHostHearsWhy() async throws {
+    /// Everything a news stream says until it ends.
+    static func all(_ news: AsyncStream<RematchNews>) async -> [RematchNews] {
+        var heard: [RematchNews] = []
+        for await item in news { heard.append(item) }
+        return heard
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aGuestThatSaysNoEndsItForBothAndTheHostHearsWhy() async throws {
         let pair = try await JoinedPair.make(seat: .first)
         _ = try await Self.play(pair.hosted, pair.joined)
+        // What each final board would be told, followed from the end on.
+        let guestHears = Task { await Self.all(pair.joined.remote.rematchNews) }
+        let hostHears = Task { await Self.all(pair.hosted.remote.rematchNews) }
         async let hostSide = pair.host.rematch(after: pair.hosted, wants: true, answerTimeout: .seconds(5))
         try await Task.sleep(for: .milliseconds(50))
         #expect(pair.joined.remote.peerOfferedRematch)
@@ -568,6 +578,11 @@ struct ReconnectPolicyTests {
             Issue.record("the host did not hear the decline")
             return
         }
+        // The news streams end with the outcome: the guest heard the offer, the host the no.
+        #expect(await guestHears.value == [.offered, .ruledOut(.weDeclined)])
+        #expect(await hostHears.value == [.ruledOut(.peerDeclined)])
+        // A follower that comes late is told what was said, and its stream ends at once.
+        #expect(await Self.all(pair.joined.remote.rematchNews) == [.offered, .ruledOut(.weDeclined)])
     }
 
     @Test func aPeerThatNeverKeptTheConnectionCountsAsNo() async throws {

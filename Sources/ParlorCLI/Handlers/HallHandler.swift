@@ -163,7 +163,7 @@ enum Hall {
                               event: JSONEvents.guestJoined(name: hosted.guestName, seat: hosted.guestSeat, match: id.hex,
                                                             resumed: table.resumed, table: table.number))
         do { try await controller.start() } catch {
-            context.announcer.say("Table \(table.number): could not start: \(error)", event: JSONEvents.tagged(.object([("event", "error"), ("kind", "start"), ("reason", .string("\(error)"))]), with: tag))
+            context.announcer.say("Table \(table.number): could not start: \(error)", event: JSONEvents.tagged(JSONEvents.error(kind: "start", reason: "\(error)"), with: tag))
             await context.hall.release(table.number)
             return
         }

@@ -202,7 +202,7 @@ enum WrongPasscodeNotices {
     static func relay(_ reports: AsyncStream<ConnectionReport>, to announcer: Announcer) async {
         for await report in reports {
             guard case .rejected(.passcodeWrong, _) = report.outcome else { continue }
-            announcer.say(text(from: report.address), event: .object([("event", "wrongPasscode"), ("from", .string(report.address))]))
+            announcer.say(text(from: report.address), event: JSONEvents.wrongPasscode(from: report.address))
         }
     }
 

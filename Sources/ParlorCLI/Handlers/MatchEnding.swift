@@ -20,10 +20,7 @@ enum Ending {
         var text = "You left match \(state.matchID.short) for now (\(why)); nothing was quit and it is saved here."
         if let peer { text += "\n\(peer) was told you may come back, and waits for you." }
         text += "\nTo continue it, run: \(command)"
-        Announcer(json: json).say(text, event: .object([
-            ("event", "leftForNow"), ("match", .string(state.matchID.hex)), ("reason", .string(why)),
-            ("resume", .string(command)),
-        ]))
+        Announcer(json: json).say(text, event: JSONEvents.leftForNow(state, reason: why))
     }
 
     /// The other player's name, when exactly one other seat is not played here.

@@ -118,7 +118,7 @@ enum ResumeOffline {
         }
         Announcer(json: presentation.isJSON).say(
             "Resuming \(state.game.gameDisplayName) match \(state.matchID.short) at move \(state.moves.count + 1).",
-            event: .object([("event", "resumed"), ("match", .string(state.matchID.hex)), ("moves", .int(Int64(state.moves.count)))]))
+            event: JSONEvents.resumed(state))
         var saved = record
         saved.state = state
         saved.lastActivity = wallClockMilliseconds()

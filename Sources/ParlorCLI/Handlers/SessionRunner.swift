@@ -116,7 +116,7 @@ enum SessionRunner {
     private static func play(_ controller: MatchController, locals: [LocalParticipant], recorder: MatchRecorder,
                              talk: any RematchTalk, peer: String, link: any SessionLink, question: EndQuestion?,
                              presentation: MatchPresentation) async throws -> FrontendExit {
-        let news = RematchPlan.follow(talk, controller: controller, peer: peer, question: question)
+        let news = RematchPlan.follow(talk, peer: peer, question: question)
         defer { news?.cancel() }
         return try await presentation.play(controller, locals: locals, recorder: recorder, link: link, endQuestion: question)
     }
@@ -176,25 +176,18 @@ struct RematchPlan {
     }
 
     /// Tells `question`, as it comes, whether the other side offered a rematch
-    /// or ruled one out (said no, left). Follows `talk` from the end of the match
-    /// until cancelled or settled; nil when there is no question.
-    static func follow(_ talk: any RematchTalk, controller: MatchController, peer: String,
-                       question: EndQuestion?) -> Task<Void, Never>? {
+    /// or ruled one out (said no, left), until cancelled or settled; nil when
+    /// there is no question.
+    static func follow(_ talk: any RematchTalk, peer: String, question: EndQuestion?) -> Task<Void, Never>? {
         guard let question else { return nil }
         return Task {
-            while !Task.isCancelled, !(await controller.isStopped) { try? await Task.sleep(for: .milliseconds(100)) }
-            var toldOffer = false
-            while !Task.isCancelled {
-                // notConnected: the conversation is not set up yet (or the peer was away); not the peer's answer.
-                if let end = talk.rematchRuledOut, end != .notConnected {
-                    question.tell(sentence(end, peer: peer) ?? "No rematch.", settled: true)
-                    return
-                }
-                if !toldOffer, talk.peerOfferedRematch {
-                    toldOffer = true
+            for await news in talk.rematchNews {
+                switch news {
+                case .offered:
                     question.tell("\(peer) offers a rematch with seats swapped.", settled: false)
+                case .ruledOut(let end):
+                    question.tell(sentence(end, peer: peer) ?? "No rematch.", settled: true)
                 }
-                try? await Task.sleep(for: .milliseconds(100))
             }
         }
     }
@@ -218,9 +211,7 @@ struct RematchPlan {
     /// A rematch began.
     mutating func started(_ state: MatchState, localSeat: Int) {
         if left > 0 { left -= 1 }
-        announcer.say("Rematch: match \(state.matchID.short), you play seat \(localSeat + 1) now.", event: .object([
-            ("event", "rematch"), ("match", .string(state.matchID.hex)), ("seat", .int(Int64(localSeat))),
-        ]))
+        announcer.say("Rematch: match \(state.matchID.short), you play seat \(localSeat + 1) now.", event: JSONEvents.rematch(match: state.matchID.hex, seat: localSeat))
     }
 
     /// Why there is no rematch, when it is worth saying.

@@ -25,12 +25,9 @@ func runWatch(_ options: WatchOptions, desk: MatchDesk? = nil) async throws -> E
     }
     let count = Int(watched.welcome.watching)
     let others = count > 1 ? " (\(count) watching)" : ""
-    announcer.say("Watching the game at \(reached.peerAddress)\(others); q leaves.", event: .object([
-        ("event", "watching"), ("address", .string(reached.peerAddress)), ("watching", .int(Int64(count))),
-    ]))
+    announcer.say("Watching the game at \(reached.peerAddress)\(others); q leaves.", event: JSONEvents.watching(address: reached.peerAddress, count: count))
     if watched.welcome.matchBlob.isEmpty {
-        announcer.say("The match has not begun yet; waiting for it.", event: .object([("event", "notice"),
-                                                                                    ("text", "waiting for the match to begin")]))
+        announcer.say("The match has not begun yet; waiting for it.", event: JSONEvents.notice("waiting for the match to begin"))
     }
     // At a table that fills, the seat list as a seated guest sees it: "2 of 4 seated: Ana (host), Bo, free, free".
     let seatings = Task {
@@ -62,9 +59,7 @@ func runWatch(_ options: WatchOptions, desk: MatchDesk? = nil) async throws -> E
                 watched.feed.leave()
                 return .success
             }
-            announcer.say("The players start a rematch: match \(following.matchID.short).", event: .object([
-                ("event", "rematch"), ("match", .string(following.matchID.hex)),
-            ]))
+            announcer.say("The players start a rematch: match \(following.matchID.short).", event: JSONEvents.rematch(match: following.matchID.hex))
             match = following
         case .left, .terminalLost, .inputEnded:
             watched.feed.leave()

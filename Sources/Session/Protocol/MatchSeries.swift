@@ -7,6 +7,9 @@ public protocol RematchTalk: Sendable {
     var peerOfferedRematch: Bool { get }
     /// Why there can be no rematch any more, or nil while one is possible.
     var rematchRuledOut: RematchEnd? { get }
+    /// The same, as it comes: an offer, then why there is none (the stream ends
+    /// then); nothing while the connection is not kept past the end.
+    var rematchNews: AsyncStream<RematchNews> { get }
     /// Keeps the connection past a normal end, so that a rematch can be agreed over it.
     func keepConnectionForRematch()
 }

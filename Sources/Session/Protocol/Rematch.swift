@@ -154,10 +154,13 @@ final class AfterMatch: Sendable {
     let connection: WireConnection
     let finalState: MatchState
     private let state = Mutex(State())
+    /// Where each step's news goes (the link's, so it outlives this conversation's start).
+    private let news: RematchNewsFeed
 
-    init(connection: WireConnection, finalState: MatchState) {
+    init(connection: WireConnection, finalState: MatchState, news: RematchNewsFeed) {
         self.connection = connection
         self.finalState = finalState
+        self.news = news
     }
 
     /// Whether the other side has offered a rematch that this side has not answered.
@@ -225,7 +228,7 @@ final class AfterMatch: Sendable {
 
     /// Applies the machine's actions under the lock, then resumes the waiter outside it.
     private func run(_ step: (inout State) -> [RematchNegotiation.Action]) {
-        let (finished, waiter, timer) = state.withLock { state -> (Result<Void, RematchEnd>?, CheckedContinuation<Result<Void, RematchEnd>, Never>?, Task<Void, Never>?) in
+        let (finished, waiter, timer, offered) = state.withLock { state -> (Result<Void, RematchEnd>?, CheckedContinuation<Result<Void, RematchEnd>, Never>?, Task<Void, Never>?, Bool) in
             var finished: Result<Void, RematchEnd>?
             for action in step(&state) {
                 switch action {
@@ -240,11 +243,13 @@ final class AfterMatch: Sendable {
                     finished = .failure(end)
                 }
             }
-            guard let finished, state.outcome == nil else { return (nil, nil, nil) }
+            let offered = state.machine.peerHasOffered
+            guard let finished, state.outcome == nil else { return (nil, nil, nil, offered) }
             state.outcome = finished
             defer { state.waiter = nil; state.timer = nil }
-            return (finished, state.waiter, state.timer)
+            return (finished, state.waiter, state.timer, offered)
         }
+        if case .failure(let end)? = finished { news.report(offered: offered, ruledOut: end) } else { news.report(offered: offered, ruledOut: nil) }
         timer?.cancel()
         if let finished, let waiter { waiter.resume(returning: finished) }
         if case .failure? = finished { connection.close() }

@@ -75,6 +75,8 @@ public final class RemoteGuest: Participant {
 
     /// The host's table talk, which judges this guest's lines; nil: none.
     private let talk: TableTalk?
+    /// The after-match conversation's news, for whoever follows it (`rematchNews`).
+    private let news = RematchNewsFeed()
     /// Whether the connection speaks protocol 2, which has table talk (TALK).
     let speaksTalk: Bool
 
@@ -250,6 +252,9 @@ public final class RemoteGuest: Participant {
 
     /// After the end: why a rematch is already impossible, or nil while one can still be agreed.
     public var rematchRuledOut: RematchEnd? { afterMatch.rematchRuledOut }
+
+    /// What the other side says about a rematch after the end, as it comes.
+    public var rematchNews: AsyncStream<RematchNews> { news.follow() }
 
     /// The after-match conversation, when the connection was kept past the end.
     var afterMatch: AfterMatch? { state.withLock { $0.afterMatch } }
@@ -466,7 +471,7 @@ public final class RemoteGuest: Participant {
                     state.ackTimer = nil
                     deliveryChanged.bump()
                 case .keepForAfterMatch(let final):
-                    state.afterMatch = AfterMatch(connection: state.connection, finalState: final)
+                    state.afterMatch = AfterMatch(connection: state.connection, finalState: final, news: news)
                 case .toAfterMatch:
                     step.afterMatch = state.afterMatch
                     step.actions.append(action)

@@ -91,6 +91,8 @@ public final class RemoteHost: Participant {
     private let settled = SettleSignal()
     /// The saves asked for: a change of ours leaves only once the save of our previous one is on disk.
     private let saves = SaveBarrier()
+    /// The after-match conversation's news, for whoever follows it (`rematchNews`).
+    private let news = RematchNewsFeed()
     private let state: Mutex<State>
 
     /// Whether the connection speaks protocol 2, which has table talk (TALK).
@@ -176,6 +178,9 @@ public final class RemoteHost: Participant {
 
     /// After the end: why a rematch is already impossible, or nil while one can still be agreed.
     public var rematchRuledOut: RematchEnd? { afterMatch.rematchRuledOut }
+
+    /// What the other side says about a rematch after the end, as it comes.
+    public var rematchNews: AsyncStream<RematchNews> { news.follow() }
 
     /// The after-match conversation, when the connection was kept past the end.
     var afterMatch: AfterMatch? { state.withLock { $0.afterMatch } }
@@ -347,7 +352,7 @@ public final class RemoteHost: Participant {
                 case .scheduleTicker(let at, let tolerance):
                     state.ticker?.schedule(at: at, tolerance: tolerance)
                 case .keepForAfterMatch(let final):
-                    state.afterMatch = AfterMatch(connection: state.connection, finalState: final)
+                    state.afterMatch = AfterMatch(connection: state.connection, finalState: final, news: news)
                 case .toAfterMatch:
                     step.afterMatch = state.afterMatch
                 case .useRejoinedLink:
