@@ -68,9 +68,11 @@ struct LANTableEndToEndTests {
         for guest in guests { #expect(guest["hash"] as? String == host["hash"] as? String) }
     }
 
-    @Test("--fill-with-bots starts a table of four with one guest: the empty seats go to bots")
-    func fillWithBots() async throws {
-        let (host, guests, _) = try await Self.playTable(["dots-and-boxes", "--seats", "4", "--bot", "easy", "--fill-with-bots", "1"],
+    /// `--fill-with-bots 1`: the guest sits down within the wait, and the wait's end starts the table;
+    /// `--fill-with-bots 0`: the wait is over before anyone sits down, and the first guest to sit starts it.
+    @Test("--fill-with-bots starts a table of four with one guest: the empty seats go to bots", arguments: ["1", "0"])
+    func fillWithBots(wait: String) async throws {
+        let (host, guests, _) = try await Self.playTable(["dots-and-boxes", "--seats", "4", "--bot", "easy", "--fill-with-bots", wait],
                                                           guests: 1)
         let names = try #require(host["outcomes"] as? [[String: Any]]).compactMap { $0["name"] as? String }
         #expect(names == ["Hana", "Easy bot", "Medium bot 1", "Medium bot 2"])

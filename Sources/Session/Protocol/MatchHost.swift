@@ -214,6 +214,8 @@ public actor MatchHost {
     private var resuming: [UInt64: RemoteGuest] = [:]
     /// Who sits where, fixed when the first guest arrives.
     private var layout: TableLayout?
+    /// Bots take the free seats when the next guest sits down (`fillEmptySeatsWithBotsOnceSeated`).
+    private var fillOnceSeated: (@Sendable (Int) -> String)?
     /// Guests seated at a table of three or more that is still filling, by handshake id.
     private var seated: [UInt64: SeatedGuest] = [:]
     /// Heartbeats to the seated guests and the watch for their silence.
@@ -457,6 +459,8 @@ public actor MatchHost {
             pending[id]?.timer = nil
             tellTable()
             startTableTicker()
+            // --fill-with-bots' wait ended before anyone sat down: the first guest starts it.
+            if let botName = fillOnceSeated { fillEmptySeatsWithBots(botName) }
         case .welcome(let welcome):
             finish(id)
             if let gaveUp = guestGaveUp(entry) {
@@ -744,6 +748,13 @@ public actor MatchHost {
             }
         }
         return true
+    }
+
+    /// Fills the table's free seats with bots now (`fillEmptySeatsWithBots`)
+    /// or, when no guest is seated yet, as soon as the first one is: what
+    /// `parlor host --fill-with-bots` does when its wait is over.
+    public func fillEmptySeatsWithBotsOnceSeated(_ botName: @escaping @Sendable (Int) -> String) {
+        if !fillEmptySeatsWithBots(botName), hosted == nil { fillOnceSeated = botName }
     }
 
     /// Gives every free seat of a filling table to a bot named by `botName`
