@@ -46,10 +46,19 @@ struct StrengthTests {
         #expect(wins >= 19, "hard won \(wins) of 20, lost \(losses)")
     }
 
-    @Test("hard beats medium at cube4")
+    /// Hard plays to a time budget, so a game can go either way from run to
+    /// run: on a quiet machine it loses about one game in twenty to medium
+    /// (36 games, 12 openings, 2026-12-03), more under load. Twelve games and
+    /// three in four keep the claim with room for that.
+    @Test("hard beats medium at cube4 (three games in four or better)")
     func hardBeatsMediumAtCube4() async {
-        let result = await offPool { BotDuel.play(gameID: "cube4", .hard, against: .medium, games: 6, seed: 5) }
-        #expect(result.winsByA >= 5, "\(result.winsByA)-\(result.winsByB)-\(result.draws)")
+        // Two halves on two Dispatch workers: twelve games in the wall-clock time of six.
+        async let first = offPool { BotDuel.play(gameID: "cube4", .hard, against: .medium, games: 6, seed: 5) }
+        async let second = offPool { BotDuel.play(gameID: "cube4", .hard, against: .medium, games: 6, seed: 6) }
+        let results = await [first, second]
+        let wins = results.map(\.winsByA).reduce(0, +)
+        let tally = results.map { "\($0.winsByA)-\($0.winsByB)-\($0.draws)" }.joined(separator: ", ")
+        #expect(wins >= 9, "hard won \(wins) of 12 (\(tally))")
     }
 }
 
