@@ -249,7 +249,8 @@ final class AfterMatch: Sendable {
             defer { state.waiter = nil; state.timer = nil }
             return (finished, state.waiter, state.timer, offered)
         }
-        if case .failure(let end)? = finished { news.report(offered: offered, ruledOut: end) } else { news.report(offered: offered, ruledOut: nil) }
+        let ruledOut: RematchEnd? = if case .failure(let end)? = finished { end } else { nil }
+        news.report(offered: offered, ruledOut: ruledOut)
         timer?.cancel()
         if let finished, let waiter { waiter.resume(returning: finished) }
         if case .failure? = finished { connection.close() }
