@@ -93,9 +93,6 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
             announcer.say("Waiting for a player to join… " + stop)
         }
     }
-    // --fill-with-bots (and b, below): with a guest seated, the empty seats go to medium bots.
-    let botCount = options.bots.count
-    let fillerName: @Sendable (Int) -> String = { "Medium bot \($0 + 1 + botCount)" }
     // "2 of 4 seated" on the screen and in the advertisement while the table fills.
     let seating = options.seats > 2 ? Task {
         for await table in host.tableChanges {
@@ -112,6 +109,9 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
         }
     }
     defer { watching?.cancel() }
+    // --fill-with-bots (and b, below): with a guest seated, the empty seats go to medium bots.
+    let botCount = options.bots.count
+    let fillerName: @Sendable (Int) -> String = { "Medium bot \($0 + 1 + botCount)" }
     let filler = options.fillWithBotsAfter.map { wait in
         Task {
             try? await Task.sleep(for: wait)
