@@ -3,20 +3,6 @@ import Foundation
 import ParlorTestSupport
 import Testing
 
-/// A TCP port that was free a moment ago (bound to port 0, then closed).
-func freePort() -> UInt16 {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-    return UInt16(bigEndian: address.sin_port)
-}
-
 /// The JSON objects of a `--json` run, one per line.
 func jsonEvents(_ text: String) -> [[String: Any]] {
     text.split(separator: "\n").compactMap { line in

@@ -32,7 +32,7 @@ struct EndingTerminalTests {
         let parlor = try #require(LeavingTerminalTests.parlor)
         let hostHome = LeavingTerminalTests.home("end-host"), guestHome = LeavingTerminalTests.home("end-guest")
         defer { for path in [hostHome.path, guestHome.path] { try? FileManager.default.removeItem(atPath: path) } }
-        let port = 47_000 + Int.random(in: 0..<900)
+        let port = freePort()
         // Under a shell that prints parlor's exit status on the normal screen afterwards.
         let shell = "\"$0\" \"$@\"; echo \"exit status $?\"; sleep 60"
         let host = try TmuxSession.start(["sh", "-c", shell, parlor, "host", "connect4", "--port", "\(port)", "--name", "Ana", "--seat", "first",

@@ -19,7 +19,7 @@ struct RematchTerminalTests {
         static func start() async throws -> Pair {
             let parlor = try #require(LeavingTerminalTests.parlor)
             let hostHome = LeavingTerminalTests.home("rematch-host"), guestHome = LeavingTerminalTests.home("rematch-guest")
-            let port = 48_000 + Int.random(in: 0..<900)
+            let port = freePort()
             let shell = "\"$0\" \"$@\"; echo \"exit status $?\"; sleep 60"
             let host = try TmuxSession.start(["sh", "-c", shell, parlor, "host", "tictactoe", "--port", "\(port)", "--name", "Ana",
                                               "--seat", "first"], environment: hostHome.environment)

@@ -12,7 +12,7 @@ struct WaitingKeysTerminalTests {
         let parlor = try #require(LeavingTerminalTests.parlor)
         let home = LeavingTerminalTests.home("wait-host")
         defer { try? FileManager.default.removeItem(atPath: home.path) }
-        let port = 47_900 + Int.random(in: 0..<90)
+        let port = freePort()
         let shell = "\"$0\" \"$@\"; echo \"exit status $?\"; sleep 60"
         let host = try TmuxSession.start(["sh", "-c", shell, parlor, "host", "connect4", "--port", "\(port)", "--name", "Ana"],
                                          columns: 80, rows: 24, environment: home.environment)
@@ -68,7 +68,7 @@ extension WaitingKeysTerminalTests {
         let parlor = try #require(LeavingTerminalTests.parlor)
         let hostHome = LeavingTerminalTests.home("wait-resume"), guestHome = LeavingTerminalTests.home("wait-resume-guest")
         defer { for path in [hostHome.path, guestHome.path] { try? FileManager.default.removeItem(atPath: path) } }
-        let port = 47_800 + Int.random(in: 0..<90)
+        let port = freePort()
         func spawn(_ arguments: [String], _ environment: [String: String]) throws -> Process {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: parlor)
