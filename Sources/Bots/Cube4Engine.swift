@@ -82,8 +82,9 @@ enum Cube4Lines {
 /// stone under one of their winning cells; two of their winning cells
 /// playable at once is a loss). A forced reply costs no depth, so forcing
 /// lines are read to their end. Leaves are judged by the lines still open
-/// to each side and by winning cells weighed as a filled-up endgame settles
-/// them (level parity, stacked pairs).
+/// to each side, by winning cells weighed as a filled-up endgame settles
+/// them (level parity, stacked pairs), and by who wins the fill-up played
+/// out with those cells (`Cube4FillUp`).
 ///
 /// One engine per bot (`BotMemory`), used by one move at a time: its table
 /// holds scores of positions (wins counted from the position's own stone
@@ -103,6 +104,10 @@ struct Cube4Engine {
     /// one above another winning cell; of the lower of two winning cells of
     /// one side stacked in a peg (whoever fills the cell under it loses).
     static let threatWeights = (goodParity: 50, badParity: 12, covered: 4, stacked: 80)
+    /// Weight of who wins the cube filled up with today's winning cells
+    /// (`Cube4FillUp`): the zugzwang that decides long games, seen long
+    /// before the search reaches it.
+    static let fillUpWeight = 60
 
     /// The table, 1 << 20 entries (16 MiB), made with the engine.
     var table = TranspositionTable(bits: 20)
@@ -249,7 +254,8 @@ struct Cube4Engine {
         covered |= covered &<< 32
         let oddLevels: UInt64 = 0x0000_FFFF_0000_FFFF
         let myLevels = board.moves & 1 == 0 ? oddLevels : ~oddLevels
-        return score + threatValue(mine, covered: covered, good: myLevels) - threatValue(theirs, covered: covered, good: ~myLevels)
+        let fillUp = fillUpWeight * Cube4FillUp.outcome(mask: board.mask, mine: mine, theirs: theirs)
+        return score + fillUp + threatValue(mine, covered: covered, good: myLevels) - threatValue(theirs, covered: covered, good: ~myLevels)
     }
 
     @inline(__always)
