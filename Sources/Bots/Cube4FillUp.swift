@@ -28,6 +28,8 @@ enum Cube4FillUp {
     @inline(__always)
     static func outcome(mask: UInt64, mine: UInt64, theirs: UInt64) -> Int {
         let threats = mine | theirs
+        // No winning cells: whatever the parity, the cube fills up to a draw (most leaves of an opening).
+        guard threats != 0 else { return 0 }
         var free = 0, mySpends = 0, theirSpends = 0, myEven = false, theirEven = false, shared = false
         var myRun = Int.max, theirRun = Int.max
         for peg in 0..<16 {

@@ -76,17 +76,23 @@ struct Cube4FillUpTests {
         if mask == .max { return 0 }
         let key = me &* 0x9E37_79B9_7F4A_7C15 ^ mask
         if let known = memo[key] { return known }
-        let possible = ~mask & ((mask << 16) | 0xFFFF)
-        var best = -1, cells = possible
+        var best = -1, cells = possible(mask)
         while cells != 0 && best < 1 {
             let bit = cells & (~cells &+ 1)
             cells &= cells - 1
-            let after = me | bit
-            if Cube4.lineMasks.contains(where: { $0 & bit != 0 && $0 & after == $0 }) { best = 1; break }
-            best = max(best, -playedOut(them, after, memo: &memo))
+            if completesALine(bit, me | bit) { best = 1; break }
+            best = max(best, -playedOut(them, me | bit, memo: &memo))
         }
         memo[key] = best
         return best
+    }
+
+    /// The lowest empty cell of every peg that is not full.
+    static func possible(_ mask: UInt64) -> UInt64 { ~mask & ((mask << 16) | 0xFFFF) }
+
+    /// Whether the stone on `bit` completes a line of `stones` (which hold it).
+    static func completesALine(_ bit: UInt64, _ stones: UInt64) -> Bool {
+        Cube4.lineMasks.contains { $0 & bit != 0 && $0 & stones == $0 }
     }
 
     /// Each side's winning cells, by the rules' masks.
@@ -104,18 +110,15 @@ struct Cube4FillUpTests {
             games += 1
             var me: UInt64 = 0, them: UInt64 = 0
             while true {
-                let mask = me | them
-                let possible = ~mask & ((mask << 16) | 0xFFFF)
+                let possible = Self.possible(me | them)
                 // A random move that neither wins nor hands the other side a win at once.
                 var choices: [UInt64] = []
                 var cells = possible
                 while cells != 0 {
                     let bit = cells & (~cells &+ 1)
                     cells &= cells - 1
-                    let after = me | bit
-                    let wins = Cube4.lineMasks.contains { $0 & bit != 0 && $0 & after == $0 }
-                    let above = bit << 16
-                    if !wins && Self.winningCells(them, after) & above == 0 && Self.winningCells(them, after) & possible == 0 {
+                    let theirCells = Self.winningCells(them, me | bit)
+                    if !Self.completesALine(bit, me | bit) && theirCells & (possible | bit << 16) == 0 {
                         choices.append(bit)
                     }
                 }
@@ -124,13 +127,12 @@ struct Cube4FillUpTests {
                 let empty = 64 - (me | them).nonzeroBitCount
                 guard empty <= 16 else { continue }
                 let mine = Self.winningCells(me, them), theirs = Self.winningCells(them, me)
-                let next = ~(me | them) & (((me | them) << 16) | 0xFFFF)
                 // The model's conditions: nothing playable at once, one winning cell a peg, no line left to grow.
                 let growing = Cube4.lineMasks.contains { line in
                     (line & them == 0 && (line & me).nonzeroBitCount < 3) || (line & me == 0 && (line & them).nonzeroBitCount < 3)
                 }
                 let crowded = (0..<16).contains { ((mine | theirs) & Cube4Bits.pegMask($0)).nonzeroBitCount > 1 }
-                guard !growing, !crowded, (mine | theirs) & next == 0 else { continue }
+                guard !growing, !crowded, (mine | theirs) & Self.possible(me | them) == 0 else { continue }
                 var memo: [UInt64: Int] = [:]
                 let truth = Self.playedOut(me, them, memo: &memo)
                 #expect(Cube4FillUp.outcome(mask: me | them, mine: mine, theirs: theirs) == truth,

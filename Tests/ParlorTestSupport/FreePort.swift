@@ -11,7 +11,10 @@ import Foundation
 /// below the range are only ever taken by a `bind`, which this checks.
 public func freePort() -> UInt16 {
     let (low, high) = ephemeralRange()
-    // Below the ephemeral range, above the registered services most machines run.
+    // Below the ephemeral range (above the services most machines run), or else above it.
+    guard low > 12_000 || high < 64_000 else {
+        fatalError("the ephemeral ports (\(low)-\(high), ip_local_port_range) leave no room for a test's port")
+    }
     let candidates: ClosedRange<Int> = low > 12_000 ? 10_000...(low - 1) : (high + 1)...65_535
     for _ in 0..<200 {
         let port = UInt16(Int.random(in: candidates))
