@@ -24,6 +24,9 @@ public final class BotParticipant: Participant {
     /// Set by `cancel()`; read by the strategy while it searches.
     private let stopFlag = GenerationFlag()
 
+    /// A bot only reads the state it is given: nothing to confirm.
+    public var takesDeliveries: Bool { false }
+
     /// A bot for the seat with `playerID`. `minimumThinkTime` paces fast bots so a person can follow.
     public init(playerID: PlayerID, minimumThinkTime: Duration = .zero, strategy: @escaping Strategy) {
         self.playerID = playerID

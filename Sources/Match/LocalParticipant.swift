@@ -13,6 +13,9 @@ public final class LocalParticipant: Participant {
     /// A participant for the seat with `playerID`.
     public init(playerID: PlayerID) { self.playerID = playerID }
 
+    /// The screen follows the controller's events: nothing to confirm.
+    public var takesDeliveries: Bool { false }
+
     public func attach(to controller: MatchController) {
         controllerBox.withLock { $0 = controller }
     }

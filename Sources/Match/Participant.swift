@@ -66,6 +66,11 @@ public protocol Participant: AnyObject, Sendable {
     /// match (e.g. the host, seen from a guest). The controller then leaves
     /// turn deadlines to it and accepts its `adopt` calls.
     var isAuthority: Bool { get }
+    /// Whether `deliver` passes changes on (to a peer, who confirms them).
+    /// False for a participant whose `deliver` does nothing: when no receiver
+    /// of a change takes deliveries, the controller commits it at once,
+    /// with no delivery task and no confirmation deadline.
+    var takesDeliveries: Bool { get }
 
     /// Called once by `MatchController.start()`, before any turn begins.
     func attach(to controller: MatchController)
@@ -85,6 +90,7 @@ public protocol Participant: AnyObject, Sendable {
 
 extension Participant {
     public var isAuthority: Bool { false }
+    public var takesDeliveries: Bool { true }
     public func attach(to controller: MatchController) {}
     public func deliver(_ change: MatchChange, resulting state: MatchState) async throws {}
     public func stateChanged(_ state: MatchState, event: MatchEvent) {}

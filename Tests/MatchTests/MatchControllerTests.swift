@@ -130,6 +130,25 @@ struct MatchControllerTests {
         #expect(await !controller.isAwaitingConfirmation)
     }
 
+    @Test func eachMoveGetsItsWholeConfirmationTimeHoweverManyCameBefore() async throws {
+        // One sleeper watches every deadline: one set for an earlier move must
+        // neither cut a later move's time short nor forget it.
+        let state = MatchFixtures.newMatch()
+        let (a, b) = twoScripted(state, second: [.accept, .hang])
+        let controller = MatchController(state: state, participants: [a, b],
+                                         configuration: .init(confirmationTimeout: .milliseconds(300)))
+        try await controller.start()
+        guard case .committed = await a.play(3) else { Issue.record("first move refused"); return }
+        guard case .committed = await b.play(3) else { Issue.record("reply refused"); return }
+        try await Task.sleep(for: .milliseconds(150))
+        let proposed = ContinuousClock.now
+        guard case .rolledBack(.confirmationTimeout) = await a.play(4) else { Issue.record("no timeout"); return }
+        let waited = ContinuousClock.now - proposed
+        #expect(waited >= .milliseconds(300), "rolled back after \(waited), before its own deadline")
+        #expect(waited < .seconds(3), "rolled back only after \(waited)")
+        #expect(await controller.state.moves.count == 2)
+    }
+
     @Test func inputIsRefusedWhileAwaitingConfirmation() async throws {
         let state = MatchFixtures.newMatch()
         let (a, b) = twoScripted(state, second: [.hang])

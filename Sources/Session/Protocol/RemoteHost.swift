@@ -489,6 +489,7 @@ public final class RemoteHost: Participant {
 public final class RelayedSeat: Participant {
     public let playerID: PlayerID
     public var isAuthority: Bool { false }
+    public var takesDeliveries: Bool { false }
 
     /// The seat of `playerID`.
     public init(playerID: PlayerID) { self.playerID = playerID }

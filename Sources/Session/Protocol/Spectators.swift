@@ -46,6 +46,8 @@ public final class SpectatorGallery: Participant {
     /// A fresh id that is no seat's: the controller never takes a change from it.
     public let playerID = PlayerID.random()
     public var isAuthority: Bool { false }
+    /// It shows spectators committed changes only (`stateChanged`).
+    public var takesDeliveries: Bool { false }
     /// Spectators allowed at once; 0 forbids watching.
     public let limit: Int
     /// Bytes that may wait for one spectator before it is dropped.
