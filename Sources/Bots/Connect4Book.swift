@@ -12,7 +12,7 @@ public struct Connect4Book: Sendable {
     /// The deepest position held, in stones on the board.
     public let depth: Int
     /// Sorted: `symmetricKey << 8 | (score + 64)`.
-    private let entries: [UInt64]
+    let entries: [UInt64]
 
     /// How many positions the book holds.
     public var count: Int { entries.count }
@@ -35,6 +35,24 @@ public struct Connect4Book: Sendable {
             if found < key { low = middle + 1 } else { high = middle }
         }
         return nil
+    }
+
+    /// Whether the score of every move from `game` is known without a
+    /// search: each move ends the game, leaves the other side a win at once,
+    /// or leads to a position the book holds.
+    public func scoresEveryMove(of game: Connect4) -> Bool {
+        let board = Connect4Bits(game)
+        var moves = board.possible
+        while moves != 0 {
+            let move = moves & (0 &- moves)
+            moves &= moves &- 1
+            var child = board
+            child.play(move)
+            if Connect4Solver.isOver(child) || score(child) != nil { continue }
+            if Connect4Bits.winningCells(child.current, child.mask) & child.possible != 0 { continue }
+            return false
+        }
+        return true
     }
 
     /// The book that ships with parlor, decoded on first use (nil if the

@@ -218,18 +218,21 @@ public final class Connect4Solver {
         return (columns, target)
     }
 
-    /// Whether the book knows the score of every move from `board` (so a
-    /// best move costs no search).
+    /// Whether the book knows the score of `board` and of every move from it
+    /// that `bestMoves` weighs (so a best move costs no search): not a win at
+    /// once, nor a move after which the other side wins at once.
     func bookHolds(_ board: Connect4Bits) -> Bool {
         guard let book, board.moves < book.depth else { return false }
         let wins = Connect4Bits.winningCells(board.current, board.mask)
-        var moves = board.possible
+        if wins & board.possible != 0 { return true }
+        guard book.score(board) != nil else { return false }
+        var moves = board.nonLosingMoves(board.possible)
         while moves != 0 {
             let move = moves & (0 &- moves)
             moves &= moves &- 1
             var child = board
             child.play(move)
-            if wins & move == 0 && book.score(child) == nil && !Self.isOver(child) { return false }
+            if book.score(child) == nil && !Self.isOver(child) { return false }
         }
         return true
     }

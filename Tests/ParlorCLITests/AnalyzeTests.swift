@@ -1,5 +1,6 @@
 import Foundation
 import Games
+import ParlorTestSupport
 import Testing
 @testable import ParlorCLI
 
@@ -47,6 +48,22 @@ struct AnalyzeTests {
             #expect(error.message == message)
             #expect(error.exitCode == .usage)
         }
+    }
+
+    @Test("The real command on the empty board answers from the shipped book: the first player wins in the centre, no warning")
+    func emptyBoardFromTheBook() async throws {
+        let result = try await ParlorProcess.run(["analyze", "connect4", ""], timeout: .seconds(60))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("score +1: wins with its stone 21"))
+        #expect(result.stdout.hasSuffix("best: 4\n"))
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+    }
+
+    @Test("The warning that a solve may take long is given only where the book cannot answer",
+          arguments: [("", true), ("4", true), ("11", false), ("1111", false)])
+    func bookDecidesTheWarning(moves: String, fromBook: Bool) throws {
+        let position = try PositionAnalysis.position(moves)
+        #expect(PositionAnalysis.needsLongSearch(position) == !fromBook)
     }
 
     @Test("The command line: a game other than connect4 is refused by the running command")

@@ -22,6 +22,22 @@ case "build":
     }
     FileHandle.standardError.write(Data("\(book.count) entries in \(clock.now - start)\n".utf8))
     print(book.encoded, terminator: "")
+case "hard":
+    // The book hard plays from (Connect4Book.buildForHard), on what the shipped book already knows.
+    guard arguments.count >= 2, let depth = Int(arguments[1]), (0...12).contains(depth) else {
+        fail("usage: connect4-book hard DEPTH (0-12) [THREADS]")
+    }
+    let threads = arguments.count > 2 ? Int(arguments[2]) ?? 1 : 1
+    let clock = ContinuousClock()
+    let start = clock.now
+    // After each layer the book so far goes to PARTIAL (if set), so a long build can be kept half-way.
+    let partial = ProcessInfo.processInfo.environment["PARTIAL"]
+    let book = Connect4Book.buildForHard(depth: depth, known: Connect4Book.shipped, threads: threads) { stones, positions, solved, sofar in
+        FileHandle.standardError.write(Data("after \(stones) stones: \(positions) positions, \(solved) solved (at \(clock.now - start))\n".utf8))
+        if let partial { try? sofar.encoded.write(toFile: partial, atomically: true, encoding: .utf8) }
+    }
+    FileHandle.standardError.write(Data("\(book.count) entries in \(clock.now - start)\n".utf8))
+    print(book.encoded, terminator: "")
 case "time":
     // Each line a position; prints the score and the time, cold table per position.
     let useBook = arguments.contains("--book")
@@ -54,5 +70,5 @@ case "time":
     let divisor = Double(max(count, 1))
     print("mean \(total / divisor) us over \(count), cpu mean \(cpu / divisor) us")
 default:
-    fail("usage: connect4-book build DEPTH | time [--book] < positions")
+    fail("usage: connect4-book build DEPTH | hard DEPTH [THREADS] | time [--book] < positions")
 }

@@ -9,7 +9,7 @@ func runAnalyze(_ options: AnalyzeOptions) async throws -> ExitCode {
         throw CommandFailure("only connect4 can be analysed, not \(options.game): its bots search, they do not solve.", exitCode: .usage)
     }
     let position = try PositionAnalysis.position(options.moves)
-    if position.moveCount < 8 {
+    if PositionAnalysis.needsLongSearch(position) {
         Console.writeError("Solving a position this early can take minutes or more; Ctrl-C stops.\n")
     }
     let report = await withCheckedContinuation { continuation in
@@ -44,6 +44,12 @@ enum PositionAnalysis {
             throw CommandFailure("the game is over after '\(moves)': nothing to analyse.", exitCode: .usage)
         }
         return game
+    }
+
+    /// Whether solving `position` may take minutes: early in the game, and
+    /// not answered by the shipped book.
+    static func needsLongSearch(_ position: Connect4) -> Bool {
+        position.moveCount < 8 && !(Connect4Book.shipped?.scoresEveryMove(of: position) ?? false)
     }
 
     /// What `parlor analyze connect4 MOVES` prints for `position` (reached
