@@ -7,7 +7,9 @@ import Synchronization
 /// so the same seed facing the same sequence of positions plays the same
 /// moves (`--seed`). `hard` Connect Four keeps its exact solver's table
 /// (allocated on its first move, shared by copies of the bot) across moves:
-/// the table holds proven facts, so reusing it never changes an answer.
+/// the table holds proven facts, so reusing it never changes an answer. Its
+/// heuristic search's table is kept too, but cleared before each search
+/// (in constant time: `TranspositionTable.clear`).
 /// `hard` Cube Four keeps its engine (`Cube4Engine`: table, move-ordering
 /// hints) across moves too; it searches to a time budget, so its moves may
 /// differ from run to run with the machine's load.
@@ -71,8 +73,13 @@ public struct Bot: Sendable {
         switch game {
         case let connect4 as Connect4:
             if level == .hard && !legacy {
-                return memory.withConnect4Solver { solver in
-                    Connect4Player.perfectMove(connect4, solver: solver, shouldStop: shouldStop)
+                return memory.withConnect4Solver { solver, table in
+                    Connect4Player.perfectMove(connect4, solver: solver, table: &table, shouldStop: shouldStop)
+                }
+            }
+            if level == .hard {
+                return memory.withConnect4Table { table in
+                    Connect4Player.chooseMove(connect4, level: level, random: &random, table: &table, shouldStop: shouldStop)
                 }
             }
             return Connect4Player.chooseMove(connect4, level: level, random: &random, shouldStop: shouldStop)
@@ -100,6 +107,9 @@ final class BotMemory: @unchecked Sendable {
     private let lock = Mutex(())
     /// `hard` Connect Four's solver; only touched under `lock`.
     private var connect4Solver: Connect4Solver?
+    /// `hard` Connect Four's heuristic search table (made once, cleared
+    /// before each search); only touched under `lock`.
+    private var connect4Table: TranspositionTable?
 
     /// `hard` Cube Four's engine and its table; only touched under `lock`.
     private var cube4Engine: Cube4Engine?
@@ -110,12 +120,18 @@ final class BotMemory: @unchecked Sendable {
         lock.withLock { _ in body(&cube4Engine) }
     }
 
-    /// Runs `body` with the solver, made with the shipped book on first use.
-    func withConnect4Solver<Result>(_ body: (Connect4Solver) -> Result) -> Result {
+    /// Runs `body` with the solver, made with the shipped book on first use,
+    /// and the heuristic search's table.
+    func withConnect4Solver<Result>(_ body: (Connect4Solver, inout TranspositionTable?) -> Result) -> Result {
         lock.withLock { _ in
             let solver = connect4Solver ?? Connect4Solver(book: Connect4Book.shipped)
             connect4Solver = solver
-            return body(solver)
+            return body(solver, &connect4Table)
         }
+    }
+
+    /// Runs `body` with the heuristic search's table alone (the old `hard`).
+    func withConnect4Table<Result>(_ body: (inout TranspositionTable?) -> Result) -> Result {
+        lock.withLock { _ in body(&connect4Table) }
     }
 }

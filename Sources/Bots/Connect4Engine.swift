@@ -307,6 +307,16 @@ enum Connect4Player {
     static func chooseMove(
         _ game: Connect4, level: BotLevel, random: inout SplitMix64, shouldStop: () -> Bool
     ) -> Move? {
+        var table: TranspositionTable?
+        return chooseMove(game, level: level, random: &random, table: &table, shouldStop: shouldStop)
+    }
+
+    /// `chooseMove`, with `hard`'s table kept by the caller across moves
+    /// (made on first use, cleared before each search).
+    static func chooseMove(
+        _ game: Connect4, level: BotLevel, random: inout SplitMix64, table: inout TranspositionTable?,
+        shouldStop: () -> Bool
+    ) -> Move? {
         let board = Connect4Bits(game)
         let possible = board.possible
         guard possible != 0 else { return nil }
@@ -327,16 +337,20 @@ enum Connect4Player {
             case .easy, .medium:
                 return medium(board, candidates: candidates, random: &random, shouldStop: shouldStop)
             case .hard:
-                return hard(board, candidates: candidates, shouldStop: shouldStop).map { Move($0.column) }
+                return hard(board, candidates: candidates, table: &table, shouldStop: shouldStop).map { Move($0.column) }
             }
         }
     }
 
-    /// How many nodes `hard` lets the exact solver search (about 1 s on one
-    /// core) before it falls back to the heuristic search: only positions in
-    /// the first dozen moves, outside the book, get near it. Nodes, not time,
-    /// so a seeded game replays the same on any machine.
-    static let perfectNodeBudget = 2_000_000
+    /// How many nodes `hard` lets the exact solver search before it falls
+    /// back to the heuristic search: about 15 s on one core (some 10 million
+    /// nodes a second), a safety net, not a limit play reaches. In 120 games
+    /// from the empty board (`connect4-book selfplay`), hard's hardest position
+    /// after the book, at 8 stones, took about 40 million nodes and 4 s, and
+    /// every one of its moves kept the exact value; with a budget of 2 million
+    /// (a fifth of a second) it let the value slip in 14 of 491. Nodes, not
+    /// time, so a seeded game replays the same on any machine.
+    static let perfectNodeBudget = 150_000_000
     /// Nodes of heuristic search that choose among moves of equal exact value
     /// in drawn and lost positions.
     static let tieBreakNodeBudget = 300_000
@@ -350,11 +364,20 @@ enum Connect4Player {
     /// central among equals. A position the solver cannot finish within
     /// `perfectNodeBudget` gets the heuristic search's move instead.
     static func perfectMove(_ game: Connect4, solver exact: Connect4Solver, shouldStop: () -> Bool) -> Move? {
+        var table: TranspositionTable?
+        return perfectMove(game, solver: exact, table: &table, shouldStop: shouldStop)
+    }
+
+    /// `perfectMove`, with the heuristic search's table kept by the caller
+    /// across moves (made on first use, cleared before each search).
+    static func perfectMove(
+        _ game: Connect4, solver exact: Connect4Solver, table: inout TranspositionTable?, shouldStop: () -> Bool
+    ) -> Move? {
         let board = Connect4Bits(game)
         guard !Connect4Solver.isOver(board) else { return nil }
         if board.moves < perfectFromMove && !exact.bookHolds(board) {
             var random = SplitMix64(seed: 0)
-            return chooseMove(game, level: .hard, random: &random, shouldStop: shouldStop)
+            return chooseMove(game, level: .hard, random: &random, table: &table, shouldStop: shouldStop)
         }
         let column: Int? = withoutActuallyEscaping(shouldStop) { shouldStop in
             guard let best = exact.bestMoves(board, nodeBudget: perfectNodeBudget, shouldStop: shouldStop),
@@ -365,13 +388,13 @@ enum Connect4Player {
             guard best.score <= 0, best.columns.count > 1, board.nonLosingMoves(board.possible) != 0, !shouldStop() else {
                 return first
             }
-            return hard(board, candidates: best.columns, nodeBudget: tieBreakNodeBudget, shouldStop: shouldStop)?.column ?? first
+            return hard(board, candidates: best.columns, nodeBudget: tieBreakNodeBudget, table: &table, shouldStop: shouldStop)?.column ?? first
         }
         if let column { return Move(column) }
         guard exact.outOfBudget, !shouldStop() else { return nil }
         // The heuristic search is deterministic for `hard`: the generator goes unused.
         var random = SplitMix64(seed: 0)
-        return chooseMove(game, level: .hard, random: &random, shouldStop: shouldStop)
+        return chooseMove(game, level: .hard, random: &random, table: &table, shouldStop: shouldStop)
     }
 
     /// The columns whose cell is set in `cells`, in column order.
@@ -396,13 +419,19 @@ enum Connect4Player {
         return bestColumns.randomElement(using: &random).map(Move.init)
     }
 
-    /// The `hard` search: the column, the last finished depth and its score; nil when stopped.
+    /// The `hard` search: the column, the last finished depth and its score;
+    /// nil when stopped. `table` is made on first use (`hardTableBits`) and
+    /// cleared before the search, so the answer never depends on earlier moves.
     static func hard(
-        _ board: Connect4Bits, candidates: [Int], nodeBudget: Int = hardNodeBudget, tableBits: Int = hardTableBits,
+        _ board: Connect4Bits, candidates: [Int], nodeBudget: Int = hardNodeBudget, table: inout TranspositionTable?,
         shouldStop: @escaping () -> Bool
     ) -> (column: Int, depth: Int, score: Int, nodes: Int)? {
         var search = Connect4Search(
-            judgement: .linesAndThreats, nodeBudget: nodeBudget, tableBits: tableBits, shouldStop: shouldStop)
+            judgement: .linesAndThreats, nodeBudget: nodeBudget, tableBits: nil, shouldStop: shouldStop)
+        if table == nil { table = TranspositionTable(bits: hardTableBits) } else { table?.clear() }
+        // Lent to the search (moved, not copied) and handed back however it ends.
+        swap(&table, &search.table)
+        defer { swap(&table, &search.table) }
         search.contempt = hardContempt
         search.rootParity = board.moves % 2
         let next = board.nonLosingMoves(board.possible)

@@ -49,8 +49,11 @@ extension Connect4Book {
             // Hard's move in each, chosen as it will be chosen in play, with this book.
             let chooser = solvers[0].solver
             chooser.book = Connect4Book(depth: depth, scores: scores)
+            var table: TranspositionTable?
             for game in layer where stones + 2 < layers.count {
-                guard let move = Connect4Player.perfectMove(game, solver: chooser, shouldStop: { false }) else { continue }
+                guard let move = Connect4Player.perfectMove(game, solver: chooser, table: &table, shouldStop: { false }) else {
+                    continue
+                }
                 var next = game
                 guard (try? next.apply(move)) != nil, !next.isOver else { continue }
                 layers[stones + 2] += Self.replies(to: next)

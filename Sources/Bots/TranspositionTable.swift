@@ -20,18 +20,39 @@ struct TableEntry {
 /// A fixed-size, always-replace transposition table.
 ///
 /// Positions recur through different move orders; remembering their scores
-/// and best moves is what lets iterative deepening reach real depth. The
-/// table lives for one `chooseMove` call so that a bot stays a plain
-/// `Sendable` value and the same position always gets the same answer.
+/// and best moves is what lets iterative deepening reach real depth.
+///
+/// A search that must answer the same position the same way every time
+/// starts from an empty table, but a bot keeps one table and `clear()`s it
+/// instead of allocating (and zeroing) megabytes each move: clearing moves
+/// the table to a new generation, and an entry of another generation reads
+/// as empty, so a cleared table answers exactly as a fresh one would. Only
+/// once every 2^15 clears is the memory zeroed for real.
 struct TranspositionTable {
     /// Key and packed entry side by side, so a probe costs one cache miss, not two.
     private var slots: [UInt64]
     private let indexShift: UInt64
+    /// Bits 48 and up of a packed entry: set bit 48 (occupied) and the
+    /// generation it was stored in. An entry counts only with exactly these.
+    private var stamp: UInt64 = 1 << 48
+    private static let generationLimit: UInt64 = 1 << 15
 
     /// A table of `1 << bits` entries (16 bytes each).
     init(bits: Int) {
         slots = Array(repeating: 0, count: 2 << bits)
         indexShift = UInt64(64 - bits)
+    }
+
+    /// Forgets every entry, at once (a new generation), zeroing the memory
+    /// only when the generations run out.
+    mutating func clear() {
+        let generation = (stamp >> 49) + 1
+        if generation == Self.generationLimit {
+            slots.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+            stamp = 1 << 48
+        } else {
+            stamp = generation << 49 | 1 << 48
+        }
     }
 
     @inline(__always)
@@ -44,7 +65,7 @@ struct TranspositionTable {
     func probe(_ key: UInt64) -> TableEntry? {
         let index = slot(key)
         let packed = slots[index + 1]
-        guard packed & (1 << 48) != 0, slots[index] == key else { return nil }
+        guard packed >> 48 == stamp >> 48, slots[index] == key else { return nil }
         return TableEntry(
             depth: Int((packed >> 32) & 0xFF),
             score: Int(Int32(bitPattern: UInt32(truncatingIfNeeded: packed))),
@@ -62,6 +83,6 @@ struct TranspositionTable {
             | UInt64(min(max(depth, 0), 255)) << 32
             | bound.rawValue << 40
             | UInt64(move & 0x3F) << 42
-            | 1 << 48
+            | stamp
     }
 }

@@ -51,10 +51,14 @@ struct ControlTests {
         #expect(bot.chooseMove(in: game, shouldStop: { true }) == nil)
     }
 
-    @Test("A stop requested mid-search returns nil promptly", arguments: ["connect4", "cube4"])
-    func stopMidSearch(gameID: String) throws {
+    /// Openings after which hard searches for seconds: in Connect Four one
+    /// past the opening book (44444226, some 40 million nodes to solve),
+    /// since hard answers the book's positions at once.
+    @Test("A stop requested mid-search returns nil promptly",
+          arguments: [("connect4", [3, 3, 3, 3, 3, 1, 1, 5]), ("cube4", [1])])
+    func stopMidSearch(gameID: String, opening: [Int]) throws {
         var game = try #require(GameCatalog.newGame(id: gameID))
-        try game.apply(Move(1))
+        for move in opening { try game.apply(Move(move)) }
         let clock = ContinuousClock()
         let start = clock.now
         let deadline = start + .milliseconds(30)
