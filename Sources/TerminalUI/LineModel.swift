@@ -181,7 +181,7 @@ struct LineModel {
         let line = raw.trimmingCharacters()
         let word = line.lowercased()
         if word == Self.quitLine {
-            if leaving || !started { pendingQuits += 1; return [] }
+            if leaving || !started || committedAhead != nil { pendingQuits += 1; return [] }
             return quitNow()
         }
         if ["q", "quit"].contains(word) {
@@ -239,10 +239,20 @@ struct LineModel {
                 return json(JSONEvents.rejected(input: "quit", seat: activeLocalSeat, reason: rejection.description))
                     + say("Could not quit yet: \(rejection.description).")
             }
-            // At a table the match goes on: when the turn event came before this
-            // result, the next local seat's turn was not pumped yet (found by a
-            // piped hot-seat table that stopped after the first player left).
-            if case .committed(let committed) = result, !over, state.sequence >= committed.sequence { return pump() }
+            if case .committed(let committed) = result, !over {
+                // The result can overtake the quit's own events, as a move's
+                // can: until they arrive, the end of input must not leave the
+                // seat for now in the state before the quit (found by CI: a
+                // piped `/quit` then end of input was reported left, not quit).
+                guard state.sequence >= committed.sequence else {
+                    committedAhead = committed.sequence
+                    return []
+                }
+                // At a table the match goes on: when the turn event came before this
+                // result, the next local seat's turn was not pumped yet (found by a
+                // piped hot-seat table that stopped after the first player left).
+                return pump()
+            }
             return []
         }
         submitting = false
