@@ -79,7 +79,8 @@ case "selfplay":
     let seed = arguments.count > 2 ? UInt64(arguments[2]) ?? 1 : 1
     let judge = Connect4Solver(book: Connect4Book.shipped)
     var random = SplitMix64(seed: seed)
-    var judged = 0, kept = 0, slowest = 0.0, totalTime = 0.0
+    var judged = 0, kept = 0, slowest = 0.0
+    var afterBook: [Double] = []
     let clock = ContinuousClock()
     for g in 0..<games {
         var hard = Bot(level: .hard, seed: seed &+ UInt64(g))
@@ -92,8 +93,9 @@ case "selfplay":
                 let start = clock.now
                 guard let m = hard.chooseMove(in: game) else { fail("no move") }
                 let t = (clock.now - start) / .milliseconds(1)
-                slowest = max(slowest, t); totalTime += t
+                slowest = max(slowest, t)
                 if game.moveCount >= 8 {
+                    afterBook.append(t)
                     guard let a = judge.analyse(game) else { fail("over") }
                     judged += 1
                     if a.moveScores[m.rawValue] == a.score { kept += 1 } else {
@@ -113,7 +115,10 @@ case "selfplay":
         }
         print("game \(g): \(line) kept \(kept)/\(judged) slowest hard move \(slowest) ms")
     }
-    print("kept \(kept) of \(judged); slowest hard move \(slowest) ms")
+    afterBook.sort()
+    let mean = afterBook.reduce(0, +) / Double(max(1, afterBook.count))
+    let p99 = afterBook.isEmpty ? 0 : afterBook[min(afterBook.count - 1, afterBook.count * 99 / 100)]
+    print("kept \(kept) of \(judged); hard's moves from 8 stones: mean \(mean) ms, p99 \(p99) ms; slowest hard move \(slowest) ms")
 default:
     fail("usage: connect4-book build DEPTH | hard DEPTH [THREADS] | time [--book] < positions | selfplay GAMES [SEED]")
 }
