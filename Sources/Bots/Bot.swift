@@ -57,15 +57,22 @@ public struct Bot: Sendable {
     /// boxes and Chinese checkers a shared search with their own judgement
     /// (`BoardGamesPlayer`); any other game is
     /// searched through `legalMoves` and `apply`.
-    public mutating func chooseMove(in game: any Game, shouldStop: @Sendable () -> Bool = { false }) -> Move? {
+    ///
+    /// `answerBy` is when the turn must be answered (a turn timeout): `hard`
+    /// Connect Four, whose exact solve can take seconds, then plays a quick
+    /// heuristic move instead of finishing it. The other games' searches
+    /// already stop within a second.
+    public mutating func chooseMove(
+        in game: any Game, answerBy: ContinuousClock.Instant? = nil, shouldStop: @Sendable () -> Bool = { false }
+    ) -> Move? {
         guard !shouldStop(), game.activeSeat != nil else { return nil }
-        let move = pick(in: game, shouldStop: shouldStop)
+        let move = pick(in: game, answerBy: answerBy, shouldStop: shouldStop)
         // A move found after the caller gave up is not wanted any more.
         guard let move, !shouldStop(), game.isLegal(move) else { return nil }
         return move
     }
 
-    private mutating func pick(in game: any Game, shouldStop: () -> Bool) -> Move? {
+    private mutating func pick(in game: any Game, answerBy: ContinuousClock.Instant?, shouldStop: () -> Bool) -> Move? {
         if BoardGamesPlayer.plays(game) {
             return BoardGamesPlayer.chooseMove(game, level: level, random: &random, shouldStop: shouldStop)
         }
@@ -74,7 +81,7 @@ public struct Bot: Sendable {
         case let connect4 as Connect4:
             if level == .hard && !legacy {
                 return memory.withConnect4Solver { solver, table in
-                    Connect4Player.perfectMove(connect4, solver: solver, table: &table, shouldStop: shouldStop)
+                    Connect4Player.perfectMove(connect4, solver: solver, table: &table, answerBy: answerBy, shouldStop: shouldStop)
                 }
             }
             if level == .hard {

@@ -10,6 +10,12 @@ import Synchronization
 public final class BotParticipant: Participant {
     /// Chooses a move for the active seat of a game; returns nil if told to stop.
     public typealias Strategy = @Sendable (_ game: any Game, _ shouldStop: @escaping @Sendable () -> Bool) -> Move?
+    /// A `Strategy` that is also told by when to answer (nil: no turn
+    /// timeout): half the time left before the turn's deadline, so the move
+    /// still reaches the host in time.
+    public typealias TimedStrategy = @Sendable (
+        _ game: any Game, _ answerBy: ContinuousClock.Instant?, _ shouldStop: @escaping @Sendable () -> Bool
+    ) -> Move?
 
     private struct Thinking {
         var controller: MatchController?
@@ -18,7 +24,7 @@ public final class BotParticipant: Participant {
     }
 
     public let playerID: PlayerID
-    private let strategy: Strategy
+    private let strategy: TimedStrategy
     private let minimumThinkTime: Duration
     private let thinking = Mutex(Thinking())
     /// Set by `cancel()`; read by the strategy while it searches.
@@ -30,8 +36,24 @@ public final class BotParticipant: Participant {
     /// A bot for the seat with `playerID`. `minimumThinkTime` paces fast bots so a person can follow.
     public init(playerID: PlayerID, minimumThinkTime: Duration = .zero, strategy: @escaping Strategy) {
         self.playerID = playerID
-        self.strategy = strategy
+        self.strategy = { game, _, shouldStop in strategy(game, shouldStop) }
         self.minimumThinkTime = minimumThinkTime
+    }
+
+    /// A bot whose strategy is told by when to answer a turn that has a deadline.
+    public init(playerID: PlayerID, minimumThinkTime: Duration = .zero, timedStrategy: @escaping TimedStrategy) {
+        self.playerID = playerID
+        self.strategy = timedStrategy
+        self.minimumThinkTime = minimumThinkTime
+    }
+
+    /// When to answer a turn of `state`: half the time left before its
+    /// deadline (on `clock`, milliseconds since 1970, the controller's), the
+    /// other half for the network and a clock that differs from the host's.
+    static func answerBy(_ state: MatchState, clock: () -> Int64) -> ContinuousClock.Instant? {
+        guard state.deadline != 0 else { return nil }
+        let left = max(0, state.deadline - clock())
+        return ContinuousClock.now + .milliseconds(left / 2)
     }
 
     public func attach(to controller: MatchController) {
@@ -50,12 +72,13 @@ public final class BotParticipant: Participant {
             stopFlag.value.store(generation, ordering: .relaxed)
             guard let controller = current.controller else { return }
             let flag = stopFlag
+            let answerBy = Self.answerBy(state, clock: controller.configuration.clock)
             // The search runs on a Dispatch worker, not on Swift's cooperative
             // pool: a long search must never starve the UI or the network
             // tasks of a process that has only two pool threads.
             DispatchQueue.global(qos: .userInitiated).async { [weak self] in
                 let started = ContinuousClock.now
-                let move = strategy(game) { flag.value.load(ordering: .relaxed) != generation }
+                let move = strategy(game, answerBy) { flag.value.load(ordering: .relaxed) != generation }
                 guard let self, let move, flag.value.load(ordering: .relaxed) == generation else { return }
                 let task = Task {
                     let elapsed = ContinuousClock.now - started

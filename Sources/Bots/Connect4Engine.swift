@@ -315,7 +315,7 @@ enum Connect4Player {
     /// (made on first use, cleared before each search).
     static func chooseMove(
         _ game: Connect4, level: BotLevel, random: inout SplitMix64, table: inout TranspositionTable?,
-        shouldStop: () -> Bool
+        hardNodes: Int = hardNodeBudget, shouldStop: () -> Bool
     ) -> Move? {
         let board = Connect4Bits(game)
         let possible = board.possible
@@ -337,7 +337,8 @@ enum Connect4Player {
             case .easy, .medium:
                 return medium(board, candidates: candidates, random: &random, shouldStop: shouldStop)
             case .hard:
-                return hard(board, candidates: candidates, table: &table, shouldStop: shouldStop).map { Move($0.column) }
+                return hard(board, candidates: candidates, nodeBudget: hardNodes, table: &table, shouldStop: shouldStop)
+                    .map { Move($0.column) }
             }
         }
     }
@@ -369,10 +370,15 @@ enum Connect4Player {
     }
 
     /// `perfectMove`, with the heuristic search's table kept by the caller
-    /// across moves (made on first use, cleared before each search).
+    /// across moves (made on first use, cleared before each search). With
+    /// `answerBy` (a turn timeout), a solve still running then gives way to
+    /// a short heuristic search (`tieBreakNodeBudget`): a move in time beats a
+    /// perfect one after the deadline.
     static func perfectMove(
-        _ game: Connect4, solver exact: Connect4Solver, table: inout TranspositionTable?, shouldStop: () -> Bool
+        _ game: Connect4, solver exact: Connect4Solver, table: inout TranspositionTable?,
+        answerBy: ContinuousClock.Instant? = nil, shouldStop: () -> Bool
     ) -> Move? {
+        let late = { answerBy.map { ContinuousClock.now >= $0 } ?? false }
         let board = Connect4Bits(game)
         guard !Connect4Solver.isOver(board) else { return nil }
         if board.moves < perfectFromMove && !exact.bookHolds(board) {
@@ -380,7 +386,7 @@ enum Connect4Player {
             return chooseMove(game, level: .hard, random: &random, table: &table, shouldStop: shouldStop)
         }
         let column: Int? = withoutActuallyEscaping(shouldStop) { shouldStop in
-            guard let best = exact.bestMoves(board, nodeBudget: perfectNodeBudget, shouldStop: shouldStop),
+            guard let best = exact.bestMoves(board, nodeBudget: perfectNodeBudget, shouldStop: { shouldStop() || late() }),
                   let first = best.columns.first else { return nil }
             // A win: the quickest, the most central. A draw or a loss against
             // perfect play: among the moves that keep it, the one the heuristic
@@ -391,10 +397,12 @@ enum Connect4Player {
             return hard(board, candidates: best.columns, nodeBudget: tieBreakNodeBudget, table: &table, shouldStop: shouldStop)?.column ?? first
         }
         if let column { return Move(column) }
-        guard exact.outOfBudget, !shouldStop() else { return nil }
+        let hurried = late()
+        guard exact.outOfBudget || hurried, !shouldStop() else { return nil }
         // The heuristic search is deterministic for `hard`: the generator goes unused.
         var random = SplitMix64(seed: 0)
-        return chooseMove(game, level: .hard, random: &random, table: &table, shouldStop: shouldStop)
+        return chooseMove(game, level: .hard, random: &random, table: &table,
+                          hardNodes: hurried ? tieBreakNodeBudget : hardNodeBudget, shouldStop: shouldStop)
     }
 
     /// The columns whose cell is set in `cells`, in column order.

@@ -67,7 +67,7 @@ public actor MatchController {
 
     /// The committed state: what every participant has accepted.
     public private(set) var state: MatchState
-    public let configuration: Configuration
+    public nonisolated let configuration: Configuration
     /// Emptied when the match stops: participants hold the controller (to
     /// submit), so keeping them would make a reference cycle that outlives the match.
     private var participants: [any Participant]

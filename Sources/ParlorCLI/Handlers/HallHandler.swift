@@ -146,7 +146,7 @@ enum Hall {
         let hosted = table.match
         let id = hosted.initialState.matchID
         let bot = BotParticipant(playerID: hosted.hostPlayerID, minimumThinkTime: .zero,
-                                 strategy: botStrategy(context.level, seed: freshSeed()))
+                                 timedStrategy: botStrategy(context.level, seed: freshSeed()))
         let controller = hosted.makeController(with: bot, bots: [])
         var record = context.saved[id] ?? StoredMatch(state: hosted.initialState, role: .host, localSeat: hosted.hostSeat,
                                                       lastActivity: wallClockMilliseconds(), seatToken: hosted.seatToken.bytes,

@@ -60,7 +60,7 @@ private func playOnce(_ options: PlayOptions, gameType: any Game.Type, presentat
     var locals: [LocalParticipant] = []
     func participant(_ id: PlayerID, bot: BotLevelChoice?, seed: UInt64) -> any Participant {
         if let bot {
-            return BotParticipant(playerID: id, minimumThinkTime: presentation.botPause, strategy: botStrategy(bot, seed: seed))
+            return BotParticipant(playerID: id, minimumThinkTime: presentation.botPause, timedStrategy: botStrategy(bot, seed: seed))
         }
         let local = LocalParticipant(playerID: id)
         locals.append(local)
@@ -110,7 +110,7 @@ enum ResumeOffline {
         let participants: [any Participant] = state.seats.map { seat in
             if let level = botLevel(seatNamed: seat.name) {
                 return BotParticipant(playerID: seat.playerID, minimumThinkTime: presentation.botPause,
-                                      strategy: botStrategy(level, seed: freshSeed()))
+                                      timedStrategy: botStrategy(level, seed: freshSeed()))
             }
             let local = LocalParticipant(playerID: seat.playerID)
             locals.append(local)

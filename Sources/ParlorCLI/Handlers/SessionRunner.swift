@@ -16,7 +16,7 @@ enum SessionRunner {
         -> (any Participant, [LocalParticipant]) {
         if let bot {
             return (BotParticipant(playerID: playerID, minimumThinkTime: presentation.botPause,
-                                   strategy: botStrategy(bot, seed: freshSeed())), [])
+                                   timedStrategy: botStrategy(bot, seed: freshSeed())), [])
         }
         let local = LocalParticipant(playerID: playerID)
         return (local, [local])
@@ -34,7 +34,7 @@ enum SessionRunner {
         hosted.botSeats.enumerated().map { index, seat in
             let level = index < levels.count ? levels[index] : .medium
             return BotParticipant(playerID: hosted.initialState.seats[seat].playerID, minimumThinkTime: presentation.botPause,
-                                  strategy: botStrategy(level, seed: freshSeed()))
+                                  timedStrategy: botStrategy(level, seed: freshSeed()))
         }
     }
 
@@ -46,8 +46,10 @@ enum SessionRunner {
 
     static func standIn(for hosted: HostedMatch, after: Duration, pause: Duration) {
         for guest in hosted.guests {
-            guest.standIn(StandInPolicy(strategy: botStrategy(.medium, seed: freshSeed()), after: after, name: "Medium bot",
-                                        pause: pause))
+            // Medium answers within a second: no turn timeout to heed.
+            let medium = botStrategy(.medium, seed: freshSeed())
+            guest.standIn(StandInPolicy(strategy: { game, shouldStop in medium(game, nil, shouldStop) }, after: after,
+                                        name: "Medium bot", pause: pause))
         }
     }
 
