@@ -345,11 +345,11 @@ enum Connect4Player {
 
     /// How many nodes `hard` lets the exact solver search before it falls
     /// back to the heuristic search: about 15 s on one core (some 10 million
-    /// nodes a second), a safety net, not a limit play reaches. In 120 games
-    /// from the empty board (`connect4-book selfplay`), hard's hardest position
-    /// after the book, at 8 stones, took about 40 million nodes and 4 s, and
-    /// every one of its moves kept the exact value; with a budget of 2 million
-    /// (a fifth of a second) it let the value slip in 14 of 491. Nodes, not
+    /// nodes a second), a safety net, not a limit play reaches. In 80 games
+    /// from the empty board (`connect4-book selfplay`), every one of hard's
+    /// moves after the book kept the exact value, and the slowest (its first
+    /// solve after the book) took 2.4 s; with a budget of 2 million (a fifth
+    /// of a second) it let the value slip in 14 of 491 such moves. Nodes, not
     /// time, so a seeded game replays the same on any machine.
     static let perfectNodeBudget = 150_000_000
     /// Nodes of heuristic search that choose among moves of equal exact value

@@ -52,10 +52,10 @@ struct ControlTests {
     }
 
     /// Openings after which hard searches for seconds: in Connect Four one
-    /// past the opening book (44444226, some 40 million nodes to solve),
+    /// past the opening book (4444422662, some 20 million nodes to solve),
     /// since hard answers the book's positions at once.
     @Test("A stop requested mid-search returns nil promptly",
-          arguments: [("connect4", [3, 3, 3, 3, 3, 1, 1, 5]), ("cube4", [1])])
+          arguments: [("connect4", [3, 3, 3, 3, 3, 1, 1, 5, 5, 1]), ("cube4", [1])])
     func stopMidSearch(gameID: String, opening: [Int]) throws {
         var game = try #require(GameCatalog.newGame(id: gameID))
         for move in opening { try game.apply(Move(move)) }
