@@ -103,13 +103,14 @@ struct PerfectConnect4Tests {
     /// test) with its exact value, judged by a separate solver. Positions of
     /// hard's own games are where a slip matters; with the node budget it had
     /// (two million, a fifth of a second) it let the value slip in 14 of 491
-    /// such moves over 60 games (`connect4-book selfplay`), and one in these ten.
+    /// such moves over 60 games (`connect4-book selfplay`), and in 5 of these 30
+    /// with the book as it is now.
     @Test("In games from the empty board, every move hard makes keeps the exact value")
     func hardKeepsTheValueInItsOwnGames() throws {
         let judge = Connect4Solver(book: Connect4Book.shipped)
         var random = SplitMix64(seed: 1)
         var judged = 0
-        for index in 0..<10 {
+        for index in 0..<30 {
             var hard = Bot(level: .hard, seed: 1 &+ UInt64(index))
             var other = Bot(level: .medium, seed: 1001 &+ UInt64(index))
             var game = Connect4()
@@ -136,7 +137,7 @@ struct PerfectConnect4Tests {
                 line += String(move.rawValue + 1)
             }
         }
-        #expect(judged >= 60)
+        #expect(judged >= 150)
     }
 
     @Test("hard's move keeps the brute-force value on late positions")
