@@ -37,4 +37,55 @@ public enum Connect4Strength {
         }
         return kept
     }
+
+    /// One move of `hard` in its own games: the position it moved in, the
+    /// moves that led there (columns 1-7, as typed), its move and how long
+    /// it took.
+    public struct HardMove: Sendable {
+        public let game: Connect4
+        public let line: String
+        public let move: Move
+        public let took: Duration
+    }
+
+    /// `count` games of `hard` from the empty board against medium, which
+    /// plays a random move one time in three; hard takes the first seat in
+    /// even games and the second in odd ones. Fixed by `seed`. `eachMove`
+    /// sees every move hard makes, `gameOver` each game's moves when it ends.
+    /// Where hard's play is judged that matters: the positions it reaches.
+    public static func hardOwnGames(
+        count: Int, seed: UInt64, eachMove: (HardMove) throws -> Void, gameOver: (String) -> Void = { _ in }
+    ) throws {
+        var random = SplitMix64(seed: seed)
+        let clock = ContinuousClock()
+        for index in 0..<count {
+            var hard = Bot(level: .hard, seed: seed &+ UInt64(index))
+            var other = Bot(level: .medium, seed: seed &+ UInt64(index) &+ 1000)
+            var game = Connect4()
+            var line = ""
+            while !game.isOver {
+                let chosen: Move?
+                if game.moveCount % 2 == index % 2 {
+                    let start = clock.now
+                    chosen = hard.chooseMove(in: game)
+                    if let chosen { try eachMove(HardMove(game: game, line: line, move: chosen, took: clock.now - start)) }
+                } else if random.next() % 3 == 0 {
+                    let moves = game.legalMoves
+                    chosen = moves[Int(random.next() % UInt64(moves.count))]
+                } else {
+                    chosen = other.chooseMove(in: game)
+                }
+                guard let move = chosen else { throw OwnGameError(line: line) }
+                try game.apply(move)
+                line += String(move.rawValue + 1)
+            }
+            gameOver(line)
+        }
+    }
+
+    /// A bot of `hardOwnGames` found no move in a game not over.
+    public struct OwnGameError: Error, CustomStringConvertible {
+        public let line: String
+        public var description: String { "no move after \(line)" }
+    }
 }

@@ -97,8 +97,7 @@ struct PerfectConnect4Tests {
         #expect(checked == 2000)
     }
 
-    /// hard against medium (a random move one time in three), hard taking
-    /// the first seat in even games and the second in odd ones: each of
+    /// hard's own games (`Connect4Strength.hardOwnGames`): each of
     /// hard's moves from 8 stones on (before, the book answers: its own
     /// test) with its exact value, judged by a separate solver. Positions of
     /// hard's own games are where a slip matters; with the node budget it had
@@ -108,34 +107,13 @@ struct PerfectConnect4Tests {
     @Test("In games from the empty board, every move hard makes keeps the exact value")
     func hardKeepsTheValueInItsOwnGames() throws {
         let judge = Connect4Solver(book: Connect4Book.shipped)
-        var random = SplitMix64(seed: 1)
         var judged = 0
-        for index in 0..<30 {
-            var hard = Bot(level: .hard, seed: 1 &+ UInt64(index))
-            var other = Bot(level: .medium, seed: 1001 &+ UInt64(index))
-            var game = Connect4()
-            var line = ""
-            while !game.isOver {
-                let move: Move
-                if game.moveCount % 2 == index % 2 {
-                    let chosen = hard.chooseMove(in: game)
-                    move = try #require(chosen)
-                    if game.moveCount >= 8 {
-                        let value = try #require(judge.score(game))
-                        let kept = score(of: move, in: game) { judge.score($0) ?? 99 }
-                        #expect(kept == value, "after \(line) hard played \(move.rawValue + 1): \(kept), not \(value)")
-                        judged += 1
-                    }
-                } else if random.next() % 3 == 0 {
-                    let moves = game.legalMoves
-                    move = moves[Int(random.next() % UInt64(moves.count))]
-                } else {
-                    let chosen = other.chooseMove(in: game)
-                    move = try #require(chosen)
-                }
-                try game.apply(move)
-                line += String(move.rawValue + 1)
-            }
+        try Connect4Strength.hardOwnGames(count: 30, seed: 1) { hard in
+            guard hard.game.moveCount >= 8 else { return }
+            let value = try #require(judge.score(hard.game))
+            let kept = score(of: hard.move, in: hard.game) { judge.score($0) ?? 99 }
+            #expect(kept == value, "after \(hard.line) hard played \(hard.move.rawValue + 1): \(kept), not \(value)")
+            judged += 1
         }
         #expect(judged >= 150)
     }

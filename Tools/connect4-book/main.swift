@@ -71,49 +71,31 @@ case "time":
     let divisor = Double(max(count, 1))
     print("mean \(total / divisor) us over \(count), cpu mean \(cpu / divisor) us")
 case "selfplay":
-    // hard from the empty board against medium (a random move one time in
-    // three), hard first in even games: every hard move from 8 stones on
-    // (the book answers before) judged by the exact solver, a line for each
-    // move that lets the value slip and for each game, then the totals.
+    // hard's own games (Connect4Strength.hardOwnGames): every hard move from
+    // 8 stones on (the book answers before) judged by the exact solver, a
+    // line for each move that lets the value slip and for each game, then
+    // the totals.
     guard arguments.count >= 2, let games = Int(arguments[1]) else { fail("usage: connect4-book selfplay GAMES [SEED]") }
     let seed = arguments.count > 2 ? UInt64(arguments[2]) ?? 1 : 1
     let judge = Connect4Solver(book: Connect4Book.shipped)
-    var random = SplitMix64(seed: seed)
     var judged = 0, kept = 0, slowest = 0.0
     var afterBook: [Double] = []
-    let clock = ContinuousClock()
-    for g in 0..<games {
-        var hard = Bot(level: .hard, seed: seed &+ UInt64(g))
-        var other = Bot(level: .medium, seed: seed &+ UInt64(g) &+ 1000)
-        var game = Connect4()
-        var line = ""
-        while !game.isOver {
-            let move: Move
-            if game.moveCount % 2 == g % 2 {
-                let start = clock.now
-                guard let m = hard.chooseMove(in: game) else { fail("no move") }
-                let t = (clock.now - start) / .milliseconds(1)
-                slowest = max(slowest, t)
-                if game.moveCount >= 8 {
-                    afterBook.append(t)
-                    guard let a = judge.analyse(game) else { fail("over") }
-                    judged += 1
-                    if a.moveScores[m.rawValue] == a.score { kept += 1 } else {
-                        print("slip at \(line) played \(m.rawValue + 1) scores \(a.moveScores)")
-                    }
-                }
-                move = m
-            } else if random.next() % 3 == 0 {
-                let moves = game.legalMoves
-                move = moves[Int(random.next() % UInt64(moves.count))]
-            } else {
-                guard let m = other.chooseMove(in: game) else { fail("no move") }
-                move = m
+    do {
+        try Connect4Strength.hardOwnGames(count: games, seed: seed, eachMove: { hard in
+            let took = hard.took / .milliseconds(1)
+            slowest = max(slowest, took)
+            guard hard.game.moveCount >= 8 else { return }
+            afterBook.append(took)
+            guard let analysis = judge.analyse(hard.game) else { fail("over: \(hard.line)") }
+            judged += 1
+            if analysis.moveScores[hard.move.rawValue] == analysis.score { kept += 1 } else {
+                print("slip at \(hard.line) played \(hard.move.rawValue + 1) scores \(analysis.moveScores)")
             }
-            guard (try? game.apply(move)) != nil else { fail("illegal move \(move.rawValue + 1) after \(line)") }
-            line += String(move.rawValue + 1)
-        }
-        print("game \(g): \(line) kept \(kept)/\(judged) slowest hard move \(slowest) ms")
+        }, gameOver: { line in
+            print("game: \(line) kept \(kept)/\(judged) slowest hard move \(slowest) ms")
+        })
+    } catch {
+        fail("\(error)")
     }
     afterBook.sort()
     let mean = afterBook.reduce(0, +) / Double(max(1, afterBook.count))
