@@ -65,31 +65,34 @@ public final class BotParticipant: Participant {
         let sequence = state.sequence
         let strategy = self.strategy
         let pause = minimumThinkTime
-        thinking.withLock { current in
+        let started = thinking.withLock { current -> (generation: UInt64, controller: MatchController)? in
             current.task?.cancel()
             current.generation += 1
-            let generation = current.generation
-            stopFlag.value.store(generation, ordering: .relaxed)
-            guard let controller = current.controller else { return }
-            let flag = stopFlag
-            let answerBy = Self.answerBy(state, clock: controller.configuration.clock)
-            // The search runs on a Dispatch worker, not on Swift's cooperative
-            // pool: a long search must never starve the UI or the network
-            // tasks of a process that has only two pool threads.
-            DispatchQueue.global(qos: .userInitiated).async { [weak self] in
-                let started = ContinuousClock.now
-                let move = strategy(game, answerBy) { flag.value.load(ordering: .relaxed) != generation }
-                guard let self, let move, flag.value.load(ordering: .relaxed) == generation else { return }
-                let task = Task {
-                    let elapsed = ContinuousClock.now - started
-                    if elapsed < pause { try? await Task.sleep(for: pause - elapsed) }
-                    guard !Task.isCancelled, flag.value.load(ordering: .relaxed) == generation else { return }
-                    guard let seat = state.seat(of: self.playerID), await controller.state.sequence == sequence else { return }
-                    _ = await controller.submit(.move(move, by: seat), from: self)
-                }
-                self.thinking.withLock { current in
-                    if current.generation == generation { current.task = task } else { task.cancel() }
-                }
+            stopFlag.value.store(current.generation, ordering: .relaxed)
+            guard let controller = current.controller else { return nil }
+            return (current.generation, controller)
+        }
+        guard let (generation, controller) = started else { return }
+        let flag = stopFlag
+        let answerBy = Self.answerBy(state, clock: controller.configuration.clock)
+        // The search runs on a Dispatch worker, not on Swift's cooperative
+        // pool: a long search must never starve the UI or the network tasks
+        // of a process that has only two pool threads. It is sent off after
+        // the lock is let go: a quick strategy's answer takes the lock at once.
+        // A newer turn or a cancel meanwhile bumps the generation it checks.
+        DispatchQueue.global(qos: .userInitiated).async { [weak self] in
+            let started = ContinuousClock.now
+            let move = strategy(game, answerBy) { flag.value.load(ordering: .relaxed) != generation }
+            guard let self, let move, flag.value.load(ordering: .relaxed) == generation else { return }
+            let task = Task {
+                let elapsed = ContinuousClock.now - started
+                if elapsed < pause { try? await Task.sleep(for: pause - elapsed) }
+                guard !Task.isCancelled, flag.value.load(ordering: .relaxed) == generation else { return }
+                guard let seat = state.seat(of: self.playerID), await controller.state.sequence == sequence else { return }
+                _ = await controller.submit(.move(move, by: seat), from: self)
+            }
+            self.thinking.withLock { current in
+                if current.generation == generation { current.task = task } else { task.cancel() }
             }
         }
     }
