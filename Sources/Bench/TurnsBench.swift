@@ -15,7 +15,9 @@ import Synchronization
 /// - protocol only: the same turn with no store (the wire and the controllers);
 /// - the floor: a plain blocking ping-pong of the same bytes between two
 ///   threads, and the same with one durable append (write + fdatasync of the
-///   turn's bytes) on the store's file system before each answer.
+///   turn's bytes) on the store's file system before each answer;
+/// - not a floor, a breakdown: the same bytes echoed through parlor's event
+///   loop and a task at each end, what the network layer alone costs.
 ///
 /// ParlorCLI prints the figures (p50, p99 and each ratio to its floor).
 public struct TurnsBench: Sendable {
@@ -34,6 +36,10 @@ public struct TurnsBench: Sendable {
         public var request: Int, reply: Int
         /// The plain ping-pong, and the same with one durable append before each answer.
         public var plain: Percentiles, durable: Percentiles
+        /// Not a floor: the request's bytes echoed through parlor's own event
+        /// loop, one task at each end (`RawPingPong`), no protocol and no
+        /// store: what the network layer alone costs of the protocol-only turn.
+        public var eventLoop: Percentiles
         /// Eight matches committing a turn at once, one shared writer or one each.
         public var group: BenchGroupCommit.Figures
     }
@@ -67,19 +73,33 @@ public struct TurnsBench: Sendable {
         try store.createDirectory()
     }
 
-    /// Times `count` guest turns with the store and `count` without, the floors and group commit.
+    /// Times `count` guest turns with the store and `count` without, both
+    /// floors and parlor's network layer alone, then group commit. The first
+    /// five are taken in turns, a slice of each at a time (at most ten
+    /// slices), so a change in the machine's load (a shared disk, other
+    /// processes) weighs on a figure and its floor alike.
     public mutating func measure(count: Int) async throws -> Figures {
         _ = try? DescriptorLimit.raise()
-        let full = try await timeTurns(count: count, generator: &generator, store: store, start: start)
-        let protocolOnly = try await timeTurns(count: count, generator: &generator, store: nil, start: start)
-        let request = full.bytes
         let reply = Message.confirm(sequence: 1, stateHash: 0, deadline: 0).encoded.count
-        let plain = try await BenchFloor.measure(request: request, reply: reply, count: count, durableIn: nil)
-        let durable = try await BenchFloor.measure(request: request, reply: reply, count: count, durableIn: directory)
+        var full: [Duration] = [], protocolOnly: [Duration] = [], plain: [Duration] = [], durable: [Duration] = []
+        var loop: [Duration] = []
+        var request = 0
+        let slices = max(1, min(10, count / 100))
+        for slice in 0..<slices {
+            let share = count / slices + (slice < count % slices ? 1 : 0)
+            let measured = try await timeTurns(count: share, generator: &generator, store: store, start: start)
+            full += measured.times
+            if request == 0 { request = measured.bytes }
+            protocolOnly += try await timeTurns(count: share, generator: &generator, store: nil, start: start).times
+            plain += try await BenchFloor.measure(request: request, reply: reply, count: share, durableIn: nil)
+            durable += try await BenchFloor.measure(request: request, reply: reply, count: share, durableIn: directory)
+            loop += try await RawPingPong.measure(payloadBytes: request, count: share)
+        }
         let group = await BenchGroupCommit.measure(directory: directory, matches: 8, rounds: max(30, min(300, count / 4)))
-        return Figures(fullTurns: full.times.count, full: Percentiles(full.times),
-                       protocolTurns: protocolOnly.times.count, protocolOnly: Percentiles(protocolOnly.times),
-                       request: request, reply: reply, plain: Percentiles(plain), durable: Percentiles(durable), group: group)
+        return Figures(fullTurns: full.count, full: Percentiles(full),
+                       protocolTurns: protocolOnly.count, protocolOnly: Percentiles(protocolOnly),
+                       request: request, reply: reply, plain: Percentiles(plain), durable: Percentiles(durable),
+                       eventLoop: Percentiles(loop), group: group)
     }
 
     /// `--spectators N`: the full turn with nobody watching and with N

@@ -146,9 +146,10 @@ struct MatchEndToEndTests {
             #expect(result.stdout.contains("floor: plain blocking ping-pong + one durable append"))
             #expect(result.stdout.contains("ratio to floor: p50 "))
             #expect(result.stdout.contains("ratio to plain ping-pong: p50 "))
-            // Four measured lines: full, protocol only, the floor, the plain ping-pong.
+            #expect(result.stdout.contains("breakdown, not a floor: the same bytes echoed through parlor's event loop"))
+            // Five measured lines: full, protocol only, the floor, the plain ping-pong, the event loop.
             let figures = result.stdout.split(separator: "\n").filter { $0.hasPrefix("    p50 ") && $0.contains(" µs   p99 ") }
-            #expect(figures.count == 4, "\(result.stdout)")
+            #expect(figures.count == 5, "\(result.stdout)")
             // The bench's own store is gone: nothing of it shows in the user's matches.
             let left = (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []
             #expect(!left.contains { $0.hasPrefix("bench-turns-") }, "\(left)")

@@ -35,6 +35,9 @@ func runBenchTurns(_ options: BenchTurnsOptions) async throws -> ExitCode {
             p50 \(floorStats.p50.microseconds) µs   p99 \(floorStats.p99.microseconds) µs
           plain blocking ping-pong (two threads, no event loop, no tasks)
             p50 \(plainStats.p50.microseconds) µs   p99 \(plainStats.p99.microseconds) µs
+          breakdown, not a floor: the same bytes echoed through parlor's event loop, one task at each end, no protocol
+            p50 \(figures.eventLoop.p50.microseconds) µs   p99 \(figures.eventLoop.p99.microseconds) µs   \
+        ratio to plain ping-pong: p50 \(ratio(figures.eventLoop.p50, plainStats.p50))x   p99 \(ratio(figures.eventLoop.p99, plainStats.p99))x
           group commit: 8 matches in one process each committing a turn at once (a round), saved before revealing
             one writer, one sync per round: p50 \(group.grouped.p50.microseconds) µs   p99 \(group.grouped.p99.microseconds) µs   \
         \(String(format: "%.1f", group.framesPerSync)) turns per sync
