@@ -29,15 +29,17 @@ public struct AnalyzeOptions: ParsableCommand, Hashable {
             ArgumentSpec("GAME", help: "The game: connect4."),
             ArgumentSpec("MOVES", isOptional: true, help: "The moves so far as typed in plain mode, e.g. 4453 (columns 1-7); none for the empty board."),
         ],
-        options: [OptionSpec("json", help: "One JSON object: score, moves (each move and its score) and best.")]
+        options: [jsonOption]
     )
+
+    static let jsonOption = OptionSpec("json", help: "One JSON object: score, moves (each move and its score) and best.")
 
     /// Reads `parlor analyze`'s words.
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
         guard let game = arguments.argument(0) else { throw .missingArgument("GAME") }
         self.game = try ValueParser.game(game)
         moves = arguments.argument(1) ?? ""
-        json = arguments.flag("json")
+        json = arguments.flag(Self.jsonOption)
     }
 
     /// Hands over to `runAnalyze`.
