@@ -91,7 +91,7 @@ public struct BenchTurnsOptions: ParsableCommand, Hashable {
     public static let spec = CommandSpec(
         path: ["bench", "turns"],
         abstract: "Time a durable turn against the floor of the same bytes.",
-        discussion: "Plays N guest turns between a real host and guest on 127.0.0.1, each saving the match to a store on disk as parlor host and parlor join do, then the same turns with no store (the protocol alone), and in the same run the floor: a plain blocking socket ping-pong of the same bytes, and that with one durable append (write and fdatasync) on the store's file system. Prints p50, p99 and the ratio of each to its floor, then eight matches committing a turn at once with one writer (one sync for the turns queued together) and with a writer each.",
+        discussion: "Plays N guest turns between a real host and guest on 127.0.0.1, each saving the match to a store on disk as parlor host and parlor join do, then the same turns with no store (the protocol alone), and in the same run the floor: a plain blocking socket ping-pong of the same bytes, and that with one durable append (write and fdatasync) on the store's file system, taken in turns a slice at a time; and, as a breakdown rather than a floor, the same bytes echoed through parlor's own event loop. Prints p50, p99 and the ratio of each to its floor, then eight matches committing a turn at once with one writer (one sync for the turns queued together) and with a writer each.",
         options: [countOption, directoryOption, spectatorsOption]
     )
 
