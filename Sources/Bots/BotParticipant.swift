@@ -65,14 +65,14 @@ public final class BotParticipant: Participant {
         let sequence = state.sequence
         let strategy = self.strategy
         let pause = minimumThinkTime
-        let started = thinking.withLock { current -> (generation: UInt64, controller: MatchController)? in
+        let turn = thinking.withLock { current -> (generation: UInt64, controller: MatchController)? in
             current.task?.cancel()
             current.generation += 1
             stopFlag.value.store(current.generation, ordering: .relaxed)
             guard let controller = current.controller else { return nil }
             return (current.generation, controller)
         }
-        guard let (generation, controller) = started else { return }
+        guard let (generation, controller) = turn else { return }
         let flag = stopFlag
         let answerBy = Self.answerBy(state, clock: controller.configuration.clock)
         // The search runs on a Dispatch worker, not on Swift's cooperative
