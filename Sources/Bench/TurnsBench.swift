@@ -42,6 +42,13 @@ public struct TurnsBench: Sendable {
         public var eventLoop: Percentiles
         /// Eight matches committing a turn at once, one shared writer or one each.
         public var group: BenchGroupCommit.Figures
+
+        /// Issue 11's goals, each against its floor of the same run: the full
+        /// turn's p50 at most 1.3x the floor's and its p99 at most 2x; the
+        /// protocol alone's p50 at most 1.5x the plain ping-pong's.
+        public var fullP50Met: Bool { full.p50.microseconds * 10 <= durable.p50.microseconds * 13 }
+        public var fullP99Met: Bool { full.p99.microseconds <= durable.p99.microseconds * 2 }
+        public var protocolP50Met: Bool { protocolOnly.p50.microseconds * 10 <= plain.p50.microseconds * 15 }
     }
 
     /// `--spectators N`: the full turn unwatched and watched, paced and flat out.

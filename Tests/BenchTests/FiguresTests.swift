@@ -20,6 +20,24 @@ struct FiguresTests {
         #expect(Percentiles(Array(repeating: Duration.microseconds(100), count: 98) + [.seconds(1), .seconds(1)]).p99 == .seconds(1))
     }
 
+    @Test("the turn goals: full p50 at most 1.3x the floor, p99 at most 2x, the protocol's p50 at most 1.5x the plain ping-pong")
+    func turnGoals() {
+        func figures(full: (Int64, Int64), protocolOnly: Int64, floor: (Int64, Int64), plain: Int64) -> TurnsBench.Figures {
+            func percentiles(_ p50: Int64, _ p99: Int64) -> Percentiles {
+                Percentiles(Array(repeating: Duration.microseconds(p50), count: 98) + [.microseconds(p99), .microseconds(p99)])
+            }
+            let none = Percentiles([])
+            return TurnsBench.Figures(fullTurns: 100, full: percentiles(full.0, full.1), protocolTurns: 100,
+                                      protocolOnly: percentiles(protocolOnly, protocolOnly), request: 150, reply: 28,
+                                      plain: percentiles(plain, plain), durable: percentiles(floor.0, floor.1), eventLoop: none,
+                                      group: BenchGroupCommit.Figures(grouped: none, separate: none, framesPerSync: 0))
+        }
+        let met = figures(full: (130, 400), protocolOnly: 30, floor: (100, 200), plain: 20)
+        #expect(met.fullP50Met && met.fullP99Met && met.protocolP50Met)
+        let missed = figures(full: (131, 401), protocolOnly: 31, floor: (100, 200), plain: 20)
+        #expect(!missed.fullP50Met && !missed.fullP99Met && !missed.protocolP50Met)
+    }
+
     @Test("whole microseconds, rounded down")
     func microseconds() {
         #expect(Duration.milliseconds(2).microseconds == 2000)

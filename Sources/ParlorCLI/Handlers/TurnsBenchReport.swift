@@ -43,7 +43,8 @@ func runBenchTurns(_ options: BenchTurnsOptions) async throws -> ExitCode {
         \(String(format: "%.1f", group.framesPerSync)) turns per sync
             a writer per match, a sync each: p50 \(group.separate.p50.microseconds) µs   p99 \(group.separate.p99.microseconds) µs   \
         ratio grouped/separate p50 \(ratio(group.grouped.p50, group.separate.p50))x
-          goals: full p50 <= 1.3x floor, p99 <= 2x; protocol only p50 <= 1.5x plain
+          goals: full p50 <= 1.3x floor: \(verdict(figures.fullP50Met)); full p99 <= 2x floor: \(verdict(figures.fullP99Met)); \
+        protocol only p50 <= 1.5x plain: \(verdict(figures.protocolP50Met))
 
         """)
     if options.spectators > 0 {
@@ -73,3 +74,6 @@ private func printSpectators(_ figures: TurnsBench.SpectatorFigures) {
 
         """)
 }
+
+/// A goal's verdict as the bench prints it.
+private func verdict(_ met: Bool) -> String { met ? "met" : "NOT met" }
