@@ -45,7 +45,7 @@ private func printBotBench(game: String, games: Int, seed: UInt64) {
 
         """)
     if let met = duel.goalMet {
-        Console.write("  goal: hard wins at least 90% and never takes 1 s over a move: \(met ? "met" : "not met")\n")
+        Console.write("  goal: hard wins at least 90% and never takes 1 s over a move: \(goalVerdict(met))\n")
         Console.write("  load average at the end: \(BotBench.loadAverage())\n")
     }
     if game == Connect4.id { printConnect4Strength() }

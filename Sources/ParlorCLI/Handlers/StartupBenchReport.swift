@@ -16,7 +16,7 @@ func runBenchStartup(_ options: BenchStartupOptions) async throws -> ExitCode {
         if let ratio = entry.ratio {
             line += ", \(twoDecimals(ratio))x the trivial binary"
             line += " (goal: \(StartupBench.goal)x or less, "
-            line += entry.goalMet ? "met)" : "not met)"
+            line += goalVerdict(entry.goalMet) + ")"
         }
         Console.write(line + "\n")
     }

@@ -40,11 +40,10 @@ func runBenchTables(_ options: BenchTablesOptions) async throws -> ExitCode {
 extension TablesBench.Figures {
     /// Whether this run met each goal (the goals are for 1,000 tables).
     var goalLine: String {
-        func verdict(_ met: Bool) -> String { met ? "met" : "not met" }
         return "  goals at \(tables) tables\(tables >= 1000 ? "" : " (the goals are for 1,000)"): "
-            + "paced p99 < 10 ms \(verdict(pacedP99Met)), "
-            + "< 64 KiB per idle table \(verdict(memoryMet)), "
-            + "idle CPU < 1% of a core \(verdict(idleCPUMet))\n"
+            + "paced p99 < 10 ms \(goalVerdict(pacedP99Met)), "
+            + "< 64 KiB per idle table \(goalVerdict(memoryMet)), "
+            + "idle CPU < 1% of a core \(goalVerdict(idleCPUMet))\n"
     }
 
     /// The lines of one table count, before the floor's.

@@ -43,8 +43,8 @@ func runBenchTurns(_ options: BenchTurnsOptions) async throws -> ExitCode {
         \(String(format: "%.1f", group.framesPerSync)) turns per sync
             a writer per match, a sync each: p50 \(group.separate.p50.microseconds) µs   p99 \(group.separate.p99.microseconds) µs   \
         ratio grouped/separate p50 \(ratio(group.grouped.p50, group.separate.p50))x
-          goals: full p50 <= 1.3x floor: \(verdict(figures.fullP50Met)); full p99 <= 2x floor: \(verdict(figures.fullP99Met)); \
-        protocol only p50 <= 1.5x plain: \(verdict(figures.protocolP50Met))
+          goals: full p50 <= 1.3x floor: \(goalVerdict(figures.fullP50Met)); full p99 <= 2x floor: \(goalVerdict(figures.fullP99Met)); \
+        protocol only p50 <= 1.5x plain: \(goalVerdict(figures.protocolP50Met))
 
         """)
     if options.spectators > 0 {
@@ -70,10 +70,7 @@ private func printSpectators(_ figures: TurnsBench.SpectatorFigures) {
             flat out (not the goal: the guest moves at once, sharing the cores with the fan-out), \(figures.flatTurns) turns each:
         \(lines(figures.flatAlone, figures.flatWatched))
           goal: \(figures.spectators) spectators change the players' paced turn by at most 10% (p50 <= 1.10x): \
-        \(figures.goalMet ? "met" : "NOT met") (load average \(BotBench.loadAverage()))
+        \(goalVerdict(figures.goalMet)) (load average \(BotBench.loadAverage()))
 
         """)
 }
-
-/// A goal's verdict as the bench prints it.
-private func verdict(_ met: Bool) -> String { met ? "met" : "NOT met" }
