@@ -85,7 +85,7 @@ public enum TablesBench {
         environment["XDG_DATA_HOME"] = home
         host.environment = environment
         let log = home + "/host.log"
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         host.standardOutput = FileHandle(forWritingAtPath: log)
         host.standardError = FileHandle(forWritingAtPath: log)
         host.standardInput = FileHandle.nullDevice

@@ -117,7 +117,7 @@ struct TalkAccess: Sendable {
     var withoutSeat: Bool
 
     static func of(_ controller: MatchController) async -> TalkAccess {
-        let outlet = await controller.configuration.talk
+        let outlet = controller.configuration.talk
         return TalkAccess(available: outlet != nil, withoutSeat: outlet?.speaksWithoutSeat ?? false)
     }
 }
