@@ -30,20 +30,8 @@ public enum BenchFloor {
 
     /// Runs on a thread of its own (the client), with the answering side on another.
     private static func run(request: Int, reply: Int, count: Int, durableIn directory: String?, warmup: Int) throws -> [Duration] {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard listener >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
+        let (listener, address) = try listenLoopback()
         defer { close(listener) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw -> Bool in
-                bind(listener, raw, length) == 0 && listen(listener, 1) == 0 && getsockname(listener, raw, &length) == 0
-            }
-        }
-        guard bound else { throw Failure(description: "bind 127.0.0.1: \(String(cString: strerror(errno)))") }
         var journal: Int32 = -1
         var journalPath = ""
         if let directory {
@@ -71,14 +59,8 @@ public enum BenchFloor {
             }
         }
         server.start()
-        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard client >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
+        let client = try connectLoopback(address)
         defer { close(client) }
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, length) == 0 }
-        }
-        guard connected else { throw Failure(description: "connect 127.0.0.1: \(String(cString: strerror(errno)))") }
-        noDelay(client)
         let outbound = [UInt8](repeating: 0x54, count: request)
         var inbound = [UInt8](repeating: 0, count: reply)
         var times: [Duration] = []
@@ -93,7 +75,48 @@ public enum BenchFloor {
         return times
     }
 
-    private static func noDelay(_ fd: Int32) {
+    /// A TCP socket listening on 127.0.0.1 (a port of the system's choice), and its address.
+    static func listenLoopback() throws -> (Int32, sockaddr_in) {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard listener >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw -> Bool in
+                bind(listener, raw, length) == 0 && listen(listener, 1) == 0 && getsockname(listener, raw, &length) == 0
+            }
+        }
+        guard bound else {
+            let why = String(cString: strerror(errno))
+            close(listener)
+            throw Failure(description: "bind 127.0.0.1: \(why)")
+        }
+        return (listener, address)
+    }
+
+    /// A blocking TCP socket connected to `address`, with Nagle off.
+    static func connectLoopback(_ address: sockaddr_in) throws -> Int32 {
+        var address = address
+        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard client >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+        guard connected else {
+            let why = String(cString: strerror(errno))
+            close(client)
+            throw Failure(description: "connect 127.0.0.1: \(why)")
+        }
+        noDelay(client)
+        return client
+    }
+
+    static func noDelay(_ fd: Int32) {
         var one: Int32 = 1
         _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
     }
@@ -110,7 +133,7 @@ public enum BenchFloor {
         return true
     }
 
-    private static func writeFully(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    static func writeFully(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         var done = 0
         while done < bytes.count {
             let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, $0.count - done) }

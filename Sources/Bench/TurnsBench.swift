@@ -17,7 +17,9 @@ import Synchronization
 ///   threads, and the same with one durable append (write + fdatasync of the
 ///   turn's bytes) on the store's file system before each answer;
 /// - not a floor, a breakdown: the same bytes echoed through parlor's event
-///   loop and a task at each end, what the network layer alone costs.
+///   loop and a task at each end, what the network layer alone costs; and
+///   the same turns, with the stores and without, on one plain thread per
+///   side (`BenchThreadedTurn`), what the event loop and tasks cost.
 ///
 /// ParlorCLI prints the figures (p50, p99 and each ratio to its floor).
 public struct TurnsBench: Sendable {
@@ -26,7 +28,7 @@ public struct TurnsBench: Sendable {
     /// ParlorCLI composes it (`LoopbackMatch.start`, recording as `parlor host` and `parlor join` do).
     public typealias MatchStarter = @Sendable (UInt64, MatchStore?, SpectatorLoad?) async throws -> LoopbackMatch
 
-    /// The first figures: the full turn, the protocol alone, both floors and group commit.
+    /// The first figures: the full turn, the protocol alone, both floors, the breakdowns and group commit.
     public struct Figures: Sendable {
         /// The turns timed with a store, and their p50 and p99.
         public var fullTurns: Int, full: Percentiles
@@ -40,6 +42,10 @@ public struct TurnsBench: Sendable {
         /// loop, one task at each end (`RawPingPong`), no protocol and no
         /// store: what the network layer alone costs of the protocol-only turn.
         public var eventLoop: Percentiles
+        /// Not a floor: the same turns, with and without the stores, on one
+        /// plain thread per side (`BenchThreadedTurn`): parlor's own work
+        /// without its event loop and tasks.
+        public var threadedFull: Percentiles, threadedProtocol: Percentiles
         /// Eight matches committing a turn at once, one shared writer or one each.
         public var group: BenchGroupCommit.Figures
 
@@ -81,15 +87,17 @@ public struct TurnsBench: Sendable {
     }
 
     /// Times `count` guest turns with the store and `count` without, both
-    /// floors and parlor's network layer alone, then group commit. The first
-    /// five are taken in turns, a slice of each at a time (at most ten
-    /// slices), so a change in the machine's load (a shared disk, other
-    /// processes) weighs on a figure and its floor alike.
+    /// floors, parlor's network layer alone and the turn on plain threads
+    /// (with the stores and without), then group commit. The first seven are
+    /// taken in turns, a slice of each at a time (at most ten slices), so a
+    /// change in the machine's load (a shared disk, other processes) weighs
+    /// on a figure and its floor alike.
     public mutating func measure(count: Int) async throws -> Figures {
         _ = try? DescriptorLimit.raise()
         let reply = Message.confirm(sequence: 1, stateHash: 0, deadline: 0).encoded.count
         var full: [Duration] = [], protocolOnly: [Duration] = [], plain: [Duration] = [], durable: [Duration] = []
         var loop: [Duration] = []
+        var threadedFull: [Duration] = [], threadedProtocol: [Duration] = []
         var request = 0
         let slices = max(1, min(10, count / 100))
         for slice in 0..<slices {
@@ -101,12 +109,15 @@ public struct TurnsBench: Sendable {
             plain += try await BenchFloor.measure(request: request, reply: reply, count: share, durableIn: nil)
             durable += try await BenchFloor.measure(request: request, reply: reply, count: share, durableIn: directory)
             loop += try await RawPingPong.measure(payloadBytes: request, count: share)
+            threadedFull += try await BenchThreadedTurn.measure(count: share, directory: directory, seed: generator.next())
+            threadedProtocol += try await BenchThreadedTurn.measure(count: share, directory: nil, seed: generator.next())
         }
         let group = await BenchGroupCommit.measure(directory: directory, matches: 8, rounds: max(30, min(300, count / 4)))
         return Figures(fullTurns: full.count, full: Percentiles(full),
                        protocolTurns: protocolOnly.count, protocolOnly: Percentiles(protocolOnly),
                        request: request, reply: reply, plain: Percentiles(plain), durable: Percentiles(durable),
-                       eventLoop: Percentiles(loop), group: group)
+                       eventLoop: Percentiles(loop), threadedFull: Percentiles(threadedFull),
+                       threadedProtocol: Percentiles(threadedProtocol), group: group)
     }
 
     /// `--spectators N`: the full turn with nobody watching and with N

@@ -30,7 +30,7 @@ struct FiguresTests {
             return TurnsBench.Figures(fullTurns: 100, full: percentiles(full.0, full.1), protocolTurns: 100,
                                       protocolOnly: percentiles(protocolOnly, protocolOnly), request: 150, reply: 28,
                                       plain: percentiles(plain, plain), durable: percentiles(floor.0, floor.1), eventLoop: none,
-                                      group: BenchGroupCommit.Figures(grouped: none, separate: none, framesPerSync: 0))
+                                      threadedFull: none, threadedProtocol: none, group: BenchGroupCommit.Figures(grouped: none, separate: none, framesPerSync: 0))
         }
         let met = figures(full: (130, 400), protocolOnly: 30, floor: (100, 200), plain: 20)
         #expect(met.fullP50Met && met.fullP99Met && met.protocolP50Met)

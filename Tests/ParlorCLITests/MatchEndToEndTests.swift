@@ -147,9 +147,15 @@ struct MatchEndToEndTests {
             #expect(result.stdout.contains("ratio to floor: p50 "))
             #expect(result.stdout.contains("ratio to plain ping-pong: p50 "))
             #expect(result.stdout.contains("breakdown, not a floor: the same bytes echoed through parlor's event loop"))
-            // Five measured lines: full, protocol only, the floor, the plain ping-pong, the event loop.
-            let figures = result.stdout.split(separator: "\n").filter { $0.hasPrefix("    p50 ") && $0.contains(" µs   p99 ") }
+            #expect(result.stdout.contains("breakdown, not a floor: the same turns on one plain thread per side"))
+            // Five measured lines: full, protocol only, the floor, the plain ping-pong, the event loop;
+            // and the threaded turn with the stores and without.
+            let lines = result.stdout.split(separator: "\n")
+            let figures = lines.filter { $0.hasPrefix("    p50 ") && $0.contains(" µs   p99 ") }
             #expect(figures.count == 5, "\(result.stdout)")
+            let threaded = lines.filter { ($0.hasPrefix("    with the stores: p50 ") || $0.hasPrefix("    no store:        p50 "))
+                                          && $0.contains(" µs   p99 ") && $0.contains("ratio to") }
+            #expect(threaded.count == 2, "\(result.stdout)")
             // The bench's own store is gone: nothing of it shows in the user's matches.
             let left = (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []
             #expect(!left.contains { $0.hasPrefix("bench-turns-") }, "\(left)")

@@ -21,7 +21,7 @@ func runBenchTurns(_ options: BenchTurnsOptions) async throws -> ExitCode {
     defer { bench.removeStore() }
     let figures = try await bench.measure(count: options.count)
     let full = figures.full, protocolStats = figures.protocolOnly, plainStats = figures.plain, floorStats = figures.durable
-    let group = figures.group
+    let group = figures.group, threaded = figures.threadedFull, threadedBare = figures.threadedProtocol
     Console.write("""
         parlor bench turns: \(figures.fullTurns) + \(figures.protocolTurns) guest turns in connect4 matches over 127.0.0.1, \
         ~\(figures.request) bytes out, \(figures.reply) back
@@ -38,6 +38,12 @@ func runBenchTurns(_ options: BenchTurnsOptions) async throws -> ExitCode {
           breakdown, not a floor: the same bytes echoed through parlor's event loop, one task at each end, no protocol
             p50 \(figures.eventLoop.p50.microseconds) µs   p99 \(figures.eventLoop.p99.microseconds) µs   \
         ratio to plain ping-pong: p50 \(ratio(figures.eventLoop.p50, plainStats.p50))x   p99 \(ratio(figures.eventLoop.p99, plainStats.p99))x
+          breakdown, not a floor: the same turns on one plain thread per side (parlor's frames, validation and stores; \
+        no event loop, no tasks)
+            with the stores: p50 \(threaded.p50.microseconds) µs   p99 \(threaded.p99.microseconds) µs   \
+        ratio to floor: p50 \(ratio(threaded.p50, floorStats.p50))x   p99 \(ratio(threaded.p99, floorStats.p99))x
+            no store:        p50 \(threadedBare.p50.microseconds) µs   p99 \(threadedBare.p99.microseconds) µs   \
+        ratio to plain ping-pong: p50 \(ratio(threadedBare.p50, plainStats.p50))x   p99 \(ratio(threadedBare.p99, plainStats.p99))x
           group commit: 8 matches in one process each committing a turn at once (a round), saved before revealing
             one writer, one sync per round: p50 \(group.grouped.p50.microseconds) µs   p99 \(group.grouped.p99.microseconds) µs   \
         \(String(format: "%.1f", group.framesPerSync)) turns per sync
