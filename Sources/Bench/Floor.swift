@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import Foundation
+import Synchronization
 
 /// The floor `parlor bench turns` compares a turn with: what the same bytes
 /// cost with nothing of parlor in the way. Two plain threads (no event loop,
@@ -16,20 +17,17 @@ public enum BenchFloor {
     /// One duration per timed round trip, after `warmup` untimed ones; the
     /// two sides run on threads of their own, off the cooperative pool.
     /// Throws `Failure` when a socket or the journal cannot be set up.
+    /// Cancelling the calling task stops it within a round trip (CancellationError).
     public static func measure(request: Int, reply: Int, count: Int, durableIn directory: String?, warmup: Int = 20)
         async throws -> [Duration] {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                do { continuation.resume(returning: try run(request: request, reply: reply, count: count,
-                                                            durableIn: directory, warmup: warmup)) }
-                catch { continuation.resume(throwing: error) }
-            }
-            thread.start()
+        try await onThread { stop in
+            try run(request: request, reply: reply, count: count, durableIn: directory, warmup: warmup, stop: stop)
         }
     }
 
     /// Runs on a thread of its own (the client), with the answering side on another.
-    private static func run(request: Int, reply: Int, count: Int, durableIn directory: String?, warmup: Int) throws -> [Duration] {
+    private static func run(request: Int, reply: Int, count: Int, durableIn directory: String?, warmup: Int,
+                            stop: StopFlag) throws -> [Duration] {
         let (listener, address) = try listenLoopback()
         defer { close(listener) }
         var journal: Int32 = -1
@@ -66,6 +64,7 @@ public enum BenchFloor {
         var times: [Duration] = []
         times.reserveCapacity(count)
         for round in 0..<total {
+            if stop.isSet { throw CancellationError() }
             let started = ContinuousClock.now
             guard writeFully(client, outbound), readFully(client, &inbound) else {
                 throw Failure(description: "the plain ping-pong stopped after \(round) rounds")
@@ -73,6 +72,21 @@ public enum BenchFloor {
             if round >= warmup { times.append(ContinuousClock.now - started) }
         }
         return times
+    }
+
+    /// Runs `body` on a thread of its own, off the cooperative pool; cancelling
+    /// the calling task sets the flag `body` is given, which it checks as it goes.
+    static func onThread<T: Sendable>(_ body: @escaping @Sendable (StopFlag) throws -> T) async throws -> T {
+        let stop = StopFlag()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                Thread {
+                    do { continuation.resume(returning: try body(stop)) } catch { continuation.resume(throwing: error) }
+                }.start()
+            }
+        } onCancel: {
+            stop.set()
+        }
     }
 
     /// A TCP socket listening on 127.0.0.1 (a port of the system's choice), and its address.
@@ -143,4 +157,11 @@ public enum BenchFloor {
         }
         return true
     }
+}
+
+/// Set once when the task that started a bench's thread is cancelled.
+final class StopFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    var isSet: Bool { flag.load(ordering: .relaxed) }
+    func set() { flag.store(true, ordering: .relaxed) }
 }

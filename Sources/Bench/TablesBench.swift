@@ -68,6 +68,18 @@ public enum TablesBench {
         Percentiles(try await BenchFloor.measure(request: turnBytes, reply: turnBytes, count: 400, durableIn: directory))
     }
 
+    /// The host processes running now, with their homes (the bench's store).
+    private static let running = Mutex<[Int32: String]>([:])
+
+    /// Stops every host process the bench started and removes its store, at
+    /// once, from any thread (a second Ctrl-C that does not wait for `run` to unwind).
+    public static func stopNow() {
+        for (pid, home) in running.withLock({ $0 }) {
+            kill(pid, SIGKILL)
+            try? FileManager.default.removeItem(atPath: home)
+        }
+    }
+
     /// Measures `count` tables, the host process started from this executable with its store under `parent`,
     /// speaking `appVersion`. Throws `Failure` when the host does not start, or the error of a socket or file.
     public static func run(tables count: Int, parent: String, appVersion: String) async throws -> Figures {
@@ -95,6 +107,18 @@ public enum TablesBench {
             host.waitUntilExit()
         }
         let pid = host.processIdentifier
+        running.withLock { $0[pid] = home }
+        defer { _ = running.withLock { $0.removeValue(forKey: pid) } }
+        // Cancelled (Ctrl-C): the host is stopped at once, so every guest's wait ends, and the defers clean up.
+        return try await withTaskCancellationHandler {
+            try await measure(tables: count, port: port, pid: pid, log: log, appVersion: appVersion)
+        } onCancel: {
+            kill(pid, SIGTERM)
+        }
+    }
+
+    /// The phases of `run` once the host process `pid` is started on `port`, its output in `log`.
+    private static func measure(tables count: Int, port: UInt16, pid: Int32, log: String, appVersion: String) async throws -> Figures {
         // Listening once a connection is taken.
         var reachable = false
         for _ in 0..<200 {
@@ -127,6 +151,7 @@ public enum TablesBench {
             index += wave
         }
         let seatSeconds = (ContinuousClock.now - seatStart).seconds
+        try Task.checkCancellation()
         try await Task.sleep(for: .seconds(2))
         let idleRSS = HostProcess.residentBytes(pid)
         let descriptors = HostProcess.openDescriptors(pid)
@@ -145,6 +170,7 @@ public enum TablesBench {
             return results
         }
         let pacedCPU = HostProcess.cpuTime(pid) - pacedStart
+        try Task.checkCancellation()
         let pacedTimes = paced.flatMap(\.times)
 
         let playStart = HostProcess.cpuTime(pid), playClock = ContinuousClock.now
@@ -159,6 +185,7 @@ public enum TablesBench {
         let times = results.flatMap(\.times)
         let stats = Percentiles(times)
         for guest in guests { await guest.leave() }
+        try Task.checkCancellation()
         let pacedStats = Percentiles(pacedTimes)
         return Figures(pacedTurns: pacedTimes.count, pacedP50: pacedStats.p50, pacedP99: pacedStats.p99,
                        pacedCPUPercent: 100 * pacedCPU.seconds / pacedTime.seconds, tables: count, seated: guests.count, seatSeconds: seatSeconds, turns: times.count, playSeconds: playSeconds,

@@ -27,18 +27,15 @@ public enum BenchThreadedTurn {
     /// connect4 matches between seeded random moves; with `directory`, both
     /// sides record into a store there. Throws `Failure` when the sockets
     /// cannot be set up or a side stops.
+    /// Cancelling the calling task stops it within a turn (CancellationError).
     public static func measure(count: Int, directory: String?, seed: UInt64, warmup: Int = 20) async throws -> [Duration] {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                do { continuation.resume(returning: try run(count: count, store: directory.map { MatchStore(directory: $0) },
-                                                            seed: seed, warmup: warmup)) }
-                catch { continuation.resume(throwing: error) }
-            }.start()
+        try await BenchFloor.onThread { stop in
+            try run(count: count, store: directory.map { MatchStore(directory: $0) }, seed: seed, warmup: warmup, stop: stop)
         }
     }
 
     /// Runs on a thread of its own (the guest), the host's side on another.
-    private static func run(count: Int, store: MatchStore?, seed: UInt64, warmup: Int) throws -> [Duration] {
+    private static func run(count: Int, store: MatchStore?, seed: UInt64, warmup: Int, stop: StopFlag) throws -> [Duration] {
         let (listener, address) = try BenchFloor.listenLoopback()
         defer { close(listener) }
         let hostStopped = Mutex<String?>(nil)
@@ -62,7 +59,7 @@ public enum BenchThreadedTurn {
         defer { close(guest) }
         let times: [Duration]
         do {
-            times = try playGuest(guest, store: store, seed: seed, turns: warmup + count)
+            times = try playGuest(guest, store: store, seed: seed, turns: warmup + count, stop: stop)
         } catch {
             shutdown(guest, Int32(SHUT_RDWR))
             hostDone.wait()
@@ -136,7 +133,7 @@ public enum BenchThreadedTurn {
     }
 
     /// The guest's side for `turns` timed turns.
-    private static func playGuest(_ fd: Int32, store: MatchStore?, seed: UInt64, turns: Int) throws -> [Duration] {
+    private static func playGuest(_ fd: Int32, store: MatchStore?, seed: UInt64, turns: Int, stop: StopFlag) throws -> [Duration] {
         var matches = SplitMix64(seed: seed), moves = SplitMix64(seed: seed ^ 0xA5A5)
         var wire = Wire(fd)
         var times: [Duration] = []
@@ -155,6 +152,7 @@ public enum BenchThreadedTurn {
                     recorder?.saveSoon(state)
                     continue
                 }
+                if stop.isSet { throw CancellationError() }
                 guard let next = randomMove(in: state, by: 1, &moves) else { throw Failure(description: "no move for the guest") }
                 let started = ContinuousClock.now
                 // The save of our previous change is on disk before we reveal the next (the guest's

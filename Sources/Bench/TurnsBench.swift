@@ -101,6 +101,7 @@ public struct TurnsBench: Sendable {
         var request = 0
         let slices = max(1, min(10, count / 100))
         for slice in 0..<slices {
+            try Task.checkCancellation()
             let share = count / slices + (slice < count % slices ? 1 : 0)
             let measured = try await timeTurns(count: share, generator: &generator, store: store, start: start)
             full += measured.times
@@ -112,6 +113,7 @@ public struct TurnsBench: Sendable {
             threadedFull += try await BenchThreadedTurn.measure(count: share, directory: directory, seed: generator.next())
             threadedProtocol += try await BenchThreadedTurn.measure(count: share, directory: nil, seed: generator.next())
         }
+        try Task.checkCancellation()
         let group = await BenchGroupCommit.measure(directory: directory, matches: 8, rounds: max(30, min(300, count / 4)))
         return Figures(fullTurns: full.count, full: Percentiles(full),
                        protocolTurns: protocolOnly.count, protocolOnly: Percentiles(protocolOnly),
@@ -143,6 +145,9 @@ public struct TurnsBench: Sendable {
 
     /// Removes the bench's store (its match, journal and lock files) and its directory.
     public func removeStore() { removeBenchStore(directory) }
+
+    /// Removes a bench's store in `directory`, from anywhere (a second Ctrl-C that cannot wait).
+    public static func removeStore(in directory: String) { removeBenchStore(directory) }
 }
 
 /// `count` timed turns unwatched and as many watched by `load`, a block of each in turn.
@@ -150,6 +155,7 @@ private func alternate(count: Int, generator: inout SplitMix64, store: MatchStor
                        thinking: ClosedRange<Int>?, start: TurnsBench.MatchStarter) async throws -> (alone: [Duration], watched: [Duration]) {
     var alone: [Duration] = [], watched: [Duration] = []
     while alone.count < count || watched.count < count {
+        try Task.checkCancellation()
         if alone.count < count {
             let (times, _) = try await benchOneMatch(seed: generator.next(), remaining: min(TurnsBench.SpectatorFigures.blockTurns,
                                                      count - alone.count), store: store, spectators: nil, thinking: thinking, start: start)
@@ -180,6 +186,7 @@ private func timeTurns(count: Int, generator: inout SplitMix64, store: MatchStor
                        start: TurnsBench.MatchStarter) async throws -> (times: [Duration], bytes: Int) {
     var turns: [Duration] = [], frameBytes: [Int] = []
     while turns.count < count {
+        try Task.checkCancellation()
         let (measured, bytes) = try await benchOneMatch(seed: generator.next(), remaining: count - turns.count, store: store,
                                                        start: start)
         turns += measured
@@ -211,7 +218,7 @@ private func benchOneMatch(seed: UInt64, remaining: Int, store: MatchStore?, spe
     var times: [Duration] = [], sizes: [Int] = []
     var pauses = SplitMix64(seed: seed ^ 0x7A1C)
     for await event in match.events {
-        if times.count >= remaining { break }
+        if times.count >= remaining || Task.isCancelled { break }
         guard case .turnBegan(let seat, let state) = event, seat == match.joined.seat else { continue }
         if let thinking {
             try? await Task.sleep(for: .milliseconds(thinking.lowerBound + Int(pauses.next() % UInt64(thinking.count))))
@@ -222,7 +229,8 @@ private func benchOneMatch(seed: UInt64, remaining: Int, store: MatchStore?, spe
         guard case .committed = await match.local.play(move) else { break }
         times.append(ContinuousClock.now - started)
     }
-    await match.finish()
+    // Not cut short by the bench's cancellation (Ctrl-C): the match ends, and its saves are done, before the store goes.
+    await Task { await match.finish() }.value
     return (times, sizes)
 }
 

@@ -7,28 +7,38 @@ import Session
 func runBenchTables(_ options: BenchTablesOptions) async throws -> ExitCode {
     let soft = (try? DescriptorLimit.raise()) ?? 1024
     let parent = options.directory ?? LocalData.directory
-    var failed = false
-    for count in options.tables {
-        let needed = TablesBench.descriptorsNeeded(tables: count)
-        guard soft >= UInt64(needed) else {
-            Console.writeError("parlor: bench tables: \(count) guests need \(needed) open files; this process may open \(soft) (ulimit -n)\n")
-            failed = true
-            continue
+    // Ctrl-C stops the bench at once: its host process is stopped and its store removed.
+    let (result, signal) = await BenchInterruption.run({ () -> Bool in
+        var failed = false
+        for count in options.tables {
+            let needed = TablesBench.descriptorsNeeded(tables: count)
+            guard soft >= UInt64(needed) else {
+                Console.writeError("parlor: bench tables: \(count) guests need \(needed) open files; this process may open \(soft) (ulimit -n)\n")
+                failed = true
+                continue
+            }
+            do {
+                let figures = try await TablesBench.run(tables: count, parent: parent, appVersion: ParlorVersion.current)
+                let floor = try await TablesBench.floor(turnBytes: figures.turnBytes, durableIn: parent)
+                Console.write(figures.report + """
+                      floor (plain blocking ping-pong + one durable append of \(figures.turnBytes) bytes, same file system): \
+                    p50 \(floor.p50.microseconds) µs   p99 \(floor.p99.microseconds) µs; paced round trip to floor: \
+                    p50 \(ratio(figures.pacedP50, floor.p50))x   p99 \(ratio(figures.pacedP99, floor.p99))x
+                    \(figures.goalLine)
+                    """)
+            } catch {
+                if Task.isCancelled { return failed }
+                Console.writeError("parlor: bench tables (\(count) tables): \(error)\n")
+                failed = true
+            }
         }
-        do {
-            let figures = try await TablesBench.run(tables: count, parent: parent, appVersion: ParlorVersion.current)
-            let floor = try await TablesBench.floor(turnBytes: figures.turnBytes, durableIn: parent)
-            Console.write(figures.report + """
-                  floor (plain blocking ping-pong + one durable append of \(figures.turnBytes) bytes, same file system): \
-                p50 \(floor.p50.microseconds) µs   p99 \(floor.p99.microseconds) µs; paced round trip to floor: \
-                p50 \(ratio(figures.pacedP50, floor.p50))x   p99 \(ratio(figures.pacedP99, floor.p99))x
-                \(figures.goalLine)
-                """)
-        } catch {
-            Console.writeError("parlor: bench tables (\(count) tables): \(error)\n")
-            failed = true
-        }
+        return failed
+    }, cleanUpNow: { TablesBench.stopNow() })
+    if let signal {
+        Console.writeError("parlor: bench tables: interrupted; its host process is stopped and its store removed\n")
+        return ExitCode(endedBy: signal)
     }
+    let failed = (try? result.get()) ?? true
     Console.write("""
           goals: 1,000 tables in one process, p99 turn < 10 ms with durable saves and the bot answering at once, \
         < 64 KiB resident per idle table, idle CPU < 1% of a core

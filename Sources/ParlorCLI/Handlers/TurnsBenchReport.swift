@@ -11,15 +11,31 @@ func runBenchTurns(_ options: BenchTurnsOptions) async throws -> ExitCode {
         return .success
     }
     let parent = options.directory ?? LocalData.directory
-    var bench: TurnsBench
+    let bench: TurnsBench
     do {
         bench = try TurnsBench(parent: parent) { try await LoopbackMatch.start(seed: $0, store: $1, spectators: $2) }
     } catch {
         Console.writeError("parlor: bench turns: cannot make a store in \(parent): \(error)\n")
         return .failure
     }
-    defer { bench.removeStore() }
-    let figures = try await bench.measure(count: options.count)
+    // Ctrl-C stops the measuring at the next turn. The store is removed however it ends.
+    let directory = bench.directory
+    let (result, signal) = await BenchInterruption.run({ () throws -> TurnsBench.SpectatorFigures? in
+        var bench = bench
+        // The first figures are out before the spectators' run starts.
+        printTurns(try await bench.measure(count: options.count), parent: parent)
+        return options.spectators > 0 ? try await bench.measureSpectators(options.spectators, count: options.count) : nil
+    }, cleanUp: { bench.removeStore() }, cleanUpNow: { TurnsBench.removeStore(in: directory) })
+    if let signal {
+        Console.writeError("parlor: bench turns: interrupted; its store in \(directory) is removed\n")
+        return ExitCode(endedBy: signal)
+    }
+    if let spectators = try result.get() { printSpectators(spectators) }
+    return .success
+}
+
+/// The first figures: the full turn, the protocol alone, the floors, the breakdowns, group commit and the goals.
+private func printTurns(_ figures: TurnsBench.Figures, parent: String) {
     let full = figures.full, protocolStats = figures.protocolOnly, plainStats = figures.plain, floorStats = figures.durable
     let group = figures.group, threaded = figures.threadedFull, threadedBare = figures.threadedProtocol
     Console.write("""
@@ -53,10 +69,6 @@ func runBenchTurns(_ options: BenchTurnsOptions) async throws -> ExitCode {
         protocol only p50 <= 1.5x plain: \(goalVerdict(figures.protocolP50Met))
 
         """)
-    if options.spectators > 0 {
-        printSpectators(try await bench.measureSpectators(options.spectators, count: options.count))
-    }
-    return .success
 }
 
 /// `--spectators N`'s lines: paced, then flat out, each unwatched and watched.

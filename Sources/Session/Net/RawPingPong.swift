@@ -10,8 +10,8 @@ public enum RawPingPong {
     /// figure includes the same hops a session's turn takes (socket, loop
     /// thread, task wake-up) minus encoding and validation.
     /// - Returns: one duration per timed round trip, in order.
-    /// - Throws: `NetError` if loopback cannot be used, or
-    ///   `RawPingPong.Failure` if the echo stops.
+    /// - Throws: `NetError` if loopback cannot be used,
+    ///   `RawPingPong.Failure` if the echo stops, `CancellationError` when the task is cancelled.
     public static func measure(payloadBytes: Int, count: Int, warmup: Int = 20, loop: EventLoop? = nil) async throws -> [Duration] {
         let size = max(1, payloadBytes)
         let loop = try EventLoop.given(loop)
@@ -35,6 +35,7 @@ public enum RawPingPong {
         var durations: [Duration] = []
         durations.reserveCapacity(max(0, count))
         for round in 0..<(max(0, warmup) + max(0, count)) {
+            try Task.checkCancellation()
             let start = clock.now
             guard client.send(payload) else { throw Failure.echoStopped }
             var received = 0
