@@ -2,6 +2,7 @@ import Foundation
 import Games
 import Match
 import Session
+import Store
 import Synchronization
 
 /// `parlor bench tables`: for each table count N, a host process of N
@@ -52,9 +53,12 @@ public enum TablesBench {
 
     public enum Failure: Error, CustomStringConvertible {
         case hostDidNotStart(String)
+        /// The bench's store could not be made in the parent given: the parent and why.
+        case noStore(String, String)
         public var description: String {
             switch self {
             case .hostDidNotStart(let why): "the host process did not start: \(why)"
+            case .noStore(let parent, let why): "cannot make a store in \(parent): \(why)"
             }
         }
     }
@@ -84,7 +88,7 @@ public enum TablesBench {
     /// speaking `appVersion`. Throws `Failure` when the host does not start, or the error of a socket or file.
     public static func run(tables count: Int, parent: String, appVersion: String) async throws -> Figures {
         let home = parent + "/bench-tables-\(getpid())-\(count)"
-        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        do { try MatchStore(directory: home).createDirectory() } catch { throw Failure.noStore(parent, "\(error)") }
         defer { try? FileManager.default.removeItem(atPath: home) }
         let probe = try TCPListener.listen(port: 0, on: .specific(try SocketAddress(ipAddress: "127.0.0.1", port: 0)))
         let port = probe.port

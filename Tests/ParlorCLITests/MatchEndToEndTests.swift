@@ -130,6 +130,20 @@ struct MatchEndToEndTests {
         #expect(second.stderr.contains("port \(port) is already in use"))
     }
 
+    @Test("bench turns and bench tables with a --dir that cannot hold a store say which and why, and exit 1")
+    func benchStoreUnavailable() async throws {
+        let file = NSTemporaryDirectory() + "parlor-bench-file-" + UUID().uuidString
+        #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        for arguments in [["bench", "turns", "--count", "10"], ["bench", "tables", "--tables", "1"]] {
+            let result = try await ParlorProcess.run(arguments + ["--dir", file], environment: scratchDataHome(), timeout: .seconds(60))
+            #expect(result.status == 1, "\(result)")
+            #expect(result.stderr.contains("cannot make a store in \(file)"), "\(result.stderr)")
+            #expect(result.stderr.contains("Not a directory"), "\(result.stderr)")
+            #expect(!result.stderr.contains("NSCocoaErrorDomain"), "\(result.stderr)")
+        }
+    }
+
     @Test("bench turns prints the full durable turn, the protocol alone and the floor, with ratios, and leaves no store behind")
     func benchTurns() async throws {
         let environment = scratchDataHome()

@@ -28,7 +28,7 @@ func runBenchTables(_ options: BenchTablesOptions) async throws -> ExitCode {
                     """)
             } catch {
                 if Task.isCancelled { return failed }
-                Console.writeError("parlor: bench tables (\(count) tables): \(error)\n")
+                Console.writeError("parlor: bench tables (\(count) table\(count == 1 ? "" : "s")): \(error)\n")
                 failed = true
             }
         }
