@@ -74,4 +74,23 @@ struct BenchInterruptTests {
         #expect(await eventually(.seconds(5)) { processes(under: home).isEmpty }, "still running: \(processes(under: home))")
         #expect(benchDirectories(home, prefix: "bench-tables-").isEmpty)
     }
+
+    @Test("bench turns removes, and names, the store a killed run left behind")
+    func leftovers() async throws {
+        let home = temporaryDataHome()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let killed = try SpawnedParlor(["bench", "turns", "--count", "1000000"], environment: ["XDG_DATA_HOME": home])
+        let started = await eventually(.seconds(30)) { !benchDirectories(home, prefix: "bench-turns-").isEmpty }
+        try #require(started, "\(killed.transcript)")
+        killed.send(SIGKILL)
+        #expect(await killed.wait(timeout: .seconds(10)) == 128 + SIGKILL)
+        let left = benchDirectories(home, prefix: "bench-turns-")
+        #expect(left == ["bench-turns-\(killed.pid)"])
+        let result = try await ParlorProcess.run(["bench", "turns", "--count", "10"], environment: ["XDG_DATA_HOME": home],
+                                                 timeout: .seconds(120))
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stderr.contains("removed 1 store that runs cut short left in \(home)/parlor: bench-turns-\(killed.pid)"),
+                "\(result.stderr)")
+        #expect(benchDirectories(home, prefix: "bench-turns-").isEmpty)
+    }
 }

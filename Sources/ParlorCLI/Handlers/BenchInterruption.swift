@@ -36,3 +36,10 @@ enum BenchInterruption {
         return (result, books.withLock { $0.signal })
     }
 }
+
+/// Says which stores of earlier runs, cut short, `BenchLeftovers` removed from `parent` (nothing when none).
+func reportLeftovers(_ removed: [String], bench: String, parent: String) {
+    guard !removed.isEmpty else { return }
+    Console.writeError("parlor: bench \(bench): removed \(removed.count) store\(removed.count == 1 ? "" : "s") that runs cut short "
+                       + "left in \(parent): \(removed.joined(separator: ", "))\n")
+}

@@ -11,6 +11,7 @@ func runBenchTurns(_ options: BenchTurnsOptions) async throws -> ExitCode {
         return .success
     }
     let parent = options.directory ?? LocalData.directory
+    reportLeftovers(BenchLeftovers.remove(in: parent, prefix: "bench-turns-"), bench: "turns", parent: parent)
     let bench: TurnsBench
     do {
         bench = try TurnsBench(parent: parent) { try await LoopbackMatch.start(seed: $0, store: $1, spectators: $2) }
