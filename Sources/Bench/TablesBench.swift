@@ -72,6 +72,9 @@ public enum TablesBench {
         Percentiles(try await BenchFloor.measure(request: turnBytes, reply: turnBytes, count: 400, durableIn: directory))
     }
 
+    /// The start of the name of the host's home (its store); the process id and the table count follow.
+    public static let storePrefix = "bench-tables-"
+
     /// The host processes running now, with their homes (the bench's store).
     private static let running = Mutex<[Int32: String]>([:])
 
@@ -87,7 +90,7 @@ public enum TablesBench {
     /// Measures `count` tables, the host process started from this executable with its store under `parent`,
     /// speaking `appVersion`. Throws `Failure` when the host does not start, or the error of a socket or file.
     public static func run(tables count: Int, parent: String, appVersion: String) async throws -> Figures {
-        let home = parent + "/bench-tables-\(getpid())-\(count)"
+        let home = parent + "/" + storePrefix + "\(getpid())-\(count)"
         do { try MatchStore(directory: home).createDirectory() } catch { throw Failure.noStore(parent, "\(error)") }
         defer { try? FileManager.default.removeItem(atPath: home) }
         let probe = try TCPListener.listen(port: 0, on: .specific(try SocketAddress(ipAddress: "127.0.0.1", port: 0)))

@@ -184,10 +184,9 @@ public enum BenchThreadedTurn {
             failure.withLock { $0 = why }
             done.signal()
         }
-        /// Waits until it is on disk; why it is not, or nil.
+        /// Waits until it is on disk (once); why it is not, or nil.
         func wait() -> SaveFailure? {
             done.wait()
-            done.signal()  // a second wait returns at once
             return failure.withLock { $0 }
         }
     }

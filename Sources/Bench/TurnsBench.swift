@@ -80,7 +80,7 @@ public struct TurnsBench: Sendable {
     /// Makes the bench's store in a directory of its own under `parent`.
     /// Throws the store's error when the directory cannot be made.
     public init(parent: String, startMatch: @escaping MatchStarter) throws {
-        directory = parent + "/bench-turns-\(getpid())"
+        directory = parent + "/" + Self.storePrefix + "\(getpid())"
         store = MatchStore(directory: directory)
         start = startMatch
         try store.createDirectory()
@@ -146,8 +146,8 @@ public struct TurnsBench: Sendable {
     /// Removes the bench's store (its match, journal and lock files) and its directory.
     public func removeStore() { removeBenchStore(directory) }
 
-    /// Removes a bench's store in `directory`, from anywhere (a second Ctrl-C that cannot wait).
-    public static func removeStore(in directory: String) { removeBenchStore(directory) }
+    /// The start of the bench's store's name; the process id follows.
+    public static let storePrefix = "bench-turns-"
 }
 
 /// `count` timed turns unwatched and as many watched by `load`, a block of each in turn.

@@ -7,7 +7,7 @@ import Session
 func runBenchTables(_ options: BenchTablesOptions) async throws -> ExitCode {
     let soft = (try? DescriptorLimit.raise()) ?? 1024
     let parent = options.directory ?? LocalData.directory
-    reportLeftovers(BenchLeftovers.remove(in: parent, prefix: "bench-tables-"), bench: "tables", parent: parent)
+    reportLeftovers(BenchLeftovers.remove(in: parent, prefix: TablesBench.storePrefix), bench: "tables", parent: parent)
     // Ctrl-C stops the bench at once: its host process is stopped and its store removed.
     let (result, signal) = await BenchInterruption.run({ () -> Bool in
         var failed = false

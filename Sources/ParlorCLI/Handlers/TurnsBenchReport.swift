@@ -11,7 +11,7 @@ func runBenchTurns(_ options: BenchTurnsOptions) async throws -> ExitCode {
         return .success
     }
     let parent = options.directory ?? LocalData.directory
-    reportLeftovers(BenchLeftovers.remove(in: parent, prefix: "bench-turns-"), bench: "turns", parent: parent)
+    reportLeftovers(BenchLeftovers.remove(in: parent, prefix: TurnsBench.storePrefix), bench: "turns", parent: parent)
     let bench: TurnsBench
     do {
         bench = try TurnsBench(parent: parent) { try await LoopbackMatch.start(seed: $0, store: $1, spectators: $2) }
@@ -20,15 +20,14 @@ func runBenchTurns(_ options: BenchTurnsOptions) async throws -> ExitCode {
         return .failure
     }
     // Ctrl-C stops the measuring at the next turn. The store is removed however it ends.
-    let directory = bench.directory
     let (result, signal) = await BenchInterruption.run({ () throws -> TurnsBench.SpectatorFigures? in
         var bench = bench
         // The first figures are out before the spectators' run starts.
         printTurns(try await bench.measure(count: options.count), parent: parent)
         return options.spectators > 0 ? try await bench.measureSpectators(options.spectators, count: options.count) : nil
-    }, cleanUp: { bench.removeStore() }, cleanUpNow: { TurnsBench.removeStore(in: directory) })
+    }, cleanUp: { bench.removeStore() }, cleanUpNow: { bench.removeStore() })
     if let signal {
-        Console.writeError("parlor: bench turns: interrupted; its store in \(directory) is removed\n")
+        Console.writeError("parlor: bench turns: interrupted; its store in \(bench.directory) is removed\n")
         return ExitCode(endedBy: signal)
     }
     if let spectators = try result.get() { printSpectators(spectators) }
