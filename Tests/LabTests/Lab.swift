@@ -310,6 +310,26 @@ final class LabProcess: @unchecked Sendable {
         }
     }
 
+    /// Waits until the command has entered `host`'s network namespace (`scripts/lab exec`
+    /// checks the lab before it execs `ip netns exec`); throws after `timeout` seconds.
+    func waitUntilInside(host: String, of lab: Lab, timeout: Double = 10) async throws {
+        let namespace = "/run/netns/\(lab.prefix)-host\(host.uppercased().suffix(1))"
+        let mine = "/proc/\(process.processIdentifier)/ns/net"
+        let deadline = Date().addingTimeInterval(timeout)
+        while Self.inode(mine) == nil || Self.inode(mine) != Self.inode(namespace) {
+            guard Date() < deadline, process.isRunning else {
+                throw LabError.timedOut(what: "entering host \(host)", seconds: timeout, output: output() + errors())
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// The inode a path leads to (a namespace's, for /proc/PID/ns/net), or nil.
+    private static func inode(_ path: String) -> ino_t? {
+        var info = stat()
+        return stat(path, &info) == 0 ? info.st_ino : nil
+    }
+
     /// SIGTERM, then SIGKILL after two seconds; returns when it has exited.
     func stop() async {
         guard process.isRunning else { return }

@@ -74,6 +74,9 @@ struct LabInteropTests {
     @Test func downRemovesEverythingAndIsIdempotent() async throws {
         let lab = try await Lab.up()
         let publisher = try lab.start(host: "A", ["sleep", "300"])
+        // Inside host A before down begins: `lab exec` first checks the lab, and a
+        // down that ran before it entered would test that check instead.
+        try await publisher.waitUntilInside(host: "A", of: lab)
         await lab.down()
         await lab.down()
         let namespaces = await Lab.runScript(["status"], prefix: lab.prefix, timeout: 10)
