@@ -315,8 +315,9 @@ final class LabProcess: @unchecked Sendable {
     func waitUntilInside(host: String, of lab: Lab, timeout: Double = 10) async throws {
         let namespace = "/run/netns/\(lab.prefix)-host\(host.uppercased().suffix(1))"
         let mine = "/proc/\(process.processIdentifier)/ns/net"
+        let target = Self.inode(namespace)
         let deadline = Date().addingTimeInterval(timeout)
-        while Self.inode(mine) == nil || Self.inode(mine) != Self.inode(namespace) {
+        while target == nil || Self.inode(mine) != target {
             guard Date() < deadline, process.isRunning else {
                 throw LabError.timedOut(what: "entering host \(host)", seconds: timeout, output: output() + errors())
             }
