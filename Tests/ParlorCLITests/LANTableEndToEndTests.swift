@@ -23,9 +23,9 @@ struct LANTableEndToEndTests {
     }
 
     /// Runs a host with `hostArguments` and `guests` bot guests joining one after another; returns every side's end event.
-    static func playTable(_ hostArguments: [String], guests: Int) async throws -> (host: [String: Any], guests: [[String: Any]],
-                                                                                   processes: [SpawnedParlor]) {
-        let host = try SpawnedParlor(["host"] + hostArguments + ["--json", "--port", "0", "--name", "Hana", "--seat", "first"], environment: environment())
+    static func playTable(_ hostArguments: [String], guests: Int, seat: String = "first")
+        async throws -> (host: [String: Any], guests: [[String: Any]], processes: [SpawnedParlor]) {
+        let host = try SpawnedParlor(["host"] + hostArguments + ["--json", "--port", "0", "--name", "Hana", "--seat", seat], environment: environment())
         let port = try await port(host)
         var joined: [SpawnedParlor] = []
         for _ in 0..<guests {
@@ -66,6 +66,30 @@ struct LANTableEndToEndTests {
         let names = try #require(host["outcomes"] as? [[String: Any]]).compactMap { $0["name"] as? String }
         #expect(names == ["Hana", "Easy bot", "Easy bot", "Easy bot"])
         for guest in guests { #expect(guest["hash"] as? String == host["hash"] as? String) }
+    }
+
+    /// The table most people try first: the host, one friend and the host's
+    /// bots, so the first guest takes the last free seat. Every side must see
+    /// the full table, then the match, to one end (it once killed the host).
+    @Test("me, a friend and a bot: one guest fills a table whose other seats are the host's bots, at every --seat",
+          arguments: [
+            (["dots-and-boxes", "--seats", "3", "--bots", "easy"], "first"),
+            (["dots-and-boxes", "--seats", "3", "--bots", "easy"], "second"),
+            (["dots-and-boxes", "--seats", "3", "--bots", "easy"], "random"),
+            (["dots-and-boxes", "--seats", "4", "--bots", "easy,medium"], "random"),
+            (["chinese-checkers", "--seats", "3", "--bots", "easy"], "first"),
+          ])
+    func oneFriendAndBots(table: [String], seat: String) async throws {
+        let (host, guests, processes) = try await Self.playTable(table + ["--bot", "easy"], guests: 1, seat: seat)
+        let seats = Int(table[2])!
+        let outcomes = try #require(host["outcomes"] as? [[String: Any]])
+        #expect(outcomes.count == seats)
+        #expect(outcomes.compactMap { $0["name"] as? String }.filter { $0 == "Hana" }.count == 1)
+        let guest = try #require(guests.first)
+        #expect(guest["hash"] as? String == host["hash"] as? String, Comment(rawValue: processes[1].transcript))
+        // The guest saw the whole table once, already full.
+        let seatings = jsonEvents(processes[1].output).filter { $0["event"] as? String == "table" }.compactMap { $0["taken"] as? Int }
+        #expect(seatings == [seats], Comment(rawValue: processes[1].transcript))
     }
 
     /// `--fill-with-bots 1`: the guest sits down within the wait, and the wait's end starts the table;

@@ -481,7 +481,9 @@ public actor MatchHost {
                 report(peer, .admitted(name: remote.name, seat: remote.seat))
             } else if let saved, saved.isTable {
                 admitSavedTable(saved, welcome: welcome, connection: connection)
-            } else if let layout, layout.guestSeats.count > 1 {
+            } else if let layout, layout.seatCount > 2 {
+                // A table (even one whose only guest seat this guest takes: "me, a friend
+                // and a bot") starts with TABLE then WELCOME on every side (section 16).
                 fillTable(layout, lastWelcome: welcome, lastConnection: connection)
             } else {
                 admit(welcome: welcome, connection: connection)
@@ -709,7 +711,7 @@ public actor MatchHost {
     /// Sends the table as it is now to every seated guest (each seating change),
     /// and to `tableChanges` for the host's own screen.
     private func tellTable() {
-        guard let layout, layout.guestSeats.count > 1 else { return }
+        guard let layout, layout.seatCount > 2 else { return }
         for (id, guest) in seated {
             pending[id]?.connection.send(.table(seating(layout, for: guest.seat)))
         }
