@@ -251,9 +251,15 @@ public enum JSONEvents {
 
     /// `{"event":"leftForNow","match":…,"reason":…,"resume":…}`: this side
     /// went away without quitting; `resume` is the command that continues.
-    public static func leftForNow(_ state: MatchState, reason: String) -> JSONValue {
-        .object([("event", "leftForNow"), ("match", JSONValue(state.matchID.hex)), ("reason", JSONValue(reason)),
-                 ("resume", JSONValue(MatchText.resumeCommand(state)))])
+    /// When its last save failed there is no `resume`, and `unsaved` says why.
+    public static func leftForNow(_ state: MatchState, reason: String, unsaved: String? = nil) -> JSONValue {
+        var fields: [(String, JSONValue)] = [("event", "leftForNow"), ("match", JSONValue(state.matchID.hex)), ("reason", JSONValue(reason))]
+        if let unsaved {
+            fields.append(("unsaved", JSONValue(unsaved)))
+        } else {
+            fields.append(("resume", JSONValue(MatchText.resumeCommand(state))))
+        }
+        return .object(fields)
     }
 
     /// `{"event":"watching","address":…,"watching":N}`: a spectator was let in; N watch now.

@@ -305,6 +305,50 @@ import Testing
         try await Self.expectTheWholePlan(id, hostHome: disk.path, guestHome: guestHome)
     }
 
+    @Test(.enabled(if: getuid() == 0, "mounting the small tmpfs needs root"))
+    func playAndJoinRefuseAReadOnlyStoreBeforeTheMatch() async throws {
+        let disk = try SmallFilesystem(size: "1m")
+        defer { disk.unmount() }
+        #expect(try disk.remount(readOnly: true) == 0)
+        let play = try await ParlorProcess.run(["play", "connect4", "--vs", "bot:easy", "--plain"], stdin: "4\n",
+                                               environment: ["XDG_DATA_HOME": disk.path], timeout: .seconds(20))
+        #expect(play.status == 74, Comment(rawValue: play.stdout + play.stderr))
+        #expect(play.stderr.contains("matches cannot be saved here") && play.stderr.contains("Read-only file system"),
+                Comment(rawValue: play.stderr))
+        #expect(!play.stdout.contains("Connect Four"), "no match was shown: \(play.stdout)")
+        #expect(!(play.stdout + play.stderr).contains("parlor resume"), Comment(rawValue: play.stdout + play.stderr))
+        // A guest is refused before it connects, so no host seats a guest that could never take its seat back.
+        let join = try await ParlorProcess.run(["join", "127.0.0.1:9", "--bot", "easy", "--json"],
+                                               environment: ["XDG_DATA_HOME": disk.path], timeout: .seconds(20))
+        #expect(join.status == 74, Comment(rawValue: join.stdout + join.stderr))
+        #expect(join.stderr.contains("matches cannot be saved here"), Comment(rawValue: join.stderr))
+    }
+
+    @Test(.enabled(if: getuid() == 0, "mounting the small tmpfs needs root"))
+    func aMatchWhoseSaveFailedNeverSaysItIsSaved() async throws {
+        let disk = try SmallFilesystem(size: "1m")
+        defer { disk.unmount() }
+        // The store's directory exists, so it is writable at the start; then not one byte is left.
+        try FileManager.default.createDirectory(atPath: disk.path + "/parlor/matches", withIntermediateDirectories: true)
+        _ = disk.fill()
+        for json in [false, true] {
+            let play = try await ParlorProcess.run(["play", "connect4", "--vs", "bot:easy", json ? "--json" : "--plain"], stdin: "4\n",
+                                                   environment: ["XDG_DATA_HOME": disk.path], timeout: .seconds(30))
+            let everything = play.stdout + play.stderr
+            #expect(play.stderr.contains("could not be saved"), Comment(rawValue: everything))
+            #expect(!everything.contains("saved here"), Comment(rawValue: everything))
+            #expect(!everything.contains("parlor resume"), Comment(rawValue: everything))
+            if json {
+                let left = try #require(jsonEvents(play.stdout).last { $0["event"] as? String == "leftForNow" }, Comment(rawValue: everything))
+                #expect(left["resume"] == nil && left["unsaved"] is String, "\(left)")
+            } else {
+                #expect(play.stdout.contains("cannot continue it"), Comment(rawValue: everything))
+            }
+        }
+        let listed = try await ParlorProcess.run(["matches"], environment: ["XDG_DATA_HOME": disk.path], timeout: .seconds(20))
+        #expect(!listed.stdout.contains("interrupted"), Comment(rawValue: listed.stdout))
+    }
+
     /// `parlor resume` on both sides, both seats typed, to the end.
     static func resumeAndFinish(_ match: Typist, hostHome: String, guestHome: String) async throws {
         match.host = try SpawnedParlor(["resume", "--json", "--grace", "60"], environment: ["XDG_DATA_HOME": hostHome],

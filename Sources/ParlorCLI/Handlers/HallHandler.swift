@@ -29,9 +29,7 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
                              + "\(TableBudget.descriptorReserve) to spare); this process may open \(soft) (see 'ulimit -n'): "
                              + "ask for at most \(TableBudget.tablesFitting(descriptors: soft)) tables, or raise the limit", exitCode: .usage)
     }
-    do { try LocalData.matchStore.checkWritable() } catch {
-        throw CommandFailure("matches cannot be saved here: \(error)", exitCode: .ioError)
-    }
+    _ = try LocalData.writableMatchStore()
     let listener = try HostSetup.listen(options, preferring: saved.first?.listenPort, quiet: presentation.isJSON)
     defer { listener.close() }
     let port = listener.port

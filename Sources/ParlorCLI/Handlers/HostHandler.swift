@@ -27,9 +27,7 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
     let announcer = Announcer(json: presentation.isJSON, sink: dropped)
     _ = try? DescriptorLimit.raise()
     // A store nothing can be saved in (read-only, not ours): say so before any guest is welcomed.
-    do { try LocalData.matchStore.checkWritable() } catch {
-        throw CommandFailure("matches cannot be saved here: \(error)", exitCode: .ioError)
-    }
+    _ = try LocalData.writableMatchStore()
 
     // Listen first: the port decides the join lines and the advertisement.
     // At the desk the lobby says where to join; a port taken is not worth a line over its screen.

@@ -16,6 +16,8 @@ func runJoin(_ options: JoinOptions, desk: MatchDesk? = nil) async throws -> Exi
     var presentation = desk.map { MatchPresentation(desk: $0) } ?? MatchPresentation(flags: options.display)
     let sink: (@Sendable (String) -> Void)? = if let desk { { text in desk.say(text) } } else { nil }
     let announcer = Announcer(json: presentation.isJSON, sink: sink)
+    // Refused before a seat is taken: a guest that cannot save could never take it back.
+    _ = try LocalData.writableMatchStore()
     let reached = try await ReachedHost.reach(options.target, json: presentation.isJSON)
     let (connection, peerAddress, dial, needsPasscode, gameName, hintsAllowed) =
         (reached.connection, reached.peerAddress, reached.dial, reached.needsPasscode, reached.gameName, reached.hintsAllowed)

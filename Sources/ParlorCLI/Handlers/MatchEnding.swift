@@ -8,7 +8,9 @@ import TerminalUI
 enum Ending {
     /// This side left for now (Ctrl-C, SIGTERM, end of input): the match is
     /// saved as interrupted; `peer` (on the LAN) was told it may come back.
-    static func leftForNow(_ exit: FrontendExit, peer: String?, json: Bool) {
+    /// `unsaved` is why the last save failed: then nothing says it is saved,
+    /// nor offers a `parlor resume` that could not find it.
+    static func leftForNow(_ exit: FrontendExit, peer: String?, unsaved: String? = nil, json: Bool) {
         let state = exit.state
         let why: String
         switch exit {
@@ -17,10 +19,17 @@ enum Ending {
         default: why = "the terminal went away"
         }
         let command = MatchText.resumeCommand(state)
-        var text = "You left match \(state.matchID.short) for now (\(why)); nothing was quit and it is saved here."
-        if let peer { text += "\n\(peer) was told you may come back, and waits for you." }
-        text += "\nTo continue it, run: \(command)"
-        Announcer(json: json).say(text, event: JSONEvents.leftForNow(state, reason: why))
+        var text: String
+        if let unsaved {
+            text = "You left match \(state.matchID.short) (\(why)); nothing was quit, but its last moves could not be saved "
+                + "(\(unsaved)), so this side cannot continue it."
+            if let peer { text += "\n\(peer) was told you may come back." }
+        } else {
+            text = "You left match \(state.matchID.short) for now (\(why)); nothing was quit and it is saved here."
+            if let peer { text += "\n\(peer) was told you may come back, and waits for you." }
+            text += "\nTo continue it, run: \(command)"
+        }
+        Announcer(json: json).say(text, event: JSONEvents.leftForNow(state, reason: why, unsaved: unsaved))
     }
 
     /// The other player's name, when exactly one other seat is not played here.

@@ -93,14 +93,14 @@ struct MatchPresentation {
         }
         // The recorder's stream ends when the controller stops: let it write the final state.
         if await controller.isStopped { await recording?.value } else { recording?.cancel() }
-        if let problems = recorder?.problems, let last = problems.last {
-            Console.writeError("parlor: the match could not be saved: \(last)\n")
-        }
+        let unsaved = recorder?.problems.last
+        if let unsaved { Console.writeError("parlor: the match could not be saved: \(unsaved)\n") }
         // A signal after the end, while it was being saved: stop now, as asked, with the end on disk.
         if case .ended(let state) = exit, let signal = lastSave.release() { exit = .interrupted(signal: signal, state) }
         switch exit {
         case .interrupted, .inputEnded: if leftForNow {
-                Ending.leftForNow(exit, peer: link == nil ? nil : Ending.peerName(exit.state, locals: locals), json: isJSON)
+                Ending.leftForNow(exit, peer: link == nil ? nil : Ending.peerName(exit.state, locals: locals),
+                                  unsaved: unsaved.map { "\($0)" }, json: isJSON)
             }
         default: break  // a lost terminal shows nothing more
         }
@@ -145,6 +145,17 @@ enum LocalData {
     }
     static var directory: String { MatchStore.dataDirectory(environment: ProcessInfo.processInfo.environment) }
     static var playerID: PlayerID { PlayerIdentity.load(directory: directory) }
+
+    /// The store, once it is known that matches can be saved in it: a command
+    /// that starts a match (play, host, join) refuses before the match begins,
+    /// exit 74, rather than play one that `parlor resume` could never find.
+    static func writableMatchStore() throws -> MatchStore {
+        let store = matchStore
+        do { try store.checkWritable() } catch {
+            throw CommandFailure("matches cannot be saved here: \(error)", exitCode: .ioError)
+        }
+        return store
+    }
 }
 
 extension FrontendExit {

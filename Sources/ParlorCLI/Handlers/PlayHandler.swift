@@ -20,6 +20,8 @@ func runPlay(_ options: PlayOptions, desk: MatchDesk? = nil) async throws -> Exi
     presentation.allowHints()
     var generator = SplitMix64(seed: options.seed ?? freshSeed())
     let asks = desk == nil && options.bot == nil && !presentation.isJSON && isatty(STDIN_FILENO) == 1
+    // A match nothing can save is refused before it begins: it could never be resumed.
+    _ = try LocalData.writableMatchStore()
     while true {
         let question = asks && presentation.isFullScreen ? EndQuestion("Play again?") : nil
         let (exit, localSeats) = try await playOnce(options, gameType: gameType, presentation: presentation,
