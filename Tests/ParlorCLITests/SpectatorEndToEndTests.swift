@@ -267,3 +267,25 @@ struct SpectatorEndToEndTests {
         }
     }
 }
+
+/// Issue 36 item 2: a spectator who arrives while nobody moves is shown the match at once.
+@Suite("A late spectator sees the match at once", .serialized)
+struct LateSpectatorTests {
+    @Test("a spectator who comes in mid-match while the player to move thinks gets started (the board and seats) at once, not at the next move")
+    func lateSpectatorGetsTheBoardBeforeTheNextMove() async throws {
+        let (host, guest, port) = try await SpectatorEndToEndTests.hostAndBot()
+        defer { host.send(SIGKILL); guest.send(SIGKILL) }
+        let watcher = try await SpectatorEndToEndTests.watcherTwoMovesIn(host, port: port)
+        defer { watcher.send(SIGKILL) }
+        // The host does not type its next move: only the state WATCHING carried can show the board.
+        let started = try #require(await watcher.line(containing: "\"started\"", timeout: .seconds(5)), Comment(rawValue: watcher.transcript))
+        let event = try #require(jsonEvents(started).first)
+        #expect(event["moves"] as? Int == 2, "\(event)")
+        #expect((event["seats"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["Hana", "Easy bot"], "\(event)")
+        #expect(SpectatorEndToEndTests.moves(host) == 2, "nobody moved meanwhile")
+        // Leaving: a spectator has no seat to leave for now and nothing to resume.
+        watcher.send(SIGTERM)
+        _ = await watcher.wait(timeout: .seconds(10))
+        #expect(!watcher.output.contains("leftForNow") && !watcher.output.contains("parlor resume"), Comment(rawValue: watcher.transcript))
+    }
+}

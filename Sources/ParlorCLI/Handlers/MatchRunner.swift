@@ -83,7 +83,8 @@ struct MatchPresentation {
         var leftForNow = false
         switch exit {
         case .terminalLost, .interrupted, .inputEnded:
-            if await !controller.isStopped {
+            // A spectator (nothing recorded here) has no seat to leave for now, and nothing to resume.
+            if recorder != nil, await !controller.isStopped {
                 await link?.leaveForNow("leaving, may resume")
                 await recorder?.markInterrupted()
                 leftForNow = true

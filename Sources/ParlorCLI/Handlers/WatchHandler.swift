@@ -33,8 +33,11 @@ func runWatch(_ options: WatchOptions, desk: MatchDesk? = nil) async throws -> E
     let seatings = Task {
         for await table in watched.feed.seatings { announcer.say(table.summary, event: tableEvent(table)) }
     }
+    // Before the match begins, q or Esc stops watching, as the line above says.
+    let keys = desk == nil && !presentation.isJSON ? WaitingKeys.watch(onStop: { watched.feed.leave() }) : nil
     let first = await watched.firstState()
     await seatings.value
+    if let keys, keys.finish() { return .success }
     guard let first else {
         throw CommandFailure("stopped watching: \(watched.feed.failure ?? "the host went away")", exitCode: .temporaryFailure)
     }

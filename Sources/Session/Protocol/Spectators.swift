@@ -671,6 +671,9 @@ public final class SpectatorFeed: Sendable {
         self.clock = clock
         self.state = Mutex(State(latest: first, failure: failure))
         (seatings, seatingSink) = AsyncStream<TableSeating>.makeStream(bufferingPolicy: .bufferingNewest(16))
+        // WATCHING carried the match (it had begun): no seating will come, and
+        // whoever follows the seatings must not wait for the next move to learn it.
+        if first != nil { seatingSink.finish() }
         guard failure == nil else { return }
         connection.setHandler { [weak self] inbound in await self?.receive(inbound) }
         connection.markHeard()
@@ -701,6 +704,7 @@ public final class SpectatorFeed: Sendable {
         }
         ticker?.cancel()
         for waiter in waiters { waiter.resume(returning: nil) }
+        seatingSink.finish()
         connection.send(.goodbye(.goodbyeLeaving, sentence: "stopped watching", finalBlob: []))
         connection.close()
     }
