@@ -9,6 +9,7 @@
 //   Bots -> Match (BotParticipant: a bot at a seat)
 //   Discovery -> CDNSSD (avahi's dns_sd.h compatibility library)
 //   Session -> CCrypto (OpenSSL's libcrypto, for passcode proofs)
+//   Secure -> CSodium (libsodium: identity, Noise, CPace; not wired yet)
 import PackageDescription
 
 let package = Package(
@@ -37,6 +38,9 @@ let package = Package(
             name: "CCrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // libsodium (Debian libsodium-dev, 1.0.18): X25519, Ed25519, ChaCha20-Poly1305, SHA-2,
+        // HMAC, ristretto255, random bytes. Only Secure imports it.
+        .systemLibrary(name: "CSodium", providers: [.apt(["libsodium-dev"])]),
         // Linux calls that Glibc's module leaves out (epoll, eventfd, accept4); header only.
         .systemLibrary(name: "CLinux"),
         // Pure rules: no I/O.
@@ -50,6 +54,10 @@ let package = Package(
         .target(name: "Bots", dependencies: ["Match", "Games"], swiftSettings: [.unsafeFlags(["-O", "-enforce-exclusivity=unchecked"])]),
         // The match blob, the match controller and the participant strategy.
         .target(name: "Match", dependencies: ["Games"]),
+        // Player identity (Ed25519 keys, fingerprints, known players), the Noise
+        // handshake and transport, and CPace passcodes: pure machines over
+        // libsodium, built beside the session and not wired to it yet (issue 38).
+        .target(name: "Secure", dependencies: ["CSodium"]),
         // Matches kept on disk: atomic writes, damaged files reported and skipped.
         .target(name: "Store", dependencies: ["Match"]),
         // The wire protocol, the authoritative turn holder and the TCP shell;
@@ -100,6 +108,7 @@ let package = Package(
         .testTarget(name: "MatchTests", dependencies: ["Match", "Games", "Bots", "ParlorTestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "Match", "Games", "ParlorTestSupport"]),
         .testTarget(name: "SessionTests", dependencies: ["Session", "Match", "Games", "Bots", "ParlorTestSupport"]),
+        .testTarget(name: "SecureTests", dependencies: ["Secure"]),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "ParlorTestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "Match", "Games", "Bots", "ParlorTestSupport"]),
         .testTarget(name: "BenchTests", dependencies: ["Bench", "Games", "Match", "Store", "Session", "ParlorTestSupport"]),
