@@ -8,10 +8,27 @@ import Synchronization
 /// or while a confirmation is awaited, is refused with a reason the UI can show.
 public final class LocalParticipant: Participant {
     public let playerID: PlayerID
+    /// Whether the person here types this seat's moves. False for a seat a bot
+    /// plays from here (`--bot`): this participant then only speaks for the
+    /// seat (a `/quit`, a `/say`) as the bot the controller seated, and is
+    /// attached to the controller by whoever made it (`attach(to:)`).
+    public var playsFromInput: Bool { speaksAs == nil }
+    /// The seated participant this one speaks as (a bot), or nil for the person's own seat.
+    private let speaksAs: (any Participant)?
     private let controllerBox = Mutex<MatchController?>(nil)
 
     /// A participant for the seat with `playerID`.
-    public init(playerID: PlayerID) { self.playerID = playerID }
+    public init(playerID: PlayerID) {
+        self.playerID = playerID
+        self.speaksAs = nil
+    }
+
+    /// A participant that speaks for the seat `seated` plays (a bot at this
+    /// terminal's seat): its quits go to the controller as `seated`'s.
+    public init(speakingFor seated: any Participant) {
+        self.playerID = seated.playerID
+        self.speaksAs = seated
+    }
 
     /// The screen follows the controller's events: nothing to confirm.
     public var takesDeliveries: Bool { false }
@@ -26,7 +43,7 @@ public final class LocalParticipant: Participant {
     public func play(_ move: Move) async -> SubmitResult {
         guard let controller = controllerBox.withLock({ $0 }) else { return .rejected(.matchOver) }
         guard let seat = await controller.state.seat(of: playerID) else { return .rejected(.notAParticipant) }
-        return await controller.submit(.move(move, by: seat), from: self)
+        return await controller.submit(.move(move, by: seat), from: speaksAs ?? self)
     }
 
     /// Quits the match for this seat, in turn or out of turn.
@@ -41,7 +58,7 @@ public final class LocalParticipant: Participant {
         guard let seat = await controller.state.seat(of: playerID) else { return .rejected(.notAParticipant) }
         let giveUp = ContinuousClock.now + controller.configuration.confirmationTimeout
         while true {
-            let result = await controller.submit(.quit(seat), from: self)
+            let result = await controller.submit(.quit(seat), from: speaksAs ?? self)
             switch result {
             case .rolledBack(.superseded), .rejected(.awaitingConfirmation):
                 guard ContinuousClock.now < giveUp else { return result }

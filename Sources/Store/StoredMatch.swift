@@ -86,6 +86,79 @@ public struct StoredMatch: Sendable {
     /// token, each bot's level). Empty in every other record, and in a
     /// table host's record written before format 3 (which cannot be resumed).
     public var tableSeats: [TableSeat]
+    /// For a host: what it was started with, so `parlor resume` hosts the
+    /// match the same way (format 4); nil in every other record and in a
+    /// host's record of an older format (resume then takes the defaults).
+    public var hostSettings: HostSettings?
+
+    /// What a host chose on its command line that the match keeps when it is
+    /// resumed: table talk, hints, spectators and the code they prove, how long
+    /// an away seat waits for a bot, and the connection's timeouts.
+    public struct HostSettings: Sendable, Hashable {
+        /// Table talk on (`--no-talk` turns it off).
+        public var talk: Bool
+        /// The hint key allowed to everyone (`--hints`).
+        public var hints: Bool
+        /// Spectators allowed at once (`--spectators`); 0 forbids watching.
+        public var spectators: Int
+        /// The code a spectator proves (the watch code, or the players' code when
+        /// no watch code was given); nil when anyone may watch. Kept in the
+        /// user-only match file, as the seat tokens are.
+        public var spectatorCode: String?
+        /// Seconds before an away seat is handed to a bot (`--away-bot`); nil: never by itself.
+        public var awayBotSeconds: UInt32?
+        /// `--grace` and `--heartbeat-timeout` in seconds as given; nil: the defaults.
+        public var graceSeconds: UInt32?
+        public var heartbeatTimeoutSeconds: UInt32?
+
+        /// Settings; see the fields.
+        public init(talk: Bool = true, hints: Bool = false, spectators: Int = 16, spectatorCode: String? = nil,
+                    awayBotSeconds: UInt32? = nil, graceSeconds: UInt32? = nil, heartbeatTimeoutSeconds: UInt32? = nil) {
+            self.talk = talk
+            self.hints = hints
+            self.spectators = max(0, min(spectators, Int(UInt16.max)))
+            self.spectatorCode = spectatorCode.map { String($0.utf8.prefix(200)) ?? "" }
+            self.awayBotSeconds = awayBotSeconds
+            self.graceSeconds = graceSeconds
+            self.heartbeatTimeoutSeconds = heartbeatTimeoutSeconds
+        }
+
+        /// No value written for an optional number.
+        static let none = UInt32.max
+
+        func encoded() -> [UInt8] {
+            var writer = ByteWriter(capacity: 32)
+            writer.write(UInt8((talk ? 1 : 0) | (hints ? 2 : 0) | (spectatorCode != nil ? 4 : 0)))
+            writer.write(UInt16(clamping: spectators))
+            for value in [awayBotSeconds, graceSeconds, heartbeatTimeoutSeconds] { writer.write(value ?? Self.none) }
+            if let spectatorCode { writer.writeShortString(spectatorCode) }
+            return writer.bytes
+        }
+
+        init(decoding bytes: [UInt8]) throws(StoredMatchError) {
+            var reader = ByteReader(bytes, offset: 0)
+            do {
+                let flags = try reader.readUInt8()
+                guard flags & ~7 == 0 else { throw StoredMatchError.invalidField("host settings") }
+                let spectators = Int(try reader.readUInt16())
+                let numbers = try (0..<3).map { _ in try reader.readUInt32() }.map { $0 == Self.none ? nil : $0 }
+                var code: String?
+                if flags & 4 != 0 {
+                    guard let text = String(validating: try reader.readShortBytes(), as: UTF8.self) else {
+                        throw StoredMatchError.invalidField("host settings")
+                    }
+                    code = text
+                }
+                guard reader.offset == bytes.count else { throw StoredMatchError.invalidField("host settings") }
+                self.init(talk: flags & 1 != 0, hints: flags & 2 != 0, spectators: spectators, spectatorCode: code,
+                          awayBotSeconds: numbers[0], graceSeconds: numbers[1], heartbeatTimeoutSeconds: numbers[2])
+            } catch let error as StoredMatchError {
+                throw error
+            } catch {
+                throw .invalidField("host settings")
+            }
+        }
+    }
 
     /// One seat of a table as its host keeps it (format 3).
     public struct TableSeat: Sendable, Hashable {
@@ -116,7 +189,7 @@ public struct StoredMatch: Sendable {
     /// A record; see the fields.
     public init(state: MatchState, role: Role, localSeat: Int, phase: Phase? = nil, lastActivity: Int64,
                 peerAddress: String = "", seatToken: [UInt8] = Array(repeating: 0, count: 16), writerPID: Int32 = 0,
-                listenPort: UInt16 = 0, tableSeats: [TableSeat] = []) {
+                listenPort: UInt16 = 0, tableSeats: [TableSeat] = [], hostSettings: HostSettings? = nil) {
         self.state = state
         self.role = role
         self.localSeat = localSeat
@@ -127,6 +200,7 @@ public struct StoredMatch: Sendable {
         self.writerPID = writerPID
         self.listenPort = listenPort
         self.tableSeats = tableSeats
+        self.hostSettings = hostSettings
     }
 
     /// The opponents' names, as shown in `parlor matches`.
@@ -161,8 +235,9 @@ public enum StoredMatchError: Error, Hashable, Sendable, CustomStringConvertible
 extension StoredMatch {
     static let magic: [UInt8] = [0x50, 0x4D, 0x53, 0x00]  // "PMS\0"
     /// Format 2 added the host's listen port, format 3 a table host's seats
-    /// (`tableSeats`); files of formats 1 and 2 are still read.
-    static let currentFormat: UInt16 = 3
+    /// (`tableSeats`), format 4 a host's settings (`hostSettings`); files of
+    /// formats 1 to 3 are still read.
+    static let currentFormat: UInt16 = 4
     /// Blob limit plus room for the record's own fields.
     public static let maximumFileSize = MatchBlob.maximumSize + 4096
 
@@ -185,6 +260,10 @@ extension StoredMatch {
             writer.write(bytes: seat.seatToken)
             writer.writeShortString(seat.botLevel)
         }
+        // The settings block has a one-byte length: its fields take 15 bytes and the code at most 201.
+        let settings = hostSettings?.encoded() ?? []
+        writer.write(UInt8(settings.count))
+        writer.write(bytes: settings)
         writer.writeLongBytes(MatchBlob.encode(state))
         writer.write(fnv1a64(writer.bytes))
         return writer.bytes
@@ -229,6 +308,14 @@ extension StoredMatch {
                     tableSeats.append(TableSeat(kind: kind, seatToken: seatToken, botLevel: level))
                 }
             }
+            var settings: HostSettings?
+            if format >= 4 {
+                let block = try reader.readShortBytes()
+                if !block.isEmpty {
+                    guard role == .host else { throw StoredMatchError.invalidField("host settings") }
+                    settings = try HostSettings(decoding: block)
+                }
+            }
             guard let blob = try reader.readLongBytes(limit: MatchBlob.maximumSize) else {
                 throw StoredMatchError.invalidField("match size")
             }
@@ -240,7 +327,8 @@ extension StoredMatch {
                 throw StoredMatchError.invalidField("table seats")
             }
             self.init(state: state, role: role, localSeat: seat, phase: phase, lastActivity: activity,
-                      peerAddress: address, seatToken: token, writerPID: pid, listenPort: port, tableSeats: tableSeats)
+                      peerAddress: address, seatToken: token, writerPID: pid, listenPort: port, tableSeats: tableSeats,
+                      hostSettings: settings)
         } catch let error as StoredMatchError {
             throw error
         } catch {

@@ -101,17 +101,22 @@ enum FrontendEvent: Sendable {
 
 /// Which participant plays which seat, from the state's player ids.
 struct LocalSeats: Sendable {
+    /// The seats whose moves are typed here.
     let participants: [SeatIndex: LocalParticipant]
+    /// Every seat played from here, a bot's too: what `/quit` and `/say` speak for.
+    let voices: [SeatIndex: LocalParticipant]
 
     init(state: MatchState, locals: [LocalParticipant]) {
         var map: [SeatIndex: LocalParticipant] = [:]
         for local in locals {
             if let seat = state.seat(of: local.playerID) { map[seat] = local }
         }
-        participants = map
+        voices = map
+        participants = map.filter { $0.value.playsFromInput }
     }
 
     var seats: Set<SeatIndex> { Set(participants.keys) }
+    var voicedSeats: Set<SeatIndex> { Set(voices.keys) }
 }
 
 /// The shared shell of the three frontends: one merged event stream, the

@@ -86,7 +86,7 @@ enum LineSession {
         let hub = EventHub()
         let talk = controller.map { TalkSender(controller: $0) }
         let seats = LocalSeats(state: initial, locals: locals)
-        var model = LineModel(format: format, state: initial, localSeats: seats.seats)
+        var model = LineModel(format: format, state: initial, localSeats: seats.seats, voicedSeats: seats.voicedSeats)
         if let controller { model.talkWithoutSeat = await TalkAccess.of(controller).withoutSeat }
         let writer = LineWriter(fd: outputFD) { hub.send(.input(.lost)) }
         let forwarding = hub.forward(events)
@@ -131,7 +131,7 @@ enum LineSession {
                 case .play(let move, let seat):
                     if let participant = seats.participants[seat] { hub.submit(participant, move: move) }
                 case .quit(let seat):
-                    if let participant = seats.participants[seat] { hub.submit(participant, move: nil) }
+                    if let participant = seats.voices[seat] { hub.submit(participant, move: nil) }
                 case .say(let text, let seat):
                     talk?.send(text, seat: seat)
                 case .finish(let exit):

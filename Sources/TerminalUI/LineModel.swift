@@ -60,10 +60,15 @@ struct LineModel {
     /// A spectator's lines: `/say` talks with no seat of its own (the host names the sender).
     var talkWithoutSeat = false
 
-    init(format: Format, state: MatchState, localSeats: Set<SeatIndex>) {
+    /// Every seat played from here, a bot's (`--bot`) too: a `/quit` or `/say`
+    /// line means the same whether the person or a bot plays the seat.
+    let voicedSeats: Set<SeatIndex>
+
+    init(format: Format, state: MatchState, localSeats: Set<SeatIndex>, voicedSeats: Set<SeatIndex>? = nil) {
         self.format = format
         self.state = state
         self.localSeats = localSeats
+        self.voicedSeats = voicedSeats ?? localSeats
     }
 
     private var options: DisplayOptions {
@@ -186,7 +191,7 @@ struct LineModel {
         }
         if ["q", "quit"].contains(word) {
             // Watching bots: nothing to lose, q leaves. A seat of ours: say how to quit, never quit by accident.
-            if localSeats.isEmpty { return quitNow() }
+            if voicedSeats.isEmpty { return quitNow() }
             let why = "type \(Self.quitLine) to quit this match (it counts as a loss); "
                 + "Ctrl-C or the end of input leaves it for now, to resume later"
             return json(JSONEvents.rejected(input: line, seat: activeLocalSeat, reason: why))
@@ -204,7 +209,7 @@ struct LineModel {
 
     /// A `/say ` line: sent as the first local seat's (the one to move at a hot seat).
     private func sayNow(_ text: String, raw: String) -> [LineAction] {
-        guard let seat = activeLocalSeat ?? localSeats.sorted().first ?? (talkWithoutSeat ? 0 : nil) else {
+        guard let seat = activeLocalSeat ?? voicedSeats.sorted().first ?? (talkWithoutSeat ? 0 : nil) else {
             return json(JSONEvents.rejected(input: raw, seat: nil, reason: "no seat here to talk from"))
                 + say("There is no seat here to talk from.")
         }
@@ -221,8 +226,8 @@ struct LineModel {
     /// A local seat quits: the one to move, else the first still playing.
     private mutating func quitNow() -> [LineAction] {
         guard !leaving else { return [] }
-        let seat = activeLocalSeat ?? localSeats.sorted().first { state.seats[$0].status == .playing }
-        guard let seat else { return localSeats.isEmpty ? [.finish(.left(state))] : [] }
+        let seat = activeLocalSeat ?? voicedSeats.sorted().first { state.seats[$0].status == .playing }
+        guard let seat else { return voicedSeats.isEmpty ? [.finish(.left(state))] : [] }
         leaving = true
         return [.quit(seat: seat)]
     }

@@ -71,10 +71,11 @@ struct RecorderAndFormatTests {
         let record = StoredMatch(state: try state([3, 3]), role: .host, localSeat: 0, lastActivity: 5,
                                  seatToken: Array(repeating: 9, count: 16), writerPID: 1, listenPort: 7000)
         var bytes = record.encoded()
-        // Format 1 had no port and no table seats: drop the two bytes after the pid and
-        // the table's seat count (0) after them, and rewrite the checksum.
+        // Format 1 had no port, no table seats and no settings: drop the two bytes after the pid,
+        // the table's seat count (0) and the settings' length (0) after them, and rewrite the checksum.
         let portOffset = 4 + 2 + 1 + 1 + 1 + 8 + 1 + Int(bytes[17]) + 16 + 4
-        bytes.removeSubrange(portOffset..<portOffset + 3)
+        #expect(bytes[portOffset + 2] == 0 && bytes[portOffset + 3] == 0)
+        bytes.removeSubrange(portOffset..<portOffset + 4)
         bytes[4] = 0
         bytes[5] = 1
         bytes.removeLast(8)
@@ -128,8 +129,8 @@ struct RecorderAndFormatTests {
         var bytes = record.encoded()
         // Format 2 ended its fields with the port: drop the table's seat count (0) and rewrite the checksum.
         let countOffset = 4 + 2 + 1 + 1 + 1 + 8 + 1 + Int(bytes[17]) + 16 + 4 + 2
-        #expect(bytes[countOffset] == 0)
-        bytes.remove(at: countOffset)
+        #expect(bytes[countOffset] == 0 && bytes[countOffset + 1] == 0)
+        bytes.removeSubrange(countOffset..<countOffset + 2)
         bytes[5] = 2
         bytes.removeLast(8)
         var writer = ByteWriter()
@@ -146,6 +147,34 @@ struct RecorderAndFormatTests {
         #expect(recorder.saveNow(try state([3, 3, 4])))
         let resaved = try onlyRecord(in: store)
         #expect(resaved.state.moves.count == 3 && resaved.listenPort == 7000 && resaved.seatToken == loaded.seatToken)
+    }
+
+    @Test func aHostsSettingsAreKeptAndAFormatThreeRecordReadsWithoutThem() throws {
+        let directory = temporaryDirectory()
+        var record = try tableRecord()
+        record.hostSettings = StoredMatch.HostSettings(talk: false, hints: true, spectators: 3, spectatorCode: "look-4",
+                                                       awayBotSeconds: 30, graceSeconds: nil, heartbeatTimeoutSeconds: 20)
+        let recorder = MatchRecorder(store: MatchStore(directory: directory), record: record)
+        #expect(recorder.saveNow(record.state))
+        let loaded = try onlyRecord(in: MatchStore(directory: directory))
+        #expect(loaded.hostSettings == record.hostSettings)
+        // The same record as format 3 wrote it: no settings block.
+        record.hostSettings = nil
+        var bytes = record.encoded()
+        let settingsOffset = bytes.count - 8 - 4 - MatchBlob.encode(record.state).count - 1
+        #expect(bytes[settingsOffset] == 0)
+        bytes.remove(at: settingsOffset)
+        bytes[5] = 3
+        bytes.removeLast(8)
+        var writer = ByteWriter()
+        writer.write(fnv1a64(bytes))
+        bytes += writer.bytes
+        let old = try StoredMatch(decoding: bytes)
+        #expect(old.hostSettings == nil && old.tableSeats == record.tableSeats)
+        // A guest's record has no host settings; bits no parlor writes are damage, not guessed at.
+        var guest = StoredMatch(state: record.state, role: .guest, localSeat: 1, lastActivity: 1)
+        guest.hostSettings = StoredMatch.HostSettings()
+        #expect(throws: StoredMatchError.invalidField("host settings")) { try StoredMatch(decoding: guest.encoded()) }
     }
 
     @Test func aFileFromANewerParlorIsReportedNotGuessedAt() throws {

@@ -167,7 +167,8 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
 
     let record = StoredMatch(state: hosted.initialState, role: .host, localSeat: hosted.hostSeat,
                              lastActivity: wallClockMilliseconds(), seatToken: hosted.seatToken.bytes, listenPort: port,
-                             tableSeats: TableRecord.seats(of: hosted, botLevels: options.bots))
+                             tableSeats: TableRecord.seats(of: hosted, botLevels: options.bots),
+                             hostSettings: HostSetup.settings(options, configuration: configuration))
     let exit: FrontendExit
     do {
         exit = try await SessionRunner.playAsHost(hosted, host: host, record: record, bot: options.bot, presentation: presentation,
@@ -239,6 +240,20 @@ enum HostSetup {
     }
 
     /// The host's configuration from its options.
+    /// What the record keeps of `options` so `parlor resume` hosts the match the same way.
+    static func settings(_ options: HostOptions, configuration: HostConfiguration) -> StoredMatch.HostSettings {
+        let spectatorCode: String? = switch configuration.watchCode {
+        case nil: configuration.passcode
+        case ""?: nil
+        case let code?: code
+        }
+        return StoredMatch.HostSettings(
+            talk: configuration.talk, hints: options.hints, spectators: configuration.spectators, spectatorCode: spectatorCode,
+            awayBotSeconds: options.awayBotAfter.map { UInt32(clamping: $0.components.seconds) },
+            graceSeconds: options.timeouts.grace.map { UInt32(clamping: $0.components.seconds) },
+            heartbeatTimeoutSeconds: options.timeouts.heartbeatTimeout.map { UInt32(clamping: $0.components.seconds) })
+    }
+
     static func configuration(_ options: HostOptions, game gameType: any Game.Type, passcode: String?) -> HostConfiguration {
         let seatPreference: HostConfiguration.SeatPreference
         switch options.seat {

@@ -70,6 +70,8 @@ struct MatchPresentation {
     /// on the final board (full screen only), answered with one key.
     func play(_ controller: MatchController, locals: [LocalParticipant], recorder: MatchRecorder?,
               link: (any SessionLink)? = nil, endQuestion: EndQuestion? = nil) async throws -> FrontendExit {
+        // A seat a bot plays from here is spoken for by a participant the controller does not ask for moves.
+        for voice in locals where !voice.playsFromInput { voice.attach(to: controller) }
         let prepared = await frontend.prepare(controller: controller, locals: locals, endQuestion: endQuestion)
         let recording = await recorder?.follow(controller)
         // The frontend's signal watcher stops when it returns, before the last

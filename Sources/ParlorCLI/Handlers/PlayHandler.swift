@@ -60,9 +60,13 @@ private func playOnce(_ options: PlayOptions, gameType: any Game.Type, presentat
     let names = tableNames(local: localName, others: others)
 
     var locals: [LocalParticipant] = []
+    let localID = LocalData.playerID  // read once: where it cannot be saved, each read makes a new one
     func participant(_ id: PlayerID, bot: BotLevelChoice?, seed: UInt64) -> any Participant {
         if let bot {
-            return BotParticipant(playerID: id, minimumThinkTime: presentation.botPause, timedStrategy: botStrategy(bot, seed: seed))
+            let seated = BotParticipant(playerID: id, minimumThinkTime: presentation.botPause, timedStrategy: botStrategy(bot, seed: seed))
+            // `play --bot`: the bot plays this terminal's seat; /quit and /say still speak for it.
+            if id == localID { locals.append(LocalParticipant(speakingFor: seated)) }
+            return seated
         }
         let local = LocalParticipant(playerID: id)
         locals.append(local)
@@ -70,7 +74,6 @@ private func playOnce(_ options: PlayOptions, gameType: any Game.Type, presentat
     }
     // Ids first, then the bots' seeds: the order of draws a two-seat match has always had.
     let otherIDs = others.map { _ in PlayerID.random(using: &generator) }
-    let localID = LocalData.playerID  // read once: where it cannot be saved, each read makes a new one
     var seats = [Seat(playerID: localID, name: localName)]
     var participants = [participant(localID, bot: options.bot, seed: generator.next())]
     for (index, other) in others.enumerated() {

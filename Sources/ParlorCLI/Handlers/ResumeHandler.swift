@@ -57,6 +57,15 @@ extension ResumeTarget {
 enum ResumeAsHost {
     static func run(_ record: StoredMatch, options: ResumeOptions, presentation: MatchPresentation) async throws -> ExitCode {
         let state = record.state
+        // The match is hosted as it was started (format 4 keeps it; older records take the defaults);
+        // a flag given to resume wins.
+        let settings = record.hostSettings ?? StoredMatch.HostSettings()
+        var presentation = presentation
+        if settings.hints { presentation.allowHints() }
+        let seconds = { (value: UInt32?) in value.map { Duration.seconds(Int64($0)) } }
+        let timeouts = ConnectionTimeouts(heartbeatTimeout: options.timeouts.heartbeatTimeout ?? seconds(settings.heartbeatTimeoutSeconds),
+                                          grace: options.timeouts.grace ?? seconds(settings.graceSeconds))
+        let awayBot = options.awayBotAfter ?? seconds(settings.awayBotSeconds)
         let announcer = Announcer(json: presentation.isJSON)
         guard let gameType = GameCatalog.game(id: state.gameID) else {
             throw CommandFailure("this parlor does not know the game '\(state.gameID)'", exitCode: .dataError)
@@ -82,8 +91,11 @@ enum ResumeAsHost {
         var configuration = HostConfiguration(gameID: gameType.id, hostName: state.seats[hostSeat].name,
                                               hostPlayerID: state.seats[hostSeat].playerID, appVersion: ParlorVersion.current)
         configuration.turnTimeoutSeconds = state.turnTimeout
-        configuration.timeouts = LAN.sessionTimeouts(options.timeouts)
+        configuration.timeouts = LAN.sessionTimeouts(timeouts)
         configuration.seats = state.seats.count
+        configuration.talk = settings.talk
+        configuration.spectators = settings.spectators
+        configuration.watchCode = settings.spectatorCode ?? ""
         let host: MatchHost
         do {
             host = try MatchHost(configuration: configuration, resuming: saved)
@@ -95,7 +107,7 @@ enum ResumeAsHost {
 
         // Advertise with the match id in TXT `match`, so the guest finds it by id;
         // without DNS-SD the guest still comes back by address.
-        let hostedGame = LAN.hostedGame(gameType, host: configuration.hostName)
+        let hostedGame = LAN.hostedGame(gameType, host: configuration.hostName, seatsTotal: state.seats.count, hints: settings.hints)
         let advertised = await HostedListing.advertise(hostedGame.serviceInfo(seatsTaken: 1, playing: true, matchID: state.matchID.hex),
                                                        as: hostedGame.serviceName, port: port, in: DNSSDDirectory())
         let advertisement = advertised.advertisement
@@ -160,7 +172,7 @@ enum ResumeAsHost {
             exit = try await SessionRunner.playAsHost(hosted, host: host, record: updated, bot: options.bot,
                                                       presentation: presentation, grace: configuration.timeouts.grace,
                                                       rematches: options.rematches, botLevels: botLevels,
-                                                      awayBot: options.awayBotAfter)
+                                                      awayBot: awayBot)
         } catch {
             await listing.withdraw()
             throw error

@@ -15,8 +15,10 @@ enum SessionRunner {
     static func localParticipant(_ playerID: PlayerID, bot: BotLevelChoice?, presentation: MatchPresentation)
         -> (any Participant, [LocalParticipant]) {
         if let bot {
-            return (BotParticipant(playerID: playerID, minimumThinkTime: presentation.botPause,
-                                   timedStrategy: botStrategy(bot, seed: freshSeed())), [])
+            // The bot plays the seat; a voice speaks for it, so /quit and /say mean what they mean without --bot.
+            let seated = BotParticipant(playerID: playerID, minimumThinkTime: presentation.botPause,
+                                        timedStrategy: botStrategy(bot, seed: freshSeed()))
+            return (seated, [LocalParticipant(speakingFor: seated)])
         }
         let local = LocalParticipant(playerID: playerID)
         return (local, [local])
@@ -83,7 +85,7 @@ enum SessionRunner {
             },
             nextRecord: { next, record in
                 StoredMatch(state: next.initialState, role: .host, localSeat: next.hostSeat, lastActivity: wallClockMilliseconds(),
-                            seatToken: next.seatToken.bytes, listenPort: record.listenPort)
+                            seatToken: next.seatToken.bytes, listenPort: record.listenPort, hostSettings: record.hostSettings)
             })
         return try await MatchSeries.play(from: first, with: &player, timing: MatchSeries.Timing(grace: grace)) {
             await host.rematch(after: $0, wants: $1)

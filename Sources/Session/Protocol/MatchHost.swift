@@ -897,8 +897,10 @@ public actor MatchHost {
         let seats = saved.guestTokens.keys.sorted()
         let remotes = seats.map { seat in
             let link = seat == welcome.seat ? connection : WireConnection.absent("\(state.seats[seat].name), not back yet")
+            // Every seat of a table speaks protocol 2 (section 16): talk is relayed to and heard from each, as before the host stopped.
             let remote = RemoteGuest(connection: link, seat: seat, initial: state,
-                                     timeouts: configuration.timeouts, clock: configuration.clock)
+                                     timeouts: configuration.timeouts, clock: configuration.clock,
+                                     talk: talk, protocolVersion: FrameFormat.tableVersion)
             remote.takeOver()
             return remote
         }
@@ -908,10 +910,13 @@ public actor MatchHost {
             initialState: state, hostSeat: saved.hostSeat, guestSeat: first.seat,
             hostPlayerID: state.seats[saved.hostSeat].playerID, seatToken: firstToken, remote: first,
             controllerConfiguration: MatchController.Configuration(confirmationTimeout: configuration.timeouts.confirmation,
-                                                                   clock: configuration.clock))
+                                                                   clock: configuration.clock).talking(through: talk))
         match.guests = remotes
         match.seatTokens = seats.compactMap { saved.guestTokens[$0] }
         match.botSeats = saved.botSeats.sorted()
+        // Spectators watch a resumed table as they watched it before.
+        match.spectators = spectators
+        spectators.begin(state)
         hosted = match
         report(connection.peerDescription, .admitted(name: state.seats[welcome.seat].name, seat: welcome.seat))
         for waiter in waiters { waiter.resume(returning: match) }
