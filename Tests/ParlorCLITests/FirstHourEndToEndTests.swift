@@ -1,6 +1,7 @@
 import Foundation
 @preconcurrency import Glibc
 import ParlorTestSupport
+import Session
 import Testing
 
 /// Issue 36 with real processes over loopback: the combinations a newcomer
@@ -89,5 +90,30 @@ struct FirstHourEndToEndTests {
         let end = try LANTableEndToEndTests.end(host)
         let outcomes = try #require(end["outcomes"] as? [[String: Any]])
         #expect(outcomes[1]["outcome"] as? String == "quit", "\(outcomes)")
+    }
+}
+
+/// Issue 36 item 11 against a host written here from docs/PROTOCOL.md alone.
+@Suite("Protocol conformance of the guest against a hand-made host", .serialized)
+struct GuestConformanceEndToEndTests {
+    @Test("a REJECT with a reason code this parlor does not know is shown by its number, with the host's sentence (section 6)")
+    func unknownRejectIsShownByNumber() async throws {
+        let listener = try TCPListener.listen(port: 0, on: .specific(SocketAddress(ipAddress: "127.0.0.1", port: 0)))
+        defer { listener.close() }
+        let host = Task { () -> Bool in
+            for await connection in listener.connections {
+                let peer = RawPeer(stream: connection.byteStream())
+                guard case .hello? = await peer.nextMessage(timeout: .seconds(10)) else { return false }
+                await peer.send(.reject(ReasonCode(rawValue: 150), sentence: "Closed for cleaning."))
+                await peer.close()
+                return true
+            }
+            return false
+        }
+        let join = try await ParlorProcess.run(["join", "127.0.0.1:\(listener.port)", "--bot", "easy", "--plain"],
+                                               environment: LANTableEndToEndTests.environment(), timeout: .seconds(30))
+        #expect(await host.value, "the guest sent HELLO")
+        #expect(join.status == 1, Comment(rawValue: join.stderr))
+        #expect(join.stderr.contains("reason 150: Closed for cleaning."), Comment(rawValue: join.stderr))
     }
 }

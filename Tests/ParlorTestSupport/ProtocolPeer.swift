@@ -116,6 +116,7 @@ public enum BlobForge {
     public static func deadlineOffset(in blob: [UInt8]) -> Int? {
         var offset = 4 + 2 + 16
         guard blob.count > offset else { return nil }
+        let format = Int(blob[4]) << 8 | Int(blob[5])
         offset += 1 + Int(blob[offset])                          // game id
         offset += 2                                              // rules version
         guard blob.count > offset else { return nil }
@@ -124,6 +125,7 @@ public enum BlobForge {
             offset += 16
             guard blob.count > offset else { return nil }
             offset += 1 + Int(blob[offset]) + 2
+            if format >= 2 { offset += 2 }                      // left after (format 2)
         }
         offset += 4 + 4                                          // sequence, turn timeout
         return offset + 8 <= blob.count ? offset : nil

@@ -68,13 +68,13 @@ struct RawGuestSession {
     let hosted: HostedMatch
 
     static func start(over transport: AttackTransport = .memory, turnTimeout: UInt32 = 0,
-                      timeouts: SessionTimeouts = quickTimeouts) async throws -> RawGuestSession {
+                      timeouts: SessionTimeouts = quickTimeouts,
+                      hello: Hello = Hello(appVersion: "test", playerID: .random(), playerName: "Mallory")) async throws -> RawGuestSession {
         let host = try MatchHost(configuration: HostConfiguration(
             gameID: "connect4", hostName: "Hostess", hostPlayerID: .random(), seatPreference: .second,
             turnTimeoutSeconds: turnTimeout, timeouts: timeouts, appVersion: "test"))
         let door = try HostDoor(transport, host: host)
         let peer = try await door.connect()
-        let hello = Hello(appVersion: "test", playerID: .random(), playerName: "Mallory")
         let (welcome, state) = try #require(await peer.handshake(hello))
         let hosted = try await host.waitForGuest()
         let (controller, local) = hosted.makeController { LocalParticipant(playerID: $0) }

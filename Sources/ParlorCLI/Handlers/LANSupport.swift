@@ -154,9 +154,10 @@ struct JoinFailure: UserFacingError {
             "could not join: the host refused the passcode; check the code with the host and join again"
         case .rejected(.passcodeRequired, _), .passcodeNeeded:
             "could not join: the host needs a passcode; join with --code CODE"
-        case .rejected(_, let sentence):
-            // The host's own sentence; the reason's name is for logs and --json, not for people.
-            "could not join: the host refused: \(sentence)"
+        case .rejected(let reason, let sentence):
+            // The host's own sentence; a known reason's name is for logs and --json, not for people,
+            // but a code this version does not know is shown by number (section 6).
+            "could not join: the host refused: \(reason.shown(with: sentence))"
         case .notAParlorHost(.unsupportedVersion(let version)):
             "could not join: the host speaks protocol version \(version), which this parlor does not; use the same parlor release on both machines"
         case .notAParlorHost(.badMagic(let bytes)):

@@ -934,7 +934,8 @@ public actor MatchHost {
         let state = MatchState(matchID: MatchID.random(), game: gameType.init(seats: 2), seats: seats,
                                turnTimeout: old.turnTimeout, now: configuration.clock())
         var hello = Hello(appVersion: configuration.appVersion, playerID: seats[guestSeat].playerID, playerName: seats[guestSeat].name)
-        hello.protocolVersions = FrameFormat.supportedVersions
+        // The version the guest's first WELCOME chose: a guest that offered only 1 cannot read a 2 (section 11).
+        hello.protocolVersions = [previous.remote.protocolVersion]
         let welcome = welcome(for: state, guestSeat: guestSeat, token: SeatToken.random(), hello: hello)
         let remote = RemoteGuest(connection: connection, seat: guestSeat, initial: state,
                                  timeouts: configuration.timeouts, clock: configuration.clock,

@@ -79,6 +79,8 @@ public final class RemoteGuest: Participant {
     private let news = RematchNewsFeed()
     /// Whether the connection speaks protocol 2, which has table talk (TALK).
     let speaksTalk: Bool
+    /// The protocol version this guest's WELCOME chose (a rematch keeps it).
+    let protocolVersion: UInt8
 
     private let confirmationTimeout: Duration
     private let clock: @Sendable () -> Int64
@@ -96,6 +98,7 @@ public final class RemoteGuest: Participant {
          clock: @escaping @Sendable () -> Int64, talk: TableTalk? = nil, protocolVersion: UInt8 = 1) {
         self.talk = talk
         self.speaksTalk = protocolVersion >= 2
+        self.protocolVersion = protocolVersion
         self.seat = seat
         self.playerID = initial.seats[seat].playerID
         self.name = initial.seats[seat].name

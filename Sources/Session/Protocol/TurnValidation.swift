@@ -231,14 +231,17 @@ enum BlobPeek {
     static func seatOfMove(_ index: Int, in blob: [UInt8]) -> SeatIndex? {
         var reader = ByteReader(blob)
         do {
-            _ = try reader.readBytes(4 + 2 + 16)                 // magic, format, match id
+            _ = try reader.readBytes(4)                           // magic
+            let format = try reader.readUInt16()
+            _ = try reader.readBytes(16)                          // match id
             _ = try reader.readShortBytes()                       // game id
             _ = try reader.readUInt16()                           // rules version
             let seats = Int(try reader.readUInt8())
             for _ in 0..<seats {
                 _ = try reader.readBytes(16)
                 _ = try reader.readShortBytes()
-                _ = try reader.readBytes(2)
+                _ = try reader.readBytes(2)                       // status, outcome
+                if format >= 2 { _ = try reader.readBytes(2) }    // left after (section 5, format 2)
             }
             _ = try reader.readBytes(4 + 4 + 8)                   // sequence, turn timeout, deadline
             let moves = Int(try reader.readUInt16())

@@ -1,0 +1,63 @@
+import Games
+import Match
+import ParlorTestSupport
+import Testing
+@testable import Session
+
+/// What an independent client written from docs/PROTOCOL.md found the host
+/// doing against the document (issue 36, item 11), frame by frame.
+@Suite struct ConformanceProtocolTests {
+    /// The frames the peer receives until `stop` says so (or nothing more comes).
+    static func messages(from peer: RawPeer, until stop: (Message) -> Bool) async -> [Message] {
+        var seen: [Message] = []
+        while let message = await peer.nextMessage(timeout: .seconds(5)) {
+            seen.append(message)
+            if stop(message) { break }
+        }
+        return seen
+    }
+
+    @Test("a rematch WELCOME keeps protocol 1 for a guest that offered only 1 (section 11)")
+    func aRematchKeepsTheGuestsVersion() async throws {
+        var hello = Hello(appVersion: "1", playerID: .random(), playerName: "Old")
+        hello.protocolVersions = [1]
+        let session = try await RawGuestSession.start(hello: hello)
+        #expect(session.welcome.protocolVersion == 1)
+        session.hosted.remote.keepConnectionForRematch()
+        _ = await session.hostLocal.quit()
+        guard case .quit? = await session.peer.nextMessage() else { Issue.record("expected the QUIT push"); return }
+        let host = session.host, hosted = session.hosted
+        let decided = Task { await host.rematch(after: hosted, wants: true, answerTimeout: .seconds(5)) }
+        await session.peer.send(.rematch(.offer))
+        let seen = await Self.messages(from: session.peer) { if case .welcome = $0 { true } else { false } }
+        guard case .welcome(let welcome)? = seen.last else {
+            Issue.record("no rematch WELCOME: \(seen)")
+            return
+        }
+        #expect(welcome.protocolVersion == 1, "a release-1 guest refuses a WELCOME of version \(welcome.protocolVersion)")
+        #expect(try MatchBlob.decode(welcome.matchBlob).matchID != session.state.matchID)
+        _ = await decided.value
+    }
+}
+
+/// Section 8, step 4: an illegal move at the new index is `notYourSeat` when its seat byte is not the guest's.
+@Suite struct TableTurnValidationTests {
+    @Test("at a table, a TURN whose new move is attributed to another guest's seat is refused notYourSeat (203), not illegalMove")
+    func aMoveForAnotherGuestsSeatIsNotYourSeat() throws {
+        let game = try #require(GameCatalog.game(id: "dots-and-boxes"))
+        let seats = ["Ana", "Bo", "Cy"].map { Seat(playerID: .random(), name: $0) }
+        var committed = MatchState(matchID: .random(), game: game.init(seats: 3), seats: seats)
+        committed = try committed.applying(.move(try #require(committed.game.legalMoves.first), by: 0), now: 1)
+        #expect(committed.activeSeat == 1)
+        // Bo (seat 1) sends a legal move of its own, with the move's seat byte changed to Cy's.
+        let own = try committed.applying(.move(try #require(committed.game.legalMoves.first), by: 1), now: 2)
+        let forged = BlobForge.forge(MatchBlob.encode(own)) { $0[BlobForge.lastMoveOffset(in: $0)] = 2 }
+        let result = HostTurnValidator.validate(.turn, sequence: own.sequence, blob: forged, committed: committed,
+                                                guestSeat: 1, committedHashes: [:])
+        guard case .failure(let rejection) = result else {
+            Issue.record("a move for seat 3 from seat 2 was accepted")
+            return
+        }
+        #expect(rejection.reason == .notYourSeat, "\(rejection)")
+    }
+}
