@@ -61,3 +61,61 @@ import Testing
         #expect(rejection.reason == .notYourSeat, "\(rejection)")
     }
 }
+
+/// Sections 16 and 17: a spectator at a table sees what a seated guest sees.
+@Suite struct TableSpectatorConformanceTests {
+    /// Reads messages until one that `wanted` matches; nil when none comes.
+    static func next(_ peer: RawPeer, _ wanted: (Message) -> Bool) async -> Message? {
+        while let message = await peer.nextMessage(timeout: .seconds(5)) {
+            if wanted(message) { return message }
+        }
+        return nil
+    }
+
+    @Test("a spectator at a table nobody sat at yet gets TABLE at once, its talk before the match is refused talkNotYet, and a guest who goes away reaches it as SEAT")
+    func aSpectatorAtATableSeesWhatAGuestSees() async throws {
+        var configuration = HostConfiguration(gameID: "dots-and-boxes", hostName: "Hana", hostPlayerID: .random(), seatPreference: .first,
+                                              timeouts: quickTimeouts, appVersion: "test")
+        configuration.seats = 3
+        configuration.botNames = ["Easy bot"]
+        let host = try MatchHost(configuration: configuration)
+        let door = try HostDoor(.memory, host: host)
+
+        let spectator = try await door.connect()
+        var watch = Hello(appVersion: "test", playerID: .random(), playerName: "Wes")
+        watch.watching = true
+        await spectator.send(.watch(watch))
+        guard case .watching? = await spectator.nextMessage() else { Issue.record("expected WATCHING"); return }
+        guard case .table(let seating)? = await spectator.nextMessage() else { Issue.record("expected TABLE before any guest"); return }
+        #expect(seating.yourSeat == TableSeating.noSeat)
+        #expect(seating.seats.map(\.kind) == [.host, .free, .bot] && seating.seats[0].name == "Hana")
+
+        await spectator.send(.talk(.say(Array("hello".utf8))))
+        let refused = await Self.next(spectator) { if case .talk(.refused) = $0 { true } else { false } }
+        guard case .talk(.refused(let reason, let sentence))? = refused else { Issue.record("no refusal"); return }
+        #expect(reason == .talkNotYet && !sentence.contains("turned table talk off"), "\(sentence)")
+
+        // One guest fills the table; the host's controller runs with nobody moving.
+        let guest = try await door.connect()
+        await guest.send(.hello(Hello(appVersion: "test", playerID: .random(), playerName: "Bo")))
+        guard case .welcome? = await Self.next(guest, { if case .welcome = $0 { true } else { false } }) else {
+            Issue.record("the guest was not welcomed")
+            return
+        }
+        let hosted = try await host.waitForGuest()
+        let botSeat = try #require(hosted.botSeats.first)
+        let controller = hosted.makeController(with: LocalParticipant(playerID: hosted.hostPlayerID),
+                                               bots: [LocalParticipant(playerID: hosted.initialState.seats[botSeat].playerID)])
+        try await controller.start()
+        guard case .state? = await Self.next(spectator, { if case .state = $0 { true } else { false } }) else {
+            Issue.record("the spectator never saw the match begin")
+            return
+        }
+        // Bo's link drops: the spectator is told, as another guest would be.
+        await guest.close()
+        let seat = await Self.next(spectator) { if case .seat = $0 { true } else { false } }
+        guard case .seat(let presence)? = seat else { Issue.record("no SEAT reached the spectator"); return }
+        #expect(presence.seat == 1 && presence.away && presence.graceLeftMilliseconds > 0, "\(presence)")
+        await controller.fail(.connectionLost("the test is over"))
+    }
+}

@@ -451,6 +451,14 @@ public actor MatchHost {
             connection.send(message)  // CHALLENGE; the handshake timer keeps running
         case .spectate(let name):
             finish(id)
+            // A table nobody has sat at yet: the spectator sees the host's and the bots' seats as the first TABLE (section 16).
+            if configuration.seats > 2, hosted == nil, saved == nil, layout == nil {
+                let table = makeLayout()
+                layout = table
+                var watched = seating(table, for: nil)
+                watched.yourSeat = TableSeating.noSeat
+                spectators.tableChanged(watched)
+            }
             spectators.admit(connection, name: name)
             report(peer, .spectating(name: name))
         case .seat:

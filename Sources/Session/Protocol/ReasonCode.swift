@@ -109,6 +109,8 @@ public struct ReasonCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let talkEmpty = ReasonCode(rawValue: 404)
     /// The line's bytes are not UTF-8.
     public static let talkNotUTF8 = ReasonCode(rawValue: 405)
+    /// A spectator spoke before the match began: talk is relayed in the match's order, so it opens with the match.
+    public static let talkNotYet = ReasonCode(rawValue: 406)
 
     /// Every code this version defines, in numeric order.
     public static let known: [ReasonCode] = [
@@ -118,7 +120,7 @@ public struct ReasonCode: RawRepresentable, Hashable, Sendable, CustomStringConv
         .outOfSequence, .replayed, .notYourTurn, .notYourSeat, .illegalMove, .badBlob, .otherMatch, .otherGame,
         .historyRewritten, .hashMismatch, .outcomesDisagree, .matchOver, .notOneChange, .spectatorCannotMove,
         .goodbyeMatchOver, .goodbyeLeaving, .goodbyeDesync, .goodbyeProtocolError, .goodbyeSilence, .goodbyeCannotSave, .goodbyeTooSlow,
-        .talkOff, .talkTooFast, .talkTooLong, .talkControlCharacter, .talkEmpty, .talkNotUTF8,
+        .talkOff, .talkTooFast, .talkTooLong, .talkControlCharacter, .talkEmpty, .talkNotUTF8, .talkNotYet,
     ]
 
     /// The camel-case name used in docs/PROTOCOL.md and JSON, nil for a code from a newer parlor.
@@ -167,6 +169,7 @@ public struct ReasonCode: RawRepresentable, Hashable, Sendable, CustomStringConv
         case 403: "talkControlCharacter"
         case 404: "talkEmpty"
         case 405: "talkNotUTF8"
+        case 406: "talkNotYet"
         default: nil
         }
     }

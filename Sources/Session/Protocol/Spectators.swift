@@ -80,6 +80,9 @@ public final class SpectatorGallery: Participant {
         var talk: TableTalk?
         var controller: MatchController?
         var heldTalk: [TalkLine] = []
+        /// The table's seats that are away now (or played by a stand-in bot), as SEAT
+        /// tells them: a spectator gets them as a guest does, and one who arrives gets them at once.
+        var away: [SeatIndex: SeatPresence] = [:]
         /// The final state, once spectators may see it (saved, when saving is on).
         func finalRevealed() -> MatchState? {
             guard let final, let revealed, revealed.matchID == final.matchID, revealed.sequence == final.sequence else { return nil }
@@ -187,6 +190,7 @@ public final class SpectatorGallery: Participant {
                 heartbeatTimeoutMilliseconds: silence.wireMilliseconds, hostAppVersion: appVersion,
                 watching: UInt16(clamping: state.links.count), matchBlob: blob)))
             if state.revealed == nil, let seating = state.seating { connection.send(.table(seating)) }
+            for presence in state.away.values.sorted(by: { $0.seat < $1.seat }) { connection.send(.seat(presence)) }
             if let final = state.finalRevealed(), !state.staysForRematch { sayGoodbye(id, final: final, &state) }
             return id
         }
@@ -310,6 +314,7 @@ public final class SpectatorGallery: Participant {
             state.revealed = match
             state.final = nil
             state.staysForRematch = false
+            state.away = [:]
             if !state.links.isEmpty { broadcast(Message.state(blob: MatchBlob.encode(match)).encoded, &state) }
         }
     }
@@ -337,8 +342,11 @@ public final class SpectatorGallery: Participant {
                 Task {
                     let refusal: TalkCheck.Refusal? = if let talk, let controller {
                         await talk.hear(bytes, from: speaker, link: ObjectIdentifier(connection), in: controller)
+                    } else if let talk, case .off(let why) = talk.availability {
+                        TalkCheck.Refusal(reason: .talkOff, sentence: why)
                     } else {
-                        TalkCheck.Refusal(reason: .talkOff, sentence: TableTalk.turnedOff)
+                        // Talk is on, but a line is relayed in the match's order, which has not begun.
+                        TalkCheck.Refusal(reason: .talkNotYet, sentence: "Table talk opens when the match begins.")
                     }
                     if let refusal { connection.send(.talk(.refused(refusal.reason, sentence: refusal.sentence))) }
                 }
@@ -450,6 +458,23 @@ public final class SpectatorGallery: Participant {
     public func deliver(_ change: MatchChange, resulting state: MatchState) async throws {}
 
     public func stateChanged(_ newState: MatchState, event: MatchEvent) {
+        // A guest of a table went away, came back, or a bot stands in: SEAT, as another guest gets it (section 17).
+        let presence: SeatPresence?
+        switch event {
+        case .presence(let seat, let away, let graceLeft) where newState.seats.count > 2:
+            presence = SeatPresence(seat: seat, away: away, graceLeftMilliseconds: graceLeft.wireMilliseconds)
+        case .standIn(let seat, let bot?) where newState.seats.count > 2:
+            presence = SeatPresence(seat: seat, away: true, graceLeftMilliseconds: 0, botStandsIn: !bot.isEmpty)
+        default:
+            presence = nil
+        }
+        if let presence {
+            enqueue { [self] state in
+                state.away[presence.seat] = presence.away ? presence : nil
+                if !newState.isEnded { broadcast(Message.seat(presence).encoded, &state) }
+            }
+            return
+        }
         if case .talk(let line) = event {
             // After the change it follows, as on the guests' links: held until that change is revealed.
             enqueue { [self] state in

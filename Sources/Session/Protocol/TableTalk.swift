@@ -223,6 +223,9 @@ public final class TableTalk: TalkOutlet {
         }
     }
 
+    /// Whether talk is on now, and if not, why.
+    public var availability: Availability { state.withLock { $0.availability } }
+
     /// The sentence of `parlor host --no-talk`.
     public static let turnedOff = "The host has turned table talk off."
 
