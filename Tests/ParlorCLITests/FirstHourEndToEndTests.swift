@@ -1,6 +1,8 @@
 import Foundation
 @preconcurrency import Glibc
 import ParlorTestSupport
+import Games
+import Match
 import Session
 import Testing
 
@@ -115,5 +117,108 @@ struct GuestConformanceEndToEndTests {
         #expect(await host.value, "the guest sent HELLO")
         #expect(join.status == 1, Comment(rawValue: join.stderr))
         #expect(join.stderr.contains("reason 150: Closed for cleaning."), Comment(rawValue: join.stderr))
+    }
+}
+
+/// Section 19 at a real many-table host: the end of a match reaches a guest whose link dropped at the end.
+@Suite("A many-table host holds an ended table for its guest", .serialized)
+struct HallEndHeldEndToEndTests {
+    @Test("a guest whose link drops right after the match's last change comes back with its token and is given the end, not REJECT matchNotFound")
+    func aGuestGoneAtTheEndLearnsIt() async throws {
+        // The guest moves first, so nothing the host plays crosses our QUIT.
+        let host = try SpawnedParlor(["host", "connect4", "--bot", "easy", "--tables", "2", "--json", "--port", "0", "--seat", "second"],
+                                     environment: LANTableEndToEndTests.environment())
+        defer { host.send(SIGKILL) }
+        let port = try await LANTableEndToEndTests.port(host)
+        let connection = try await TCPConnection.connect(host: "127.0.0.1", port: UInt16(port))
+        let peer = RawPeer(stream: connection.byteStream())
+        let hello = Hello(appVersion: "test", playerID: .random(), playerName: "Gone")
+        let (welcome, state) = try #require(await peer.handshake(hello))
+        // Our own QUIT is the match's last change; the link drops as soon as it is confirmed.
+        let ended = try state.applying(.quit(welcome.seat), now: wallClockMilliseconds())
+        await peer.send(.quit(sequence: ended.sequence, blob: MatchBlob.encode(ended)))
+        var confirmed = false
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline, let message = await peer.nextMessage(timeout: .seconds(10)) {
+            if case .confirm = message { confirmed = true; break }
+        }
+        #expect(confirmed, "the host confirmed the quit")
+        await peer.close()
+        try await Task.sleep(for: .milliseconds(500))
+
+        // Back with the seat token: the host still has the table, and gives the end.
+        let back = RawPeer(stream: try await TCPConnection.connect(host: "127.0.0.1", port: UInt16(port)).byteStream())
+        var again = hello
+        again.matchID = state.matchID
+        again.seatToken = welcome.seatToken
+        await back.send(.hello(again))
+        let answer = await back.nextMessage(timeout: .seconds(10))
+        guard case .welcome(let final)? = answer else {
+            Issue.record("expected WELCOME with the end, got \(String(describing: answer))")
+            return
+        }
+        let finalState = try MatchBlob.decode(final.matchBlob)
+        #expect(finalState.isEnded && finalState.seats[welcome.seat].outcome == .quit)
+    }
+}
+
+/// Section 19: a table whose guest never came back after a hall's resume is interrupted again, and resumable alone.
+@Suite("A hall's resumed table given up is resumable alone", .serialized)
+struct HallGivenUpEndToEndTests {
+    static func states(home: [String: String]) async throws -> [String: String] {
+        let listed = try await ParlorProcess.run(["matches", "--json"], environment: home, timeout: .seconds(20))
+        var states: [String: String] = [:]
+        for record in jsonEvents(listed.stdout) {
+            if let id = record["id"] as? String, let state = record["state"] as? String { states[id] = state }
+        }
+        return states
+    }
+
+    @Test("after a hall's parlor resume, a table whose guest did not come back within the grace stays interrupted, and parlor resume ID takes it")
+    func aGivenUpTableIsInterruptedAndResumable() async throws {
+        let home = LANTableEndToEndTests.environment()
+        let host = try SpawnedParlor(["host", "connect4", "--bot", "easy", "--tables", "2", "--json", "--port", "0", "--seat", "second"],
+                                     environment: home)
+        defer { host.send(SIGKILL) }
+        let port = try await LANTableEndToEndTests.port(host)
+        var sessions: [(hello: Hello, welcome: Welcome, id: MatchID)] = []
+        var peers: [RawPeer] = []
+        for name in ["Ann", "Ben"] {
+            let peer = RawPeer(stream: try await TCPConnection.connect(host: "127.0.0.1", port: UInt16(port)).byteStream())
+            let hello = Hello(appVersion: "test", playerID: .random(), playerName: name)
+            let (welcome, state) = try #require(await peer.handshake(hello))
+            sessions.append((hello, welcome, state.matchID))
+            peers.append(peer)
+        }
+        // Both tables saved (each guest's move is first and nobody moves): then the host dies.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while try await Self.states(home: home).count < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        host.send(SIGKILL)
+        _ = await host.wait(timeout: .seconds(10))
+        for peer in peers { await peer.close() }
+
+        let resumed = try SpawnedParlor(["resume", sessions[0].id.hex, "--json", "--grace", "3"], environment: home)
+        defer { resumed.send(SIGKILL) }
+        _ = try #require(await resumed.line(containing: "\"listening\"", timeout: .seconds(20)), Comment(rawValue: resumed.transcript))
+        // Ann comes back; Ben never does.
+        let back = RawPeer(stream: try await TCPConnection.connect(host: "127.0.0.1", port: UInt16(port)).byteStream())
+        var again = sessions[0].hello
+        again.matchID = sessions[0].id
+        again.seatToken = sessions[0].welcome.seatToken
+        await back.send(.hello(again))
+        guard case .welcome? = await back.nextMessage(timeout: .seconds(10)) else {
+            Issue.record("Ann was not taken back: \(resumed.transcript)")
+            return
+        }
+        _ = try #require(await resumed.line(containing: "did not come back", timeout: .seconds(20)), Comment(rawValue: resumed.transcript))
+        let states = try await Self.states(home: home)
+        #expect(states[sessions[1].id.hex] == "interrupted", "\(states)")
+        #expect(states[sessions[0].id.hex] == "playing", "\(states)")
+        // Ben's match alone: resume takes it (it waits for Ben, who does not come, and says so).
+        let alone = try await ParlorProcess.run(["resume", sessions[1].id.hex, "--json", "--grace", "1"], environment: home,
+                                                timeout: .seconds(30))
+        #expect(!alone.stderr.contains("being played"), Comment(rawValue: alone.stderr))
+        #expect(alone.stdout.contains("\"listening\""), Comment(rawValue: alone.stdout + alone.stderr))
+        await back.close()
     }
 }

@@ -119,3 +119,24 @@ import Testing
         await controller.fail(.connectionLost("the test is over"))
     }
 }
+
+/// Section 19: a many-table host answers as a table's own handshake would.
+@Suite struct HallConformanceTests {
+    @Test("a many-table host answers a connection that never sends its first frame with REJECT handshakeTimeout, not a silent close")
+    func aSilentConnectionIsRefusedHandshakeTimeout() async throws {
+        var timeouts = quickTimeouts
+        timeouts.handshake = .milliseconds(400)
+        let hall = try TableHall(configuration: HostConfiguration(gameID: "connect4", hostName: "Teach", hostPlayerID: .random(),
+                                                                  timeouts: timeouts, appVersion: "test"), limit: 2)
+        let (client, server) = InMemoryByteStream.pair()
+        await hall.accept(server)
+        let peer = RawPeer(stream: client)
+        guard case .reject(let reason, let sentence)? = await peer.nextMessage(timeout: .seconds(5)) else {
+            Issue.record("the hall closed without a word")
+            return
+        }
+        #expect(reason == .handshakeTimeout, "\(sentence)")
+        #expect(await peer.waitForClose())
+        await hall.shutdown()
+    }
+}

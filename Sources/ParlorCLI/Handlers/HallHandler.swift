@@ -14,7 +14,8 @@ import TerminalUI
 /// match id, store record, timeouts and resume; `--json` prints every table's
 /// events with its match id and table number. Ends on Ctrl-C, SIGTERM or
 /// SIGHUP (every match in play is left for now, resumable with `parlor resume`).
-func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] = []) async throws -> ExitCode {
+func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] = [],
+             claims: [MatchID: MatchClaim] = [:]) async throws -> ExitCode {
     guard let gameType = GameCatalog.game(id: options.game) else {
         throw CommandFailure("unknown game '\(options.game)'", exitCode: .usage)
     }
@@ -79,6 +80,8 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
         try? await Task.sleep(for: grace)
         guard !Task.isCancelled else { return }
         for id in await hall.releaseSavedTablesStillWaiting() {
+            // Not played here any more: the record is interrupted again, and resumable alone.
+            claims[id]?.release()
             let text = "The guest of match \(id.short) did not come back within \(grace.components.seconds) s; "
                 + "the match stays interrupted here, and 'parlor resume \(id.short)' continues it."
             announcer.say(text, event: JSONEvents.tagged(JSONEvents.notice(text), with: [("match", .string(id.hex))]))
@@ -208,12 +211,16 @@ enum Hall {
             Console.writeError("parlor: table \(number): the match could not be saved: \(problem)\n")
         }
         if ended {
-            // The guest acknowledges the end at once; one that is away learns it when it comes back.
-            for guest in hosted.guests { _ = await guest.finalDelivery(within: .seconds(30)) }
+            // The guest acknowledges the end at once; one whose link dropped keeps the table until it
+            // comes back with its token and is given the end, for at most 30 s (section 19).
+            for guest in hosted.guests { _ = await guest.waitForFinalDelivery(within: Hall.endHeld) }
         }
         board.free(number)
         await context.hall.release(table.number)
     }
+
+    /// How long a table whose match ended is held for a guest that has not acknowledged the end (section 19).
+    static let endHeld: Duration = .seconds(30)
 
     /// Prints what the hall refused itself (the tables' own refusals too): `{"event":"refused",…}`.
     static func relay(_ reports: AsyncStream<HallReport>, context: Context) async {

@@ -8,15 +8,18 @@ import Store
 enum HallResume {
     /// Claims `first`'s siblings too and serves them all as one hall; a sibling
     /// another process holds meanwhile is left to it (and said so).
-    static func run(_ first: StoredMatch, siblings: [StoredMatch], options: ResumeOptions, store: MatchStore) async throws -> ExitCode {
+    /// `claim` is `first`'s, held by the caller; each table's claim is let go
+    /// as soon as the hall gives that table up, so `parlor resume ID` can take it alone.
+    static func run(_ first: StoredMatch, claim: MatchClaim, siblings: [StoredMatch], options: ResumeOptions,
+                    store: MatchStore) async throws -> ExitCode {
         var records = [first]
-        var claims: [MatchClaim] = []
-        defer { for claim in claims { claim.release() } }
+        var claims: [MatchID: MatchClaim] = [first.state.matchID: claim]
+        defer { for claim in claims.values { claim.release() } }
         for sibling in siblings {
             do {
                 let (record, claim) = try store.claimForResume(.match(sibling.state.matchID.hex))
                 records.append(record)
-                claims.append(claim)
+                claims[record.state.matchID] = claim
             } catch {
                 Console.writeError("parlor: table of match \(sibling.state.matchID.short) is not resumed here: \(error)\n")
             }
@@ -27,6 +30,6 @@ enum HallResume {
         host.name = first.state.seats[hostSeat].name
         host.timeouts = options.timeouts
         host.tables = records.count
-        return try await runHall(host, limit: records.count, resuming: records)
+        return try await runHall(host, limit: records.count, resuming: records, claims: claims)
     }
 }

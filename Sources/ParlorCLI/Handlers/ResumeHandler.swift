@@ -32,7 +32,7 @@ func runResume(_ options: ResumeOptions) async throws -> ExitCode {
     case .host:
         // A table of a many-table host: every unfinished table of that process comes back together.
         let siblings = store.siblingTables(of: record)
-        if !siblings.isEmpty { return try await HallResume.run(record, siblings: siblings, options: options, store: store) }
+        if !siblings.isEmpty { return try await HallResume.run(record, claim: claim, siblings: siblings, options: options, store: store) }
         return try await ResumeAsHost.run(record, options: options, presentation: presentation)
     case .guest:
         var address: (host: String, port: UInt16)?

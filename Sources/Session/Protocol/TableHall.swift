@@ -334,6 +334,8 @@ enum FirstFrame: Sendable {
         let replay = ReplayedStream(stream)
         let timer = Task {
             do { try await Task.sleep(for: timeout) } catch { return }
+            // As a table's own handshake answers it (sections 7, 12, 19): never a silent close.
+            stream.send(Message.reject(.handshakeTimeout, sentence: "No HELLO arrived in time.").encoded)
             stream.close()
         }
         defer { timer.cancel() }
