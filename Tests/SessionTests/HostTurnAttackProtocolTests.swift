@@ -69,7 +69,8 @@ struct RawGuestSession {
 
     static func start(over transport: AttackTransport = .memory, turnTimeout: UInt32 = 0,
                       timeouts: SessionTimeouts = quickTimeouts,
-                      hello: Hello = Hello(appVersion: "test", playerID: .random(), playerName: "Mallory")) async throws -> RawGuestSession {
+                      hello: Hello = Hello(appVersion: "test", playerID: .random(), playerName: "Mallory"),
+                      save: RemoteGuest.Persist? = nil) async throws -> RawGuestSession {
         let host = try MatchHost(configuration: HostConfiguration(
             gameID: "connect4", hostName: "Hostess", hostPlayerID: .random(), seatPreference: .second,
             turnTimeoutSeconds: turnTimeout, timeouts: timeouts, appVersion: "test"))
@@ -77,6 +78,7 @@ struct RawGuestSession {
         let peer = try await door.connect()
         let (welcome, state) = try #require(await peer.handshake(hello))
         let hosted = try await host.waitForGuest()
+        if let save { hosted.saveBeforeRevealing(save) }
         let (controller, local) = hosted.makeController { LocalParticipant(playerID: $0) }
         try await controller.start()
         return RawGuestSession(door: door, peer: peer, hostController: controller, hostLocal: local, state: state,

@@ -61,6 +61,8 @@ public final class RemoteGuest: Participant {
         var ticker: LivenessClock.Timer?
         /// The after-match conversation, once the match ended with the connection kept.
         var afterMatch: AfterMatch?
+        /// Saves asked for that have not called back yet (`savesSettled` counts their callbacks).
+        var savesInFlight = 0
     }
 
     /// What is left of one step after the lock: the actions that wait, with what they need.
@@ -87,6 +89,8 @@ public final class RemoteGuest: Participant {
     private let attached = Gate()
     /// Bumped whenever the machine's `delivery` changes.
     private let deliveryChanged = SettleSignal()
+    /// Bumped whenever a save calls back.
+    private let savesSettled = SettleSignal()
     private let state: Mutex<State>
     /// A bot that may stand in for this seat while the guest is away (at a table).
     private let standIn = StandIn()
@@ -346,6 +350,22 @@ public final class RemoteGuest: Participant {
         default:
             await perform(step(.inbound(inbound)))
         }
+        // Frames from the guest are handled strictly in arrival order (docs/PROTOCOL.md
+        // section 8): a frame is done once what it caused is on disk and its answer
+        // (CONFIRM) has gone, so a STATE, TURN_REJECTED or GOODBYE that follows it in
+        // the same segment is answered after it, never before.
+        await savesCalledBack()
+    }
+
+    /// Returns once every save asked for so far has called back (30 s at most: a save always calls back).
+    private func savesCalledBack() async {
+        let giveUp = ContinuousClock.now + .seconds(30)
+        while true {
+            let mark = savesSettled.count
+            let left = giveUp - ContinuousClock.now
+            guard state.withLock({ $0.savesInFlight }) > 0, left > .zero else { return }
+            await savesSettled.wait(beyond: mark, limit: left)
+        }
     }
 
     /// Judges and submits one guest change; the commit answers it (CONFIRM, from
@@ -452,7 +472,9 @@ public final class RemoteGuest: Participant {
                 case .reachCrashPoint(let phase):
                     CrashHook.reach(phase)
                 case .save:
-                    // Outside the lock: the save may call back at once.
+                    // Outside the lock: the save may call back at once. In flight from now on,
+                    // so the next frame from the guest waits for it (`savesCalledBack`).
+                    if state.persist != nil { state.savesInFlight += 1 }
                     step.actions.append(action)
                 case .startSaveRetry:
                     state.saveRetry = Task { [weak self] in await self?.retrySaveLoop() }
@@ -579,9 +601,12 @@ public final class RemoteGuest: Participant {
     /// Saves `committed` through `persist`, outside the lock; the frames that
     /// reveal it leave when the save calls back (`HostLink.Event.saved`).
     private func save(_ committed: MatchState, frames: [Message]) {
+        // Counted in flight when the machine asked for it (`stepping`), so a frame read meanwhile waits for it.
         guard let persist = state.withLock({ $0.persist }) else { return }
         persist(committed) { [self] error in
             performNow(step(.saved(committed, frames: frames, error: error.map { "\($0)" })))
+            state.withLock { $0.savesInFlight -= 1 }
+            savesSettled.bump()
         }
     }
 }
