@@ -289,3 +289,24 @@ struct LateSpectatorTests {
         #expect(!watcher.output.contains("leftForNow") && !watcher.output.contains("parlor resume"), Comment(rawValue: watcher.transcript))
     }
 }
+
+extension LateSpectatorTests {
+    @Test("a spectator who arrives while a guest of a table is away sees that seat away at once")
+    func lateSpectatorSeesAnAwaySeat() async throws {
+        let host = try SpawnedParlor(["host", "dots-and-boxes", "--seats", "3", "--bots", "easy", "--bot", "easy", "--grace", "60",
+                                      "--json", "--port", "0", "--name", "Hana", "--seat", "first"], environment: LANTableEndToEndTests.environment())
+        defer { host.send(SIGKILL) }
+        let port = try await LANTableEndToEndTests.port(host)
+        let friend = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--json", "--name", "Bo", "--grace", "60"],
+                                       environment: LANTableEndToEndTests.environment(), keepStdinOpen: true)
+        #expect(await FirstHourEndToEndTests.waitFor(friend, "turn") { $0["seat"] as? Int == 1 } != nil, Comment(rawValue: friend.transcript))
+        friend.send(SIGKILL)
+        _ = await friend.wait(timeout: .seconds(10))
+        #expect(await FirstHourEndToEndTests.waitFor(host, "away") { $0["seat"] as? Int == 1 } != nil, Comment(rawValue: host.transcript))
+
+        let watcher = try SpawnedParlor(["watch", "127.0.0.1:\(port)", "--json"], environment: LANTableEndToEndTests.environment())
+        defer { watcher.send(SIGKILL) }
+        let away = await FirstHourEndToEndTests.waitFor(watcher, "away", timeout: .seconds(5)) { $0["seat"] as? Int == 1 }
+        #expect(away != nil, Comment(rawValue: watcher.transcript))
+    }
+}

@@ -677,6 +677,8 @@ public final class SpectatorFeed: Sendable {
     private enum Pending {
         case blob([UInt8])
         case talk(TalkLine)
+        /// A seat away (or back) before the controller started: the host tells a late spectator at once.
+        case presence(SeatPresence)
     }
 
     /// Who sits where while the table fills (TABLE, before its match begins), newest last.
@@ -771,6 +773,9 @@ public final class SpectatorFeed: Sendable {
                 if let seat = next.seat, let match = try? MatchBlob.decode(blob) { await show(blob, match, in: controller, from: seat) }
             case .talk(let line):
                 await controller.relayTalk(line)
+            case .presence(let presence):
+                await controller.reportPresence(seat: presence.seat, away: presence.away,
+                                                graceLeft: .milliseconds(presence.graceLeftMilliseconds))
             }
         }
         let (latest, seat) = state.withLock { ($0.latest, $0.authority) }
@@ -788,7 +793,13 @@ public final class SpectatorFeed: Sendable {
         case .message(.goodbye(let reason, let sentence, _)):
             await stop("the host let us go: \(reason.shown(with: sentence))")
         case .message(.seat(let presence)):
-            if let controller = state.withLock({ $0.controller }) {
+            // One that comes before the controller started (a late spectator is told which seats are away
+            // right after WATCHING) waits in the backlog, in order, as talk does.
+            let controller = state.withLock { state -> MatchController? in
+                if state.controller == nil { state.backlog.append(.presence(presence)) }
+                return state.controller
+            }
+            if let controller {
                 await controller.reportPresence(seat: presence.seat, away: presence.away,
                                                 graceLeft: .milliseconds(presence.graceLeftMilliseconds))
             }
