@@ -133,6 +133,9 @@ public struct FullScreenFrontend: MatchFrontend {
             if terminalGone { return exit }
             if let interrupted { return .interrupted(signal: interrupted, exit.state) }
             switch exit {
+            case .left(let state) where model.talkWithoutSeat:  // a spectator says what it left
+                _ = writeAll(fd: outputFD, Array((MatchText.stoppedWatching(state) + "\n").utf8))
+                return exit
             case .left, .interrupted, .inputEnded, .terminalLost: return exit
             case .ended, .failed: break
             }

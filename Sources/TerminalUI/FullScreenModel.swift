@@ -69,6 +69,7 @@ struct FullScreenModel {
         view.hintsAllowed = hintsAllowed
         view.talkAvailable = talkAvailable && (!localSeats.isEmpty || talkWithoutSeat)
         view.standInAllowed = standInAllowed && state.seats.count > 2
+        view.watching = localSeats.isEmpty
         refreshCursorVisibility()
     }
 
@@ -221,6 +222,8 @@ struct FullScreenModel {
         case .character("?"):
             view.showingKeys = true
             return [.redraw]
+        case _ where view.watching && key != .character(TalkLines.key) && key != .character("q") && key != .character("Q"):
+            return []  // nothing typed here moves: no cursor, no hint, no "not your turn"
         case .character(TalkLines.key):
             guard view.talkAvailable else {
                 view.message = "No table talk here: it is for LAN matches."

@@ -501,7 +501,11 @@ public final class MatchDesk: Sendable {
         guard let index = state.entries.firstIndex(where: { $0.id == id }) else { return }
         let entry = state.entries.remove(at: index)
         if state.notice?.match == id { state.notice = nil }
-        state.message = "Back in the lobby after the match. \(entry.label): \(MatchText.resultLine(exit.state, options: options))"
+        if case .left(let left) = exit, entry.model.talkWithoutSeat {
+            state.message = "Back in the lobby. \(MatchText.stoppedWatching(left))"
+        } else {
+            state.message = "Back in the lobby after the match. \(entry.label): \(MatchText.resultLine(exit.state, options: options))"
+        }
         if state.onScreen == id {
             state.onScreen = nil
             if let waiting = Self.firstWaiting(state) { show(state.entries[waiting].id, &state) }

@@ -45,6 +45,8 @@ public struct ScreenView: Sendable {
     public var standIns: [SeatIndex: String] = [:]
     /// The `b` key works: this side hosts a table and may hand away seats to a bot.
     public var standInAllowed = false
+    /// Nobody plays at this screen (a spectator, or bots watched): its keys are watching keys.
+    public var watching = false
 
     /// A view of `state` with the cursor at `cursor`.
     public init(state: MatchState, cursor: BoardCursor = BoardCursor(column: 0), localSeats: Set<SeatIndex> = [],
@@ -232,6 +234,10 @@ public enum Renderer {
                                          ("Esc", "put it back")]
         default: keys = [("Enter, Space", "play")]
         }
+        if view.watching {
+            keys = view.talkAvailable ? [(String(TalkLines.key), "say something to the table (Enter sends, Esc cancels)")] : []
+            return keys + [("q, Ctrl-C", "stop watching (nothing typed here moves)"), ("?", "these keys")]
+        }
         if view.hintsAllowed { keys.append((FullScreenModel.hintKeyName(view.state.game), "show the best move (a hint)")) }
         if view.talkAvailable { keys.append((String(TalkLines.key), "say something to the table (Enter sends, Esc cancels)")) }
         if view.standInAllowed { keys.append(("b", "a bot plays each away player's seat until they are back")) }
@@ -378,6 +384,7 @@ public enum Renderer {
         if view.isOver { return "Press any key to leave." }
         if view.confirmingQuit { return "y: quit the match   n or Esc: keep playing" }
         if view.talkDraft != nil { return TalkLines.inputKeys }
+        if view.watching { return "Watching" + (view.talkAvailable ? "   \(TalkLines.key): talk" : "") + "   q: leave   ?: keys" }
         let arrows = options.unicode ? "←/→" : "left/right"
         let allArrows = options.unicode ? "←↑↓→" : "arrows"
         let keys: String
