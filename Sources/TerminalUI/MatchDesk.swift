@@ -63,6 +63,14 @@ public final class MatchDesk: Sendable {
         let answer: CheckedContinuation<String?, Never>
     }
 
+    /// A line about a match other than the one on screen: what happened
+    /// there, or (no text) that it is our turn there, worded when drawn so
+    /// that it counts the other matches that wait.
+    private struct Notice {
+        let match: MatchID
+        var text: String?
+    }
+
     private struct State {
         var entries: [Entry] = []
         /// Questions waiting for a line, the first on screen.
@@ -71,7 +79,7 @@ public final class MatchDesk: Sendable {
         var listOpen = false
         var listSelection = 0
         /// The notice for another match, and which match it is about.
-        var notice: (match: MatchID, text: String)?
+        var notice: Notice?
         /// A sentence for the lobby (a join that failed, a match that ended).
         var message: String?
         var title: String?
@@ -140,6 +148,9 @@ public final class MatchDesk: Sendable {
         }
     }
 
+    /// The match on screen (nil while the lobby or the list is shown).
+    public var matchOnScreen: MatchID? { state.withLock { $0.listOpen ? nil : $0.onScreen } }
+
     /// How many matches the player sits at.
     public var matchCount: Int { state.withLock { $0.entries.count } }
 
@@ -198,7 +209,7 @@ public final class MatchDesk: Sendable {
         return state.withLock { state in
             var lines: [String] = hosting
             if let message = state.message { lines.append(message) }
-            if let notice = state.notice { lines.append(notice.text) }
+            if let notice = Self.noticeText(state) { lines.append(notice) }
             if !state.entries.isEmpty {
                 let waiting = state.entries.filter(\.waitsForUs).count
                 lines.append("You sit at \(state.entries.count) match\(state.entries.count == 1 ? "" : "es")"
@@ -225,7 +236,7 @@ public final class MatchDesk: Sendable {
         state.withLock { state in
             guard !state.entries.isEmpty else { return }
             state.listOpen = true
-            state.listSelection = Self.firstWaiting(state) ?? 0
+            state.listSelection = Self.tabTarget(state) ?? 0
             draw(&state)
         }
     }
@@ -301,7 +312,7 @@ public final class MatchDesk: Sendable {
                 draw(&state)
                 return .handled
             case .tab where !overlay:
-                if let waiting = Self.firstWaiting(state, besides: state.onScreen) {
+                if let waiting = Self.tabTarget(state) {
                     show(state.entries[waiting].id, &state)
                 } else {
                     state.listOpen = true
@@ -385,7 +396,7 @@ public final class MatchDesk: Sendable {
             if state.onScreen == nil && !state.listOpen {
                 show(id, &state)
             } else {
-                state.notice = (id, "\(entry.label) has started. Press Esc for your matches.")
+                state.notice = Notice(match: id, text: "\(entry.label) has started. Press Esc for your matches.")
                 draw(&state)
             }
             return true
@@ -420,15 +431,16 @@ public final class MatchDesk: Sendable {
             let actions: [ScreenAction]
             switch input {
             case .match(let event):
+                // The model first: a notice drawn by the routing words the match as it is now.
+                actions = state.entries[index].model.handle(event)
                 if case .turnBegan(let seat, let turnState) = event {
                     homeChanged = route(TurnEvent(seat: seat, state: turnState, localSeats: state.entries[index].seats.seats),
                                         state: turnState, at: index, &state)
                 } else if case .ended(let ended) = event, id != state.onScreen || state.listOpen {
                     let text = "\(state.entries[index].label) is over. \(MatchText.resultLine(ended, options: options)) Esc or Tab in the lobby lists it."
-                    state.notice = (id, text)
+                    state.notice = Notice(match: id, text: text)
                     homeChanged = true
                 }
-                actions = state.entries[index].model.handle(event)
             case .streamEnded: actions = state.entries[index].model.matchStreamEnded()
             case .submitted(let result, let quitting): actions = state.entries[index].model.submitted(result, quitting: quitting)
             case .hint(let move, let sequence): actions = state.entries[index].model.hinted(move, sequence: sequence)
@@ -459,7 +471,7 @@ public final class MatchDesk: Sendable {
         case .takeTurn, .redraw:
             return false  // the model's redraw draws it
         case .notice:
-            state.notice = (event.match, TurnNotices.yourTurnElsewhere(turnState, localSeats: event.localSeats))
+            state.notice = Notice(match: event.match, text: nil)
         case .quietUpdate:
             // A notice about this match is stale once the turn moved on.
             if state.notice?.match == event.match { state.notice = nil } else { return false }
@@ -508,7 +520,7 @@ public final class MatchDesk: Sendable {
         }
         if state.onScreen == id {
             state.onScreen = nil
-            if let waiting = Self.firstWaiting(state) { show(state.entries[waiting].id, &state) }
+            if let waiting = Self.tabTarget(state) { show(state.entries[waiting].id, &state) }
         }
         if state.entries.isEmpty { state.listOpen = false }
         if state.onScreen == nil && !state.listOpen { state.homeDirty = true }
@@ -558,10 +570,28 @@ public final class MatchDesk: Sendable {
         draw(&state)
     }
 
-    /// The entry waiting longest for us, other than `besides`.
-    private static func firstWaiting(_ state: State, besides: MatchID? = nil) -> Int? {
-        state.entries.indices.filter { state.entries[$0].waitsForUs && state.entries[$0].id != besides }
-            .min { (state.entries[$0].waitingSince ?? 0) < (state.entries[$1].waitingSince ?? 0) }
+    /// Where Tab goes: the match the notice names while it waits for us,
+    /// else the next match waiting for us after the one on screen, in the
+    /// order their turns came (so that Tab visits every one in turn).
+    private static func tabTarget(_ state: State) -> Int? {
+        if let named = state.notice.flatMap({ notice in notice.text == nil ? notice.match : nil }),
+           let index = state.entries.firstIndex(where: { $0.id == named && $0.waitsForUs }), named != state.onScreen || state.listOpen {
+            return index
+        }
+        let waiting = state.entries.indices.filter { state.entries[$0].waitsForUs && state.entries[$0].id != state.onScreen }
+            .sorted { (state.entries[$0].waitingSince ?? 0, $0) < (state.entries[$1].waitingSince ?? 0, $1) }
+        guard let shown = state.entries.first(where: { $0.id == state.onScreen && $0.waitsForUs }),
+              let since = shown.waitingSince else { return waiting.first }
+        return waiting.first { (state.entries[$0].waitingSince ?? 0) > since } ?? waiting.first
+    }
+
+    /// The notice's words: a turn notice counts the other matches that wait for us.
+    private static func noticeText(_ state: State) -> String? {
+        guard let notice = state.notice else { return nil }
+        if let text = notice.text { return text }
+        guard let entry = state.entries.first(where: { $0.id == notice.match }) else { return nil }
+        let more = state.entries.filter { $0.waitsForUs && $0.id != notice.match && $0.id != state.onScreen }.count
+        return TurnNotices.yourTurnElsewhere(entry.model.state, localSeats: entry.seats.seats, moreWaiting: more)
     }
 
     /// Draws what is on screen: the list, or a match with the desk's line at the bottom.
@@ -573,8 +603,8 @@ public final class MatchDesk: Sendable {
             if let note = question.note { lines += [note, ""] }
             lines += [question.prompt, "", "Nothing you type is shown. Enter sends it · Esc cancels (your other matches go on)."]
             var frame = Frame(lines: lines.map { StyledLine(Self.clip($0, size.columns - 1)) })
-            if let notice = state.notice {
-                frame.lines += [StyledLine(), StyledLine(Self.clip(notice.text, size.columns - 1), TextStyle(foreground: .yellow, bold: true))]
+            if let notice = Self.noticeText(state) {
+                frame.lines += [StyledLine(), StyledLine(Self.clip(notice, size.columns - 1), TextStyle(foreground: .yellow, bold: true))]
             }
             writer.show(frame, size: size)
             return
@@ -596,14 +626,15 @@ public final class MatchDesk: Sendable {
 
     /// The notice for another match, or how to reach the other matches and the lobby.
     private static func bottomLine(_ state: State, width: Int) -> StyledLine {
-        if let notice = state.notice {
-            return StyledLine(clip(notice.text, width), TextStyle(foreground: .yellow, bold: true))
+        if let notice = noticeText(state) {
+            return StyledLine(clip(notice, width), TextStyle(foreground: .yellow, bold: true))
         }
         let others = state.entries.count - 1
         let waiting = state.entries.filter { $0.waitsForUs && $0.id != state.onScreen }.count
         var text = "Esc: your matches and the lobby"
         if others > 0 { text += " (\(others) other\(others == 1 ? "" : "s")\(waiting > 0 ? ", \(waiting) waiting for you" : ""))" }
-        if waiting > 0 { text += " · Tab: the one waiting for you" }
+        // Named, so that Tab goes where the line points.
+        if let next = tabTarget(state) { text += " · Tab: \(state.entries[next].label)" }
         return StyledLine(clip(text, width), TextStyle(dim: true))
     }
 
@@ -636,7 +667,7 @@ public final class MatchDesk: Sendable {
                          + pad(row.0, first) + pad(row.1, second) + row.2 + shown)
         }
         lines.append("")
-        if let notice = state.notice { lines.append(notice.text) }
+        if let notice = noticeText(state) { lines.append(notice) }
         lines.append("↑/↓ choose · Enter or 1-9 show it · l the lobby (join or start another) · Esc back")
         return lines.map { clip($0, width) }
     }

@@ -95,13 +95,15 @@ public enum TurnNotices {
     }
 
     /// "It's your turn in Connect Four vs Bo (1a2b3c4d): Bo played 4. Press Tab to switch."
-    /// The line shown under the board (or the lobby) for another match.
-    public static func yourTurnElsewhere(_ state: MatchState, localSeats: Set<SeatIndex>) -> String {
+    /// The line shown under the board (or the lobby) for another match;
+    /// `moreWaiting` other matches that wait for us add "(2 more wait)".
+    public static func yourTurnElsewhere(_ state: MatchState, localSeats: Set<SeatIndex>, moreWaiting: Int = 0) -> String {
         var text = "It's your turn in \(label(state, localSeats: localSeats))"
         if let last = state.moves.last, !localSeats.contains(last.seat), state.seats.indices.contains(last.seat) {
             text += ": \(sanitized(state.seats[last.seat].name)) played \(state.game.notation(for: last.move))"
         }
-        return text + ". Press \(switchKeyName) to switch."
+        let more = moreWaiting > 0 ? " (\(moreWaiting) more wait\(moreWaiting == 1 ? "s" : ""))" : ""
+        return text + ". Press \(switchKeyName) to switch\(more)."
     }
 
     /// The terminal title while it is our turn: "parlor — your turn: connect4 vs Bo";
