@@ -42,6 +42,8 @@ public final class MatchDesk: Sendable {
         var model: FullScreenModel
         let seats: LocalSeats
         let hints: FullScreenFrontend.HintSource?
+        /// Whether its turns ring the bell while it is on screen (not offline: its bots answer at once).
+        let ringsOnScreen: Bool
         /// Where this match's table talk goes; nil when the match has none.
         let talk: TalkSender?
         let exit: AsyncStream<FrontendExit>.Continuation
@@ -387,10 +389,10 @@ public final class MatchDesk: Sendable {
     /// lobby; a match that starts while another is shown (a player joined a
     /// game hosted from the lobby) gets a notice instead, and the board stays.
     fileprivate func add(_ id: MatchID, model: FullScreenModel, seats: LocalSeats, hints: FullScreenFrontend.HintSource?,
-                         talk: TalkSender?, exit: AsyncStream<FrontendExit>.Continuation) {
+                         ringsOnScreen: Bool, talk: TalkSender?, exit: AsyncStream<FrontendExit>.Continuation) {
         let added = state.withLock { state -> Bool in
             guard !state.closed else { return false }
-            let entry = Entry(id: id, model: model, seats: seats, hints: hints, talk: talk, exit: exit)
+            let entry = Entry(id: id, model: model, seats: seats, hints: hints, ringsOnScreen: ringsOnScreen, talk: talk, exit: exit)
             state.entries.append(entry)
             state.message = nil
             if state.onScreen == nil && !state.listOpen {
@@ -458,7 +460,7 @@ public final class MatchDesk: Sendable {
     /// The four cases; true when the lobby's lines changed.
     private func route(_ event: TurnEvent, state turnState: MatchState, at index: Int, _ state: inout State) -> Bool {
         let shown = state.listOpen ? nil : state.onScreen
-        let routing = TurnRouting.route(event, onScreen: shown, bell: bell)
+        let routing = TurnRouting.route(event, onScreen: shown, bell: bell, ringsOnScreen: state.entries[index].ringsOnScreen)
         events?.write(TurnNotices.json(event, routing: routing, state: turnState).encoded + "\n")
         state.counter += 1
         if event.isOurs {
@@ -697,6 +699,9 @@ public struct DeskFrontend: MatchFrontend {
     let desk: MatchDesk
     /// Where the hint key gets the best move; nil: no hints in this match.
     public var hints: FullScreenFrontend.HintSource?
+    /// Whether a turn that comes back while this match is on screen rings the
+    /// bell; false for an offline match, whose bots answer while the person looks on.
+    public var ringsOnScreen = true
 
     public func prepare(controller: MatchController, locals: [LocalParticipant]) async -> PreparedMatch {
         await prepare(controller: controller, locals: locals, endQuestion: nil)
@@ -707,6 +712,7 @@ public struct DeskFrontend: MatchFrontend {
         let initial = await controller.state
         let desk = self.desk
         let hints = self.hints
+        let ringsOnScreen = self.ringsOnScreen
         let seats = LocalSeats(state: initial, locals: locals)
         let access = await TalkAccess.of(controller)
         let talks = access.available
@@ -715,7 +721,7 @@ public struct DeskFrontend: MatchFrontend {
         return PreparedMatch {
             let (exits, continuation) = AsyncStream<FrontendExit>.makeStream()
             let talk = talks ? TalkSender(controller: controller) : nil
-            desk.add(initial.matchID, model: model, seats: seats, hints: hints, talk: talk, exit: continuation)
+            desk.add(initial.matchID, model: model, seats: seats, hints: hints, ringsOnScreen: ringsOnScreen, talk: talk, exit: continuation)
             let forwarding = Task {
                 for await event in events { desk.receive(.match(event), for: initial.matchID) }
                 desk.receive(.streamEnded, for: initial.matchID)

@@ -61,7 +61,9 @@ public struct TurnRouting: Hashable, Sendable {
 
     /// Sorts `event` into the four cases, with `onScreen` the match shown now
     /// (nil: the lobby or the list of matches is shown, so every match is "another").
-    public static func route(_ event: TurnEvent, onScreen: MatchID?, bell: Bool) -> TurnRouting {
+    /// `ringsOnScreen` false: a turn that comes back on screen does not ring
+    /// (an offline match, whose bots answer while the person looks on); another match's still does.
+    public static func route(_ event: TurnEvent, onScreen: MatchID?, bell: Bool, ringsOnScreen: Bool = true) -> TurnRouting {
         let shown = event.match == onScreen
         let turnCase: TurnCase = switch (shown, event.isOurs) {
         case (true, true): .takeTurn
@@ -69,7 +71,8 @@ public struct TurnRouting: Hashable, Sendable {
         case (false, true): .notice
         case (false, false): .quietUpdate
         }
-        return TurnRouting(turnCase: turnCase, ringsBell: bell && event.becameOurs, setsTitle: event.isOurs)
+        let rings = bell && event.becameOurs && (ringsOnScreen || !shown)
+        return TurnRouting(turnCase: turnCase, ringsBell: rings, setsTitle: event.isOurs)
     }
 }
 
