@@ -208,11 +208,15 @@ enum BoardGamesRenderer {
             lines[row].append(String(repeating: " ", count: max(1, checkersNoteColumn - lines[row].width)))
             lines[row].append(note, TextStyle(dim: row == 16 || row == 0))
         }
+        // The first row keeps room for the widest cursor note, so that the board is as wide with it as without.
+        lines[0].append(String(repeating: " ", count: max(0, checkersNoteColumn + checkersNoteWidth - lines[0].width)))
         return lines
     }
 
     /// Where the notes beside the narrow rows start.
     static let checkersNoteColumn = 38
+    /// The widest note: the cursor's, "Cursor: from m10 to l11 (+ can go)".
+    static let checkersNoteWidth = 34
 
     /// The hole under a Chinese-checkers cursor (row index, place in the row), or nil.
     static func checkersHole(at cursor: BoardCursor) -> Int? {

@@ -117,9 +117,12 @@ public struct FullScreenFrontend: MatchFrontend {
         }
 
         let options = self.options
+        var steadyWidth = 0
         func draw(_ view: ScreenView) {
             var view = view
             view.now = wallClockMilliseconds()
+            steadyWidth = max(steadyWidth, Renderer.boardWidth(for: view, options: options))
+            view.steadyWidth = steadyWidth
             let size = terminal.size() ?? .standard
             writer.show(Renderer.screen(for: view, options: options, size: size), size: size)
         }

@@ -49,6 +49,8 @@ public final class MatchDesk: Sendable {
         let exit: AsyncStream<FrontendExit>.Continuation
         /// When its turn last became ours (for Tab: the one waiting longest goes first); nil when not our turn.
         var waitingSince: UInt64?
+        /// The widest its board has been drawn (`ScreenView.steadyWidth`).
+        var steadyWidth = 0
         var label: String { TurnNotices.label(model.state, localSeats: seats.seats) }
         var waitsForUs: Bool {
             guard let active = model.state.activeSeat, !model.view.isOver else { return false }
@@ -615,9 +617,11 @@ public final class MatchDesk: Sendable {
             writer.show(Frame(lines: Self.listLines(state, width: size.columns - 1).prefix(size.rows).map { StyledLine($0) }), size: size)
             return
         }
-        guard let entry = state.entries.first(where: { $0.id == state.onScreen }) else { return }
-        var view = entry.model.view
+        guard let index = state.entries.firstIndex(where: { $0.id == state.onScreen }) else { return }
+        var view = state.entries[index].model.view
         view.now = wallClockMilliseconds()
+        state.entries[index].steadyWidth = max(state.entries[index].steadyWidth, Renderer.boardWidth(for: view, options: options))
+        view.steadyWidth = state.entries[index].steadyWidth
         let boardSize = TerminalSize(columns: size.columns, rows: max(1, size.rows - 1))
         var frame = Renderer.screen(for: view, options: options, size: boardSize)
         while frame.lines.count < boardSize.rows { frame.lines.append(StyledLine()) }
