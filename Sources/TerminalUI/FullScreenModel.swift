@@ -316,15 +316,7 @@ struct FullScreenModel {
             return [.redraw]
         }
         let game = view.state.game
-        let cursor: BoardCursor?
-        switch game {
-        case is Connect4: cursor = BoardCursor(column: move.rawValue)
-        case is TicTacToe: cursor = BoardCursor(column: move.rawValue % 3, row: move.rawValue / 3)
-        case is Cube4: cursor = BoardCursor(column: move.rawValue % Cube4.size, row: move.rawValue / Cube4.size)
-        case is Reversi where (0..<Reversi.size * Reversi.size).contains(move.rawValue):
-            cursor = BoardCursor(column: move.rawValue % Reversi.size, row: move.rawValue / Reversi.size)
-        default: cursor = nil
-        }
+        let cursor = BoardGamesCursor.cursor(playing: move, in: game)
         if let cursor { view.cursor = cursor }
         view.message = "Hint: \(game.notation(for: move))" + (cursor == nil ? "." : " (Enter plays it).")
         return [.redraw]

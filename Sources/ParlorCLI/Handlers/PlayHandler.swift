@@ -106,8 +106,9 @@ enum ResumeOffline {
     }
 
     static func run(_ record: StoredMatch, presentation: MatchPresentation) async throws -> ExitCode {
-        // Offline, as `play` does: the bots answer while the person looks on.
+        // Offline, as `play`: the hint key works, and a bot's instant answer rings no bell.
         var presentation = presentation
+        presentation.allowHints()
         presentation.ringOnlyWhenOffScreen()
         var state = record.state
         // The turn clock starts again now: the time away does not count against the seat to move.
