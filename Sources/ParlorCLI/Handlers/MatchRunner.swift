@@ -49,6 +49,9 @@ struct MatchPresentation {
         frontend = screen
     }
 
+    /// The full screen's display options; nil for the desk and the line frontends.
+    var fullScreenOptions: DisplayOptions? { (frontend as? FullScreenFrontend)?.options }
+
     /// An offline match: its bots answer while the person looks on, so a
     /// turn that comes back on screen rings no bell (the desk still rings
     /// for it when another match is on screen).
