@@ -1,6 +1,7 @@
 import Games
 
-/// The full-screen cursor for reversi, dots and boxes and Chinese checkers. Pure.
+/// The full-screen cursor for reversi, dots and boxes and Chinese checkers
+/// (and, for the hint key, where any game's move is on its board). Pure.
 ///
 /// - reversi: a cell; arrows, or a letter a-h for the column and a digit 1-8 for the row;
 /// - dots and boxes: a point of the 9x9 grid of dots, lines and boxes
@@ -67,6 +68,31 @@ enum BoardGamesCursor {
             return .play(ChineseCheckers.move(from: from, to: hole))
         default:
             return nil
+        }
+    }
+
+    /// The cursor from which Enter plays `move` (the hint key puts it there),
+    /// in every game: the column, cell or peg; the line between two dots; in
+    /// Chinese checkers the peg picked up and the cursor on its destination.
+    /// Nil for a move that is no place on the board.
+    static func cursor(playing move: Move, in game: any Game) -> BoardCursor? {
+        let raw = move.rawValue
+        switch game {
+        case is Connect4: return BoardCursor(column: raw)
+        case is TicTacToe: return BoardCursor(column: raw % 3, row: raw / 3)
+        case is Cube4: return BoardCursor(column: raw % Cube4.size, row: raw / Cube4.size)
+        case is Reversi where (0..<Reversi.size * Reversi.size).contains(raw):
+            return BoardCursor(column: raw % Reversi.size, row: raw / Reversi.size)
+        case is DotsAndBoxes:
+            guard let ((column, row), (nextColumn, _)) = DotsAndBoxes.dots(of: raw) else { return nil }
+            // A horizontal line sits between two dots of a row, a vertical one between two rows.
+            return nextColumn > column ? BoardCursor(column: 2 * column + 1, row: 2 * row)
+                : BoardCursor(column: 2 * column, row: 2 * row + 1)
+        case is ChineseCheckers where (0..<ChineseCheckers.holeCount * ChineseCheckers.holeCount).contains(raw):
+            var cursor = checkersCursor(for: raw % ChineseCheckers.holeCount)
+            cursor.selected = raw / ChineseCheckers.holeCount
+            return cursor
+        default: return nil
         }
     }
 

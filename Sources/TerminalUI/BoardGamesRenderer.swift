@@ -163,6 +163,10 @@ enum BoardGamesRenderer {
         let lastFrom = last.map { $0.move.rawValue / ChineseCheckers.holeCount }
         let lastTo = last.map { $0.move.rawValue % ChineseCheckers.holeCount }
         let cursorHole = cursor.flatMap { checkersHole(at: $0) }
+        // Once a peg is picked up, `+` marks every hole it can go to (as reversi's `+` marks its moves).
+        let reachable = cursor?.selected.flatMap { from in
+            game.peg(at: from) == game.activeSeat ? game.destinations(from: from) : nil
+        } ?? []
         var lines: [StyledLine] = []
         for (rowIndex, row) in board.rows.enumerated() {
             var line = StyledLine(letter(rowIndex) + " ", TextStyle(dim: true))
@@ -175,6 +179,9 @@ enum BoardGamesRenderer {
                     : (hole == lastTo || hole == lastFrom ? .lastMove : .none)
                 if let seat = game.peg(at: hole) {
                     cell(&line, glyph: glyph(seat, state, options), glyphStyle: Pieces.style(seat: seat), mark: mark)
+                    used = start + 3
+                } else if reachable.contains(hole) {
+                    cell(&line, glyph: "+", glyphStyle: TextStyle(foreground: .green, bold: true), mark: mark)
                     used = start + 3
                 } else {
                     // Empty holes show their place in the row, so a move can be read off the board.
@@ -202,17 +209,21 @@ enum BoardGamesRenderer {
         }
         if let hole = cursorHole {
             let picked = cursor?.selected.map { "from \(ChineseCheckers.holeName($0)) to " } ?? ""
-            notes[16] = "Cursor: \(picked)\(ChineseCheckers.holeName(hole))"
+            notes[16] = "Cursor: \(picked)\(ChineseCheckers.holeName(hole))" + (reachable.isEmpty ? "" : " (+ can go)")
         }
         for (row, note) in notes {
             lines[row].append(String(repeating: " ", count: max(1, checkersNoteColumn - lines[row].width)))
             lines[row].append(note, TextStyle(dim: row == 16 || row == 0))
         }
+        // The first row keeps room for the widest cursor note, so that the board is as wide with it as without.
+        lines[0].append(String(repeating: " ", count: max(0, checkersNoteColumn + checkersNoteWidth - lines[0].width)))
         return lines
     }
 
     /// Where the notes beside the narrow rows start.
     static let checkersNoteColumn = 38
+    /// The widest note: the cursor's, "Cursor: from m10 to l11 (+ can go)".
+    static let checkersNoteWidth = 34
 
     /// The hole under a Chinese-checkers cursor (row index, place in the row), or nil.
     static func checkersHole(at cursor: BoardCursor) -> Int? {

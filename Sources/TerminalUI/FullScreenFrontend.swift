@@ -117,9 +117,12 @@ public struct FullScreenFrontend: MatchFrontend {
         }
 
         let options = self.options
+        var steadyWidth = 0
         func draw(_ view: ScreenView) {
             var view = view
             view.now = wallClockMilliseconds()
+            steadyWidth = max(steadyWidth, Renderer.boardWidth(for: view, options: options))
+            view.steadyWidth = steadyWidth
             let size = terminal.size() ?? .standard
             writer.show(Renderer.screen(for: view, options: options, size: size), size: size)
         }
@@ -133,6 +136,9 @@ public struct FullScreenFrontend: MatchFrontend {
             if terminalGone { return exit }
             if let interrupted { return .interrupted(signal: interrupted, exit.state) }
             switch exit {
+            case .left(let state) where model.talkWithoutSeat:  // a spectator says what it left
+                _ = writeAll(fd: outputFD, Array((MatchText.stoppedWatching(state) + "\n").utf8))
+                return exit
             case .left, .interrupted, .inputEnded, .terminalLost: return exit
             case .ended, .failed: break
             }

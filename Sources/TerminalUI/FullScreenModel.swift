@@ -69,6 +69,7 @@ struct FullScreenModel {
         view.hintsAllowed = hintsAllowed
         view.talkAvailable = talkAvailable && (!localSeats.isEmpty || talkWithoutSeat)
         view.standInAllowed = standInAllowed && state.seats.count > 2
+        view.watching = localSeats.isEmpty
         refreshCursorVisibility()
     }
 
@@ -221,6 +222,8 @@ struct FullScreenModel {
         case .character("?"):
             view.showingKeys = true
             return [.redraw]
+        case _ where view.watching && key != .character(TalkLines.key) && key != .character("q") && key != .character("Q"):
+            return []  // nothing typed here moves: no cursor, no hint, no "not your turn"
         case .character(TalkLines.key):
             guard view.talkAvailable else {
                 view.message = "No table talk here: it is for LAN matches."
@@ -313,15 +316,7 @@ struct FullScreenModel {
             return [.redraw]
         }
         let game = view.state.game
-        let cursor: BoardCursor?
-        switch game {
-        case is Connect4: cursor = BoardCursor(column: move.rawValue)
-        case is TicTacToe: cursor = BoardCursor(column: move.rawValue % 3, row: move.rawValue / 3)
-        case is Cube4: cursor = BoardCursor(column: move.rawValue % Cube4.size, row: move.rawValue / Cube4.size)
-        case is Reversi where (0..<Reversi.size * Reversi.size).contains(move.rawValue):
-            cursor = BoardCursor(column: move.rawValue % Reversi.size, row: move.rawValue / Reversi.size)
-        default: cursor = nil
-        }
+        let cursor = BoardGamesCursor.cursor(playing: move, in: game)
         if let cursor { view.cursor = cursor }
         view.message = "Hint: \(game.notation(for: move))" + (cursor == nil ? "." : " (Enter plays it).")
         return [.redraw]

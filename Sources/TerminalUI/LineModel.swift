@@ -197,6 +197,10 @@ struct LineModel {
             return json(JSONEvents.rejected(input: line, seat: activeLocalSeat, reason: why))
                 + say("To quit, \(why).") + (activeLocalSeat.map(prompt) ?? [])
         }
+        // Watching: no line is a move here; say what works instead of keeping it for a turn that never comes.
+        if talkWithoutSeat {
+            return line.isEmpty ? [] : say("You are watching: nothing typed here moves (\(TalkLines.sayPrefix)TEXT talks, q leaves).")
+        }
         queue.append(line)
         return pump()
     }
@@ -227,7 +231,10 @@ struct LineModel {
     private mutating func quitNow() -> [LineAction] {
         guard !leaving else { return [] }
         let seat = activeLocalSeat ?? voicedSeats.sorted().first { state.seats[$0].status == .playing }
-        guard let seat else { return voicedSeats.isEmpty ? [.finish(.left(state))] : [] }
+        guard let seat else {
+            guard voicedSeats.isEmpty else { return [] }
+            return (talkWithoutSeat ? say(MatchText.stoppedWatching(state)) : []) + [.finish(.left(state))]
+        }
         leaving = true
         return [.quit(seat: seat)]
     }

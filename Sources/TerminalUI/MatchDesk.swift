@@ -42,11 +42,15 @@ public final class MatchDesk: Sendable {
         var model: FullScreenModel
         let seats: LocalSeats
         let hints: FullScreenFrontend.HintSource?
+        /// Whether its turns ring the bell while it is on screen (not offline: its bots answer at once).
+        let ringsOnScreen: Bool
         /// Where this match's table talk goes; nil when the match has none.
         let talk: TalkSender?
         let exit: AsyncStream<FrontendExit>.Continuation
         /// When its turn last became ours (for Tab: the one waiting longest goes first); nil when not our turn.
         var waitingSince: UInt64?
+        /// The widest its board has been drawn (`ScreenView.steadyWidth`).
+        var steadyWidth = 0
         var label: String { TurnNotices.label(model.state, localSeats: seats.seats) }
         var waitsForUs: Bool {
             guard let active = model.state.activeSeat, !model.view.isOver else { return false }
@@ -63,6 +67,14 @@ public final class MatchDesk: Sendable {
         let answer: CheckedContinuation<String?, Never>
     }
 
+    /// A line about a match other than the one on screen: what happened
+    /// there, or (no text) that it is our turn there, worded when drawn so
+    /// that it counts the other matches that wait.
+    private struct Notice {
+        let match: MatchID
+        var text: String?
+    }
+
     private struct State {
         var entries: [Entry] = []
         /// Questions waiting for a line, the first on screen.
@@ -71,7 +83,7 @@ public final class MatchDesk: Sendable {
         var listOpen = false
         var listSelection = 0
         /// The notice for another match, and which match it is about.
-        var notice: (match: MatchID, text: String)?
+        var notice: Notice?
         /// A sentence for the lobby (a join that failed, a match that ended).
         var message: String?
         var title: String?
@@ -140,6 +152,9 @@ public final class MatchDesk: Sendable {
         }
     }
 
+    /// The match on screen (nil while the lobby or the list is shown).
+    public var matchOnScreen: MatchID? { state.withLock { $0.listOpen ? nil : $0.onScreen } }
+
     /// How many matches the player sits at.
     public var matchCount: Int { state.withLock { $0.entries.count } }
 
@@ -198,7 +213,7 @@ public final class MatchDesk: Sendable {
         return state.withLock { state in
             var lines: [String] = hosting
             if let message = state.message { lines.append(message) }
-            if let notice = state.notice { lines.append(notice.text) }
+            if let notice = Self.noticeText(state) { lines.append(notice) }
             if !state.entries.isEmpty {
                 let waiting = state.entries.filter(\.waitsForUs).count
                 lines.append("You sit at \(state.entries.count) match\(state.entries.count == 1 ? "" : "es")"
@@ -225,7 +240,7 @@ public final class MatchDesk: Sendable {
         state.withLock { state in
             guard !state.entries.isEmpty else { return }
             state.listOpen = true
-            state.listSelection = Self.firstWaiting(state) ?? 0
+            state.listSelection = Self.tabTarget(state) ?? 0
             draw(&state)
         }
     }
@@ -301,7 +316,7 @@ public final class MatchDesk: Sendable {
                 draw(&state)
                 return .handled
             case .tab where !overlay:
-                if let waiting = Self.firstWaiting(state, besides: state.onScreen) {
+                if let waiting = Self.tabTarget(state) {
                     show(state.entries[waiting].id, &state)
                 } else {
                     state.listOpen = true
@@ -376,16 +391,16 @@ public final class MatchDesk: Sendable {
     /// lobby; a match that starts while another is shown (a player joined a
     /// game hosted from the lobby) gets a notice instead, and the board stays.
     fileprivate func add(_ id: MatchID, model: FullScreenModel, seats: LocalSeats, hints: FullScreenFrontend.HintSource?,
-                         talk: TalkSender?, exit: AsyncStream<FrontendExit>.Continuation) {
+                         ringsOnScreen: Bool, talk: TalkSender?, exit: AsyncStream<FrontendExit>.Continuation) {
         let added = state.withLock { state -> Bool in
             guard !state.closed else { return false }
-            let entry = Entry(id: id, model: model, seats: seats, hints: hints, talk: talk, exit: exit)
+            let entry = Entry(id: id, model: model, seats: seats, hints: hints, ringsOnScreen: ringsOnScreen, talk: talk, exit: exit)
             state.entries.append(entry)
             state.message = nil
             if state.onScreen == nil && !state.listOpen {
                 show(id, &state)
             } else {
-                state.notice = (id, "\(entry.label) has started. Press Esc for your matches.")
+                state.notice = Notice(match: id, text: "\(entry.label) has started. Press Esc for your matches.")
                 draw(&state)
             }
             return true
@@ -420,15 +435,16 @@ public final class MatchDesk: Sendable {
             let actions: [ScreenAction]
             switch input {
             case .match(let event):
+                // The model first: a notice drawn by the routing words the match as it is now.
+                actions = state.entries[index].model.handle(event)
                 if case .turnBegan(let seat, let turnState) = event {
                     homeChanged = route(TurnEvent(seat: seat, state: turnState, localSeats: state.entries[index].seats.seats),
                                         state: turnState, at: index, &state)
                 } else if case .ended(let ended) = event, id != state.onScreen || state.listOpen {
                     let text = "\(state.entries[index].label) is over. \(MatchText.resultLine(ended, options: options)) Esc or Tab in the lobby lists it."
-                    state.notice = (id, text)
+                    state.notice = Notice(match: id, text: text)
                     homeChanged = true
                 }
-                actions = state.entries[index].model.handle(event)
             case .streamEnded: actions = state.entries[index].model.matchStreamEnded()
             case .submitted(let result, let quitting): actions = state.entries[index].model.submitted(result, quitting: quitting)
             case .hint(let move, let sequence): actions = state.entries[index].model.hinted(move, sequence: sequence)
@@ -446,7 +462,7 @@ public final class MatchDesk: Sendable {
     /// The four cases; true when the lobby's lines changed.
     private func route(_ event: TurnEvent, state turnState: MatchState, at index: Int, _ state: inout State) -> Bool {
         let shown = state.listOpen ? nil : state.onScreen
-        let routing = TurnRouting.route(event, onScreen: shown, bell: bell)
+        let routing = TurnRouting.route(event, onScreen: shown, bell: bell, ringsOnScreen: state.entries[index].ringsOnScreen)
         events?.write(TurnNotices.json(event, routing: routing, state: turnState).encoded + "\n")
         state.counter += 1
         if event.isOurs {
@@ -459,7 +475,7 @@ public final class MatchDesk: Sendable {
         case .takeTurn, .redraw:
             return false  // the model's redraw draws it
         case .notice:
-            state.notice = (event.match, TurnNotices.yourTurnElsewhere(turnState, localSeats: event.localSeats))
+            state.notice = Notice(match: event.match, text: nil)
         case .quietUpdate:
             // A notice about this match is stale once the turn moved on.
             if state.notice?.match == event.match { state.notice = nil } else { return false }
@@ -501,10 +517,14 @@ public final class MatchDesk: Sendable {
         guard let index = state.entries.firstIndex(where: { $0.id == id }) else { return }
         let entry = state.entries.remove(at: index)
         if state.notice?.match == id { state.notice = nil }
-        state.message = "Back in the lobby after the match. \(entry.label): \(MatchText.resultLine(exit.state, options: options))"
+        if case .left(let left) = exit, entry.model.talkWithoutSeat {
+            state.message = "Back in the lobby. \(MatchText.stoppedWatching(left))"
+        } else {
+            state.message = "Back in the lobby after the match. \(entry.label): \(MatchText.resultLine(exit.state, options: options))"
+        }
         if state.onScreen == id {
             state.onScreen = nil
-            if let waiting = Self.firstWaiting(state) { show(state.entries[waiting].id, &state) }
+            if let waiting = Self.tabTarget(state) { show(state.entries[waiting].id, &state) }
         }
         if state.entries.isEmpty { state.listOpen = false }
         if state.onScreen == nil && !state.listOpen { state.homeDirty = true }
@@ -554,10 +574,28 @@ public final class MatchDesk: Sendable {
         draw(&state)
     }
 
-    /// The entry waiting longest for us, other than `besides`.
-    private static func firstWaiting(_ state: State, besides: MatchID? = nil) -> Int? {
-        state.entries.indices.filter { state.entries[$0].waitsForUs && state.entries[$0].id != besides }
-            .min { (state.entries[$0].waitingSince ?? 0) < (state.entries[$1].waitingSince ?? 0) }
+    /// Where Tab goes: the match the notice names while it waits for us,
+    /// else the next match waiting for us after the one on screen, in the
+    /// order their turns came (so that Tab visits every one in turn).
+    private static func tabTarget(_ state: State) -> Int? {
+        if let named = state.notice.flatMap({ notice in notice.text == nil ? notice.match : nil }),
+           let index = state.entries.firstIndex(where: { $0.id == named && $0.waitsForUs }), named != state.onScreen || state.listOpen {
+            return index
+        }
+        let waiting = state.entries.indices.filter { state.entries[$0].waitsForUs && state.entries[$0].id != state.onScreen }
+            .sorted { (state.entries[$0].waitingSince ?? 0, $0) < (state.entries[$1].waitingSince ?? 0, $1) }
+        guard let shown = state.entries.first(where: { $0.id == state.onScreen && $0.waitsForUs }),
+              let since = shown.waitingSince else { return waiting.first }
+        return waiting.first { (state.entries[$0].waitingSince ?? 0) > since } ?? waiting.first
+    }
+
+    /// The notice's words: a turn notice counts the other matches that wait for us.
+    private static func noticeText(_ state: State) -> String? {
+        guard let notice = state.notice else { return nil }
+        if let text = notice.text { return text }
+        guard let entry = state.entries.first(where: { $0.id == notice.match }) else { return nil }
+        let more = state.entries.filter { $0.waitsForUs && $0.id != notice.match && $0.id != state.onScreen }.count
+        return TurnNotices.yourTurnElsewhere(entry.model.state, localSeats: entry.seats.seats, moreWaiting: more)
     }
 
     /// Draws what is on screen: the list, or a match with the desk's line at the bottom.
@@ -569,8 +607,8 @@ public final class MatchDesk: Sendable {
             if let note = question.note { lines += [note, ""] }
             lines += [question.prompt, "", "Nothing you type is shown. Enter sends it · Esc cancels (your other matches go on)."]
             var frame = Frame(lines: lines.map { StyledLine(Self.clip($0, size.columns - 1)) })
-            if let notice = state.notice {
-                frame.lines += [StyledLine(), StyledLine(Self.clip(notice.text, size.columns - 1), TextStyle(foreground: .yellow, bold: true))]
+            if let notice = Self.noticeText(state) {
+                frame.lines += [StyledLine(), StyledLine(Self.clip(notice, size.columns - 1), TextStyle(foreground: .yellow, bold: true))]
             }
             writer.show(frame, size: size)
             return
@@ -579,9 +617,11 @@ public final class MatchDesk: Sendable {
             writer.show(Frame(lines: Self.listLines(state, width: size.columns - 1).prefix(size.rows).map { StyledLine($0) }), size: size)
             return
         }
-        guard let entry = state.entries.first(where: { $0.id == state.onScreen }) else { return }
-        var view = entry.model.view
+        guard let index = state.entries.firstIndex(where: { $0.id == state.onScreen }) else { return }
+        var view = state.entries[index].model.view
         view.now = wallClockMilliseconds()
+        state.entries[index].steadyWidth = max(state.entries[index].steadyWidth, Renderer.boardWidth(for: view, options: options))
+        view.steadyWidth = state.entries[index].steadyWidth
         let boardSize = TerminalSize(columns: size.columns, rows: max(1, size.rows - 1))
         var frame = Renderer.screen(for: view, options: options, size: boardSize)
         while frame.lines.count < boardSize.rows { frame.lines.append(StyledLine()) }
@@ -592,14 +632,15 @@ public final class MatchDesk: Sendable {
 
     /// The notice for another match, or how to reach the other matches and the lobby.
     private static func bottomLine(_ state: State, width: Int) -> StyledLine {
-        if let notice = state.notice {
-            return StyledLine(clip(notice.text, width), TextStyle(foreground: .yellow, bold: true))
+        if let notice = noticeText(state) {
+            return StyledLine(clip(notice, width), TextStyle(foreground: .yellow, bold: true))
         }
         let others = state.entries.count - 1
         let waiting = state.entries.filter { $0.waitsForUs && $0.id != state.onScreen }.count
         var text = "Esc: your matches and the lobby"
         if others > 0 { text += " (\(others) other\(others == 1 ? "" : "s")\(waiting > 0 ? ", \(waiting) waiting for you" : ""))" }
-        if waiting > 0 { text += " · Tab: the one waiting for you" }
+        // Named, so that Tab goes where the line points.
+        if let next = tabTarget(state) { text += " · Tab: \(state.entries[next].label)" }
         return StyledLine(clip(text, width), TextStyle(dim: true))
     }
 
@@ -632,7 +673,7 @@ public final class MatchDesk: Sendable {
                          + pad(row.0, first) + pad(row.1, second) + row.2 + shown)
         }
         lines.append("")
-        if let notice = state.notice { lines.append(notice.text) }
+        if let notice = noticeText(state) { lines.append(notice) }
         lines.append("↑/↓ choose · Enter or 1-9 show it · l the lobby (join or start another) · Esc back")
         return lines.map { clip($0, width) }
     }
@@ -662,6 +703,9 @@ public struct DeskFrontend: MatchFrontend {
     let desk: MatchDesk
     /// Where the hint key gets the best move; nil: no hints in this match.
     public var hints: FullScreenFrontend.HintSource?
+    /// Whether a turn that comes back while this match is on screen rings the
+    /// bell; false for an offline match, whose bots answer while the person looks on.
+    public var ringsOnScreen = true
 
     public func prepare(controller: MatchController, locals: [LocalParticipant]) async -> PreparedMatch {
         await prepare(controller: controller, locals: locals, endQuestion: nil)
@@ -672,6 +716,7 @@ public struct DeskFrontend: MatchFrontend {
         let initial = await controller.state
         let desk = self.desk
         let hints = self.hints
+        let ringsOnScreen = self.ringsOnScreen
         let seats = LocalSeats(state: initial, locals: locals)
         let access = await TalkAccess.of(controller)
         let talks = access.available
@@ -680,7 +725,7 @@ public struct DeskFrontend: MatchFrontend {
         return PreparedMatch {
             let (exits, continuation) = AsyncStream<FrontendExit>.makeStream()
             let talk = talks ? TalkSender(controller: controller) : nil
-            desk.add(initial.matchID, model: model, seats: seats, hints: hints, talk: talk, exit: continuation)
+            desk.add(initial.matchID, model: model, seats: seats, hints: hints, ringsOnScreen: ringsOnScreen, talk: talk, exit: continuation)
             let forwarding = Task {
                 for await event in events { desk.receive(.match(event), for: initial.matchID) }
                 desk.receive(.streamEnded, for: initial.matchID)

@@ -99,6 +99,12 @@ public enum MatchText {
     /// The exact command that continues `state` on a machine that keeps a side of it.
     public static func resumeCommand(_ state: MatchState) -> String { "parlor resume \(state.matchID.short)" }
 
+    /// "You stopped watching Connect Four (Ana vs Bo, move 12).": a spectator's last line after leaving a match that goes on.
+    public static func stoppedWatching(_ state: MatchState) -> String {
+        let players = state.seats.indices.map { name(state, seat: $0) }.joined(separator: " vs ")
+        return "You stopped watching \(state.game.gameDisplayName) (\(players), move \(state.moves.count + 1))."
+    }
+
     /// What happens next after the match stopped on this side without being
     /// over: whether it can continue, this side's exact `parlor resume` line,
     /// and what the other side must do. `localSeats` names the other player.
@@ -107,6 +113,8 @@ public enum MatchText {
         guard failure.isResumable else {
             return "The match cannot continue; 'parlor replay \(state.matchID.short)' shows the moves this side kept."
         }
+        // A spectator has no seat to resume: the players do it.
+        if localSeats.isEmpty { return "The match is not over: the players can continue it, and you can watch it again then." }
         let others = state.seats.indices.filter { !localSeats.contains($0) }
         let other = localSeats.count == 1 && others.count == 1 ? name(state, seat: others[0]) : "The other player"
         return "The match is not over and can continue: run '\(command)' here, "

@@ -45,6 +45,12 @@ public struct ScreenView: Sendable {
     public var standIns: [SeatIndex: String] = [:]
     /// The `b` key works: this side hosts a table and may hand away seats to a bot.
     public var standInAllowed = false
+    /// Nobody plays at this screen (a spectator, or bots watched): its keys are watching keys.
+    public var watching = false
+    /// The widest the title and the board have been in this match, kept by
+    /// the frontend: the board is placed by it, so that a caption or a note
+    /// beside the board that grows moves the board at most once.
+    public var steadyWidth = 0
 
     /// A view of `state` with the cursor at `cursor`.
     public init(state: MatchState, cursor: BoardCursor = BoardCursor(column: 0), localSeats: Set<SeatIndex> = [],
@@ -103,10 +109,22 @@ public enum Renderer {
         // being cut; what surrounds the board gives way, step by step, to fit the rows.
         let width = size.columns - 1
         for fullness in Fullness.allCases {
-            let wrapped = layout(view, options: options, width: width, fullness: fullness)
+            // The board's place comes from what stays put (the title, the board
+            // and the room kept for the move list beside them); the lines under
+            // it wrap in the room right of that place. A keys line, a status
+            // or a message that changes never moves the board.
+            let top = topLines(view, options: options, fullness: fullness)
+            let topWidth = max(top.map(\.width).max() ?? 0, view.steadyWidth)
+            var panel = fullness == .roomy ? movePanel(view, options: options, rows: top.count) : []
+            let panelWidth = max(panel.map(\.width).max() ?? 0, reservedPanelWidth)
+            if topWidth + panelGap + panelWidth > width { panel = [] }
+            let left = max(0, (width - (panel.isEmpty ? topWidth : topWidth + panelGap + panelWidth)) / 2)
+            let wrapped = layout(view, options: options, width: width - left, fullness: fullness)
             if wrapped.height <= size.rows {
-                return placed(wrapped, panel: fullness == .roomy ? movePanel(view, options: options, rows: wrapped.height) : [],
-                              size: size)
+                // Rows that come and go under the board (a wrapped message, talk) move it only when the window runs out of rows.
+                let steady = top.count + (fullness == .bare ? 0 : seatLines(view, options: options).count) + 3
+                let above = max(0, min((size.rows - steady) / 2, size.rows - wrapped.height))
+                return placed(wrapped, panel: panel, panelColumn: topWidth + panelGap, left: left, top: above)
             }
         }
         // Still too tall: the message (what happens next) stays whole, the
@@ -146,27 +164,28 @@ public enum Renderer {
         return encoder.encode(screen(for: view, options: options, size: size), size: size).count
     }
 
-    /// `frame` with `panel` beside it (when the window has the columns),
-    /// the whole centred in the window.
+    /// Columns between the board and the move list.
+    static let panelGap = 4
+    /// Columns kept for the move list, as wide as its widest line can be
+    /// ("123. X m10-l11"), so that a longer move never moves the board.
+    static let reservedPanelWidth = 16
+
+    /// `frame` centred in the window (the keys overlay).
     static func placed(_ frame: Frame, panel: [StyledLine], size: TerminalSize) -> Frame {
-        let width = size.columns - 1
-        let natural = frame.lines.map(\.width).max() ?? 0
-        let gap = 4
-        let panelWidth = panel.map(\.width).max() ?? 0
-        var lines = frame.lines
-        var blockWidth = natural
-        if !panel.isEmpty, natural + gap + panelWidth <= width {
-            lines = lines.enumerated().map { index, line in
-                guard index < panel.count else { return line }
-                var joined = line
-                joined.append(String(repeating: " ", count: natural + gap - line.width))
-                for span in panel[index].spans { joined.append(span.text, span.style) }
-                return joined
-            }
-            blockWidth = natural + gap + panelWidth
+        let left = max(0, (size.columns - 1 - frame.width) / 2)
+        return placed(frame, panel: [], panelColumn: 0, left: left, top: max(0, (size.rows - frame.height) / 2))
+    }
+
+    /// `frame` moved `left` columns right and `top` rows down, with `panel`
+    /// beside its first lines from `panelColumn` on.
+    static func placed(_ frame: Frame, panel: [StyledLine], panelColumn: Int, left: Int, top: Int) -> Frame {
+        let lines = frame.lines.enumerated().map { index, line in
+            guard index < panel.count else { return line }
+            var joined = line
+            joined.append(String(repeating: " ", count: max(1, panelColumn - line.width)))
+            for span in panel[index].spans { joined.append(span.text, span.style) }
+            return joined
         }
-        let left = max(0, (width - blockWidth) / 2)
-        let top = max(0, (size.rows - lines.count) / 2)
         let indent = String(repeating: " ", count: left)
         let shifted = lines.map { line -> StyledLine in
             guard left > 0, line.width > 0 else { return line }
@@ -232,6 +251,10 @@ public enum Renderer {
                                          ("Esc", "put it back")]
         default: keys = [("Enter, Space", "play")]
         }
+        if view.watching {
+            keys = view.talkAvailable ? [(String(TalkLines.key), "say something to the table (Enter sends, Esc cancels)")] : []
+            return keys + [("q, Ctrl-C", "stop watching (nothing typed here moves)"), ("?", "these keys")]
+        }
         if view.hintsAllowed { keys.append((FullScreenModel.hintKeyName(view.state.game), "show the best move (a hint)")) }
         if view.talkAvailable { keys.append((String(TalkLines.key), "say something to the table (Enter sends, Esc cancels)")) }
         if view.standInAllowed { keys.append(("b", "a bot plays each away player's seat until they are back")) }
@@ -245,6 +268,57 @@ public enum Renderer {
     /// wrap at it; `fullness` says what around the board is kept.
     static func layout(_ view: ScreenView, options: DisplayOptions, width: Int? = nil, fullness: Fullness = .roomy,
                        statusRows: Int? = nil) -> Frame {
+        var lines = topLines(view, options: options, fullness: fullness)
+        if fullness != .bare { lines += seatLines(view, options: options) }
+        let wrap = { (line: StyledLine) in width.map { line.wrapped(to: $0, indent: wrapIndent) } ?? [line] }
+        var status = wrap(statusLine(view, options: options))
+        if let statusRows, status.count > statusRows, let width {
+            status = Array(status.prefix(statusRows))
+            let last = status[statusRows - 1]
+            let ellipsis = MatchText.ellipsis(options)
+            var cut = last.clipped(to: width - displayWidth(ellipsis))
+            cut.append(ellipsis, last.spans.first?.style ?? .plain)
+            status[statusRows - 1] = cut
+        }
+        lines += status
+        let message = messageLine(view)
+        if fullness.rawValue < Fullness.tight.rawValue || message.width > 0 { lines += wrap(message) }
+        if fullness != .bare { lines += TalkLines.rows(view, options: options).map { width.map($0.clipped) ?? $0 } }
+        if let draft = view.talkDraft, !view.isOver { lines.append(TalkLines.inputRow(draft, width: width, options: options)) }
+        if fullness != .bare || view.isOver {
+            let asking = view.isOver && view.endQuestion != nil
+            // Whole keys to a row: the gaps between them are never squeezed out.
+            for row in keyRows(helpItems(view, options: options), width: width.map { $0 - margin.count }) {
+                lines += wrap(StyledLine(margin + row, asking ? TextStyle(bold: true) : TextStyle(dim: true)))
+            }
+        }
+        return Frame(lines: lines)
+    }
+
+    /// The keys, as many to a row as fit in `width` (all in one row without a width).
+    static func keyRows(_ items: [String], width: Int?) -> [String] {
+        var rows: [String] = []
+        for item in items {
+            if let last = rows.last, width.map({ displayWidth(last + keySeparator + item) <= $0 }) ?? true {
+                rows[rows.count - 1] = last + keySeparator + item
+            } else {
+                rows.append(item)
+            }
+        }
+        return rows
+    }
+
+    /// Between two keys of the keys line.
+    static let keySeparator = "   "
+
+    /// The columns the title and the board take in `view`; a frontend keeps
+    /// the widest it has drawn as the view's `steadyWidth`.
+    public static func boardWidth(for view: ScreenView, options: DisplayOptions) -> Int {
+        topLines(view, options: options, fullness: .roomy).map(\.width).max() ?? 0
+    }
+
+    /// The title and the board, with the blank lines around it when there is room: what stays put on the screen.
+    static func topLines(_ view: ScreenView, options: DisplayOptions, fullness: Fullness) -> [StyledLine] {
         let state = view.state
         var lines: [StyledLine] = []
         if fullness.rawValue < Fullness.tight.rawValue {
@@ -266,27 +340,7 @@ public enum Renderer {
             lines.append(line)
         }
         if roomy { lines.append(StyledLine()) }
-        if fullness != .bare { lines += seatLines(view, options: options) }
-        let wrap = { (line: StyledLine) in width.map { line.wrapped(to: $0, indent: wrapIndent) } ?? [line] }
-        var status = wrap(statusLine(view, options: options))
-        if let statusRows, status.count > statusRows, let width {
-            status = Array(status.prefix(statusRows))
-            let last = status[statusRows - 1]
-            let ellipsis = MatchText.ellipsis(options)
-            var cut = last.clipped(to: width - displayWidth(ellipsis))
-            cut.append(ellipsis, last.spans.first?.style ?? .plain)
-            status[statusRows - 1] = cut
-        }
-        lines += status
-        let message = messageLine(view)
-        if fullness.rawValue < Fullness.tight.rawValue || message.width > 0 { lines += wrap(message) }
-        if fullness != .bare { lines += TalkLines.rows(view, options: options).map { width.map($0.clipped) ?? $0 } }
-        if let draft = view.talkDraft, !view.isOver { lines.append(TalkLines.inputRow(draft, width: width, options: options)) }
-        if fullness != .bare || view.isOver {
-            let asking = view.isOver && view.endQuestion != nil
-            lines += wrap(StyledLine(margin + helpText(view, options: options), asking ? TextStyle(bold: true) : TextStyle(dim: true)))
-        }
-        return Frame(lines: lines)
+        return lines
     }
 
     /// Every seat: piece, name, "(you)", a marker and "to move" on the seat to
@@ -371,31 +425,37 @@ public enum Renderer {
         return StyledLine()
     }
 
-    /// The keys that work now.
+    /// The keys that work now, as one line.
     static func helpText(_ view: ScreenView, options: DisplayOptions) -> String {
-        if let keys = view.keys { return keys }
-        if view.isOver, let question = view.endQuestion { return "\(question) y: yes   n: no" }
-        if view.isOver { return "Press any key to leave." }
-        if view.confirmingQuit { return "y: quit the match   n or Esc: keep playing" }
-        if view.talkDraft != nil { return TalkLines.inputKeys }
+        helpItems(view, options: options).joined(separator: keySeparator)
+    }
+
+    /// The keys that work now, each with what it does ("Enter: drop").
+    static func helpItems(_ view: ScreenView, options: DisplayOptions) -> [String] {
+        if let keys = view.keys { return [keys] }
+        if view.isOver, let question = view.endQuestion { return ["\(question) y: yes", "n: no"] }
+        if view.isOver { return ["Press any key to leave."] }
+        if view.confirmingQuit { return ["y: quit the match", "n or Esc: keep playing"] }
+        if view.talkDraft != nil { return TalkLines.inputKeys.components(separatedBy: keySeparator) }
+        let talk = view.talkAvailable ? ["\(TalkLines.key): talk"] : []
+        if view.watching { return ["Watching"] + talk + ["q: leave", "?: keys"] }
         let arrows = options.unicode ? "←/→" : "left/right"
         let allArrows = options.unicode ? "←↑↓→" : "arrows"
-        let keys: String
+        let keys: [String]
         switch view.state.gameID {
-        case Connect4.id: keys = "\(arrows) or 1-7: choose column   Enter: drop"
-        case Cube4.id: keys = "\(allArrows) or a-d,1-4: choose peg   Enter: drop"
-        case TicTacToe.id: keys = "\(allArrows) or 1-9: choose cell   Enter: play"
-        case Reversi.id: keys = "\(allArrows) or a-h,1-8: choose cell   Enter: play"
-        case DotsAndBoxes.id: keys = "\(allArrows): choose a line between two dots   Enter: draw"
+        case Connect4.id: keys = ["\(arrows) or 1-7: choose column", "Enter: drop"]
+        case Cube4.id: keys = ["\(allArrows) or a-d,1-4: choose peg", "Enter: drop"]
+        case TicTacToe.id: keys = ["\(allArrows) or 1-9: choose cell", "Enter: play"]
+        case Reversi.id: keys = ["\(allArrows) or a-h,1-8: choose cell", "Enter: play"]
+        case DotsAndBoxes.id: keys = ["\(allArrows): choose a line between two dots", "Enter: draw"]
         case ChineseCheckers.id:
-            keys = view.cursor.selected == nil ? "\(allArrows): choose a peg   Enter: pick it up"
-                : "\(allArrows): choose where to   Enter: move   Esc: put back"
-        default: keys = "Enter: play"
+            keys = view.cursor.selected == nil ? ["\(allArrows): choose a peg", "Enter: pick it up"]
+                : ["\(allArrows): choose where to", "Enter: move", "Esc: put back"]
+        default: keys = ["Enter: play"]
         }
-        let talk = view.talkAvailable ? "   \(TalkLines.key): talk" : ""
-        let standIn = view.standInAllowed ? "   b: bot for away seats" : ""
-        guard view.hintsAllowed else { return keys + talk + standIn + "   q: quit   ?: keys" }
-        return keys + "   \(FullScreenModel.hintKeyName(view.state.game)): hint" + talk + standIn + "   q: quit   ?: keys"
+        let hint = view.hintsAllowed ? ["\(FullScreenModel.hintKeyName(view.state.game)): hint"] : []
+        let standIn = view.standInAllowed ? ["b: bot for away seats"] : []
+        return keys + hint + talk + standIn + ["q: quit", "?: keys"]
     }
 }
 

@@ -61,7 +61,9 @@ public struct TurnRouting: Hashable, Sendable {
 
     /// Sorts `event` into the four cases, with `onScreen` the match shown now
     /// (nil: the lobby or the list of matches is shown, so every match is "another").
-    public static func route(_ event: TurnEvent, onScreen: MatchID?, bell: Bool) -> TurnRouting {
+    /// `ringsOnScreen` false: a turn that comes back on screen does not ring
+    /// (an offline match, whose bots answer while the person looks on); another match's still does.
+    public static func route(_ event: TurnEvent, onScreen: MatchID?, bell: Bool, ringsOnScreen: Bool = true) -> TurnRouting {
         let shown = event.match == onScreen
         let turnCase: TurnCase = switch (shown, event.isOurs) {
         case (true, true): .takeTurn
@@ -69,7 +71,8 @@ public struct TurnRouting: Hashable, Sendable {
         case (false, true): .notice
         case (false, false): .quietUpdate
         }
-        return TurnRouting(turnCase: turnCase, ringsBell: bell && event.becameOurs, setsTitle: event.isOurs)
+        let rings = bell && event.becameOurs && (ringsOnScreen || !shown)
+        return TurnRouting(turnCase: turnCase, ringsBell: rings, setsTitle: event.isOurs)
     }
 }
 
@@ -95,13 +98,15 @@ public enum TurnNotices {
     }
 
     /// "It's your turn in Connect Four vs Bo (1a2b3c4d): Bo played 4. Press Tab to switch."
-    /// The line shown under the board (or the lobby) for another match.
-    public static func yourTurnElsewhere(_ state: MatchState, localSeats: Set<SeatIndex>) -> String {
+    /// The line shown under the board (or the lobby) for another match;
+    /// `moreWaiting` other matches that wait for us add "(2 more wait)".
+    public static func yourTurnElsewhere(_ state: MatchState, localSeats: Set<SeatIndex>, moreWaiting: Int = 0) -> String {
         var text = "It's your turn in \(label(state, localSeats: localSeats))"
         if let last = state.moves.last, !localSeats.contains(last.seat), state.seats.indices.contains(last.seat) {
             text += ": \(sanitized(state.seats[last.seat].name)) played \(state.game.notation(for: last.move))"
         }
-        return text + ". Press \(switchKeyName) to switch."
+        let more = moreWaiting > 0 ? " (\(moreWaiting) more wait\(moreWaiting == 1 ? "s" : ""))" : ""
+        return text + ". Press \(switchKeyName) to switch\(more)."
     }
 
     /// The terminal title while it is our turn: "parlor — your turn: connect4 vs Bo";

@@ -97,4 +97,48 @@ struct MatchDeskTests {
             #expect(!state.isEnded)
         }
     }
+
+    @Test("with three matches waiting, Tab goes first to the match the notice names, which counts the others, then to each in turn")
+    func tabGoesWhereTheNoticePoints() async throws {
+        let path = NSTemporaryDirectory() + "parlor-desk-tab-\(UUID().uuidString).json"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        defer { close(fd) }
+        let desk = MatchDesk(terminal: Terminal(input: -1, output: -1), options: .plainASCII, bell: true, eventsFD: fd) {}
+        func count(_ id: String, _ turnCase: String) -> Int {
+            Self.turns(path).filter { $0["match"] as? String == id && $0["case"] as? String == turnCase }.count
+        }
+        // Three matches, each started from the lobby; our move in each, so that Ben is to move in all three.
+        var seated: [Seated] = []
+        for seed in UInt64(1)...3 {
+            if !seated.isEmpty {
+                #expect(desk.handle(.escape) == .handled)
+                #expect(desk.handle(.character("l")) == .showLobby)
+            }
+            let match = try await Self.seat(desk, seed: seed)
+            #expect(await Self.wait("first turn") { count(match.id, "takeTurn") == 1 })
+            #expect(desk.matchOnScreen == match.state.matchID)
+            _ = desk.handle(.character("4"))
+            _ = desk.handle(.enter)
+            #expect(await Self.wait("Ben's turn") { count(match.id, "redraw") == 1 })
+            seated.append(match)
+        }
+        let (a, b, c) = (seated[0], seated[1], seated[2])
+        // Ben answers in A, then in B (notices, C on screen), then in C (on screen): all three wait for us.
+        _ = await a.ben.play(3)
+        #expect(await Self.wait("A notice") { count(a.id, "notice") == 1 })
+        _ = await b.ben.play(3)
+        #expect(await Self.wait("B notice") { count(b.id, "notice") == 1 })
+        _ = await c.ben.play(3)
+        #expect(await Self.wait("C's turn") { count(c.id, "takeTurn") == 2 })
+        let notice = "It's your turn in Connect Four vs Ben (\(b.state.matchID.short)): Ben played 4. Press Tab to switch (1 more waits)."
+        #expect(desk.homeLines().contains(notice), "\(desk.homeLines())")
+        // Tab: B, which the notice names; then C and A, each match in turn, and B again.
+        for next in [b, c, a, b] {
+            #expect(desk.handle(.tab) == .handled)
+            #expect(desk.matchOnScreen == next.state.matchID, "Tab went to another match than \(next.state.matchID.short)")
+        }
+        #expect(desk.handle(.interrupt) == .leftAll)
+        for match in seated { _ = await match.run.value }
+    }
 }

@@ -3,7 +3,8 @@ import ParlorTestSupport
 import Testing
 
 /// Issue 14 item 3 for one match on the full screen: the bell rings when the
-/// turn becomes ours after the bot moved (on by default, off with
+/// turn becomes ours after a LAN opponent moved, not after an offline bot's
+/// instant reply (on by default, off with
 /// `--no-bell`), the window title says it is our turn and is put back on the
 /// way out; on a pipe neither is ever written. Bytes read with `tmux pipe-pane`.
 @Suite("The bell and the title on a real terminal (tmux)", .serialized)
@@ -41,13 +42,39 @@ struct BellAndTitleTerminalTests {
         return (0...(bytes.count - needle.count)).contains { Array(bytes[$0..<($0 + needle.count)]) == needle }
     }
 
-    @Test("by default: one BEL when the bot has moved (none at the first turn), the title set and put back",
+    @Test("offline: no BEL after the bot's instant reply (the person is looking), the title set and put back",
           .enabled(if: LeavingTerminalTests.canRun))
     func bellAndTitle() async throws {
         let bytes = try await Self.playOneMove([])
-        #expect(bytes.filter { $0 == 0x07 }.count == 1, "one bell: the turn that came back after the bot's move")
+        #expect(!bytes.contains(0x07), "a bell after an offline bot's reply")
         #expect(Self.contains(bytes, "\u{1B}]2;parlor \u{2014} your turn: connect4 vs Easy bot\u{1B}\\"))
         #expect(Self.contains(bytes, "\u{1B}[22;2t") && Self.contains(bytes, "\u{1B}[23;2t"), "the old title saved and put back")
+    }
+
+    @Test("on the LAN: one BEL when the opponent has moved (none at the first turn)",
+          .enabled(if: LeavingTerminalTests.canRun))
+    func bellForALANOpponent() async throws {
+        let parlor = try #require(LeavingTerminalTests.parlor)
+        let hostHome = LeavingTerminalTests.home("bell-host"), home = LeavingTerminalTests.home("bell-guest")
+        defer { for path in [hostHome.path, home.path] { try? FileManager.default.removeItem(atPath: path) } }
+        try FileManager.default.createDirectory(atPath: home.path, withIntermediateDirectories: true)
+        let port = freePort()
+        // The host's bot opens; the guest's first turn comes after its move.
+        let host = try TmuxSession.start([parlor, "host", "connect4", "--port", "\(port)", "--bot", "easy", "--seat", "first", "--json"],
+                                         environment: hostHome.environment)
+        defer { host.kill() }
+        #expect(await host.waitFor("listening"), "\(host.screenText())")
+        let bytes = home.path + "/pane.bytes"
+        let guest = try TmuxSession.start(["sh", "-c", "sleep 0.3; \"$0\" \"$@\"; echo \"exit status $?\"; sleep 60", parlor,
+                                           "join", "127.0.0.1:\(port)", "--name", "Bo"], environment: home.environment)
+        defer { guest.kill() }
+        try guest.tmux(["pipe-pane", "-o", "-t", guest.name, "cat >> '\(bytes)'"])
+        #expect(await guest.waitFor("Your turn", timeout: .seconds(20)), "\(guest.screenText())")
+        try? await Task.sleep(for: .milliseconds(300))
+        guest.send("C-c")
+        #expect(await guest.waitFor("exit status 130", timeout: .seconds(15)), "\(guest.screenText())")
+        let written = Array((try? Data(contentsOf: URL(fileURLWithPath: bytes))) ?? Data())
+        #expect(written.filter { $0 == 0x07 }.count == 1, "one bell: the turn that came after the host's move")
     }
 
     @Test("--no-bell: no BEL at all", .enabled(if: LeavingTerminalTests.canRun))

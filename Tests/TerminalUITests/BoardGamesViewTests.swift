@@ -83,14 +83,21 @@ struct BoardGamesViewTests {
         #expect(Set(unicode).count == 6)
     }
 
-    @Test("Chinese checkers: the cursor's hole is named and a picked-up peg is starred")
+    @Test("Chinese checkers: the cursor's hole is named, a picked-up peg is starred and + marks where it can go")
     func checkersCursor() {
-        let match = state(ChineseCheckers())
+        let game = ChineseCheckers()
+        let match = state(game)
         let n1 = ChineseCheckers.hole(named: "n1")!
         let lines = text(match, cursor: BoardCursor(column: 4, row: 12, selected: n1))
         #expect(lines[13].contains("*X*"), "\(lines[13])")
-        #expect(lines[12].contains("[5]"))
-        #expect(lines[16].hasSuffix("Cursor: from n1 to m5"))
+        // m5 is a step from n1: the cursor's hole shows it can go there.
+        #expect(lines[12].contains("[+]"), "\(lines[12])")
+        #expect(lines[16].hasSuffix("Cursor: from n1 to m5 (+ can go)"))
+        let marks = lines.map { $0.filter { $0 == "+" }.count }.reduce(0, +) - 1  // the note's own +
+        #expect(marks == game.destinations(from: n1).count, "\(lines.joined(separator: "\n"))")
+        // Nothing picked up: no + on the board.
+        let plain = text(match, cursor: BoardCursor(column: 4, row: 12))
+        #expect(!plain.joined().contains("+"), "\(plain.joined(separator: "\n"))")
     }
 
     func model(_ match: MatchState) -> FullScreenModel {

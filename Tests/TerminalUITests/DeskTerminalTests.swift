@@ -182,9 +182,10 @@ struct DeskTerminalTests {
         let took = await LeavingTerminalTests.waitForEvent(in: events) { $0["match"] as? String == boMatch && $0["case"] as? String == "takeTurn" }
         #expect(took?["bell"] as? Bool == false, "\(LeavingTerminalTests.events(inFile: events))")
         #expect(await lobby.waitFor("Your turn"), "\(lobby.screenText())")
-        // Two matches now, the offline one waiting for us.
+        // Two matches now, the offline one waiting for us (the board's bottom line names it too: wait for the list).
         lobby.send("Escape")
-        #expect(await lobby.waitFor("Tic-tac-toe vs Easy bot"), "\(lobby.screenText())")
+        #expect(await lobby.waitFor("your matches (* waits for you)"), "\(lobby.screenText())")
+        #expect(lobby.screenText().contains("Tic-tac-toe vs Easy bot"), "\(lobby.screenText())")
         #expect(lobby.screenText().contains("Connect Four vs Bo"), "\(lobby.screenText())")
         try? await Task.sleep(for: .milliseconds(300))
         #expect(Self.bells(in: bytes) == 0, "bell = no: no BEL at all")

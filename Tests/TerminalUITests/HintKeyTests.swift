@@ -29,6 +29,20 @@ struct HintKeyTests {
         #expect(screen.view.message == "Hint: 4 (Enter plays it).")
     }
 
+    @Test("in every game the hint puts the cursor on the hinted move, so that Enter plays that move",
+          arguments: [Connect4() as any Game, TicTacToe(), Cube4(), Reversi(), DotsAndBoxes(), ChineseCheckers()].map { [$0] })
+    func enterPlaysTheHint(_ games: [any Game]) {
+        let game = games[0]
+        var screen = model(game, hints: true)
+        // The last legal move: never where the cursor starts.
+        let hint = game.legalMoves[game.legalMoves.count - 1]
+        #expect(askedSequence(screen.handle(.character(FullScreenModel.hintKeyName(game).first!))) == 0)
+        _ = screen.hinted(hint, sequence: 0)
+        #expect(screen.view.message == "Hint: \(game.notation(for: hint)) (Enter plays it).", "\(game)")
+        #expect(screen.handle(.enter).contains { if case .play(let move, seat: 0) = $0 { move == hint } else { false } },
+                "Enter did not play the hint \(game.notation(for: hint)) in \(type(of: game).id)")
+    }
+
     @Test("without hints the key says so and asks nothing; the keys line does not offer it")
     func offWithoutPermission() {
         var screen = model(Connect4(), hints: false)

@@ -39,6 +39,16 @@ struct RematchTerminalTests {
             }
         }
 
+        /// Ana wins, both are asked, Ana says yes first: Bo reads her offer as it comes.
+        func anaOffersFirst() async {
+            await playToAnaWinning()
+            #expect(await host.waitFor(RematchTerminalTests.question), "\(host.screenText())")
+            #expect(await guest.waitFor(RematchTerminalTests.question), "\(guest.screenText())")
+            host.send("y")
+            #expect(await host.waitFor("Waiting for Bo's answer"), "\(host.screenText())")
+            #expect(await guest.waitFor("Ana offers a rematch with seats swapped."), "\(guest.screenText())")
+        }
+
         func stop() {
             host.kill()
             guest.kill()
@@ -51,12 +61,7 @@ struct RematchTerminalTests {
     func bothSayYes() async throws {
         let pair = try await Pair.start()
         defer { pair.stop() }
-        await pair.playToAnaWinning()
-        #expect(await pair.host.waitFor(Self.question), "\(pair.host.screenText())")
-        #expect(await pair.guest.waitFor(Self.question), "\(pair.guest.screenText())")
-        pair.host.send("y")
-        #expect(await pair.host.waitFor("Waiting for Bo's answer"), "\(pair.host.screenText())")
-        #expect(await pair.guest.waitFor("Ana offers a rematch with seats swapped."), "\(pair.guest.screenText())")
+        await pair.anaOffersFirst()
         #expect(pair.guest.screenText().contains(Self.question), "the guest's question went away: \(pair.guest.screenText())")
         pair.guest.send("y")
         // Seats swapped: Bo moves first now.
@@ -128,5 +133,21 @@ struct RematchTerminalTests {
         tmux.send("y")
         #expect(await tmux.waitFor("exit status 0"), "\(tmux.screenText())")
         #expect(!tmux.screenText().contains("Play again?"), "asked after quitting: \(tmux.screenText())")
+    }
+
+    @Test("the player who offers a rematch stays on the full screen, on the final board, until the other side answers",
+          .enabled(if: LeavingTerminalTests.canRun))
+    func offerWaitsOnTheBoard() async throws {
+        let pair = try await Pair.start()
+        defer { pair.stop() }
+        await pair.anaOffersFirst()
+        // Still the full screen: the final board with its keys, not the plain lines left after it.
+        let waiting = pair.host.screenText()
+        #expect(waiting.contains("Ctrl-C: stop waiting and leave") && waiting.contains("match "), "\(waiting)")
+        #expect(!waiting.contains("Result:"), "dropped to the plain screen: \(waiting)")
+        pair.guest.send("n")
+        #expect(await pair.host.waitFor("Bo does not want a rematch."), "\(pair.host.screenText())")
+        #expect(await pair.host.waitFor("exit status 0"), "\(pair.host.screenText())")
+        #expect(pair.host.screenText().contains("Result:"), "the result stays on the normal screen: \(pair.host.screenText())")
     }
 }

@@ -220,7 +220,8 @@ struct MatchScreenTests {
         let wide = Self.text(Renderer.screen(for: view, options: Fixtures.asciiMono, size: TerminalSize(columns: 120, rows: 30)))
         #expect(wide.contains { $0.hasSuffix("Moves") }, "\(wide)")
         #expect(wide.contains { $0.hasSuffix("1. X 4") } && wide.contains { $0.hasSuffix("3. X 3") }, "\(wide)")
-        let narrow = Self.text(Renderer.screen(for: view, options: Fixtures.asciiMono, size: TerminalSize(columns: 60, rows: 30)))
+        // The title and the board take 39 columns, the move list 4 + 16 more: 50 columns have no room for it.
+        let narrow = Self.text(Renderer.screen(for: view, options: Fixtures.asciiMono, size: TerminalSize(columns: 50, rows: 30)))
         #expect(!narrow.contains { $0.contains("Moves") })
     }
 
@@ -261,5 +262,50 @@ struct MatchScreenTests {
         for word in small.joined(separator: " ").split(separator: " ") {
             #expect(words.contains(String(word)), "cut mid-word: \(small)")
         }
+    }
+
+    /// The column of the board's first line (its column letters) on `frame`.
+    static func boardColumn(_ frame: Frame, header: String) -> Int? {
+        frame.textLines.first { $0.contains(header) }.map { $0.prefix { $0 == " " }.count }
+    }
+
+    @Test("the board stays in its column and row whatever the keys line, the message or the status say (reversi at 120x40)")
+    func boardStaysPut() {
+        let state = Fixtures.state(Reversi())
+        let size = TerminalSize(columns: 120, rows: 40)
+        var plain = ScreenView(state: state, localSeats: [0], showsCursor: true)
+        plain.cursor = BoardCursor(column: 2, row: 3)
+        var variants = [plain]
+        var hints = plain
+        hints.hintsAllowed = true
+        hints.talkAvailable = true
+        variants.append(hints)
+        var quitting = plain
+        quitting.confirmingQuit = true
+        variants.append(quitting)
+        var message = hints
+        message.message = String(repeating: "A long message about what just happened at the table. ", count: 3)
+        variants.append(message)
+        let header = "a  b  c  d  e  f  g  h"
+        let frames = variants.map { Renderer.screen(for: $0, options: Fixtures.asciiMono, size: size) }
+        let columns = frames.map { Self.boardColumn($0, header: header) }
+        #expect(columns.allSatisfy { $0 != nil && $0 == columns[0] }, "the board moved sideways: \(columns)")
+        let rows = frames.map { $0.textLines.firstIndex { $0.contains(header) } }
+        #expect(rows.allSatisfy { $0 == rows[0] }, "the board moved up or down: \(rows)")
+    }
+
+    @Test("at 80 columns the move list shows beside the board during play, and a long keys line wraps whole keys onto two lines")
+    func eightyColumns() {
+        var view = ScreenView(state: Fixtures.state(Connect4(), moves: [3, 4, 2]), localSeats: [0], showsCursor: true)
+        view.hintsAllowed = true
+        view.talkAvailable = true
+        let lines = Self.text(Renderer.screen(for: view, options: Fixtures.unicodeColor, size: .standard))
+        #expect(lines.contains { $0.hasSuffix("Moves") }, "\(lines.joined(separator: "\n"))")
+        let items = Renderer.helpItems(view, options: Fixtures.unicodeColor)
+        let keyLines = lines.filter { line in items.contains { line.contains($0) } }
+        #expect(keyLines.count == 2, "\(lines.joined(separator: "\n"))")
+        // Every key whole on one row, the gaps between them kept.
+        for item in items { #expect(keyLines.contains { $0.contains(item) }, "\(item) was split: \(keyLines)") }
+        #expect(keyLines.allSatisfy { $0.count < 80 } && keyLines.joined().contains("Enter: drop   h: hint"), "\(keyLines)")
     }
 }

@@ -49,6 +49,10 @@ struct TurnNoticesTests {
         let news = TurnEvent(match: Fixtures.matchID, seat: 0, localSeats: [0], lastMover: 1)
         #expect(TurnRouting.route(news, onScreen: Self.other, bell: true).ringsBell)
         #expect(!TurnRouting.route(news, onScreen: Self.other, bell: false).ringsBell, "--no-bell")
+        // An offline match: its bot's instant answer on screen rings nothing; off screen it still rings.
+        #expect(!TurnRouting.route(news, onScreen: Fixtures.matchID, bell: true, ringsOnScreen: false).ringsBell)
+        #expect(TurnRouting.route(news, onScreen: Self.other, bell: true, ringsOnScreen: false).ringsBell)
+        #expect(TurnRouting.route(news, onScreen: Fixtures.matchID, bell: true).ringsBell, "a LAN player's move on screen")
     }
 
     @Test("the notice names the game, the opponent, the match, the move and the key")

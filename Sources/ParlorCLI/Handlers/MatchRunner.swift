@@ -49,6 +49,23 @@ struct MatchPresentation {
         frontend = screen
     }
 
+    /// The full screen's display options; nil for the desk and the line frontends.
+    var fullScreenOptions: DisplayOptions? { (frontend as? FullScreenFrontend)?.options }
+
+    /// An offline match: its bots answer while the person looks on, so a
+    /// turn that comes back on screen rings no bell (the desk still rings
+    /// for it when another match is on screen).
+    mutating func ringOnlyWhenOffScreen() {
+        if var seat = frontend as? DeskFrontend {
+            seat.ringsOnScreen = false
+            frontend = seat
+            return
+        }
+        guard var screen = frontend as? FullScreenFrontend else { return }
+        screen.options.bell = false
+        frontend = screen
+    }
+
     /// Turns on the full screen's `b` key (a table's host): `action` hands every
     /// away seat to a bot. Plain and JSON output have `--away-bot` instead.
     mutating func allowStandIn(_ action: @escaping @Sendable () -> Void) {

@@ -18,6 +18,7 @@ func runPlay(_ options: PlayOptions, desk: MatchDesk? = nil) async throws -> Exi
     }
     var presentation = desk.map { MatchPresentation(desk: $0) } ?? MatchPresentation(flags: options.display)
     presentation.allowHints()
+    presentation.ringOnlyWhenOffScreen()
     var generator = SplitMix64(seed: options.seed ?? freshSeed())
     let asks = desk == nil && options.bot == nil && !presentation.isJSON && isatty(STDIN_FILENO) == 1
     // A match nothing can save is refused before it begins: it could never be resumed.
@@ -108,6 +109,10 @@ enum ResumeOffline {
     }
 
     static func run(_ record: StoredMatch, presentation: MatchPresentation) async throws -> ExitCode {
+        // Offline, as `play`: the hint key works, and a bot's instant answer rings no bell.
+        var presentation = presentation
+        presentation.allowHints()
+        presentation.ringOnlyWhenOffScreen()
         var state = record.state
         // The turn clock starts again now: the time away does not count against the seat to move.
         if state.turnTimeout > 0 { state.deadline = wallClockMilliseconds() + Int64(state.turnTimeout) * 1000 }

@@ -157,12 +157,15 @@ struct RematchPlan {
     private var left: Int
     private let asks: Bool
     private let onTheBoard: Bool
+    /// How the final board is drawn while this side waits for the other's answer (full screen only).
+    private let boardOptions: DisplayOptions?
     private let announcer: Announcer
 
     init(rematches: Int?, bot: BotLevelChoice?, presentation: MatchPresentation) {
         left = rematches ?? 0
         asks = rematches == nil && bot == nil && !presentation.isJSON && isatty(STDIN_FILENO) == 1
         onTheBoard = presentation.isFullScreen
+        boardOptions = presentation.fullScreenOptions
         announcer = Announcer(json: presentation.isJSON)
     }
 
@@ -208,8 +211,20 @@ struct RematchPlan {
             wants = await LinePrompt.yesNo(peerOffered ? "\(peer) offers a rematch with seats swapped. Accept? (y/n) "
                                                : "Rematch with seats swapped? (y/n) ")
         }
-        if wants && !peerOffered { announcer.say("Waiting for \(peer)'s answer\u{2026}") }
         return wants
+    }
+
+    /// Says that this side offered and waits for `peer`'s answer: on the
+    /// final `board` when the person answered there (they stay on the full
+    /// screen until `close()`), else as a line.
+    func waitForAnswer(from peer: String, board: MatchState?, localSeat: Int) -> FinalBoardHold? {
+        let line = "Waiting for \(peer)'s answer\u{2026}"
+        if asks, onTheBoard, let board, let boardOptions,
+           let hold = FinalBoardHold(board, localSeats: [localSeat], line: line, options: boardOptions) {
+            return hold
+        }
+        announcer.say(line)
+        return nil
     }
 
     /// A rematch began.
@@ -247,6 +262,10 @@ struct SeriesSide<Match: SeriesMatch>: SeriesPlayer {
     let nextRecord: (Match, StoredMatch) -> StoredMatch
     /// The final board's question of the match being played, if it is asked there.
     private var question: EndQuestion?
+    /// The last match's final state, shown while this side waits for the other's answer.
+    private var ended: MatchState?
+    /// The final board kept on the full screen while our offer waits for an answer.
+    private var hold: FinalBoardHold?
 
     init(_ first: Match, rematches: Int?, bot: BotLevelChoice?, presentation: MatchPresentation, record: StoredMatch,
          playOne: @escaping (Match, StoredMatch, EndQuestion?) async throws -> FrontendExit,
@@ -265,19 +284,25 @@ struct SeriesSide<Match: SeriesMatch>: SeriesPlayer {
     mutating func play(_ match: Match) async throws -> (result: FrontendExit, ended: MatchState?) {
         question = plan.question()
         let exit = try await playOne(match, record, question)
-        guard case .ended(let state) = exit else { return (exit, nil) }
+        guard case .ended(let state) = exit else { ended = nil; return (exit, nil) }
+        ended = state
         return (exit, state)
     }
 
     mutating func wantsRematch(peer: String, peerOffered: Bool, weQuit: Bool) async -> Bool {
-        await plan.wanted(peer: peer, peerOffered: peerOffered, question: question, weQuit: weQuit)
+        let wants = await plan.wanted(peer: peer, peerOffered: peerOffered, question: question, weQuit: weQuit)
+        if wants && !peerOffered { hold = plan.waitForAnswer(from: peer, board: ended, localSeat: record.localSeat) }
+        return wants
     }
 
     func noRematch(_ end: RematchEnd, peer: String) {
+        hold?.close()
         plan.explain(end, peer: peer)
     }
 
     mutating func rematchStarted(_ next: Match) {
+        hold?.close()
+        hold = nil
         record = nextRecord(next, record)
         plan.started(next.initialState, localSeat: next.localSeat)
     }
