@@ -315,7 +315,7 @@ public enum Parlor {
 
     /// The nearest command name, or `parlor play GAME` when the word is a game.
     private static func commandSuggestion(for word: String) -> String? {
-        if GameCatalog.game(id: word.lowercased()) != nil { return "parlor play \(word.lowercased())" }
+        if let game = GameCatalog.game(named: word) { return "parlor play \(game.id)" }
         return Suggestion.nearest(to: word, among: CommandRegistry.topLevelWords)
     }
 }
