@@ -253,6 +253,9 @@ public enum Parlor {
         } catch let error as any UserFacingError {
             Console.writeError("Error: \(error.message)\n")
             return error.exitCode
+        } catch let stopped as Stopped {
+            Console.writeError(stopped.message + "\n")
+            return .interrupted
         } catch is CancellationError {
             return .interrupted
         } catch {

@@ -88,6 +88,11 @@ public enum ScreenText {
     public static func wrap(_ text: String, to width: Int) -> [String] {
         var lines: [String] = []
         for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            // A line that fits stays as it is, its leading spaces too.
+            if paragraph.count <= width {
+                lines.append(String(paragraph))
+                continue
+            }
             var line = ""
             for word in paragraph.split(separator: " ", omittingEmptySubsequences: false) {
                 if line.isEmpty {

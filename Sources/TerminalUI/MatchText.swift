@@ -108,9 +108,10 @@ public enum MatchText {
             return "The match cannot continue; 'parlor replay \(state.matchID.short)' shows the moves this side kept."
         }
         let others = state.seats.indices.filter { !localSeats.contains($0) }
-        let other = localSeats.count == 1 && others.count == 1 ? name(state, seat: others[0]) : "The other player"
+        let who = TurnNotices.opponents(state, localSeats: localSeats)
         return "The match is not over and can continue: run '\(command)' here, "
-            + "and \(other) must run '\(command)' on the other machine."
+            + (others.count == 1 ? "and \(who) must run '\(command)' on the other machine."
+                                 : "and \(who) must each run '\(command)' where they play.")
     }
 
     /// How a stopped match reads once it is over on this side: the result and

@@ -25,9 +25,14 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
     let soft = (try? DescriptorLimit.raise()) ?? 1024
     let needed = TableBudget.descriptorsNeeded(tables: limit)
     guard soft >= needed else {
-        throw CommandFailure("--tables \(limit) needs about \(needed) open files (\(TableBudget.descriptorsPerTable) per table and "
-                             + "\(TableBudget.descriptorReserve) to spare); this process may open \(soft) (see 'ulimit -n'): "
-                             + "ask for at most \(TableBudget.tablesFitting(descriptors: soft)) tables, or raise the limit", exitCode: .usage)
+        let fitting = TableBudget.tablesFitting(descriptors: soft)
+        let need = "--tables \(limit) needs about \(needed) open files (\(TableBudget.descriptorsPerTable) per table and "
+            + "\(TableBudget.descriptorReserve) to spare)"
+        let raise = "'ulimit -n \(needed)' in this shell before parlor"
+        throw CommandFailure(fitting == 0
+            ? need + ", but this process may open only \(soft), too few for even one table: raise the limit first, e.g. \(raise)"
+            : need + "; this process may open \(soft): ask for at most \(fitting) tables, or raise the limit, e.g. \(raise)",
+            exitCode: .usage)
     }
     _ = try LocalData.writableMatchStore()
     let listener = try HostSetup.listen(options, preferring: saved.first?.listenPort, quiet: presentation.isJSON)

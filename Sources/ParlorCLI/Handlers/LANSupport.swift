@@ -19,6 +19,9 @@ struct Announcer {
             if !text.isEmpty { sink(text) }
         } else if json {
             if let event { Console.write(event.encoded + "\n") }
+        } else if let columns = Terminal(output: STDOUT_FILENO).size()?.columns {
+            // A terminal would break a long line mid-word ("r / unning"): break it at spaces instead.
+            Console.write(ScreenText.wrap(text, to: columns).joined(separator: "\n") + "\n")
         } else {
             Console.write(text + "\n")
         }
