@@ -539,7 +539,7 @@ public final class MatchDesk: Sendable {
     private func tick() {
         state.withLock { state in
             guard let entry = state.entries.first(where: { $0.id == state.onScreen }), !state.listOpen,
-                  entry.model.state.deadline > 0, !entry.model.view.isOver else { return }
+                  entry.model.state.deadline > 0 || !entry.model.view.awaySeats.isEmpty, !entry.model.view.isOver else { return }
             draw(&state)
         }
     }
