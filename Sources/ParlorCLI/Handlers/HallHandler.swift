@@ -68,6 +68,13 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
         announcer.say("(Ctrl-C to stop; matches in play are saved and 'parlor resume' brings them back.)")
     }
 
+    // The full screen takes the terminal at once: what was said above is said again at the top of its list.
+    var header = [advertising.name.map { "Listed on the LAN as \"\($0)\"." }
+        ?? "Not listed on the LAN: " + (advertising.problem.map(LAN.discoveryAdvice) ?? "unknown error")]
+    if let passcode { header.append("Passcode: \(passcode) (every guest needs it)") }
+    header += ["Students join with:"] + (join.lan + [join.here + "   (on this machine)"]).map { "  " + $0 }
+    board.setHeader(header)
+
     // Sixteen writer threads for every table's saves: a thread per table would cost
     // a thread's memory each, and one would make every table wait for every sync.
     let writers = (0..<Hall.writerCount).map { _ in DurableWriter() }
@@ -180,11 +187,13 @@ enum Hall {
             for await event in events {
                 if let state = event.state { board.update(number, state: state) }
                 if let state = event.state { current = state }
+                if case .talk(let line) = event { board.heard(number, line) }
                 if let json = JSONEvents.logged(event, in: current, localSeats: [hostSeat]) {
                     announcer.say("", event: JSONEvents.tagged(json, with: tag))
                 }
                 if case .ended(let end) = event {
                     ended = true
+                    board.finished(number, state: end)
                     if !announcer.json {
                         announcer.say("Table \(number): \(MatchText.resultLine(end, options: .plainText(unicode: false))) "
                                       + "(match \(id.short), \(end.moves.count) moves).")
