@@ -253,7 +253,7 @@ public struct LobbyModel<Address: Hashable & Sendable>: Sendable {
             return join(at: found)
         case .character("w"), .character("W"):
             guard let index else {
-                message = "No game to watch yet."
+                message = games.isEmpty ? "No game to watch yet." : "Choose a game on the LAN with ↑/↓, then press w."
                 return nil
             }
             if let reason = games[index].watchRefusal {

@@ -127,6 +127,8 @@ struct LobbyModelTests {
         #expect(page.selected.map { page.lines[$0] } == "> Connect Four vs Bo (aa11) · interrupted · your turn", "\(page.lines)")
         #expect(page.lines.last?.contains("r resume") == true, "\(page.lines)")
         #expect(model.handle(.enter) == .resume("aa11"))
+        #expect(model.handle(.character("w")) == nil, "w watches a LAN game, not one of yours")
+        #expect(model.lines(width: 200).contains("Choose a game on the LAN with ↑/↓, then press w."))
         _ = model.handle(.down)
         #expect(model.handle(.character("r")) == nil)
         #expect(model.lines(width: 200).contains { $0.hasSuffix("cannot be resumed: it is being played right now") })
