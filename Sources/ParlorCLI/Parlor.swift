@@ -253,6 +253,9 @@ public enum Parlor {
         } catch let error as any UserFacingError {
             Console.writeError("Error: \(error.message)\n")
             return error.exitCode
+        } catch let stopped as Stopped {
+            Console.writeError(stopped.message + "\n")
+            return .interrupted
         } catch is CancellationError {
             return .interrupted
         } catch {
@@ -315,7 +318,7 @@ public enum Parlor {
 
     /// The nearest command name, or `parlor play GAME` when the word is a game.
     private static func commandSuggestion(for word: String) -> String? {
-        if GameCatalog.game(id: word.lowercased()) != nil { return "parlor play \(word.lowercased())" }
+        if let game = GameCatalog.game(named: word) { return "parlor play \(game.id)" }
         return Suggestion.nearest(to: word, among: CommandRegistry.topLevelWords)
     }
 }

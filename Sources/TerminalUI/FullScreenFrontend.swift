@@ -175,7 +175,8 @@ public struct FullScreenFrontend: MatchFrontend {
                 writer.invalidate()
                 actions = [.redraw]
             case .tick:
-                if model.state.deadline > 0 && !model.view.isOver { actions = [.redraw] }
+                // A turn clock or an away seat's grace counts down on screen.
+                if (model.state.deadline > 0 || !model.view.awaySeats.isEmpty) && !model.view.isOver { actions = [.redraw] }
             case .submitted(let result, let quitting):
                 actions = model.submitted(result, quitting: quitting)
             case .endQuestionChanged:

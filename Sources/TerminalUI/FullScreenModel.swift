@@ -124,6 +124,8 @@ struct FullScreenModel {
             view.notice = text
         case .presence(let seat, let away, let graceLeft):
             if away { view.awaySeats.insert(seat) } else { view.awaySeats.remove(seat) }
+            view.awayUntil[seat] = away ? wallClockMilliseconds() + graceLeft.components.seconds * 1000
+                + graceLeft.components.attoseconds / 1_000_000_000_000_000 : nil
             if !away { view.standIns[seat] = nil }
             view.notice = MatchText.presenceLine(view.state, seat: seat, away: away, graceLeft: graceLeft)
         case .talk(let line):

@@ -25,6 +25,13 @@ public final class HallBoard: Sendable {
         /// copying a thousand lines' states to count them was a tenth of an idle host's work.
         var inPlay = 0
 
+        /// Lines about the host itself, shown above the tables: how to join, whether it is on the LAN's lists.
+        var header: [String] = []
+        /// The last results of tables that ended, newest last.
+        var finished: [String] = []
+        /// The last lines of talk at any table, newest last.
+        var talk: [String] = []
+
         mutating func set(_ table: Int, _ line: Line?) {
             if let old = byTable[table], !old.state.isEnded { inPlay -= 1 }
             if let line, !line.state.isEnded { inPlay += 1 }
@@ -63,6 +70,51 @@ public final class HallBoard: Sendable {
 
     /// Tables whose match is not over.
     public var inPlayCount: Int { lines.withLock { $0.inPlay } }
+
+    /// How many finished results and talk lines the list keeps.
+    public static let keptLines = 3
+
+    /// Says `header` above the tables from now on (the join lines, the LAN listing's state).
+    public func setHeader(_ header: [String]) {
+        lines.withLock { $0.header = header }
+    }
+
+    /// Table `table`'s match ended at `state`: its result stays on the list after the table is freed.
+    public func finished(_ table: Int, state: MatchState) {
+        lines.withLock { lines in
+            lines.finished = Array((lines.finished + [Self.result(table: table, state: state)]).suffix(Self.keptLines))
+        }
+    }
+
+    /// Someone said `line` at table `table`: the list shows the last few lines of every table.
+    public func heard(_ table: Int, _ line: TalkLine) {
+        lines.withLock { lines in
+            let said = "table \(table) · \(sanitized(line.name)): \(sanitized(line.text))"
+            lines.talk = Array((lines.talk + [said]).suffix(Self.keptLines))
+        }
+    }
+
+    /// What the list shows besides the tables: the header, the last results, the last talk.
+    public func notes() -> (header: [String], finished: [String], talk: [String]) {
+        lines.withLock { ($0.header, $0.finished, $0.talk) }
+    }
+
+    /// "table 3: Ana won against Hard bot, 21 moves": a finished table's line.
+    public static func result(table: Int, state: MatchState) -> String {
+        let names = state.seats.map { sanitized($0.name) }
+        let winners = state.seats.indices.filter { state.seats[$0].outcome == .won }
+        let summary: String
+        if winners.count == 1, let winner = winners.first {
+            let others = state.seats.indices.filter { $0 != winner }.map { names[$0] }
+            summary = "\(names[winner]) won against \(others.joined(separator: " and "))"
+        } else if state.seats.allSatisfy({ $0.outcome == .tied }) {
+            summary = names.joined(separator: " and ") + " tied"
+        } else {
+            let words = MatchText.resultLine(state, options: .plainText(unicode: false))
+            summary = String(words.dropFirst("Result: ".count).dropLast())
+        }
+        return "table \(table): \(summary), \(state.moves.count) moves"
+    }
 
     /// Every table's line, by number: its players, moves, and whose move or the result.
     public func rows() -> [HallScreen.Row] {
@@ -115,8 +167,9 @@ public enum HallScreenRefresh {
             while !Task.isCancelled {
                 let inPlay = board.inPlayCount
                 if let screen {
+                    let notes = board.notes()
                     screen.show(title: "parlor: \(game) on port \(port), \(inPlay) of \(board.limit) tables in play",
-                                rows: board.rows())
+                                rows: board.rows(), header: notes.header, finished: notes.finished, talk: notes.talk)
                 }
                 if inPlay != reported {
                     reported = inPlay

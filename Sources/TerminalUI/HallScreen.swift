@@ -74,10 +74,15 @@ public final class HallScreen: Sendable {
     }
 
     /// Redraws with `rows` as the tables now: the list, or the opened table (its countdown too).
-    public func show(title: String, rows: [Row]) {
+    /// `header` goes above the tables (the join lines, the LAN listing); `finished`
+    /// and `talk` (the last results and the last lines said at any table) below them.
+    public func show(title: String, rows: [Row], header: [String] = [], finished: [String] = [], talk: [String] = []) {
         state.withLock { state in
             state.model.title = title
             state.model.rows = rows
+            state.model.header = header
+            state.model.finished = finished
+            state.model.talk = talk
             draw(state)
         }
     }
@@ -178,10 +183,18 @@ public final class HallScreen: Sendable {
     }
 
     /// The list's lines, each cut to `columns`, at most `height`, `selected` marked with `>`. Pure, for tests.
+    /// `header` lines go between the title and the tables; `finished` and `talk` under them;
+    /// `keys` last, wrapped at spaces rather than cut.
     public static func lines(title: String, rows: [Row], selected: Int? = nil, columns: Int, height: Int,
-                             keys: String = "") -> [String] {
-        var lines = [title, "", "  " + pad("Table", 6) + pad("Match", 10) + pad("Players", 34) + pad("Moves", 7) + "State"]
-        let room = max(0, height - lines.count - 3)
+                             keys: String = "", header: [String] = [], finished: [String] = [], talk: [String] = []) -> [String] {
+        let width = max(1, columns)
+        var lines = [title] + header.flatMap { ScreenText.wrap($0, to: width) }
+        lines += ["", "  " + pad("Table", 6) + pad("Match", 10) + pad("Players", 34) + pad("Moves", 7) + "State"]
+        var below: [String] = []
+        if !finished.isEmpty { below += ["", "Finished:"] + finished.map { "  " + $0 } }
+        if !talk.isEmpty { below += ["", "Talk:"] + talk.map { "  " + $0 } }
+        let keyLines = keys.isEmpty ? [] : [""] + ScreenText.wrap(keys, to: width)
+        let room = max(0, height - lines.count - below.count - keyLines.count - 1)
         let index = rows.firstIndex { $0.table == selected }
         // The chosen table stays in sight when there are more tables than lines.
         let first = min(max(0, (index ?? 0) - room + 1), max(0, rows.count - room))
@@ -193,8 +206,8 @@ public final class HallScreen: Sendable {
         if rows.count > room {
             lines.append("  (tables \(first + 1)-\(min(rows.count, first + room)) of \(rows.count) shown)")
         }
-        if !keys.isEmpty { lines += ["", keys] }
-        return lines.map { String($0.prefix(max(1, columns))) }
+        lines += below + keyLines
+        return lines.map { String($0.prefix(width)) }
     }
 
     private static func pad(_ text: String, _ width: Int) -> String {
@@ -246,6 +259,11 @@ struct HallModel {
 
     var title = ""
     var rows: [HallScreen.Row] = []
+    /// Above the tables: how to join, the LAN listing's state.
+    var header: [String] = []
+    /// Under the tables: the last results, the last talk.
+    var finished: [String] = []
+    var talk: [String] = []
     /// The chosen table's number (kept when tables come and go).
     var selected: Int?
     /// "Stop hosting?" is asked.
@@ -313,7 +331,8 @@ struct HallModel {
                 : Self.listKeys(unicode: options.unicode)
             let shownSelection = selectedIndex.map { rows[$0].table }
             return Frame(lines: HallScreen.lines(title: title, rows: rows, selected: shownSelection, columns: size.columns - 1,
-                                                 height: size.rows, keys: keys).map { StyledLine($0) })
+                                                 height: size.rows, keys: keys, header: header, finished: finished,
+                                                 talk: talk).map { StyledLine($0) })
         }
         guard let model = watching.model else {
             let text = watching.freed ? "Table \(watching.table) is free: nobody plays there now." : "Opening table \(watching.table)\u{2026}"

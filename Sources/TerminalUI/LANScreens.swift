@@ -47,11 +47,15 @@ public enum GameTable {
     }
 
     /// The table's header line and, per game, its lines (the row, then the reason it cannot be joined).
-    public static func layout(_ rows: [GameRow], numbered: Bool, width: Int?) -> (header: String, rows: [[String]]) {
+    /// `numbers` gives each row its own number (the lobby keeps a game's number
+    /// while others come and go); without them rows are numbered 1, 2, 3….
+    public static func layout(_ rows: [GameRow], numbered: Bool, numbers: [Int]? = nil,
+                              width: Int?) -> (header: String, rows: [[String]]) {
         let all = [GameRow.header] + rows
         func widest(_ column: (GameRow) -> String) -> Int { all.map { column($0).count }.max() ?? 0 }
         let widths = [widest(\.name), widest(\.game), widest(\.host), widest(\.seats), widest(\.state)]
-        let numberWidth = numbered ? String(rows.count).count + 2 : 0
+        let labels = numbers ?? rows.indices.map { $0 + 1 }
+        let numberWidth = numbered ? String(labels.max() ?? 0).count + 2 : 0
         func line(_ row: GameRow, number: String) -> String {
             let cells = [row.name, row.game, row.host, row.seats, row.state]
             var text = number.padding(toLength: numberWidth, withPad: " ", startingAt: 0)
@@ -60,7 +64,7 @@ public enum GameTable {
             return ScreenText.clip(text, to: width)
         }
         let lines = rows.enumerated().map { index, row -> [String] in
-            var lines = [line(row, number: numbered ? "\(index + 1)" : "")]
+            var lines = [line(row, number: numbered ? "\(labels[index])" : "")]
             if let note = row.note {
                 lines.append(ScreenText.clip(String(repeating: " ", count: numberWidth + 2) + note, to: width))
             }
@@ -88,6 +92,11 @@ public enum ScreenText {
     public static func wrap(_ text: String, to width: Int) -> [String] {
         var lines: [String] = []
         for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            // A line that fits stays as it is, its leading spaces too.
+            if paragraph.count <= width {
+                lines.append(String(paragraph))
+                continue
+            }
             var line = ""
             for word in paragraph.split(separator: " ", omittingEmptySubsequences: false) {
                 if line.isEmpty {
@@ -120,8 +129,10 @@ public enum ScreenText {
 public struct LobbyView {
     /// Which page shows, and what it holds.
     public enum Page {
-        /// The games on the LAN: `selected` is the marked row; `discoveryProblem` says why there is no list.
-        case games(rows: [GameRow], selected: Int?, discoveryProblem: String?)
+        /// Your own matches (`mine`, one line each), then the games on the LAN with their
+        /// `numbers`: `selected` is the marked row, counting your matches first;
+        /// `discoveryProblem` says why there is no list.
+        case games(rows: [GameRow], numbers: [Int], mine: [String], selected: Int?, discoveryProblem: String?)
         /// Typing an address to join.
         case address(typed: String)
         /// Choosing a game to host, or to play offline: `games` in catalog order, `selected` marked.
@@ -146,23 +157,37 @@ public struct LobbyView {
     }
 
     /// The page, one string per line, each at most `width` characters. Game names are display names.
-    public func lines(width: Int) -> [String] {
+    public func lines(width: Int) -> [String] { page(width: width).lines }
+
+    /// The page's lines and the index of the selected row's line, if a row is selected.
+    public func page(width: Int) -> (lines: [String], selected: Int?) {
         var lines: [String] = []
+        var selectedLine: Int?
         let message = self.message.map { ScreenText.wrap($0, to: width) } ?? []
         switch page {
-        case .games(let rows, let selected, let discoveryProblem):
+        case .games(let rows, let numbers, let mine, let selected, let discoveryProblem):
             lines.append("parlor: games on the LAN")
             lines.append("")
+            if !mine.isEmpty {
+                lines.append("Your matches (Enter or r resumes):")
+                for (index, text) in mine.enumerated() {
+                    if index == selected { selectedLine = lines.count }
+                    lines.append((index == selected ? "> " : "  ") + text)
+                }
+                lines.append("")
+            }
             if let discoveryProblem {
                 lines += ScreenText.wrap(discoveryProblem, to: width)
                 lines += ScreenText.wrap("Without discovery, join a host by the address it printed: press a and type it.", to: width)
             } else if rows.isEmpty {
                 lines.append("Looking for games… none yet. Games hosted on this network appear here as they start.")
             } else {
-                let laid = GameTable.layout(rows, numbered: true, width: max(20, width - 2))
+                let laid = GameTable.layout(rows, numbered: true, numbers: numbers, width: max(20, width - 2))
                 lines.append("  " + laid.header)
                 for (index, rowLines) in laid.rows.enumerated() {
-                    let marker = index == selected ? "> " : "  "
+                    let isSelected = mine.count + index == selected
+                    if isSelected { selectedLine = lines.count }
+                    let marker = isSelected ? "> " : "  "
                     lines.append(marker + rowLines[0])
                     lines += rowLines.dropFirst().map { "  " + $0 }
                 }
@@ -171,7 +196,7 @@ public struct LobbyView {
             lines += message
             // The keys on one line where it fits, else on two (80 columns): never cut off.
             let joining = "↑/↓ choose · Enter or 1-9 join · w watch · a type an address"
-            let starting = "h host a game · p play a bot offline · q quit"
+            let starting = (mine.isEmpty ? "" : "r resume · ") + "h host a game · p play a bot offline · q quit"
             if joining.count + 3 + starting.count <= width {
                 lines.append(joining + " · " + starting)
             } else {
@@ -184,6 +209,7 @@ public struct LobbyView {
             lines.append(forHosting ? "parlor: host a game on the LAN. Which game?" : "parlor: play a bot offline. Which game?")
             lines.append("")
             for (index, game) in games.enumerated() {
+                if index == selected { selectedLine = lines.count }
                 let marker = index == selected ? "> " : "  "
                 lines.append("\(marker)\(index + 1)  \(game.name) (\(game.id))")
             }
@@ -218,7 +244,7 @@ public struct LobbyView {
             lines.append("")
             lines.append("1-3 or f/s/r start · Esc back")
         }
-        return lines.map { ScreenText.clip($0, to: width) }
+        return (lines.map { ScreenText.clip($0, to: width) }, selectedLine)
     }
 
     /// A page where something is typed: the title, the prompt with what was typed and a cursor, the keys.

@@ -9,7 +9,10 @@
 /// From the games on the LAN: Enter or a number joins, `w` watches the selected game, `a` types an address
 /// (HOST:PORT, or a game's name) to join, `h` hosts (then the game, the name,
 /// a passcode or none, the seat), `p` plays a bot offline (then the game, the
-/// level, the seat). Esc goes back one step; q or Esc on the list leaves.
+/// level, the seat). Esc goes back one step; q on the list leaves (Esc there
+/// only says so). Your own matches (`Mine`, from the match store) are listed
+/// apart, above the LAN's games: Enter or `r` on one resumes it. A LAN game
+/// keeps the number it was first shown with while others come and go.
 /// `Address` is what a typed address becomes once `Rules.address` accepts it.
 public struct LobbyModel<Address: Hashable & Sendable>: Sendable {
     /// One game on the LAN as the lobby sees it.
@@ -26,6 +29,28 @@ public struct LobbyModel<Address: Hashable & Sendable>: Sendable {
             self.joinRefusal = joinRefusal
             self.watchRefusal = watchRefusal
         }
+    }
+
+    /// One of your own matches (hosted, joined or offline, not over), as the match store keeps it.
+    public struct Mine: Hashable, Sendable {
+        /// The match id `parlor resume` takes.
+        public var id: String
+        /// "Connect Four vs Bo (1a2b3c4d) · interrupted · your turn", made printable.
+        public var text: String
+        /// Why it cannot be resumed now ("it is being played right now"); nil when it can.
+        public var resumeRefusal: String?
+
+        public init(id: String, text: String, resumeRefusal: String? = nil) {
+            self.id = id
+            self.text = text
+            self.resumeRefusal = resumeRefusal
+        }
+    }
+
+    /// What the list's selection is on: one of your matches (by id) or a LAN game (by name).
+    public enum Selection: Hashable, Sendable {
+        case mine(String)
+        case game(String)
     }
 
     /// A typed address or name refused, as the one line the lobby shows.
@@ -68,6 +93,8 @@ public struct LobbyModel<Address: Hashable & Sendable>: Sendable {
         case joinAddress(Address)
         /// Watch the game at this index without a seat.
         case watch(at: Int)
+        /// Resume your own match with this id.
+        case resume(String)
         /// Host a new game of this id, as `name`, with a made-up passcode or none, from `seat`.
         case host(String, name: String, passcode: Bool, seat: Seat)
         /// Play this game against a bot of `level` offline, from `seat`.
@@ -98,8 +125,12 @@ public struct LobbyModel<Address: Hashable & Sendable>: Sendable {
     /// The games on the LAN, in the shell's order.
     public private(set) var games: [Game] = []
     public private(set) var mode = Mode.games
-    /// The selected game's name in `.games` (kept by name so it stays put as the list changes).
-    public private(set) var selectedName: String?
+    /// Your own matches, newest first.
+    public private(set) var mine: [Mine] = []
+    /// The selected row in `.games` (kept by id or name so it stays put as the lists change).
+    public private(set) var selection: Selection?
+    /// The number each LAN game was first shown with, by name: kept while it is listed.
+    private var numbers: [String: Int] = [:]
     /// The selected row in `.chooseGame`.
     public private(set) var selectedGameIndex = 0
     /// Why discovery does not work, once a browse failed.
@@ -126,12 +157,44 @@ public struct LobbyModel<Address: Hashable & Sendable>: Sendable {
         typed = ""
     }
 
-    /// The games on the LAN now; the selection stays on its game, else moves to the first.
+    /// The selected LAN game's name, if the selection is on one.
+    public var selectedName: String? {
+        if case .game(let name)? = selection { return name }
+        return nil
+    }
+
+    /// The games on the LAN now. A game keeps its number; a new one takes the
+    /// lowest free number. The selection stays on its row, else moves to the first.
     public mutating func show(games: [Game]) {
         self.games = games
-        if selectedName == nil || !games.contains(where: { $0.row.name == selectedName }) {
-            selectedName = games.first?.row.name
+        let names = Set(games.map(\.row.name))
+        numbers = numbers.filter { names.contains($0.key) }
+        for game in games where numbers[game.row.name] == nil {
+            let taken = Set(numbers.values)
+            numbers[game.row.name] = (1...).first { !taken.contains($0) }
         }
+        keepSelection()
+    }
+
+    /// Your own matches now (from the match store); the selection stays on its row.
+    public mutating func show(mine: [Mine]) {
+        self.mine = mine
+        keepSelection()
+    }
+
+    /// The list's rows in the order shown: your matches, then the LAN's games by number.
+    private var rows: [Selection] {
+        mine.map { .mine($0.id) } + shownGames.map { .game(games[$0].row.name) }
+    }
+
+    /// Indices into `games`, in the order they are shown (by number).
+    private var shownGames: [Int] {
+        games.indices.sorted { (numbers[games[$0].row.name] ?? 0) < (numbers[games[$1].row.name] ?? 0) }
+    }
+
+    private mutating func keepSelection() {
+        if let selection, rows.contains(selection) { return }
+        selection = rows.first
     }
 
     /// Discovery failed: the list says why, and how to join without it.
@@ -157,28 +220,40 @@ public struct LobbyModel<Address: Hashable & Sendable>: Sendable {
 
     private mutating func handleInGames(_ key: Key) -> Choice? {
         let index = games.firstIndex { $0.row.name == selectedName }
+        let rows = self.rows
+        let position = selection.flatMap { rows.firstIndex(of: $0) }
         switch key {
         case .up, .character("k"):
-            if let index, index > 0 { selectedName = games[index - 1].row.name }
+            if let position, position > 0 { selection = rows[position - 1] }
         case .down, .character("j"):
-            if let index, index + 1 < games.count { selectedName = games[index + 1].row.name }
-            else if index == nil { selectedName = games.first?.row.name }
+            if let position, position + 1 < rows.count { selection = rows[position + 1] }
+            else if position == nil { selection = rows.first }
         case .enter:
+            if case .mine(let id)? = selection { return resume(id) }
             guard let index else {
                 message = "No game to join yet. Press a to type an address, h to host one, or p to play a bot."
                 return nil
             }
             return join(at: index)
+        case .character("r"), .character("R"):
+            if case .mine(let id)? = selection { return resume(id) }
+            guard mine.count == 1 else {
+                message = mine.isEmpty ? "You have no match to resume." : "Choose one of your matches with ↑/↓, then press r."
+                return nil
+            }
+            selection = .mine(mine[0].id)
+            return resume(mine[0].id)
         case .character(let character) where character.isNumber:
-            guard let number = character.wholeNumberValue, number >= 1, number <= games.count else {
+            guard let number = character.wholeNumberValue,
+                  let found = games.firstIndex(where: { numbers[$0.row.name] == number }) else {
                 message = "There is no game \(character)."
                 return nil
             }
-            selectedName = games[number - 1].row.name
-            return join(at: number - 1)
+            selection = .game(games[found].row.name)
+            return join(at: found)
         case .character("w"), .character("W"):
             guard let index else {
-                message = "No game to watch yet."
+                message = games.isEmpty ? "No game to watch yet." : "Choose a game on the LAN with ↑/↓, then press w."
                 return nil
             }
             if let reason = games[index].watchRefusal {
@@ -195,12 +270,24 @@ public struct LobbyModel<Address: Hashable & Sendable>: Sendable {
         case .character("p"), .character("P"):
             mode = .chooseGame(forHosting: false)
             selectedGameIndex = 0
-        case .character("q"), .character("Q"), .escape:
+        case .character("q"), .character("Q"):
             return .quit
+        case .escape:
+            // Esc goes back a step elsewhere; here there is no step back, and leaving is q's.
+            message = "Press q to leave parlor."
         default:
             break
         }
         return nil
+    }
+
+    private mutating func resume(_ id: String) -> Choice? {
+        guard let match = mine.first(where: { $0.id == id }) else { return nil }
+        if let reason = match.resumeRefusal {
+            message = "\(match.text) cannot be resumed: \(reason)"
+            return nil
+        }
+        return .resume(id)
     }
 
     private mutating func join(at index: Int) -> Choice? {
@@ -325,13 +412,19 @@ public struct LobbyModel<Address: Hashable & Sendable>: Sendable {
         view.lines(width: width)
     }
 
+    /// The screen's lines and which of them is the selected row (drawn highlighted where the terminal allows).
+    public func page(width: Int) -> (lines: [String], selected: Int?) {
+        view.page(width: width)
+    }
+
     /// What the screen shows now, in words.
     public var view: LobbyView {
         let catalog = rules.catalog
         func gameName(_ id: String) -> String { catalog.first { $0.id == id }?.name ?? id }
         let page: LobbyView.Page = switch mode {
         case .games:
-            .games(rows: games.map(\.row), selected: games.firstIndex { $0.row.name == selectedName },
+            .games(rows: shownGames.map { games[$0].row }, numbers: shownGames.map { numbers[games[$0].row.name] ?? 0 },
+                   mine: mine.map(\.text), selected: selection.flatMap { rows.firstIndex(of: $0) },
                    discoveryProblem: discoveryProblem)
         case .address: .address(typed: typed)
         case .chooseGame(let forHosting): .chooseGame(forHosting: forHosting, games: catalog, selected: selectedGameIndex)

@@ -225,13 +225,15 @@ public final class MatchDesk: Sendable {
     }
 
     /// Draws the lobby's page (only while the lobby is on screen).
-    public func showLobby(_ lines: [String]) {
+    public func showLobby(_ lines: [String], highlighted: Int? = nil) {
         state.withLock { state in
             guard state.onScreen == nil, !state.listOpen, state.questions.isEmpty, !state.closed else { return }
             let size = terminal.size() ?? .standard
             var shown = lines
             if shown.count > size.rows { shown = Array(shown.prefix(size.rows)) }
-            writer.show(Frame(lines: shown.map { StyledLine($0) }), size: size)
+            // The chosen row in reverse video (dropped where the terminal takes no attributes).
+            writer.show(Frame(lines: shown.enumerated().map { StyledLine($1, $0 == highlighted ? TextStyle(reverse: true) : .plain) }),
+                        size: size)
         }
     }
 
@@ -559,7 +561,7 @@ public final class MatchDesk: Sendable {
     private func tick() {
         state.withLock { state in
             guard let entry = state.entries.first(where: { $0.id == state.onScreen }), !state.listOpen,
-                  entry.model.state.deadline > 0, !entry.model.view.isOver else { return }
+                  entry.model.state.deadline > 0 || !entry.model.view.awaySeats.isEmpty, !entry.model.view.isOver else { return }
             draw(&state)
         }
     }

@@ -116,9 +116,10 @@ public enum MatchText {
         // A spectator has no seat to resume: the players do it.
         if localSeats.isEmpty { return "The match is not over: the players can continue it, and you can watch it again then." }
         let others = state.seats.indices.filter { !localSeats.contains($0) }
-        let other = localSeats.count == 1 && others.count == 1 ? name(state, seat: others[0]) : "The other player"
+        let who = TurnNotices.opponents(state, localSeats: localSeats)
         return "The match is not over and can continue: run '\(command)' here, "
-            + "and \(other) must run '\(command)' on the other machine."
+            + (others.count == 1 ? "and \(who) must run '\(command)' on the other machine."
+                                 : "and \(who) must each run '\(command)' where they play.")
     }
 
     /// How a stopped match reads once it is over on this side: the result and

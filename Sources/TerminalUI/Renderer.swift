@@ -35,6 +35,8 @@ public struct ScreenView: Sendable {
     public var showingKeys = false
     /// Seats whose player is away at a table (the link dropped; the seat is kept).
     public var awaySeats: Set<SeatIndex> = []
+    /// When each away seat's grace runs out (wall-clock milliseconds): its seat line counts down to it.
+    public var awayUntil: [SeatIndex: Int64] = [:]
     /// Table talk works in this match (a LAN match): the `t` key opens the input.
     public var talkAvailable = false
     /// The latest lines of table talk, oldest first (the last few show under the seats).
@@ -370,7 +372,8 @@ public enum Renderer {
             } else if let bot = view.standIns[seat] {
                 line.append(" \(dash) \(active ? "thinking, " : "")\(sanitized(bot)) standing in", TextStyle(foreground: .yellow))
             } else if view.awaySeats.contains(seat) {
-                line.append(" \(dash) \(active ? "to move, " : "")away", TextStyle(foreground: .yellow))
+                let left = awaySecondsLeft(view, seat: seat).map { ", \($0) s left" } ?? ""
+                line.append(" \(dash) \(active ? "to move, " : "")away\(left)", TextStyle(foreground: .yellow))
             } else if active && state.seats.count > 2 {
                 // The seat to move: "to move" when it waits for a player here, "thinking" for another (a bot, a guest).
                 line.append(" \(dash) \(view.localSeats.contains(seat) ? "to move" : "thinking")")
@@ -393,6 +396,12 @@ public enum Renderer {
         }
     }
 
+    /// Whole seconds left until an away seat's grace runs out, counted at `view.now`; nil when not known.
+    static func awaySecondsLeft(_ view: ScreenView, seat: SeatIndex) -> Int64? {
+        guard let until = view.awayUntil[seat], view.now > 0 else { return nil }
+        return max(0, (until - view.now + 999) / 1000)
+    }
+
     /// Whose turn it is, the question being asked, or the result.
     static func statusLine(_ view: ScreenView, options: DisplayOptions) -> StyledLine {
         let state = view.state
@@ -408,6 +417,10 @@ public enum Renderer {
         var text: String
         if view.localSeats.contains(active) {
             text = view.localSeats.count > 1 ? "\(MatchText.label(state, seat: active, options: options)), your turn." : "Your turn."
+        } else if view.awaySeats.contains(active), view.standIns[active] == nil {
+            // Nobody thinks at an away seat: it waits for its player.
+            let left = awaySecondsLeft(view, seat: active).map { ", \($0) s left" } ?? ""
+            text = "\(MatchText.name(state, seat: active)) is away\(left)."
         } else {
             text = "\(MatchText.name(state, seat: active)) is thinking\(dots)"
         }

@@ -43,13 +43,47 @@ public enum SavedMatchText {
     }
 
     /// `rows` (the first is the header) as lines of columns two spaces apart; the last column is not padded.
-    public static func columns(_ rows: [[String]]) -> [String] {
+    ///
+    /// Given a `width` (the terminal's), lines longer than it are fitted: the
+    /// `shrinkable` columns (names) are cut to no less than their header,
+    /// ending in "…", widest first, when that makes them fit; else each row
+    /// wraps at a column's start, its rest indented under the second column,
+    /// never mid-word.
+    public static func columns(_ rows: [[String]], width: Int? = nil, shrinkable: [Int] = []) -> [String] {
         guard let first = rows.first else { return [] }
-        let widths = first.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
-        return rows.map { row in
-            row.enumerated().map { index, cell in
-                index == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[index] - cell.count)
-            }.joined(separator: "  ")
+        var widths = first.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        let total = { widths.reduce(0, +) + 2 * (widths.count - 1) }
+        // Names are cut only when that makes the lines fit; otherwise they stay whole and the rows wrap.
+        let narrowest = widths.indices.map { shrinkable.contains($0) ? min(widths[$0], first[$0].count) : widths[$0] }
+        if let width, narrowest.reduce(0, +) + 2 * (widths.count - 1) <= width {
+            while total() > width,
+                  let widest = shrinkable.filter({ widths[$0] > first[$0].count }).max(by: { widths[$0] < widths[$1] }) {
+                widths[widest] -= 1
+            }
         }
+        return rows.flatMap { row in
+            let cells = row.enumerated().map { index, cell in
+                let fitted = cell.count > widths[index] ? String(cell.prefix(widths[index] - 1)) + "…" : cell
+                return index == row.count - 1 ? fitted : fitted + String(repeating: " ", count: widths[index] - fitted.count)
+            }
+            guard let width, total() > width else { return [cells.joined(separator: "  ")] }
+            return wrapped(cells, width: width, indent: String(repeating: " ", count: widths[0] + 2))
+        }
+    }
+
+    /// Cells joined two spaces apart, a new line (after `indent`) wherever the next cell would pass `width`.
+    private static func wrapped(_ cells: [String], width: Int, indent: String) -> [String] {
+        func trimmed(_ line: String) -> String { String(line.reversed().drop { $0 == " " }.reversed()) }
+        var lines: [String] = []
+        var line = cells.first ?? ""
+        for cell in cells.dropFirst() {
+            if trimmed(line + "  " + cell).count <= width {
+                line += "  " + cell
+            } else {
+                lines.append(trimmed(line))
+                line = indent + cell
+            }
+        }
+        return lines + [trimmed(line)]
     }
 }

@@ -179,6 +179,27 @@ struct CatalogTests {
         #expect(GameCatalog.suggestion(for: typed) == expected)
     }
 
+    @Test("a game by its id, its name or a common other name, in any case", arguments: [
+        ("othello", "reversi"), ("Othello", "reversi"), ("connect-four", "connect4"), ("Connect Four", "connect4"),
+        ("CONNECT4", "connect4"), ("dots", "dots-and-boxes"), ("dots and boxes", "dots-and-boxes"),
+        ("Tic-tac-toe", "tictactoe"), ("tic tac toe", "tictactoe"), ("Chinese Checkers", "chinese-checkers"),
+        ("Cube Four (3D Connect Four)", "cube4"), ("cube four", "cube4"),
+    ])
+    func gameNamed(typed: String, id: String) {
+        #expect(GameCatalog.game(named: typed)?.id == id)
+    }
+
+    @Test func noGameForOtherWords() {
+        for typed in ["", "  ", "chess", "connect", "dot", "four"] { #expect(GameCatalog.game(named: typed) == nil, "\(typed)") }
+    }
+
+    @Test("a word that starts one game's name suggests it", arguments: [
+        ("dot", "dots-and-boxes"), ("chinese", "chinese-checkers"), ("othel", "reversi"), ("tic-tac", "tictactoe"),
+    ])
+    func suggestsOnPrefix(typed: String, expected: String) {
+        #expect(GameCatalog.suggestion(for: typed) == expected)
+    }
+
     @Test func noSuggestionForNonsense() {
         #expect(GameCatalog.suggestion(for: "backgammon-deluxe") == nil)
     }

@@ -55,6 +55,18 @@ struct EndToEndTests {
         #expect(result.stderr.hasSuffix("See 'parlor help play'.\n"))
     }
 
+    @Test("a game's name or a common other name plays that game", arguments: [
+        ("othello", "reversi"), ("Connect Four", "connect4"), ("connect-four", "connect4"), ("dots", "dots-and-boxes"),
+    ])
+    func gameByName(typed: String, id: String) async throws {
+        let result = try await ParlorProcess.run(["play", typed, "--bot", "easy", "--vs", "bot:easy", "--json", "--seed", "1"],
+                                                 environment: ["USER": "ana", "NO_COLOR": "1", "XDG_DATA_HOME": temporaryDataHome()],
+                                                 timeout: .seconds(60))
+        #expect(result.status == 0, Comment(rawValue: result.stderr))
+        #expect(result.stdout.hasPrefix("{\"event\":\"started\"") && result.stdout.contains("\"game\":\"\(id)\""),
+                Comment(rawValue: String(result.stdout.prefix(300))))
+    }
+
     @Test("parlor play nosuchgame exits 64 and lists the games")
     func unknownGame() async throws {
         let result = try await parlor(["play", "nosuchgame"])

@@ -144,6 +144,14 @@ struct HallEndToEndTests {
         #expect(await tooMany.wait(timeout: .seconds(20)) == 64, Comment(rawValue: tooMany.transcript))
         #expect(tooMany.errors.contains("this process may open 160"), Comment(rawValue: tooMany.transcript))
         #expect(tooMany.errors.contains("ask for at most 8 tables"), Comment(rawValue: tooMany.transcript))
+        #expect(tooMany.errors.contains("'ulimit -n 528'"), Comment(rawValue: tooMany.transcript))
+        // So few that not one table fits: said so, with the limit it needs, never "at most 0 tables".
+        let noTable = try SpawnedParlor(["--nofile=64:64", ParlorBinary.url.path, "host", "connect4", "--bot", "easy", "--tables", "20",
+                                         "--port", "0", "--plain"], environment: Self.environment(), executable: prlimit)
+        #expect(await noTable.wait(timeout: .seconds(20)) == 64, Comment(rawValue: noTable.transcript))
+        #expect(noTable.errors.contains("may open only 64, too few for even one table"), Comment(rawValue: noTable.transcript))
+        #expect(noTable.errors.contains("'ulimit -n 208'"), Comment(rawValue: noTable.transcript))
+        #expect(!noTable.errors.contains("at most 0"), Comment(rawValue: noTable.transcript))
 
         let hostEnvironment = Self.environment()
         let host = try SpawnedParlor(["--nofile=160:160", ParlorBinary.url.path, "host", "connect4", "--bot", "easy", "--tables", "8",

@@ -173,6 +173,22 @@ struct LANTableEndToEndTests {
         #expect(outcomes.last?["outcome"] as? String != "quit", "the resumed seat played on: \(outcomes)")
     }
 
+    @Test("a guest who leaves a table of three for now reads who was told, by name, never 'The other player'")
+    func leavingATableNamesTheOthers() async throws {
+        let host = try SpawnedParlor(["host", "dots-and-boxes", "--seats", "3", "--bots", "easy", "--bot", "easy", "--json",
+                                      "--port", "0", "--name", "Hana", "--seat", "first"], environment: Self.environment())
+        defer { host.send(SIGKILL) }
+        let port = try await Self.port(host)
+        let guest = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--plain", "--name", "Bo"], environment: Self.environment(),
+                                      keepStdinOpen: true)
+        defer { guest.send(SIGKILL) }
+        _ = try #require(await guest.line(containing: "Hana", timeout: .seconds(20)), Comment(rawValue: guest.transcript))
+        guest.closeStdin()
+        _ = await guest.wait(timeout: .seconds(20))
+        #expect(guest.output.contains("Hana and Easy bot were told you may come back, and wait for you."), Comment(rawValue: guest.transcript))
+        #expect(!guest.output.contains("The other player"), Comment(rawValue: guest.transcript))
+    }
+
     @Test("--seats outside the game's counts is a usage error naming them")
     func seatsOutOfRange() async throws {
         let result = try await ParlorProcess.run(["host", "reversi", "--seats", "3"], environment: scratchDataHome(), timeout: .seconds(20))

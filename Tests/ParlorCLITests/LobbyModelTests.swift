@@ -52,11 +52,12 @@ struct LobbyModelTests {
     func address() {
         var model = ParlorLobbyModel()
         _ = Self.press(.character("a"), in: &model)
-        _ = Self.type("192.0.2.7", into: &model)
+        _ = Self.type("192.0.2.7:", into: &model)
         #expect(Self.press(.enter, in: &model) == nil)
         #expect(model.mode == .address)
-        #expect(model.lines(width: 200).contains { $0.contains("'192.0.2.7':") }, "\(model.lines(width: 200))")
-        _ = Self.type(":7477", into: &model)
+        #expect(model.lines(width: 200).contains { $0.contains("'192.0.2.7:':") }, "\(model.lines(width: 200))")
+        _ = Self.press(.backspace, in: &model)
+        // No port: parlor's own, 7477.
         #expect(Self.press(.enter, in: &model) == .joinTarget(.address(host: "192.0.2.7", port: 7477)))
     }
 }

@@ -6,13 +6,14 @@ import Testing
 
 /// `parlor browse` and the pickers: how many watch a game, and watching offered for one that cannot be joined.
 struct SpectatorListingTests {
-    static func listed(_ state: ParlorServiceInfo.State, spectators: (Int, Int)?) throws -> ListedGame {
+    static func listed(_ state: ParlorServiceInfo.State, spectators: (Int, Int)?, name: String = "Ana's Connect Four",
+                       matchID: String = "") throws -> ListedGame {
         var info = ParlorServiceInfo(protocolVersion: 1, gameID: "connect4", rulesVersion: 1, seatsTaken: 2, seatsTotal: 2, state: state,
-                                     matchID: "", needsPasscode: false, appVersion: "0.2.0", hostPlayerName: "Ana")
+                                     matchID: matchID, needsPasscode: false, appVersion: "0.2.0", hostPlayerName: "Ana")
         info.spectators = spectators
         let txt = try info.txtRecord()
         let service = DiscoveredService(
-            instance: ServiceInstance(name: "Ana's Connect Four", type: "_parlor._tcp.", domain: "local."),
+            instance: ServiceInstance(name: name, type: "_parlor._tcp.", domain: "local."),
             hostTarget: "hosta.local.", port: 7490, interfaceIndex: 3, txt: txt,
             addresses: [ServiceAddress(ipv4: (10, 77, 0, 1), interfaceIndex: 3)])
         return ListedGame(service: service, assessment: LAN.assess(txt))
@@ -31,6 +32,17 @@ struct SpectatorListingTests {
         let row = GameListing.row(try Self.listed(.playing, spectators: (0, 0)))
         #expect(row.state == "playing")
         #expect(row.note == "cannot join: already playing")
+    }
+}
+
+/// The lobby never offers your own game to join: one this process advertises, or one whose match is yours.
+struct OwnGamesTests {
+    @Test func theLobbyLeavesOutTheGameHostedHereAndYourOwnMatches() throws {
+        let hostedHere = try SpectatorListingTests.listed(.open, spectators: nil, name: "Bo's Connect Four")
+        let yourMatch = try SpectatorListingTests.listed(.playing, spectators: nil, name: "Cy's Connect Four", matchID: "aa11bb22")
+        let someoneElse = try SpectatorListingTests.listed(.open, spectators: nil, name: "Di's Connect Four")
+        let shown = Lobby.othersGames([hostedHere, yourMatch, someoneElse], ownNames: ["Bo's Connect Four"], ownMatches: ["aa11bb22"])
+        #expect(shown.map(\.name) == ["Di's Connect Four"])
     }
 }
 

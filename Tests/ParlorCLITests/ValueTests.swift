@@ -13,6 +13,9 @@ struct JoinTargetTests {
         ("localhost:7477", "localhost", 7477),
         ("game-box.local:1", "game-box.local", 1),
         ("10.0.0.2:65535", "10.0.0.2", 65535),
+        ("192.168.1.5", "192.168.1.5", 7477),
+        ("[::1]", "::1", 7477),
+        ("[fe80::1%eth0]", "fe80::1%eth0", 7477),
     ] as [(String, String, Int)])
     func address(text: String, host: String, port: Int) throws {
         #expect(try JoinTarget(parsing: text) == .address(host: host, port: UInt16(port)))
@@ -36,8 +39,6 @@ struct JoinTargetTests {
         ("[::1]:0", .badPort),
         ("[::1]:", .badPort),
         ("[::1]:abc", .badPort),
-        ("[::1]", .missingPort(example: "[::1]:7477")),
-        ("192.168.1.5", .missingPort(example: "192.168.1.5:7477")),
         ("::1", .unbracketedIPv6),
         ("fe80::1:7477", .unbracketedIPv6),
         ("[::1", .badAddress),

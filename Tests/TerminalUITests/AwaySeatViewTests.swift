@@ -42,6 +42,22 @@ struct AwaySeatViewTests {
         #expect(lines.contains { $0.contains("> ") && $0.contains("Ana - to move, away") }, "\(lines)")
     }
 
+    @Test("an away seat counts its grace down on its seat line, and the away seat to move is away, not thinking")
+    func awayCountsDown() {
+        var model = FullScreenModel(state: Self.table, localSeats: [1], options: .plainASCII)
+        _ = model.handle(.presence(seat: 0, away: true, graceLeft: .seconds(120)))
+        var view = model.view
+        let until = try? #require(view.awayUntil[0])
+        view.now = (until ?? 0) - 97_000
+        let lines = Renderer.screen(for: view, options: .plainASCII, size: TerminalSize(columns: 80, rows: 24)).textLines
+        #expect(lines.contains { $0.contains("Ana - to move, away, 97 s left") }, "\(lines.joined(separator: "\n"))")
+        #expect(lines.contains { $0.contains("Ana is away, 97 s left.") }, "\(lines.joined(separator: "\n"))")
+        #expect(!lines.contains { $0.contains("thinking") }, "\(lines.joined(separator: "\n"))")
+        view.now += 3_000
+        let later = Renderer.screen(for: view, options: .plainASCII, size: TerminalSize(columns: 80, rows: 24)).textLines
+        #expect(later.contains { $0.contains("away, 94 s left") }, "\(later.joined(separator: "\n"))")
+    }
+
     @Test("plain says who is away and back; JSON has an away and a back event with the seat, name and grace left")
     func plainAndJSON() throws {
         var plain = LineModel(format: .text(.plainASCII, interactive: false), state: Self.table, localSeats: [0])

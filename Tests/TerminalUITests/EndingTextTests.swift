@@ -27,6 +27,20 @@ struct EndingTextTests {
         #expect(!lines.joined().contains("is still playing"), "\(lines)")
     }
 
+    @Test("a table of three: the resume line names every other player, never 'The other player'")
+    func tableOfThree() throws {
+        let game = try #require(GameCatalog.newGame(id: "dots-and-boxes", seats: 3))
+        let state = MatchState(matchID: Fixtures.matchID, game: game, seats: [
+            Seat(playerID: Fixtures.ana, name: "Ana"), Seat(playerID: Fixtures.bot, name: "Bo"), Seat(playerID: .random(), name: "Cy"),
+        ])
+        var model = LineModel(format: .text(.plainASCII, interactive: false), state: state, localSeats: [0])
+        let lines = Self.texts(model.handle(.failed(Self.lost, state)))
+        let id = state.matchID.short
+        #expect(lines.contains("The match is not over and can continue: run 'parlor resume \(id)' here, "
+            + "and Bo and Cy must each run 'parlor resume \(id)' where they play."), "\(lines)")
+        #expect(!lines.joined().contains("The other player"), "\(lines)")
+    }
+
     @Test("JSON: the error event says whether the match can continue and gives the resume command")
     func json() throws {
         var model = LineModel(format: .json, state: Self.state, localSeats: [0])

@@ -43,6 +43,26 @@ import Testing
         #expect(board.inPlayCount == 1)
     }
 
+    @Test func aFinishedTableSaysWhoWonAgainstWhomInHowManyMoves() throws {
+        var state = Fixtures.state(Connect4(), moves: [3, 2, 3], names: ("Ana", "Hard bot"))
+        state = try state.applying(.quit(1), now: 1)
+        #expect(HallBoard.result(table: 3, state: state) == "table 3: Ana won against Hard bot, 3 moves")
+        let board = HallBoard(limit: 4)
+        for table in 1...5 { board.finished(table, state: state) }
+        #expect(board.notes().finished.map { $0.prefix(8) } == ["table 3:", "table 4:", "table 5:"], "the last three stay")
+    }
+
+    @Test func theListPutsTheHeaderOnTopAndWrapsTheKeysRatherThanCuttingThem() {
+        let keys = "Stop hosting? Matches in play are left for now ('parlor resume' brings them back). y: stop   n: go on"
+        let lines = HallScreen.lines(title: "parlor: Connect Four on port 7477, 0 of 3 tables in play", rows: [], columns: 99, height: 30,
+                                     keys: keys, header: ["Students join with:", "  parlor join 192.0.2.7:7477"],
+                                     finished: ["table 1: Ana won against Hard bot, 21 moves"], talk: ["table 2 · Bo: hi"])
+        #expect(lines[1] == "Students join with:" && lines[2] == "  parlor join 192.0.2.7:7477", "\(lines)")
+        #expect(lines.contains("  table 1: Ana won against Hard bot, 21 moves") && lines.contains("  table 2 · Bo: hi"), "\(lines)")
+        #expect(lines.allSatisfy { $0.count <= 99 })
+        #expect(lines.suffix(2).joined(separator: " ") == keys, "\(lines)")
+    }
+
     @Test func theRefreshReportsEachChangeInTablesInPlay() async throws {
         let board = HallBoard(limit: 2)
         let counts = Mutex<[Int]>([])

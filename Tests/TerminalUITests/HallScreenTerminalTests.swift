@@ -11,11 +11,12 @@ import Testing
 @Suite("The host's hall screen (tmux)", .serialized)
 struct HallScreenTerminalTests {
     /// `parlor host connect4 --bot easy --tables 3` in tmux (the guest moves first); its port from the title.
-    static func startHall(_ parlor: String, home: (path: String, environment: [String: String])) async throws -> (TmuxSession, Int) {
+    static func startHall(_ parlor: String, home: (path: String, environment: [String: String]),
+                          columns: Int = 110) async throws -> (TmuxSession, Int) {
         try FileManager.default.createDirectory(atPath: home.path, withIntermediateDirectories: true)
         let hall = try TmuxSession.start(["sh", "-c", "\"$0\" host connect4 --bot easy --tables 3 --port 0 --name Teach --seat second; "
                                           + "echo \"exit status $?\"; sleep 60", parlor],
-                                         columns: 110, rows: 32, environment: home.environment)
+                                         columns: columns, rows: 32, environment: home.environment)
         guard await hall.waitFor("0 of 3 tables in play", timeout: .seconds(20)) else {
             hall.kill()
             throw TmuxSession.Failure.commandFailed(["host"], status: 1, output: hall.screenText())
@@ -27,6 +28,36 @@ struct HallScreenTerminalTests {
             throw TmuxSession.Failure.commandFailed(["host"], status: 1, output: screen)
         }
         return (hall, port)
+    }
+
+    @Test("at 100 columns the list shows how to join and the LAN listing at its top, a student's talk, a finished table's result after it is freed, and the whole of Stop hosting?",
+          .enabled(if: LeavingTerminalTests.canRun))
+    func whatTheTeacherSees() async throws {
+        let parlor = try #require(LeavingTerminalTests.parlor)
+        let home = LeavingTerminalTests.home("hall-teacher")
+        let guestHome = NSTemporaryDirectory() + "parlor-hall-teacher-guest-" + UUID().uuidString
+        defer { for path in [home.path, guestHome] { try? FileManager.default.removeItem(atPath: path) } }
+        let (hall, port) = try await Self.startHall(parlor, home: home, columns: 100)
+        defer { hall.kill() }
+        let top = hall.screen().prefix(12).joined(separator: "\n")
+        #expect(top.contains("Students join with:") && top.contains("parlor join localhost:\(port)"), "\(hall.screenText())")
+        #expect(top.contains("Listed on the LAN as") || top.contains("Not listed on the LAN:"), "\(hall.screenText())")
+
+        let gus = try ScriptedParlor.start(parlor, ["join", "127.0.0.1:\(port)", "--json", "--name", "Gus"], home: guestHome)
+        defer { gus.stop() }
+        #expect(await gus.play("/say hello teacher", seat: 0, after: 0))
+        #expect(await hall.waitFor("table 1 · Gus: hello teacher", timeout: .seconds(20)), "\(hall.screenText())")
+        #expect(await gus.play("/quit", seat: 0, after: 0))
+        // The table is freed, and its result stays on the list.
+        #expect(await hall.waitFor("table 1: Teach won against Gus, 0 moves", timeout: .seconds(20)), "\(hall.screenText())")
+        #expect(await hall.waitFor("0 of 3 tables in play", timeout: .seconds(40)), "\(hall.screenText())")
+        #expect(hall.screenText().contains("table 1: Teach won against Gus"), "\(hall.screenText())")
+
+        hall.send("q")
+        #expect(await hall.waitFor("Stop hosting?"), "\(hall.screenText())")
+        let asked = hall.screen().map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        #expect(asked.contains("('parlor resume' brings them back). y: stop   n: go on"), "cut at 100 columns: \(hall.screenText())")
+        hall.send("n")
     }
 
     @Test("Enter opens a table: its board live as the guest's moves arrive; Esc goes back to the list; q asks before stopping",

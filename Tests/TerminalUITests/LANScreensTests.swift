@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func theLobbyMarksTheSelectedGameAndKeepsItsKeysOnScreenAt80Columns() {
-        let view = LobbyView(page: .games(rows: [Self.ana, Self.old], selected: 1, discoveryProblem: nil),
+        let view = LobbyView(page: .games(rows: [Self.ana, Self.old], numbers: [1, 2], mine: [], selected: 1, discoveryProblem: nil),
                              message: "\"Bo's Reversi\" cannot be joined: it is full")
         let lines = view.lines(width: 79)
         #expect(lines.allSatisfy { $0.count <= 79 })
@@ -59,7 +59,7 @@ import Testing
     }
 
     @Test func withoutDiscoveryTheLobbySaysHowToJoinByAddress() {
-        let lines = LobbyView(page: .games(rows: [], selected: nil, discoveryProblem: "avahi-daemon is not running")).lines(width: 80)
+        let lines = LobbyView(page: .games(rows: [], numbers: [], mine: [], selected: nil, discoveryProblem: "avahi-daemon is not running")).lines(width: 80)
         #expect(lines.contains("avahi-daemon is not running"))
         #expect(lines.contains("Without discovery, join a host by the address it printed: press a and type it."))
     }

@@ -80,10 +80,10 @@ struct LobbyModelTests {
         _ = model.handle(.down)
         #expect(model.handle(.enter) == nil)
         #expect(model.lines(width: 200).contains("\"Cy\" cannot be joined: it is full"), "\(model.lines(width: 200))")
-        // A new game listed above keeps the selection on Cy.
+        // A new game listed above keeps the selection on Cy, and Cy keeps its number.
         model.show(games: [Self.game("Al"), Self.game("Bo"), Self.game("Cy", join: "it is full")])
-        #expect(model.lines(width: 200).contains { $0.hasPrefix("> 3") }, "\(model.lines(width: 200))")
-        #expect(model.handle(.character("2")) == .join(at: 1))
+        #expect(model.lines(width: 200).contains { $0.hasPrefix("> 2  Cy") }, "\(model.lines(width: 200))")
+        #expect(model.handle(.character("1")) == .join(at: 1))
         #expect(model.handle(.character("9")) == nil)
         #expect(model.lines(width: 200).contains("There is no game 9."))
     }
@@ -100,13 +100,52 @@ struct LobbyModelTests {
         #expect(model.lines(width: 200).contains("\"Cy\" cannot be watched: takes no spectators"), "\(model.lines(width: 200))")
     }
 
-    @Test("a failed browse says why and how to join without discovery; q, Esc and Ctrl-C leave")
+    @Test("a game keeps its number while others come and go; a newcomer takes the lowest free number")
+    func stableNumbers() {
+        var model = Model(rules: Self.rules, defaultName: "Ana", defaultLevel: "medium")
+        model.show(games: [Self.game("Al"), Self.game("Bo"), Self.game("Cy")])
+        model.show(games: [Self.game("Bo"), Self.game("Cy")])
+        let lines = model.lines(width: 200)
+        #expect(lines.contains { $0.hasPrefix("> 2  Bo") } && lines.contains { $0.hasPrefix("  3  Cy") }, "\(lines)")
+        #expect(model.handle(.character("3")) == .join(at: 1))
+        #expect(model.handle(.character("1")) == nil, "game 1 left")
+        model.show(games: [Self.game("Di"), Self.game("Bo"), Self.game("Cy")])
+        #expect(model.lines(width: 200).contains { $0.contains("1  Di") }, "\(model.lines(width: 200))")
+        #expect(model.handle(.character("1")) == .join(at: 0))
+    }
+
+    @Test("your own matches are listed apart, above the LAN's games; Enter or r resumes one, one being played says why not")
+    func ownMatches() {
+        var model = Model(rules: Self.rules, defaultName: "Ana", defaultLevel: "medium")
+        model.show(mine: [Model.Mine(id: "aa11", text: "Connect Four vs Bo (aa11) · interrupted · your turn"),
+                          Model.Mine(id: "bb22", text: "Reversi vs Cy (bb22) · playing", resumeRefusal: "it is being played right now")])
+        model.show(games: [Self.game("Bo")])
+        let page = model.page(width: 200)
+        let heading = page.lines.firstIndex(of: "Your matches (Enter or r resumes):") ?? .max
+        let table = page.lines.firstIndex { $0.contains("NAME") } ?? -1
+        #expect(heading < table, "your matches come first, apart: \(page.lines)")
+        #expect(page.selected.map { page.lines[$0] } == "> Connect Four vs Bo (aa11) · interrupted · your turn", "\(page.lines)")
+        #expect(page.lines.last?.contains("r resume") == true, "\(page.lines)")
+        #expect(model.handle(.enter) == .resume("aa11"))
+        #expect(model.handle(.character("w")) == nil, "w watches a LAN game, not one of yours")
+        #expect(model.lines(width: 200).contains("Choose a game on the LAN with ↑/↓, then press w."))
+        _ = model.handle(.down)
+        #expect(model.handle(.character("r")) == nil)
+        #expect(model.lines(width: 200).contains { $0.hasSuffix("cannot be resumed: it is being played right now") })
+        _ = model.handle(.down)
+        #expect(model.selection == .game("Bo"))
+        #expect(model.handle(.enter) == .join(at: 0))
+    }
+
+    @Test("a failed browse says why and how to join without discovery; q and Ctrl-C leave, Esc on the list only says how")
     func discoveryAndLeaving() {
         var model = Model(rules: Self.rules, defaultName: "Ana", defaultLevel: "medium")
         model.discoveryFailed("DNS-SD is not available: libdns_sd.so.1 is missing")
         let lines = model.lines(width: 200)
         #expect(lines.contains("DNS-SD is not available: libdns_sd.so.1 is missing"), "\(lines)")
         #expect(lines.contains { $0.hasPrefix("Without discovery, join a host by the address it printed") })
-        for key: Key in [.character("q"), .escape, .interrupt] { #expect(model.handle(key) == .quit) }
+        for key: Key in [.character("q"), .interrupt] { #expect(model.handle(key) == .quit) }
+        #expect(model.handle(.escape) == nil)
+        #expect(model.lines(width: 200).contains("Press q to leave parlor."))
     }
 }

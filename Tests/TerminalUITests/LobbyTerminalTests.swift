@@ -45,4 +45,34 @@ struct LobbyTerminalTests {
         lobby.send("q")
         #expect(await lobby.waitFor("exit status 0", timeout: .seconds(10)), "\(lobby.screenText())")
     }
+
+    @Test("your interrupted match is listed apart in the lobby, highlighted, and r resumes it there; Esc on the list does not leave",
+          .enabled(if: LeavingTerminalTests.canRun))
+    func ownMatchResumes() async throws {
+        let parlor = try #require(LeavingTerminalTests.parlor)
+        let home = LeavingTerminalTests.home("lobby-mine")
+        defer { try? FileManager.default.removeItem(atPath: home.path) }
+        // End of input leaves an offline match for now: interrupted, ours to resume.
+        _ = try ReplayTerminalTests.run(parlor, ["play", "tictactoe", "--vs", "bot:easy", "--plain"], environment: home.environment)
+        let shell = "\"$0\" \"$@\"; echo \"exit status $?\"; sleep 60"
+        let lobby = try TmuxSession.start(["sh", "-c", shell, parlor], columns: 100, rows: 30, environment: home.environment)
+        defer { lobby.kill() }
+        #expect(await lobby.waitFor("Your matches (Enter or r resumes):"), "\(lobby.screenText())")
+        let row = try #require(lobby.screen().first { $0.contains("Tic-tac-toe vs Easy bot") }, "\(lobby.screenText())")
+        #expect(row.hasPrefix("> ") && row.contains("interrupted") && row.contains("your turn"), "\(lobby.screenText())")
+        #expect(lobby.screenText().contains("r resume"), "\(lobby.screenText())")
+        // The chosen row is drawn in reverse video, not only marked with ">".
+        let styled = try lobby.tmux(["capture-pane", "-p", "-e", "-t", lobby.name])
+        #expect(styled.contains("\u{1B}[7m> Tic-tac-toe vs Easy bot"), "\(styled)")
+
+        // Esc on the list does not leave: it says how.
+        lobby.send("Escape")
+        #expect(await lobby.waitFor("Press q to leave parlor."), "\(lobby.screenText())")
+        #expect(!lobby.screenText().contains("exit status"), "\(lobby.screenText())")
+
+        // r resumes it at the desk: the board, our turn.
+        lobby.send("r")
+        #expect(await lobby.waitFor("Your turn", timeout: .seconds(20)), "\(lobby.screenText())")
+        #expect(lobby.screenText().contains("Easy bot"), "\(lobby.screenText())")
+    }
 }

@@ -61,23 +61,28 @@ struct PasscodeTerminalTests {
 
     static func prompt(port: Int) -> String { "Passcode for the game at 127.0.0.1:\(port):" }
 
+    /// A tic-tac-toe host whose code is ab12-cd (`--code VALUE`, the code as its own word after
+    /// the game), and a `parlor join` in tmux at its passcode prompt. The caller stops both.
+    static func codedHostAndPrompt(_ parlor: String, home: String) async throws -> (host: Host, tmux: TmuxSession, port: Int) {
+        let host = try Host(parlor, ["host", "tictactoe", "--code", "ab12-cd", "--bot", "easy", "--json", "--port", "0"], home: home)
+        #expect(await host.waitFor("\"listening\""), "host: \(host.text)")
+        let listening = try #require(host.events.first { $0["event"] as? String == "listening" })
+        #expect(listening["passcode"] as? String == "ab12-cd", "\(listening)")
+        let port = try #require(listening["port"] as? Int)
+        let tmux = try Self.join(parlor, port: port, home: home)
+        #expect(await tmux.waitFor(Self.prompt(port: port)), "\(tmux.screenText())")
+        return (host, tmux, port)
+    }
+
     @Test("three wrong codes typed at the prompt: asked again twice, then exit 1; the host hears of each in --json",
           .enabled(if: TmuxSession.isAvailable && ReplayTerminalTests.parlor != nil))
     func threeTriesThenGiveUp() async throws {
         let parlor = try #require(ReplayTerminalTests.parlor)
         let home = try Self.scratchHome()
         defer { try? FileManager.default.removeItem(atPath: home) }
-        // `--code VALUE`, the code as its own word after the game.
-        let host = try Host(parlor, ["host", "tictactoe", "--code", "ab12-cd", "--bot", "easy", "--json", "--port", "0"], home: home)
+        let (host, tmux, port) = try await Self.codedHostAndPrompt(parlor, home: home)
         defer { host.stop() }
-        #expect(await host.waitFor("\"listening\""), "host: \(host.text)")
-        let listening = try #require(host.events.first { $0["event"] as? String == "listening" })
-        #expect(listening["passcode"] as? String == "ab12-cd", "\(listening)")
-        let port = try #require(listening["port"] as? Int)
-
-        let tmux = try Self.join(parlor, port: port, home: home)
         defer { tmux.kill() }
-        #expect(await tmux.waitFor(Self.prompt(port: port)), "\(tmux.screenText())")
         for (number, code) in ["zz99-xx", "yy88-ww"].enumerated() {
             tmux.type(code)
             tmux.send("Enter")
@@ -96,6 +101,21 @@ struct PasscodeTerminalTests {
         let notices = host.events.filter { $0["event"] as? String == "wrongPasscode" }
         #expect(notices.count == 3, "host: \(host.text)")
         #expect(notices.allSatisfy { $0["from"] as? String == "127.0.0.1" }, "\(notices)")
+    }
+
+    @Test("Ctrl-C at the passcode prompt says it stopped and nothing was joined, and exits as an interrupt (130), not as an error",
+          .enabled(if: TmuxSession.isAvailable && ReplayTerminalTests.parlor != nil))
+    func ctrlCAtThePrompt() async throws {
+        let parlor = try #require(ReplayTerminalTests.parlor)
+        let home = try Self.scratchHome()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let (host, tmux, _) = try await Self.codedHostAndPrompt(parlor, home: home)
+        defer { host.stop() }
+        defer { tmux.kill() }
+        tmux.send("C-c")
+        #expect(await tmux.waitFor("exit status 130"), "\(tmux.screenText())")
+        #expect(tmux.screenText().contains("Stopped at the passcode prompt: nothing was joined."), "\(tmux.screenText())")
+        #expect(!tmux.screenText().contains("Error:"), "\(tmux.screenText())")
     }
 
     @Test("one wrong code, then the right one: the match is played; the host's screen says \"A wrong passcode from 127.0.0.1.\"",

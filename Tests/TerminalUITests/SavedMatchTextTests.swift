@@ -21,6 +21,15 @@ import Testing
         #expect(lines == ["ID    GAME      LAST", "1a2b  connect4  2026-12-02 01:00", "c     reversi   x"])
     }
 
+    @Test func onANarrowTerminalNamesAreCutWhenThatFitsElseRowsWrapBetweenColumns() {
+        let rows = [["ID", "GAME", "OPPONENT", "STATE"], ["1a2b", "connect4", "Bo, Cy and a very long name", "interrupted"]]
+        #expect(SavedMatchText.columns(rows, width: 40, shrinkable: [2])
+            == ["ID    GAME      OPPONENT     STATE", "1a2b  connect4  Bo, Cy and…  interrupted"])
+        let wrapped = SavedMatchText.columns(rows, width: 30, shrinkable: [2])
+        #expect(wrapped == ["ID    GAME      OPPONENT", "      STATE", "1a2b  connect4", "      Bo, Cy and a very long name",
+                            "      interrupted"], "a name too long to fit stays whole on a line of its own: \(wrapped)")
+    }
+
     @Test func theTimestampIsLocalMinutes() {
         let shown = SavedMatchText.timestamp(1_796_174_498_122)
         #expect(shown.count == 16)

@@ -48,7 +48,7 @@ public struct BrowseOptions: ParsableCommand, Hashable {
 
     /// Reads `parlor browse`'s words.
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
-        game = arguments.value(Self.gameOption)?.lowercased()
+        game = arguments.value(Self.gameOption).map(ValueParser.gameID)
         json = arguments.flag(Self.jsonOption)
         if arguments.flag(Self.watchOption) {
             duration = .watch

@@ -146,7 +146,7 @@ public struct HostOptions: ParsableCommand, Hashable {
 
     /// Reads `parlor host`'s words.
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
-        game = (arguments.argument(0) ?? "").lowercased()
+        game = ValueParser.gameID(arguments.argument(0) ?? "")
         port = nil
         if let text = arguments.value(Self.portOption) {
             port = UInt16(try ValueParser.wholeNumber(text, Self.portOption.source, in: 0...65_535))
@@ -167,7 +167,7 @@ public struct HostOptions: ParsableCommand, Hashable {
         hints = arguments.flag(Self.hintsOption)
         noTalk = arguments.flag(Self.noTalkOption)
         if let text = arguments.value(Self.seatsOption) {
-            seats = try ValueParser.wholeNumber(text, Self.seatsOption.source, in: MatchBlob.seatLimit)
+            seats = try ValueParser.seats(text, Self.seatsOption.source, game: game)
         }
         if let text = arguments.value(Self.botsOption) {
             var levels: [BotLevelChoice] = []
@@ -175,7 +175,9 @@ public struct HostOptions: ParsableCommand, Hashable {
                 levels.append(try ValueParser.choice(String(word), Self.botsOption.source, as: BotLevelChoice.self))
             }
             guard levels.count <= seats - 2 else {
-                throw .invalidValue(Self.botsOption.source, value: text, expected: .botSeats(max: max(0, seats - 2), seats: seats))
+                let counts = GameCatalog.game(id: game)?.seatCounts ?? []
+                throw .invalidValue(Self.botsOption.source, value: text,
+                                    expected: .botSeats(max: max(0, seats - 2), seats: seats, game: game, counts: counts))
             }
             bots = levels
         }

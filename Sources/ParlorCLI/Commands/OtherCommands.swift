@@ -169,7 +169,7 @@ public struct BenchBotsOptions: ParsableCommand, Hashable {
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
         games = 100
         if let text = arguments.value(Self.gamesOption) { games = try ValueParser.wholeNumber(text, Self.gamesOption.source, in: 1...10_000) }
-        game = arguments.value(Self.gameOption)?.lowercased() ?? "connect4"
+        game = arguments.value(Self.gameOption).map(ValueParser.gameID) ?? "connect4"
         positionsFile = arguments.value(Self.positionsOption)
         seed = 2026
         if let text = arguments.value(Self.seedOption) {
@@ -225,7 +225,7 @@ public struct BenchSoakOptions: ParsableCommand, Hashable {
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
         matches = 100
         if let text = arguments.value(Self.matchesOption) { matches = try ValueParser.wholeNumber(text, Self.matchesOption.source, in: 1...1_000_000) }
-        game = arguments.value(Self.gameOption)?.lowercased()
+        game = arguments.value(Self.gameOption).map(ValueParser.gameID)
     }
 
     /// The game, if given, must be one `GameCatalog` knows.

@@ -94,10 +94,10 @@ public struct PlayOptions: ParsableCommand, Hashable {
 
     /// Reads `parlor play`'s words.
     public init(parsing arguments: ParsedArguments) throws(UsageError) {
-        game = (arguments.argument(0) ?? "").lowercased()
+        game = ValueParser.gameID(arguments.argument(0) ?? "")
         seats = 2
         if let text = arguments.value(Self.seatsOption) {
-            seats = try ValueParser.wholeNumber(text, Self.seatsOption.source, in: MatchBlob.seatLimit)
+            seats = try ValueParser.seats(text, Self.seatsOption.source, game: game)
         }
         let level = arguments.settings.bot ?? .medium
         opponents = [.bot(level)]

@@ -26,9 +26,14 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
     let soft = (try? DescriptorLimit.raise()) ?? 1024
     let needed = TableBudget.descriptorsNeeded(tables: limit)
     guard soft >= needed else {
-        throw CommandFailure("--tables \(limit) needs about \(needed) open files (\(TableBudget.descriptorsPerTable) per table and "
-                             + "\(TableBudget.descriptorReserve) to spare); this process may open \(soft) (see 'ulimit -n'): "
-                             + "ask for at most \(TableBudget.tablesFitting(descriptors: soft)) tables, or raise the limit", exitCode: .usage)
+        let fitting = TableBudget.tablesFitting(descriptors: soft)
+        let need = "--tables \(limit) needs about \(needed) open files (\(TableBudget.descriptorsPerTable) per table and "
+            + "\(TableBudget.descriptorReserve) to spare)"
+        let raise = "'ulimit -n \(needed)' in this shell before parlor"
+        throw CommandFailure(fitting == 0
+            ? need + ", but this process may open only \(soft), too few for even one table: raise the limit first, e.g. \(raise)"
+            : need + "; this process may open \(soft): ask for at most \(fitting) tables, or raise the limit, e.g. \(raise)",
+            exitCode: .usage)
     }
     _ = try LocalData.writableMatchStore()
     let listener = try HostSetup.listen(options, preferring: saved.first?.listenPort, quiet: presentation.isJSON)
@@ -63,6 +68,13 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
         LAN.sayJoinCommands(join, with: announcer)
         announcer.say("(Ctrl-C to stop; matches in play are saved and 'parlor resume' brings them back.)")
     }
+
+    // The full screen takes the terminal at once: what was said above is said again at the top of its list.
+    var header = [advertising.name.map { "Listed on the LAN as \"\($0)\"." }
+        ?? "Not listed on the LAN: " + (advertising.problem.map(LAN.discoveryAdvice) ?? "unknown error")]
+    if let passcode { header.append("Passcode: \(passcode) (every guest needs it)") }
+    header += ["Students join with:"] + (join.lan + [join.here + "   (on this machine)"]).map { "  " + $0 }
+    board.setHeader(header)
 
     // Sixteen writer threads for every table's saves: a thread per table would cost
     // a thread's memory each, and one would make every table wait for every sync.
@@ -178,11 +190,13 @@ enum Hall {
             for await event in events {
                 if let state = event.state { board.update(number, state: state) }
                 if let state = event.state { current = state }
+                if case .talk(let line) = event { board.heard(number, line) }
                 if let json = JSONEvents.logged(event, in: current, localSeats: [hostSeat]) {
                     announcer.say("", event: JSONEvents.tagged(json, with: tag))
                 }
                 if case .ended(let end) = event {
                     ended = true
+                    board.finished(number, state: end)
                     if !announcer.json {
                         announcer.say("Table \(number): \(MatchText.resultLine(end, options: .plainText(unicode: false))) "
                                       + "(match \(id.short), \(end.moves.count) moves).")

@@ -31,6 +31,13 @@ struct StoreFailure: UserFacingError {
 }
 
 /// A failure at run time, said in a sentence a person can act on.
+/// The person stopped a command before it did anything (Ctrl-C at a prompt):
+/// not an error. Said as it is, without "Error:", and parlor ends as an interrupt does (130).
+struct Stopped: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
+}
+
 struct CommandFailure: UserFacingError {
     var message: String
     var exitCode: ExitCode

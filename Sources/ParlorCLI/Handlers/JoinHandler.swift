@@ -168,7 +168,7 @@ struct PasscodeQuestion {
                 throw CommandFailure("that is not a passcode: \(error.explanation)", exitCode: .usage)
             }
         case .success(.cancelled):
-            throw CommandFailure("no passcode given", exitCode: .interrupted)
+            throw Stopped("Stopped at the passcode prompt: nothing was joined.")
         case .failure(let error):
             throw CommandFailure("\(host) needs a passcode and it cannot be asked for here (\(error)); join with --code CODE", exitCode: .usage)
         }

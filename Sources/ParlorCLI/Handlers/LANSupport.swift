@@ -3,6 +3,7 @@ import Foundation
 import Games
 import Match
 import Session
+import Synchronization
 import TerminalUI
 
 /// Lines a command prints before a match, where scripts expect them.
@@ -19,6 +20,9 @@ struct Announcer {
             if !text.isEmpty { sink(text) }
         } else if json {
             if let event { Console.write(event.encoded + "\n") }
+        } else if let columns = Terminal(output: STDOUT_FILENO).size()?.columns {
+            // A terminal would break a long line mid-word ("r / unning"): break it at spaces instead.
+            Console.write(ScreenText.wrap(text, to: columns).joined(separator: "\n") + "\n")
         } else {
             Console.write(text + "\n")
         }
@@ -191,8 +195,15 @@ extension JoinFailure {
 struct LANListing {
     let advertisement: (any ServiceAdvertisement)?
 
+    /// Keeps `advertisement`; its name counts as this process's own (`OwnListings`) until it is withdrawn.
+    init(advertisement: (any ServiceAdvertisement)?) {
+        self.advertisement = advertisement
+        if let name = advertisement?.name { OwnListings.names.withLock { _ = $0.insert(name) } }
+    }
+
     /// Withdraws the listing and waits until the daemon has been told; later calls do nothing.
     func withdraw() async {
+        if let name = advertisement?.name { OwnListings.names.withLock { _ = $0.remove(name) } }
         await advertisement?.withdraw()
     }
 
@@ -221,4 +232,10 @@ struct LANListing {
             }
         }
     }
+}
+
+/// The names this process advertises on the LAN right now, so that the lobby
+/// never offers to join a game hosted here (it would seat you against yourself).
+enum OwnListings {
+    static let names = Mutex<Set<String>>([])
 }

@@ -58,6 +58,7 @@ final class DeskSeats: Sendable {
         var play: PlayOptions?
         var host: HostOptions?
         var watch: WatchOptions?
+        var resume: ResumeOptions?
         switch choice {
         case .join(let game):
             desk.say("Joining \"\(Text.escapingUnprintable(game.name))\"\u{2026}")
@@ -73,11 +74,15 @@ final class DeskSeats: Sendable {
         case .host(let id, let hostName, let passcode, let seat):
             host = HostOptions(game: id, name: hostName, seat: seat, passcode: passcode ? .generate : nil, display: display)
             host?.preferredPort = preferredPort
+        case .resume(let id):
+            desk.say("Resuming match \(id.prefix(8))\u{2026}")
+            resume = ResumeOptions(target: .match(id: id), display: display)
         case .quit, .left:
             return
         }
-        let task = Task { [join, play, host, watch] in
+        let task = Task { [join, play, host, watch, resume] in
             do {
+                if let resume { _ = try await runResume(resume, desk: desk) }
                 if let host { _ = try await runHost(host, desk: desk) }
                 if let join { _ = try await runJoin(join, desk: desk) }
                 if let watch { _ = try await runWatch(watch, desk: desk) }

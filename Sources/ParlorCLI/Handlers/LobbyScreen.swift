@@ -8,6 +8,7 @@
 import Discovery
 import Foundation
 import Games
+import Store
 import TerminalUI
 
 /// What the player chose in the lobby.
@@ -18,6 +19,8 @@ enum LobbyChoice: Sendable, Hashable {
     case joinTarget(JoinTarget)
     /// Watch this game without a seat (`w`, `parlor watch`).
     case watch(ListedGame)
+    /// Resume your own match with this id (`parlor resume ID`).
+    case resume(String)
     /// Host a new game of this id, as `name`, with a made-up passcode or none, from `seat`.
     case host(String, name: String, passcode: Bool, seat: SeatChoice)
     /// Play this game against a bot of `level` offline, from `seat`.
@@ -60,6 +63,24 @@ extension LobbyModel.Game where Address == JoinTarget {
     }
 }
 
+extension LobbyModel.Mine where Address == JoinTarget {
+    /// One of your saved matches as the lobby lists it: which match, its state
+    /// and whose turn; one a process is playing now cannot be resumed.
+    init(_ record: StoredMatch) {
+        let state = record.state
+        let label = TurnNotices.label(state, localSeats: [record.localSeat])
+        let turn = state.activeSeat.map { $0 == record.localSeat ? "your turn" : "\(state.seats[$0].name)'s turn" }
+        let text = [label, record.phase.description, turn].compactMap { $0 }.joined(separator: " · ")
+        self.init(id: state.matchID.hex, text: Text.escapingUnprintable(text),
+                  resumeRefusal: record.phase == .playing ? "it is being played right now (Tab lists the matches here)" : nil)
+    }
+
+    /// Your matches that are not over, newest first, from the match store (what `parlor matches` lists).
+    static func saved() -> [Self] {
+        LocalData.matchStore.list().matches.filter { $0.phase != .ended && !$0.state.isEnded }.map(Self.init)
+    }
+}
+
 extension LobbyChoice {
     /// The model's choice as the command it stands for; `games` are the games the model was shown.
     init(_ choice: ParlorLobbyModel.Choice, games: [ListedGame]) {
@@ -67,6 +88,7 @@ extension LobbyChoice {
         case .join(let index): self = .join(games[index])
         case .joinAddress(let target): self = .joinTarget(target)
         case .watch(let index): self = .watch(games[index])
+        case .resume(let id): self = .resume(id)
         case .host(let game, let name, let passcode, let seat):
             self = .host(game, name: name, passcode: passcode, seat: SeatChoice(seat))
         case .play(let game, let level, let seat):
@@ -136,6 +158,15 @@ struct Lobby {
         var model = self.model
         // The browse's games, in the order the model shows them.
         var list = GameList(assess: { LAN.assess($0) })
+        // The LAN's games but your own (hosted here, or a match of yours): those are never offered to join.
+        var shown: [ListedGame] = []
+        func refresh() {
+            let mine = ParlorLobbyModel.Mine.saved()
+            shown = Self.othersGames(list.games, ownNames: OwnListings.names.withLock { $0 }, ownMatches: Set(mine.map(\.id)))
+            model.show(mine: mine)
+            model.show(games: shown.map(ParlorLobbyModel.Game.init))
+        }
+        refresh()
         // q (or Esc) with matches at the desk asks once: a second q leaves them all for now.
         var leavingAsked = false
         draw(model, desk: desk, on: terminal)
@@ -146,7 +177,7 @@ struct Lobby {
                 model.discoveryFailed("\(error)")
             case .event(let event):
                 list.apply(event)
-                model.show(games: list.games.map(ParlorLobbyModel.Game.init))
+                refresh()
             case .key(let key):
                 if desk.hasScreen {
                     switch desk.handle(key) {
@@ -160,9 +191,9 @@ struct Lobby {
                 } else if key == .interrupt, desk.matchCount > 0 {
                     desk.leaveAll(signal: SIGINT)
                     return .left(signal: SIGINT)
-                } else if let choice = model.handle(key).map({ LobbyChoice($0, games: list.games) }) {
+                } else if let choice = model.handle(key).map({ LobbyChoice($0, games: shown) }) {
                     switch choice {
-                    case .join, .joinTarget, .play, .host, .watch:
+                    case .join, .joinTarget, .play, .host, .watch, .resume:
                         leavingAsked = false
                         model.showGames()
                         seats.start(choice, at: desk)
@@ -187,7 +218,9 @@ struct Lobby {
                     return .left(signal: SIGHUP)
                 }
                 return .quit
-            case .deadline, .line, .redraw:
+            case .redraw:
+                refresh()  // a match at the desk started, ended or was left: your matches changed
+            case .deadline, .line:
                 break
             }
             if !desk.hasScreen { draw(model, desk: desk, on: terminal) }
@@ -195,13 +228,28 @@ struct Lobby {
         return .quit
     }
 
+    /// The games on the LAN that are not yours: none that this process
+    /// advertises (`ownNames`), none whose match is one of yours (`ownMatches`,
+    /// ids): joining either would seat you against yourself.
+    static func othersGames(_ games: [ListedGame], ownNames: Set<String>, ownMatches: Set<String>) -> [ListedGame] {
+        games.filter { game in
+            guard !ownNames.contains(game.name) else { return false }
+            guard let match = game.info?.matchID, !match.isEmpty else { return true }
+            return !ownMatches.contains(match)
+        }
+    }
+
     private func draw(_ model: ParlorLobbyModel, desk: MatchDesk, on terminal: Terminal) {
         let size = terminal.size()
         // One column spare: writing the last column makes some terminals wrap.
         let width = max(20, (size?.columns ?? 80) - 1)
-        var lines = model.lines(width: width)
+        var (lines, selected) = model.page(width: width)
         let deskLines = desk.homeLines().flatMap { ScreenText.wrap($0, to: width) }
-        if !deskLines.isEmpty { lines.insert(contentsOf: deskLines + [""], at: min(2, lines.count)) }
-        desk.showLobby(lines)
+        if !deskLines.isEmpty {
+            let at = min(2, lines.count)
+            lines.insert(contentsOf: deskLines + [""], at: at)
+            if let row = selected, row >= at { selected = row + deskLines.count + 1 }
+        }
+        desk.showLobby(lines, highlighted: selected)
     }
 }

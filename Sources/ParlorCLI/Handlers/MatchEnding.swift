@@ -10,7 +10,7 @@ enum Ending {
     /// saved as interrupted; `peer` (on the LAN) was told it may come back.
     /// `unsaved` is why the last save failed: then nothing says it is saved,
     /// nor offers a `parlor resume` that could not find it.
-    static func leftForNow(_ exit: FrontendExit, peer: String?, unsaved: String? = nil, json: Bool) {
+    static func leftForNow(_ exit: FrontendExit, peer: Peers?, unsaved: String? = nil, json: Bool) {
         let state = exit.state
         let why: String
         switch exit {
@@ -23,19 +23,25 @@ enum Ending {
         if let unsaved {
             text = "You left match \(state.matchID.short) (\(why)); nothing was quit, but its last moves could not be saved "
                 + "(\(unsaved)), so this side cannot continue it."
-            if let peer { text += "\n\(peer) was told you may come back." }
+            if let peer { text += "\n\(peer.names) \(peer.several ? "were" : "was") told you may come back." }
         } else {
             text = "You left match \(state.matchID.short) for now (\(why)); nothing was quit and it is saved here."
-            if let peer { text += "\n\(peer) was told you may come back, and waits for you." }
+            if let peer { text += "\n\(peer.names) \(peer.several ? "were" : "was") told you may come back, and "
+                + (peer.several ? "wait" : "waits") + " for you." }
             text += "\nTo continue it, run: \(command)"
         }
         Announcer(json: json).say(text, event: JSONEvents.leftForNow(state, reason: why, unsaved: unsaved))
     }
 
-    /// The other player's name, when exactly one other seat is not played here.
-    static func peerName(_ state: MatchState, locals: [LocalParticipant]) -> String {
+    /// Who else sits at the table, by name ("Bo", "Bo, Cy and Di"), and whether they are several.
+    static func peers(_ state: MatchState, locals: [LocalParticipant]) -> Peers {
         let mine = Set(locals.compactMap { state.seat(of: $0.playerID) })
-        let others = state.seats.indices.filter { !mine.contains($0) }
-        return mine.count == 1 && others.count == 1 ? MatchText.name(state, seat: others[0]) : "The other player"
+        return Peers(names: TurnNotices.opponents(state, localSeats: mine), several: state.seats.count - mine.count > 1)
+    }
+
+    /// The other players a message names: "Bo was told", "Bo, Cy and Di were told".
+    struct Peers {
+        let names: String
+        let several: Bool
     }
 }

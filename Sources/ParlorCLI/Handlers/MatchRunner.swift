@@ -119,7 +119,7 @@ struct MatchPresentation {
         if case .ended(let state) = exit, let signal = lastSave.release() { exit = .interrupted(signal: signal, state) }
         switch exit {
         case .interrupted, .inputEnded: if leftForNow {
-                Ending.leftForNow(exit, peer: link == nil ? nil : Ending.peerName(exit.state, locals: locals),
+                Ending.leftForNow(exit, peer: link == nil ? nil : Ending.peers(exit.state, locals: locals),
                                   unsaved: unsaved.map { "\($0)" }, json: isJSON)
             }
         default: break  // a lost terminal shows nothing more

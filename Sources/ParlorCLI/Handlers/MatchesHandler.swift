@@ -1,3 +1,4 @@
+@preconcurrency import Glibc
 import Match
 import Store
 import TerminalUI
@@ -23,7 +24,9 @@ func runMatches(_ options: MatchesOptions) async throws -> ExitCode {
                      SavedMatchText.outcomeText(record.state, localSeat: record.localSeat),
                      SavedMatchText.timestamp(record.lastActivity)])
     }
-    for line in SavedMatchText.columns(rows) { Console.write(line + "\n") }
+    // On a terminal the table fits its width: long names are cut, then a row wraps between columns.
+    let width = Terminal(output: STDOUT_FILENO).size()?.columns
+    for line in SavedMatchText.columns(rows, width: width, shrinkable: [2]) { Console.write(line + "\n") }
     return .success
 }
 

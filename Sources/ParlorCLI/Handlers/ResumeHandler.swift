@@ -17,7 +17,8 @@ import TerminalUI
 /// holds both sides); with HOST:PORT, the most recent interrupted guest
 /// record; with nothing, the most recently interrupted match. A match played
 /// offline continues on this machine (`ResumeOffline`).
-func runResume(_ options: ResumeOptions) async throws -> ExitCode {
+/// With `desk`, the match is one of several at the lobby's desk (the lobby's `r`).
+func runResume(_ options: ResumeOptions, desk: MatchDesk? = nil) async throws -> ExitCode {
     let store = LocalData.matchStore
     Stores.reportProblems(store.list().problems)
     // The claim is held until this process is done with the match, so a second resume is refused.
@@ -27,11 +28,15 @@ func runResume(_ options: ResumeOptions) async throws -> ExitCode {
         throw CommandFailure(error.description)
     }
     defer { claim.release() }
-    let presentation = MatchPresentation(flags: options.display)
+    let presentation = desk.map { MatchPresentation(desk: $0) } ?? MatchPresentation(flags: options.display)
     switch record.role {
     case .host:
         // A table of a many-table host: every unfinished table of that process comes back together.
         let siblings = store.siblingTables(of: record)
+        if !siblings.isEmpty, desk != nil {
+            throw CommandFailure("match \(record.state.matchID.short) is a table of a many-table host: "
+                                 + "run 'parlor resume \(record.state.matchID.short)' in a terminal of its own")
+        }
         if !siblings.isEmpty { return try await HallResume.run(record, claim: claim, siblings: siblings, options: options, store: store) }
         return try await ResumeAsHost.run(record, options: options, presentation: presentation)
     case .guest:
@@ -142,7 +147,8 @@ enum ResumeAsHost {
         }
         defer { deadline.cancel() }
         let hosted: HostedMatch
-        let keys = presentation.isJSON ? nil : WaitingKeys.watch { await host.shutdown() }
+        // At the lobby's desk the lobby reads the keys.
+        let keys = presentation.isJSON || presentation.frontend is DeskFrontend ? nil : WaitingKeys.watch { await host.shutdown() }
         do { hosted = try await listing.waitForGuest(of: host) } catch {
             if keys?.finish() == true {
                 throw CommandFailure("stopped waiting for \(guestName); the match stays \(state.isEnded ? "over" : "interrupted") here, and 'parlor resume \(state.matchID.short)' continues it",

@@ -28,8 +28,9 @@ public enum ValueExpectation: Sendable, Equatable {
     case seatCount(game: String, counts: [Int])
     /// One player for each of this many other seats, or one for all of them.
     case otherSeats(Int)
-    /// At most this many bot levels at a table of `seats` (one seat is the host's, one a guest's).
-    case botSeats(max: Int, seats: Int)
+    /// At most this many bot levels at a table of `seats` (one seat is the host's, one a guest's);
+    /// `game` is played by `counts` players, which says whether a larger table would have room.
+    case botSeats(max: Int, seats: Int, game: String, counts: [Int])
 }
 
 /// Everything that can be wrong with a command line.
@@ -127,7 +128,14 @@ public enum UsageError: Error, Sendable, Equatable {
             return "\(game) is played by " + Self.list(counts.map(String.init)) + " players."
         case .otherSeats(let count):
             return "expected \(count) comma-separated players, one for each other seat, or one for all of them."
-        case .botSeats(let most, let seats):
+        case .botSeats(0, let seats, let game, let counts):
+            let larger = counts.filter { $0 > seats }.map(String.init)
+            let room = larger.isEmpty
+                ? "To play against a bot, run 'parlor play \(game) --vs bot:LEVEL'."
+                : "--seats \(list(larger)) leaves room for bots."
+            return "a table of \(seats) has no seat for --bots: one seat is yours and the other a guest's. "
+                + "--bot LEVEL has a bot play your own seat. " + room
+        case .botSeats(let most, let seats, _, _):
             return "expected at most \(most) comma-separated levels (easy, medium or hard): a table of \(seats) keeps one seat "
                 + "for you and at least one for a guest."
         }

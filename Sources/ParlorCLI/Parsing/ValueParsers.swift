@@ -1,4 +1,5 @@
 import Games
+import Match
 
 /// Converts option and argument text into typed values, throwing the
 /// `UsageError` that says what was expected.
@@ -58,11 +59,28 @@ enum ValueParser {
         return list
     }
 
-    /// A game id from `GameCatalog`, case-insensitive, with "did you mean".
+    /// The id of the game `text` names (its id, display name or another
+    /// common name, as `GameCatalog.game(named:)` decides), with "did you mean".
     static func game(_ text: String) throws(UsageError) -> String {
-        let lowered = text.lowercased()
-        if GameCatalog.game(id: lowered) != nil { return lowered }
+        if let type = GameCatalog.game(named: text) { return type.id }
         throw .unknownGame(text, suggestion: GameCatalog.suggestion(for: text), known: GameCatalog.all.map { $0.id })
+    }
+
+    /// The id of the game `text` names, or `text` lower-cased when it names
+    /// none: `init(parsing:)` keeps the word, and `validate()` refuses it with
+    /// `game(_:)`'s error, after the errors of the words before it.
+    static func gameID(_ text: String) -> String {
+        GameCatalog.game(named: text)?.id ?? text.lowercased()
+    }
+
+    /// `--seats N`: refused with the game's own player counts when the game is
+    /// known ("dots-and-boxes is played by 2, 3 or 4 players"), else with the
+    /// range any table has.
+    static func seats(_ text: String, _ source: ValueSource, game: String) throws(UsageError) -> Int {
+        if isDigits(text), let type = GameCatalog.game(id: game), !type.seatCounts.contains(Int(text) ?? 0) {
+            throw .invalidValue(source, value: text, expected: .seatCount(game: type.id, counts: type.seatCounts))
+        }
+        return try wholeNumber(text, source, in: MatchBlob.seatLimit)
     }
 
     /// `--name`, trimmed; or the default from the environment when not given.

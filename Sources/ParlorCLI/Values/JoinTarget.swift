@@ -6,8 +6,6 @@ public enum JoinTargetProblem: Error, Sendable, Hashable {
     case empty
     /// The part after the colon is not a port from 1 to 65535.
     case badPort
-    /// An IP address without a port; `example` shows it with the default port.
-    case missingPort(example: String)
     /// An IPv6 address without brackets.
     case unbracketedIPv6
     /// Looks like an IP address but is not a valid one.
@@ -24,8 +22,6 @@ public enum JoinTargetProblem: Error, Sendable, Hashable {
             "expected HOST:PORT, [IPv6]:PORT or a game's name as 'parlor browse' lists it."
         case .badPort:
             "the port must be a whole number from 1 to 65535."
-        case .missingPort(let example):
-            "the port is missing; write it as \(example)."
         case .unbracketedIPv6:
             "write an IPv6 address in brackets followed by the port, e.g. [::1]:\(HostOptions.defaultPort)."
         case .badAddress:
@@ -46,7 +42,10 @@ public enum JoinTargetProblem: Error, Sendable, Hashable {
 /// - `HOST:PORT`, where HOST is a host name or IPv4 address (letters,
 ///   digits, `.` and `-`) and PORT has no spaces, is an address and PORT
 ///   must be 1–65535 (`localhost:http` is an error, not a name);
-/// - a bare IPv4 or IPv6 address is an error that shows the port to add;
+/// - a bare IPv4 address or a bracketed IPv6 one without a port is that
+///   address at parlor's port, 7477 (`HostOptions.defaultPort`); an IPv6
+///   address without brackets is an error, since `::1:7477` would read as
+///   an address of its own;
 /// - anything else is a service name, matched exactly or as a unique
 ///   case-insensitive prefix by the discovery layer (`Ana's Connect Four`).
 public enum JoinTarget: Sendable, Hashable, CustomStringConvertible {
@@ -68,7 +67,7 @@ public enum JoinTarget: Sendable, Hashable, CustomStringConvertible {
             let host = String(text[text.index(after: text.startIndex)..<close])
             guard Self.isIPv6Literal(host) else { throw .badAddress }
             let rest = text[text.index(after: close)...]
-            if rest.isEmpty { throw .missingPort(example: "[\(host)]:\(HostOptions.defaultPort)") }
+            if rest.isEmpty { self = .address(host: host, port: HostOptions.defaultPort); return }
             guard rest.first == ":" else { throw .badAddress }
             self = .address(host: host, port: try Self.port(rest.dropFirst()))
             return
@@ -90,7 +89,8 @@ public enum JoinTarget: Sendable, Hashable, CustomStringConvertible {
             }
         } else if Self.looksLikeIPv4(text) {
             guard Self.isIPv4Literal(text) else { throw .badAddress }
-            throw .missingPort(example: "\(text):\(HostOptions.defaultPort)")
+            self = .address(host: text, port: HostOptions.defaultPort)
+            return
         }
 
         if text.utf8.count > Self.maximumNameBytes { throw .nameTooLong }
