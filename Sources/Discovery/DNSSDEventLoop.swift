@@ -224,7 +224,7 @@ final class DNSSDEventLoop: @unchecked Sendable {
         // pool of a dozen lookups that is a few times per game, not on every
         // wake-up.
         var watched: [ServiceRef] = []
-        var descriptors: [pollfd] = []
+        var descriptors = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
         while true {
             lock.lock()
             let batch = jobs
