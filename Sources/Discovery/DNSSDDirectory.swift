@@ -21,14 +21,10 @@ public final class DNSSDDirectory: ServiceDirectory {
 
     /// How long `advertise` waits for the daemon to confirm a name.
     public let registrationTimeout: Double
-    /// After a service resolves, how long to wait for both A and AAAA before reporting it anyway.
-    public let addressSettleTime: Double
-
     /// A directory talking to the avahi-daemon on the system D-Bus (or `DBUS_SYSTEM_BUS_ADDRESS`).
-    public init(registrationTimeout: Double = 15, addressSettleTime: Double = 0.5) {
+    public init(registrationTimeout: Double = 15) {
         loop = DNSSDLibrary.shared.map { DNSSDEventLoop(library: $0) }
         self.registrationTimeout = registrationTimeout
-        self.addressSettleTime = addressSettleTime
     }
 
     /// Loads avahi's dns_sd library (once per process) and says which file it is, or why it cannot be loaded.
@@ -47,8 +43,20 @@ public final class DNSSDDirectory: ServiceDirectory {
         return advertisement
     }
 
-    /// Browses for `type`; see `ServiceDirectory.browse`.
+    /// Browses for `type`, resolving every service; see `ServiceDirectory.browse`.
+    ///
+    /// At most `DNSSDEventLoop.lookupCapacity` resolves and address queries
+    /// are open at once, however many services there are.
     public func browse(type: String) -> AsyncStream<BrowseEvent> {
+        browse(type: type, depth: .resolving)
+    }
+
+    /// Browses for the names of services of `type`; see `ServiceDirectory.browseNames`.
+    public func browseNames(type: String) -> AsyncStream<BrowseEvent> {
+        browse(type: type, depth: .namesOnly)
+    }
+
+    private func browse(type: String, depth: BrowseSession.Depth) -> AsyncStream<BrowseEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: BrowseEvent.self, bufferingPolicy: .unbounded)
         let loop: DNSSDEventLoop
         switch self.loop {
@@ -59,13 +67,33 @@ public final class DNSSDDirectory: ServiceDirectory {
             continuation.finish()
             return stream
         }
-        let session = BrowseSession(
-            loop: loop, type: type, continuation: continuation, settleTime: addressSettleTime)
+        let session = BrowseSession(loop: loop, type: type, continuation: continuation, depth: depth)
         continuation.onTermination = { _ in
             loop.perform { session.cancel() }
         }
         loop.perform { session.start() }
         return stream
+    }
+
+    /// Resolves one service and its host's addresses, ahead of any browse's lookups; see `ServiceDirectory.resolve`.
+    public func resolve(_ instance: ServiceInstance, within limit: Duration) async throws(DiscoveryError) -> DiscoveredService {
+        let loop = try self.loop.get()
+        let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
+        let resolution = SingleResolution(loop: loop, instance: instance, limit: seconds)
+        let result: Result<DiscoveredService, DiscoveryError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                loop.perform { resolution.start { continuation.resume(returning: $0) } }
+            }
+        } onCancel: {
+            loop.perform { resolution.finish(.failure(.unresolved(name: instance.name, seconds: limit.components.seconds))) }
+        }
+        return try result.get()
+    }
+
+    /// How many resolves and address queries this directory's browses hold open now (for tests and the bench).
+    public func openLookups() async -> Int {
+        guard case .success(let loop) = self.loop else { return 0 }
+        return await loop.run { loop.openLookups }
     }
 }
 
@@ -312,24 +340,50 @@ final class RegistrationState: @unchecked Sendable {
 
 // MARK: - Browsing
 
-/// One browse: the DNSServiceBrowse ref plus, per service, a resolve and
-/// A/AAAA queries. Loop thread only.
+/// One browse: one DNSServiceBrowse ref, and per service a resolve and
+/// per host an A and an AAAA query, each waiting for a place in the loop's
+/// pool (`LookupPool`) and closed once it answered. Loop thread only.
+///
+/// A service is reported `.found` as soon as its resolve answered (name,
+/// port, TXT), and `.updated` when its addresses come. A resolve that
+/// answered stays open while the pool has room, so TXT changes (open to
+/// playing) keep coming; on a crowded LAN the oldest make room.
 ///
 /// `@unchecked Sendable` only so jobs can carry it to the loop thread.
 final class BrowseSession: @unchecked Sendable {
+    /// How much to learn about each service.
+    enum Depth {
+        /// Resolve every service and its host's addresses (`browse`).
+        case resolving
+        /// Names only (`join NAME`): a `.found` with no host, port or TXT per instance.
+        case namesOnly
+    }
+
+    /// How long a resolve may take before it is closed and tried again.
+    static let resolveTimeout = 5.0
+    /// How long an address query waits for its first answer (a host may have no IPv6 at all).
+    static let addressTimeout = 3.0
+    /// After the first address of a query, how long more answers (other interfaces) may come.
+    static let addressLinger = 0.05
+    /// The first wait before a refused or failed lookup is tried again; it doubles up to 8 s.
+    static let firstRetryDelay = 0.5
+
     private let loop: DNSSDEventLoop
     private let type: String
     private let continuation: AsyncStream<BrowseEvent>.Continuation
-    private let settleTime: Double
+    private let depth: Depth
     private var browseRef: ServiceRef?
     private var services: [ServiceInstance: TrackedService] = [:]
+    private var hosts: [HostKey: TrackedHost] = [:]
     private var finished = false
+    /// Whether a refusal was already reported: it is said once per browse.
+    private var refusalReported = false
 
-    init(loop: DNSSDEventLoop, type: String, continuation: AsyncStream<BrowseEvent>.Continuation, settleTime: Double) {
+    init(loop: DNSSDEventLoop, type: String, continuation: AsyncStream<BrowseEvent>.Continuation, depth: Depth) {
         self.loop = loop
         self.type = type
         self.continuation = continuation
-        self.settleTime = settleTime
+        self.depth = depth
     }
 
     func start() {
@@ -361,8 +415,10 @@ final class BrowseSession: @unchecked Sendable {
         finished = true
         browseRef?.deallocate()
         browseRef = nil
-        for service in services.values { service.stop() }
+        for service in services.values { stop(service) }
         services = [:]
+        for host in hosts.values { stop(host) }
+        hosts = [:]
     }
 
     private func fail(_ error: DiscoveryError) {
@@ -388,15 +444,24 @@ final class BrowseSession: @unchecked Sendable {
             }
             return
         }
-        guard let name, let type, let domain else { return }
+        guard !finished, let name, let type, let domain else { return }
         let instance = ServiceInstance(name: name, type: type, domain: domain)
         if added {
             if let service = services[instance] {
                 service.sightings[interfaceIndex, default: 0] += 1
-            } else {
-                let service = TrackedService(instance: instance, session: self, interfaceIndex: interfaceIndex)
-                service.sightings[interfaceIndex] = 1
-                services[instance] = service
+                return
+            }
+            let service = TrackedService(instance: instance, interfaceIndex: interfaceIndex)
+            service.sightings[interfaceIndex] = 1
+            services[instance] = service
+            switch depth {
+            case .namesOnly:
+                let snapshot = DiscoveredService(
+                    instance: instance, hostTarget: "", port: 0, interfaceIndex: interfaceIndex, txt: TXTRecord(),
+                    addresses: [])
+                service.reported = snapshot
+                continuation.yield(.found(snapshot))
+            case .resolving:
                 resolve(service)
             }
             return
@@ -408,15 +473,30 @@ final class BrowseSession: @unchecked Sendable {
         service.sightings[interfaceIndex] = remaining > 0 ? remaining : nil
         guard service.sightings.isEmpty else { return }
         services[instance] = nil
-        let wasReported = service.reported != nil
-        loop.later { service.stop() }
-        if wasReported { continuation.yield(.lost(instance)) }
+        stop(service)
+        if service.reported != nil { continuation.yield(.lost(instance)) }
     }
 
+    // MARK: Resolving
+
     private func resolve(_ service: TrackedService) {
+        let lookup = PooledLookup { [weak self, weak service] lookup in
+            guard let self, let service else { return nil }
+            return self.beginResolve(service, lookup: lookup)
+        }
+        lookup.onFailure = { [weak self, weak service] _ in
+            guard let self, let service else { return }
+            self.retryResolve(service)
+        }
+        service.resolveLookup = lookup
+        loop.lookUp(lookup)
+    }
+
+    private func beginResolve(_ service: TrackedService, lookup: PooledLookup) -> ServiceRef? {
         var newRef: DNSServiceRef?
         let context = Unmanaged.passUnretained(service).toOpaque()
         let instance = service.instance
+        service.session = self
         let code = loop.library.resolve(
             &newRef, 0, service.interfaceIndex, instance.name, instance.type, instance.domain,
             { _, _, interfaceIndex, errorCode, _, hostTarget, port, txtLength, txt, context in
@@ -424,93 +504,236 @@ final class BrowseSession: @unchecked Sendable {
                 let service = Unmanaged<TrackedService>.fromOpaque(context).takeUnretainedValue()
                 let bytes = txt.map { Array(UnsafeBufferPointer(start: $0, count: Int(txtLength))) } ?? []
                 service.session?.handleResolve(
-                    service, interfaceIndex: interfaceIndex, errorCode: errorCode,
-                    hostTarget: hostTarget.map { String(cString: $0) }, port: UInt16(bigEndian: port), txt: bytes)
+                    service, errorCode: errorCode, hostTarget: hostTarget.map { String(cString: $0) },
+                    port: UInt16(bigEndian: port), txt: bytes)
             }, context)
         guard code == 0, let newRef else {
-            // One service failing to resolve does not end the browse, but a
-            // missing daemon does.
-            if Int(code) == kDNSServiceErr_Unknown { fail(.daemonDisconnected(operation: "resolving \(instance.name)")) }
-            return
+            refused(code, operation: "DNSServiceResolve")
+            // The pool frees the place; try again later.
+            loop.later { [weak self, weak service] in
+                guard let self, let service else { return }
+                self.retryResolve(service)
+            }
+            return nil
         }
-        let serviceRef = ServiceRef(newRef, operation: "DNSServiceResolve", library: loop.library)
-        service.resolveRef = serviceRef
-        loop.add(serviceRef)
+        service.resolveTimer = loop.schedule(after: Self.resolveTimeout) { [weak self, weak service] in
+            guard let self, let service, service.reported == nil else { return }
+            self.retryResolve(service)
+        }
+        return ServiceRef(newRef, operation: "DNSServiceResolve", library: loop.library)
+    }
+
+    /// Closes the service's resolve and asks for it again after a wait.
+    private func retryResolve(_ service: TrackedService) {
+        guard !finished, services[service.instance] === service else { return }
+        loop.cancelTimer(service.resolveTimer)
+        service.resolveTimer = nil
+        if let lookup = service.resolveLookup { loop.cancel(lookup) }
+        service.resolveLookup = nil
+        let delay = service.retryDelay
+        service.retryDelay = min(delay * 2, 8)
+        service.retryTimer = loop.schedule(after: delay) { [weak self, weak service] in
+            guard let self, let service else { return }
+            service.retryTimer = nil
+            guard !self.finished, self.services[service.instance] === service else { return }
+            self.resolve(service)
+        }
     }
 
     fileprivate func handleResolve(
-        _ service: TrackedService, interfaceIndex: UInt32, errorCode: DNSServiceErrorType, hostTarget: String?,
-        port: UInt16, txt: [UInt8]
+        _ service: TrackedService, errorCode: DNSServiceErrorType, hostTarget: String?, port: UInt16, txt: [UInt8]
     ) {
-        guard errorCode == 0, let hostTarget, services[service.instance] === service else { return }
-        if service.hostTarget != hostTarget {
-            service.hostTarget = hostTarget
-            service.stopQueries()
-            service.addresses = []
-            service.queryA = query(service, host: hostTarget, recordType: UInt16(kDNSServiceType_A))
-            service.queryAAAA = query(service, host: hostTarget, recordType: UInt16(kDNSServiceType_AAAA))
+        guard !finished, services[service.instance] === service else { return }
+        guard errorCode == 0, let hostTarget else {
+            // avahi's resolver gave up (its own timeout) or lost the daemon.
+            loop.later { [weak self, weak service] in
+                guard let self, let service else { return }
+                self.retryResolve(service)
+            }
+            return
+        }
+        if let lookup = service.resolveLookup, service.reported == nil {
+            // Answered: keep it open for TXT changes while the pool has room.
+            loop.cancelTimer(service.resolveTimer)
+            service.resolveTimer = nil
+            service.retryDelay = Self.firstRetryDelay
+            loop.answered(lookup, keep: true)
         }
         service.port = port
         service.txt = TXTRecord(decoding: txt)
-        if service.settleTimer == nil && service.reported == nil {
-            service.settleTimer = loop.schedule(after: settleTime) { [self, service] in
-                service.settled = true
-                report(service)
-            }
+        let key = HostKey(target: hostTarget, interfaceIndex: service.interfaceIndex)
+        if service.host != key {
+            if let old = service.host { detach(service, from: old) }
+            service.hostTarget = hostTarget
+            service.host = key
+            attach(service, to: key)
         }
         report(service)
     }
 
-    private func query(_ service: TrackedService, host: String, recordType: UInt16) -> ServiceRef? {
+    // MARK: Addresses
+
+    private func attach(_ service: TrackedService, to key: HostKey) {
+        if let host = hosts[key] {
+            host.services += 1
+            return
+        }
+        let host = TrackedHost(key: key)
+        host.services = 1
+        hosts[key] = host
+        for recordType in [UInt16(kDNSServiceType_A), UInt16(kDNSServiceType_AAAA)] {
+            let query = AddressQuery(host: host, recordType: recordType)
+            query.lookup = PooledLookup { [weak self, weak query] lookup in
+                guard let self, let query else { return nil }
+                return self.beginQuery(query)
+            }
+            query.lookup?.onFailure = { [weak self, weak query] _ in
+                guard let self, let query else { return }
+                self.finishQuery(query, retry: query.addresses.isEmpty)
+            }
+            host.queries.append(query)
+            if let lookup = query.lookup { loop.lookUp(lookup) }
+        }
+    }
+
+    private func detach(_ service: TrackedService, from key: HostKey) {
+        guard let host = hosts[key] else { return }
+        host.services -= 1
+        guard host.services <= 0 else { return }
+        hosts[key] = nil
+        stop(host)
+    }
+
+    private func beginQuery(_ query: AddressQuery) -> ServiceRef? {
+        guard let host = query.host else { return nil }
         var newRef: DNSServiceRef?
-        let context = Unmanaged.passUnretained(service).toOpaque()
+        let context = Unmanaged.passUnretained(query).toOpaque()
+        query.session = self
         let code = loop.library.queryRecord(
-            &newRef, 0, service.interfaceIndex, host, recordType, UInt16(kDNSServiceClass_IN),
+            &newRef, 0, host.key.interfaceIndex, host.key.target, query.recordType, UInt16(kDNSServiceClass_IN),
             { _, flags, interfaceIndex, errorCode, _, recordType, _, length, data, _, context in
                 guard let context else { return }
-                let service = Unmanaged<TrackedService>.fromOpaque(context).takeUnretainedValue()
+                let query = Unmanaged<AddressQuery>.fromOpaque(context).takeUnretainedValue()
                 let bytes = data.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(length))) } ?? []
-                service.session?.handleAddress(
-                    service, added: flags & DNSServiceFlags(kDNSServiceFlagsAdd) != 0,
+                query.session?.handleAddress(
+                    query, added: flags & DNSServiceFlags(kDNSServiceFlagsAdd) != 0,
                     interfaceIndex: interfaceIndex, errorCode: errorCode, recordType: recordType, bytes: bytes)
             }, context)
-        guard code == 0, let newRef else { return nil }
-        let serviceRef = ServiceRef(newRef, operation: "DNSServiceQueryRecord", library: loop.library)
-        loop.add(serviceRef)
-        return serviceRef
+        guard code == 0, let newRef else {
+            refused(code, operation: "DNSServiceQueryRecord")
+            loop.later { [weak self, weak query] in
+                guard let self, let query else { return }
+                self.finishQuery(query, retry: true)
+            }
+            return nil
+        }
+        query.timer = loop.schedule(after: Self.addressTimeout) { [weak self, weak query] in
+            guard let self, let query else { return }
+            // No answer: a host without IPv6 (or IPv4) is normal.
+            self.finishQuery(query, retry: false)
+        }
+        return ServiceRef(newRef, operation: "DNSServiceQueryRecord", library: loop.library)
     }
 
     fileprivate func handleAddress(
-        _ service: TrackedService, added: Bool, interfaceIndex: UInt32, errorCode: DNSServiceErrorType,
+        _ query: AddressQuery, added: Bool, interfaceIndex: UInt32, errorCode: DNSServiceErrorType,
         recordType: UInt16, bytes: [UInt8]
     ) {
-        guard errorCode == 0, services[service.instance] === service else { return }
+        guard !finished, let host = query.host, hosts[host.key] === host else { return }
+        guard errorCode == 0 else {
+            loop.later { [weak self, weak query] in
+                guard let self, let query else { return }
+                self.finishQuery(query, retry: query.addresses.isEmpty)
+            }
+            return
+        }
         let expected = recordType == UInt16(kDNSServiceType_A) ? 4 : 16
         guard bytes.count == expected, let address = ServiceAddress(bytes: bytes, interfaceIndex: interfaceIndex)
         else { return }
-        if added {
-            service.addresses.insert(address)
-        } else {
-            service.addresses.remove(address)
+        if added { query.addresses.insert(address) } else { query.addresses.remove(address) }
+        if added && !query.answered {
+            query.answered = true
+            // Answers on other interfaces come in the same breath: close a moment later.
+            loop.cancelTimer(query.timer)
+            query.timer = loop.schedule(after: Self.addressLinger) { [weak self, weak query] in
+                guard let self, let query else { return }
+                self.finishQuery(query, retry: false)
+            }
         }
-        report(service)
+        for service in services.values where service.host == host.key { report(service) }
     }
 
-    /// Emits `.found` once the service is resolved and its addresses have
-    /// settled (both families seen, or the settle time passed), then
-    /// `.updated` whenever what a user sees changes.
+    /// Closes an address query; with `retry`, asks for it again after a wait.
+    private func finishQuery(_ query: AddressQuery, retry: Bool) {
+        loop.cancelTimer(query.timer)
+        query.timer = nil
+        guard let lookup = query.lookup else { return }
+        if lookup.ref != nil { loop.answered(lookup) } else { loop.cancel(lookup) }
+        guard retry, !finished, let host = query.host, hosts[host.key] === host else { return }
+        let delay = query.retryDelay
+        query.retryDelay = min(delay * 2, 8)
+        query.timer = loop.schedule(after: delay) { [weak self, weak query] in
+            guard let self, let query, let lookup = query.lookup else { return }
+            query.timer = nil
+            guard !self.finished, let host = query.host, self.hosts[host.key] === host else { return }
+            self.loop.lookUp(lookup)
+        }
+    }
+
+    private func stop(_ service: TrackedService) {
+        if let lookup = service.resolveLookup { loop.cancel(lookup) }
+        service.resolveLookup = nil
+        loop.cancelTimer(service.resolveTimer)
+        loop.cancelTimer(service.retryTimer)
+        service.resolveTimer = nil
+        service.retryTimer = nil
+        if let key = service.host {
+            service.host = nil
+            detach(service, from: key)
+        }
+    }
+
+    private func stop(_ host: TrackedHost) {
+        for query in host.queries {
+            loop.cancelTimer(query.timer)
+            query.timer = nil
+            if let lookup = query.lookup { loop.cancel(lookup) }
+        }
+        host.queries = []
+    }
+
+    /// Notes that the library refused to make a ref (the daemon's connection limit, its rate limit).
+    private func refused(_ code: DNSServiceErrorType, operation: String) {
+        guard !refusalReported, !finished else { return }
+        refusalReported = true
+        continuation.yield(.refused(DNSSDLibrary.error(code, operation: operation)))
+    }
+
+    /// Emits `.found` once the service is resolved, then `.updated` whenever what a user sees changes.
     private func report(_ service: TrackedService) {
         guard !finished, services[service.instance] === service, let hostTarget = service.hostTarget else { return }
-        let families = Set(service.addresses.map(\.family))
-        if service.reported == nil && !service.settled && families.count < 2 { return }
+        var addresses: Set<ServiceAddress> = []
+        if let key = service.host, let host = hosts[key] {
+            for query in host.queries { addresses.formUnion(query.addresses) }
+        }
         let snapshot = DiscoveredService(
             instance: service.instance, hostTarget: hostTarget, port: service.port,
-            interfaceIndex: service.interfaceIndex, txt: service.txt, addresses: service.addresses.sorted())
+            interfaceIndex: service.interfaceIndex, txt: service.txt, addresses: addresses.sorted())
         guard snapshot != service.reported else { return }
         let event: BrowseEvent = service.reported == nil ? .found(snapshot) : .updated(snapshot)
         service.reported = snapshot
-        loop.cancelTimer(service.settleTimer)
         continuation.yield(event)
+    }
+}
+
+/// A host's DNS name on one interface: the services on it share its address queries.
+struct HostKey: Hashable {
+    var target: String
+    var interfaceIndex: UInt32
+
+    init(target: String, interfaceIndex: UInt32) {
+        self.target = target.lowercased()
+        self.interfaceIndex = interfaceIndex
     }
 }
 
@@ -521,41 +744,195 @@ final class TrackedService {
     let interfaceIndex: UInt32
     /// Adds minus removes, per interface (avahi sends one per IP family).
     var sightings: [UInt32: Int] = [:]
-    var resolveRef: ServiceRef?
-    var queryA: ServiceRef?
-    var queryAAAA: ServiceRef?
+    var resolveLookup: PooledLookup?
+    var resolveTimer: Int?
+    var retryTimer: Int?
+    var retryDelay = BrowseSession.firstRetryDelay
     var hostTarget: String?
+    var host: HostKey?
     var port: UInt16 = 0
     var txt = TXTRecord()
-    var addresses: Set<ServiceAddress> = []
-    var settleTimer: Int?
-    var settled = false
     var reported: DiscoveredService?
 
-    init(instance: ServiceInstance, session: BrowseSession, interfaceIndex: UInt32) {
+    init(instance: ServiceInstance, interfaceIndex: UInt32) {
         self.instance = instance
-        self.session = session
         self.interfaceIndex = interfaceIndex
-    }
-
-    func stopQueries() {
-        queryA?.deallocate()
-        queryAAAA?.deallocate()
-        queryA = nil
-        queryAAAA = nil
-    }
-
-    func stop() {
-        resolveRef?.deallocate()
-        resolveRef = nil
-        stopQueries()
-        session?.loopCancelTimer(settleTimer)
-        settleTimer = nil
     }
 }
 
-extension BrowseSession {
-    fileprivate func loopCancelTimer(_ id: Int?) {
-        loop.cancelTimer(id)
+/// A host's address queries and how many services use them. Loop thread only.
+final class TrackedHost {
+    let key: HostKey
+    var services = 0
+    var queries: [AddressQuery] = []
+
+    init(key: HostKey) {
+        self.key = key
+    }
+}
+
+/// One A or AAAA query for a host, closed once it answered. Loop thread only.
+final class AddressQuery {
+    weak var host: TrackedHost?
+    weak var session: BrowseSession?
+    let recordType: UInt16
+    var lookup: PooledLookup?
+    var addresses: Set<ServiceAddress> = []
+    var answered = false
+    var timer: Int?
+    var retryDelay = BrowseSession.firstRetryDelay
+
+    init(host: TrackedHost, recordType: UInt16) {
+        self.host = host
+        self.recordType = recordType
+    }
+}
+
+// MARK: - Resolving one service
+
+/// `join NAME`'s one resolve: the service, then its host's A and AAAA
+/// records, each an urgent lookup in the loop's pool, tried again until the
+/// time is up. Loop thread only.
+///
+/// `@unchecked Sendable` only so jobs can carry it to the loop thread.
+final class SingleResolution: @unchecked Sendable {
+    /// How long one resolve may take before it is tried again.
+    static let attemptTimeout = 1.5
+    /// After the first address, how long the other family may still come.
+    static let otherFamilyWait = 0.2
+
+    private let loop: DNSSDEventLoop
+    private let instance: ServiceInstance
+    private let limit: Double
+    private var completion: ((Result<DiscoveredService, DiscoveryError>) -> Void)?
+    private var lookups: [PooledLookup] = []
+    private var timers: [Int] = []
+    private var resolved: (hostTarget: String, port: UInt16, interfaceIndex: UInt32, txt: TXTRecord)?
+    private var addresses: Set<ServiceAddress> = []
+    private var refusal: DiscoveryError?
+
+    init(loop: DNSSDEventLoop, instance: ServiceInstance, limit: Double) {
+        self.loop = loop
+        self.instance = instance
+        self.limit = limit
+    }
+
+    func start(completion: @escaping (Result<DiscoveredService, DiscoveryError>) -> Void) {
+        self.completion = completion
+        timers.append(loop.schedule(after: limit) { [self] in
+            finish(.failure(refusal ?? .unresolved(name: instance.name, seconds: Int64(limit.rounded()))))
+        })
+        attempt()
+    }
+
+    private func attempt() {
+        guard completion != nil else { return }
+        closeLookups()
+        resolved = nil
+        addresses = []
+        let lookup = PooledLookup { [weak self] _ in self?.beginResolve() }
+        lookup.onFailure = { [weak self] _ in self?.attemptLater() }
+        lookups.append(lookup)
+        loop.lookUp(lookup, urgent: true)
+        timers.append(loop.schedule(after: Self.attemptTimeout) { [weak self] in
+            guard let self, self.addresses.isEmpty else { return }
+            self.attempt()
+        })
+    }
+
+    private func attemptLater() {
+        timers.append(loop.schedule(after: 0.2) { [weak self] in self?.attempt() })
+    }
+
+    private func beginResolve() -> ServiceRef? {
+        var newRef: DNSServiceRef?
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let code = loop.library.resolve(
+            &newRef, 0, 0, instance.name, instance.type, instance.domain,
+            { _, _, interfaceIndex, errorCode, _, hostTarget, port, txtLength, txt, context in
+                guard let context else { return }
+                let resolution = Unmanaged<SingleResolution>.fromOpaque(context).takeUnretainedValue()
+                let bytes = txt.map { Array(UnsafeBufferPointer(start: $0, count: Int(txtLength))) } ?? []
+                resolution.handleResolve(
+                    errorCode: errorCode, interfaceIndex: interfaceIndex,
+                    hostTarget: hostTarget.map { String(cString: $0) }, port: UInt16(bigEndian: port), txt: bytes)
+            }, context)
+        guard code == 0, let newRef else {
+            refusal = DNSSDLibrary.error(code, operation: "DNSServiceResolve")
+            loop.later { [weak self] in self?.attemptLater() }
+            return nil
+        }
+        return ServiceRef(newRef, operation: "DNSServiceResolve", library: loop.library)
+    }
+
+    private func handleResolve(errorCode: DNSServiceErrorType, interfaceIndex: UInt32, hostTarget: String?,
+                               port: UInt16, txt: [UInt8]) {
+        guard completion != nil, resolved == nil else { return }
+        guard errorCode == 0, let hostTarget else {
+            loop.later { [weak self] in self?.attemptLater() }
+            return
+        }
+        resolved = (hostTarget, port, interfaceIndex, TXTRecord(decoding: txt))
+        if let lookup = lookups.first { loop.answered(lookup) }
+        for recordType in [UInt16(kDNSServiceType_A), UInt16(kDNSServiceType_AAAA)] {
+            let lookup = PooledLookup { [weak self] _ in
+                self?.beginQuery(host: hostTarget, interfaceIndex: interfaceIndex, recordType: recordType)
+            }
+            lookups.append(lookup)
+            loop.lookUp(lookup, urgent: true)
+        }
+    }
+
+    private func beginQuery(host: String, interfaceIndex: UInt32, recordType: UInt16) -> ServiceRef? {
+        var newRef: DNSServiceRef?
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let code = loop.library.queryRecord(
+            &newRef, 0, interfaceIndex, host, recordType, UInt16(kDNSServiceClass_IN),
+            { _, flags, interfaceIndex, errorCode, _, recordType, _, length, data, _, context in
+                guard let context, errorCode == 0, flags & DNSServiceFlags(kDNSServiceFlagsAdd) != 0 else { return }
+                let resolution = Unmanaged<SingleResolution>.fromOpaque(context).takeUnretainedValue()
+                let bytes = data.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(length))) } ?? []
+                resolution.handleAddress(interfaceIndex: interfaceIndex, recordType: recordType, bytes: bytes)
+            }, context)
+        guard code == 0, let newRef else {
+            refusal = DNSSDLibrary.error(code, operation: "DNSServiceQueryRecord")
+            return nil
+        }
+        return ServiceRef(newRef, operation: "DNSServiceQueryRecord", library: loop.library)
+    }
+
+    private func handleAddress(interfaceIndex: UInt32, recordType: UInt16, bytes: [UInt8]) {
+        guard completion != nil else { return }
+        let expected = recordType == UInt16(kDNSServiceType_A) ? 4 : 16
+        guard bytes.count == expected, let address = ServiceAddress(bytes: bytes, interfaceIndex: interfaceIndex)
+        else { return }
+        let first = addresses.isEmpty
+        addresses.insert(address)
+        if Set(addresses.map(\.family)).count == 2 {
+            loop.later { [weak self] in self?.succeed() }
+        } else if first {
+            timers.append(loop.schedule(after: Self.otherFamilyWait) { [weak self] in self?.succeed() })
+        }
+    }
+
+    private func succeed() {
+        guard let resolved, !addresses.isEmpty else { return }
+        finish(.success(DiscoveredService(
+            instance: instance, hostTarget: resolved.hostTarget, port: resolved.port,
+            interfaceIndex: resolved.interfaceIndex, txt: resolved.txt, addresses: addresses.sorted())))
+    }
+
+    func finish(_ result: Result<DiscoveredService, DiscoveryError>) {
+        guard let completion else { return }
+        self.completion = nil
+        closeLookups()
+        for timer in timers { loop.cancelTimer(timer) }
+        timers = []
+        completion(result)
+    }
+
+    private func closeLookups() {
+        for lookup in lookups { loop.cancel(lookup) }
+        lookups = []
     }
 }

@@ -44,6 +44,26 @@ final class ServiceRef {
     }
 }
 
+/// One resolve or address query that waits for a place in the loop's pool. Loop thread only.
+///
+/// Compared by identity: two lookups of the same record are two lookups.
+final class PooledLookup: Hashable {
+    /// Makes the ref when the pool gives the lookup a place; nil when the
+    /// library refused (the closure has then said why to its owner).
+    let begin: (PooledLookup) -> ServiceRef?
+    /// The open ref, while the lookup holds a place.
+    var ref: ServiceRef?
+    /// Told when the open ref fails in DNSServiceProcessResult (the ref is already freed).
+    var onFailure: ((DNSServiceErrorType) -> Void)?
+
+    init(begin: @escaping (PooledLookup) -> ServiceRef?) {
+        self.begin = begin
+    }
+
+    static func == (lhs: PooledLookup, rhs: PooledLookup) -> Bool { lhs === rhs }
+    func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
+
 /// A thread that polls the sockets of open ServiceRefs and runs jobs.
 ///
 /// `@unchecked Sendable`: `jobs` and `threadRunning` are guarded by `lock`;
@@ -58,8 +78,15 @@ final class DNSSDEventLoop: @unchecked Sendable {
     private var wakeRead: Int32 = -1
     private var wakeWrite: Int32 = -1
 
+    /// The most lookups (resolves and address queries) open at once, whatever
+    /// the number of services: each is a thread and a D-Bus connection in
+    /// avahi's library. With the browse and a few registrations a process
+    /// stays well under 16 of each.
+    static let lookupCapacity = 12
+
     // Loop thread only.
     private var refs: [ServiceRef] = []
+    private var pool = LookupPool<PooledLookup>(capacity: DNSSDEventLoop.lookupCapacity)
     private var timers: [(id: Int, deadline: Double, job: () -> Void)] = []
     private var nextTimerID = 1
 
@@ -103,6 +130,50 @@ final class DNSSDEventLoop: @unchecked Sendable {
     /// Starts polling `ref`. Loop thread only.
     func add(_ ref: ServiceRef) {
         refs.append(ref)
+    }
+
+    /// Runs `lookup` once one of the pool's places is free; `urgent` ones go first. Loop thread only.
+    func lookUp(_ lookup: PooledLookup, urgent: Bool = false) {
+        perform(pool.want(lookup, urgent: urgent))
+    }
+
+    /// `lookup` answered: its ref is closed, or with `keep` stays open until its place is needed. Loop thread only.
+    func answered(_ lookup: PooledLookup, keep: Bool = false) {
+        perform(pool.answered(lookup, keep: keep))
+    }
+
+    /// `lookup` is not wanted any more: closed if open, forgotten if waiting. Loop thread only.
+    func cancel(_ lookup: PooledLookup) {
+        perform(pool.cancel(lookup))
+    }
+
+    /// How many pooled lookups are open now, for tests and the bench. Loop thread only.
+    var openLookups: Int { pool.open }
+
+    private func perform(_ actions: [LookupPool<PooledLookup>.Action]) {
+        var pending = actions
+        while !pending.isEmpty {
+            switch pending.removeFirst() {
+            case .start(let lookup):
+                if let ref = lookup.begin(lookup) {
+                    lookup.ref = ref
+                    ref.onFailure = { [weak self, weak lookup] code in
+                        guard let self, let lookup else { return }
+                        lookup.ref = nil
+                        self.perform(self.pool.failed(lookup))
+                        lookup.onFailure?(code)
+                    }
+                    add(ref)
+                } else {
+                    // Refused (e.g. the daemon's connection limit): the place
+                    // is free again; the lookup's owner decides when to retry.
+                    pending += pool.failed(lookup)
+                }
+            case .stop(let lookup):
+                lookup.ref?.deallocate()
+                lookup.ref = nil
+            }
+        }
     }
 
     /// Runs `job` on the loop thread after `seconds`; returns an id for `cancelTimer`. Loop thread only.
@@ -149,12 +220,17 @@ final class DNSSDEventLoop: @unchecked Sendable {
     }
 
     private func runThread() {
+        // What poll watches, rebuilt only when a ref opens or closes: with a
+        // pool of a dozen lookups that is a few times per game, not on every
+        // wake-up.
+        var watched: [ServiceRef] = []
+        var descriptors = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
         while true {
-            refs.removeAll { !$0.isOpen }
             lock.lock()
             let batch = jobs
             jobs = []
-            if batch.isEmpty && refs.isEmpty && timers.isEmpty {
+            if batch.isEmpty && !refs.contains(where: \.isOpen) && timers.isEmpty {
+                refs = []
                 threadRunning = false
                 lock.unlock()
                 return
@@ -162,11 +238,12 @@ final class DNSSDEventLoop: @unchecked Sendable {
             lock.unlock()
 
             for job in batch { job() }
-            refs.removeAll { !$0.isOpen }
-
-            let watched = refs
-            var descriptors = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-            descriptors += watched.map { pollfd(fd: $0.socket, events: Int16(POLLIN), revents: 0) }
+            if refs.count != watched.count || refs.contains(where: { !$0.isOpen }) {
+                refs.removeAll { !$0.isOpen }
+                watched = refs
+                descriptors = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+                descriptors += watched.map { pollfd(fd: $0.socket, events: Int16(POLLIN), revents: 0) }
+            }
             let ready = poll(&descriptors, nfds_t(descriptors.count), pollTimeout())
             if ready < 0 {
                 // EINTR: go round again. Anything else would repeat forever;
@@ -175,15 +252,20 @@ final class DNSSDEventLoop: @unchecked Sendable {
                 continue
             }
             if descriptors[0].revents != 0 { drainWakePipe() }
-            for (offset, serviceRef) in watched.enumerated() where descriptors[offset + 1].revents != 0 {
-                // An earlier callback in this round may have closed it.
-                guard let ref = serviceRef.ref else { continue }
-                let result = library.processResult(ref)
-                if result != 0 {
-                    serviceRef.deallocate()
-                    serviceRef.onFailure?(result)
+            if ready > 0 {
+                for offset in watched.indices where descriptors[offset + 1].revents != 0 {
+                    descriptors[offset + 1].revents = 0
+                    // An earlier callback in this round may have closed it.
+                    let serviceRef = watched[offset]
+                    guard let ref = serviceRef.ref else { continue }
+                    let result = library.processResult(ref)
+                    if result != 0 {
+                        serviceRef.deallocate()
+                        serviceRef.onFailure?(result)
+                    }
                 }
             }
+            descriptors[0].revents = 0
             fireDueTimers()
         }
     }

@@ -20,6 +20,8 @@ public enum DiscoveryError: Error, Sendable, Hashable, CustomStringConvertible {
     case withdrawn(name: String)
     /// The daemon did not confirm in time.
     case timedOut(operation: String, seconds: Int)
+    /// A service was seen but avahi gave no address for it in time.
+    case unresolved(name: String, seconds: Int64)
     /// Another dns_sd error code.
     case serviceError(operation: String, code: Int32)
     /// Diverting standard error to a file failed.
@@ -57,6 +59,16 @@ public enum DiscoveryError: Error, Sendable, Hashable, CustomStringConvertible {
             return "the advertisement '\(name)' was already withdrawn"
         case .timedOut(let operation, let seconds):
             return "avahi-daemon did not answer \(operation) within \(seconds) seconds; is it healthy? ('avahi-daemon --check')"
+        case .unresolved(let name, let seconds):
+            return """
+                avahi-daemon sees "\(name)" but could not resolve its address within \(seconds) s; \
+                try again, or join it by the address its host printed: 'parlor join HOST:PORT'
+                """
+        case .serviceError(let operation, let code) where Int(code) == -65553:
+            return """
+                avahi-daemon refused \(operation) (kDNSServiceErr_Refused: too many clients or lookups); \
+                parlor tries again. 'parlor doctor' shows the daemon's limits.
+                """
         case .serviceError(let operation, let code):
             return "\(operation) failed: \(Self.codeName(code))"
         case .cannotDivertStandardError(let path, let errno):

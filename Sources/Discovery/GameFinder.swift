@@ -53,14 +53,33 @@ public struct GameFinder: Sendable {
         self.assess = assess
     }
 
-    /// Browses for up to `timeout` and returns the one joinable game `name` picks out.
+    /// How long the names must stay unchanged before a unique prefix is taken
+    /// (avahi's compatibility library does not pass on "all for now").
+    public static let quietTime: Duration = .milliseconds(400)
+
+    /// Finds the one joinable game `name` picks out, resolving only that game.
     ///
-    /// An exact name (ignoring case) returns as soon as it is seen; a prefix
-    /// waits the whole time, since another game with the same prefix may
-    /// still answer. With a `picker`, several matches (or no name at all)
-    /// are offered to choose from instead of failing; only joinable ones can be chosen.
+    /// The names on the LAN are browsed without resolving any of them; an
+    /// exact name (ignoring case) is taken as soon as it is seen, a prefix as
+    /// soon as it is the only match and no new name has come for
+    /// `quietTime`. Then that one game is resolved (its TXT record, port
+    /// and addresses), tried again until `timeout`. With a `picker`,
+    /// several matches (or no name at all) are offered to choose from
+    /// instead of failing; only joinable ones can be chosen.
     /// - Throws: `GameSearchError`, saying why no game was chosen.
     public func find(name: String?, picker: (any GamePicker)?) async throws(GameSearchError) -> ListedGame {
+        if let name {
+            switch try await lookUp(name: name) {
+            case .one(let instance):
+                return try await resolveGame(instance, name: name)
+            case .several(let instances) where picker == nil:
+                throw .ambiguous(name: name, instances.map(unresolved).sorted { $0.name.lowercased() < $1.name.lowercased() })
+            case .none(let seen):
+                throw .notFound(name: name, seen: seen.map(unresolved).sorted { $0.name.lowercased() < $1.name.lowercased() })
+            case .several:
+                break
+            }
+        }
         var list = try await collect(name: name)
         while true {
             let candidates: [ListedGame]
@@ -68,7 +87,7 @@ public struct GameFinder: Sendable {
                 switch list.match(name) {
                 case .exact(let game), .uniquePrefix(let game):
                     if let reason = game.assessment.reason { throw .notJoinable(game, reason) }
-                    return game
+                    return try await withAddresses(game, name: name)
                 case .ambiguous(let games):
                     candidates = games.filter(\.isJoinable)
                     guard picker != nil, !candidates.isEmpty else { throw .ambiguous(name: name, games) }
@@ -81,13 +100,125 @@ public struct GameFinder: Sendable {
             guard let picker else { throw .noName }
             switch await picker.pick(from: candidates, all: list.games) {
             case .chosen(let game):
-                return game
+                return try await withAddresses(game, name: name)
             case .lookAgain:
                 list = try await collect(name: nil)
             case .cancelled:
                 throw .cancelled
             }
         }
+    }
+
+    /// What a typed name picks out of the names on the LAN.
+    enum NameLookup {
+        case one(ServiceInstance)
+        case several([ServiceInstance])
+        case none(seen: [ServiceInstance])
+    }
+
+    /// Browses names only until `name` picks out one instance (see `find`), or `timeout`.
+    func lookUp(name: String) async throws(GameSearchError) -> NameLookup {
+        enum Input: Sendable {
+            case event(BrowseEvent)
+            case quiet(Int)
+            case deadline
+        }
+        let lowered = name.lowercased()
+        let events = directory.browseNames(type: parlorServiceType)
+        let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
+        let reader = Task {
+            for await event in events { feed.yield(.event(event)) }
+        }
+        let timeout = self.timeout
+        let quietTime = Self.quietTime
+        let deadline = Task {
+            try? await Task.sleep(for: timeout)
+            feed.yield(.deadline)
+        }
+        var quiet: Task<Void, Never>?
+        var generation = 0
+        func restartQuiet() {
+            quiet?.cancel()
+            generation += 1
+            let current = generation
+            quiet = Task {
+                try? await Task.sleep(for: quietTime)
+                if !Task.isCancelled { feed.yield(.quiet(current)) }
+            }
+        }
+        defer {
+            reader.cancel()
+            deadline.cancel()
+            quiet?.cancel()
+            feed.finish()
+        }
+        restartQuiet()
+        var names: [String: ServiceInstance] = [:]
+        func matches() -> [ServiceInstance] {
+            names.filter { $0.key.hasPrefix(lowered) }.map(\.value)
+        }
+        for await input in inputs {
+            switch input {
+            case .event(.found(let service)), .event(.updated(let service)):
+                let key = service.name.lowercased()
+                guard names[key] == nil else { continue }
+                names[key] = service.instance
+                if key == lowered { return .one(service.instance) }
+                restartQuiet()
+            case .event(.lost(let instance)):
+                names[instance.name.lowercased()] = nil
+            case .event(.failed(let error)):
+                throw .browseFailed(error, name: name)
+            case .event(.refused):
+                continue
+            case .quiet(let current):
+                guard current == generation else { continue }
+                let found = matches()
+                // Quiet: more names are unlikely to come. A unique prefix is
+                // taken now; no match yet may still appear, so that waits.
+                if found.count == 1 { return .one(found[0]) }
+                if found.count > 1 { return .several(found) }
+            case .deadline:
+                let found = matches()
+                switch found.count {
+                case 0: return .none(seen: Array(names.values))
+                case 1: return .one(found[0])
+                default: return .several(found)
+                }
+            }
+        }
+        return .none(seen: Array(names.values))
+    }
+
+    /// Resolves the one game picked by name and says whether it can be joined.
+    private func resolveGame(_ instance: ServiceInstance, name: String) async throws(GameSearchError) -> ListedGame {
+        let service: DiscoveredService
+        do { service = try await directory.resolve(instance, within: timeout) } catch {
+            throw .browseFailed(error, name: name)
+        }
+        let game = ListedGame(service: service, assessment: assess(service.txt))
+        if let reason = game.assessment.reason { throw .notJoinable(game, reason) }
+        return game
+    }
+
+    /// The game with its addresses: a browse lists games before their
+    /// addresses come, and a join needs them (never the system resolver).
+    private func withAddresses(_ game: ListedGame, name: String?) async throws(GameSearchError) -> ListedGame {
+        guard game.service.addresses.isEmpty else { return game }
+        do {
+            let service = try await directory.resolve(game.service.instance, within: timeout)
+            return ListedGame(service: service, assessment: assess(service.txt))
+        } catch {
+            throw .browseFailed(error, name: name ?? game.name)
+        }
+    }
+
+    /// A name seen but not resolved, for messages that list names.
+    private func unresolved(_ instance: ServiceInstance) -> ListedGame {
+        ListedGame(
+            service: DiscoveredService(instance: instance, hostTarget: "", port: 0, interfaceIndex: 0, txt: TXTRecord(),
+                                       addresses: []),
+            assessment: assess(TXTRecord()))
     }
 
     /// Browses until `timeout`, or until a game called exactly `name` (ignoring case) appears.

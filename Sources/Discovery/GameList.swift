@@ -124,7 +124,7 @@ public struct GameList: Sendable {
             return previous == listed ? nil : .updated(listed)
         case .lost(let instance):
             return entries.removeValue(forKey: Key(instance)).map { .removed($0) }
-        case .failed:
+        case .failed, .refused:
             return nil
         }
     }

@@ -26,6 +26,42 @@ public protocol ServiceDirectory: Sendable {
     /// reported as `.failed` and ends the stream. Stop browsing by
     /// dropping or cancelling the iteration.
     func browse(type: String) -> AsyncStream<BrowseEvent>
+
+    /// A live stream of the names of services of `type`, resolving none of them.
+    ///
+    /// `.found` may carry only the instance (no host, port, TXT or
+    /// addresses); `.lost` and `.failed` as in `browse`. For finding one game
+    /// by name on a crowded network: resolve only the one picked, with
+    /// `resolve(_:within:)`. The default is `browse(type:)`.
+    func browseNames(type: String) -> AsyncStream<BrowseEvent>
+
+    /// Resolves one service: its host, port, TXT record and at least one
+    /// address, trying again until `limit` has passed.
+    ///
+    /// - Throws: `DiscoveryError.unresolved` when no address came in time,
+    ///   or why the daemon could not be asked.
+    func resolve(_ instance: ServiceInstance, within limit: Duration) async throws(DiscoveryError) -> DiscoveredService
+}
+
+extension ServiceDirectory {
+    /// The whole browse: its `.found` events carry everything.
+    public func browseNames(type: String) -> AsyncStream<BrowseEvent> {
+        browse(type: type)
+    }
+
+    /// Browses the instance's type until the instance is seen with an address.
+    public func resolve(_ instance: ServiceInstance, within limit: Duration) async throws(DiscoveryError) -> DiscoveredService {
+        let type = instance.type.hasSuffix(".") ? String(instance.type.dropLast()) : instance.type
+        let name = instance.name.lowercased()
+        let sighting = await firstService(ofType: type, within: limit) {
+            $0.name.lowercased() == name && !$0.addresses.isEmpty
+        }
+        switch sighting {
+        case .seen(let service): return service
+        case .failed(let error): throw error
+        case .notSeen, .ended: throw .unresolved(name: instance.name, seconds: limit.components.seconds)
+        }
+    }
 }
 
 /// A registered service; withdrawing it (or dropping the last reference) removes it from the network.
@@ -238,4 +274,7 @@ public enum BrowseEvent: Sendable, Hashable {
     case lost(ServiceInstance)
     /// Browsing failed; the stream ends after this event.
     case failed(DiscoveryError)
+    /// The daemon refused a lookup (its connection limit, its rate limit):
+    /// said once per browse, which goes on and tries the lookup again.
+    case refused(DiscoveryError)
 }

@@ -26,7 +26,7 @@ extension ServiceDirectory {
                     switch event {
                     case .found(let service), .updated(let service):
                         if wanted(service) { return .seen(service) }
-                    case .lost:
+                    case .lost, .refused:
                         break
                     case .failed(let error):
                         return .failed(error)

@@ -84,7 +84,7 @@ enum LabError: Error, CustomStringConvertible {
 struct Lab: Sendable {
     /// The lab's PARLOR_LAB_PREFIX.
     let prefix: String
-    /// How many hosts: 2 (A, B) or 3 (A, B, C).
+    /// How many hosts: 2 (A, B), 3 (A, B, C), up to 250 (A to Z, then "27", "28", ...).
     let hosts: Int
 
     /// The package root, found from this file's path (Tests/LabTests/Lab.swift).
@@ -111,7 +111,9 @@ struct Lab: Sendable {
     static func up(hosts: Int = 2) async throws -> Lab {
         await removeStaleLabs()
         let lab = Lab(prefix: "lt\(getpid())n\(counter.next())", hosts: hosts)
-        let result = await runScript(["up", "--hosts", String(hosts)], prefix: lab.prefix, timeout: 60)
+        // A hundred hosts take about half a minute to come up (scripts/lab starts 24 at once).
+        let result = await runScript(["up", "--hosts", String(hosts)], prefix: lab.prefix,
+                                     timeout: 60 + Double(hosts))
         guard result.succeeded else {
             // up tears itself down on failure; make sure anyway.
             await lab.down()
@@ -135,16 +137,24 @@ struct Lab: Sendable {
 
     /// Stops every process in the lab's namespaces and deletes them. Idempotent.
     func down() async {
-        _ = await Self.runScript(["down"], prefix: prefix, timeout: 30)
+        _ = await Self.runScript(["down"], prefix: prefix, timeout: 30 + Double(hosts) / 4)
     }
 
-    /// The IPv4 address of host "A", "B" or "C".
+    /// The IPv4 address of host "A" ... "Z" (or "hostA"), "27", "28" ...: 10.77.0.N for the Nth host.
     func address(of host: String) -> String {
-        switch host.uppercased().suffix(1) {
-        case "A": return "10.77.0.1"
-        case "B": return "10.77.0.2"
-        default: return "10.77.0.3"
-        }
+        "10.77.0.\(Self.index(of: host))"
+    }
+
+    /// The name of the `index`th host (from 1): "A" to "Z", then "27", "28", ... as scripts/lab names them.
+    static func hostName(_ index: Int) -> String {
+        index <= 26 ? String(UnicodeScalar(UInt8(64 + index))) : String(index)
+    }
+
+    /// Which host a name is, from 1: "A" or "hostA" is 1, "27" is 27.
+    static func index(of host: String) -> Int {
+        let name = host.hasPrefix("host") ? String(host.dropFirst(4)) : host
+        if let number = Int(name) { return number }
+        return Int(name.uppercased().unicodeScalars.first.map { $0.value } ?? 65) - 64
     }
 
     /// Runs `arguments` inside `host` (talking to that host's avahi-daemon) and waits for it.

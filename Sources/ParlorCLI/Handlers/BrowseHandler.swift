@@ -42,6 +42,13 @@ func runBrowse(_ options: BrowseOptions, directory: any ServiceDirectory) async 
         switch input {
         case .event(.failed(let error)):
             throw BrowseFailure(error: error)
+        case .event(.refused(let error)):
+            // Said once per browse (Discovery reports it once), which goes on and tries again.
+            Console.writeError("parlor: some games may be missing for a moment: \(error)\n")
+            if options.json {
+                Console.write(JSONValue.object([("event", "refused"), ("reason", .string("\(error)"))]).encoded + "\n")
+                fflush(nil)
+            }
         case .event(let event):
             guard let change = list.apply(event) else { continue }
             if options.json {

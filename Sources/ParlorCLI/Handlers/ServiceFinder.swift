@@ -55,17 +55,14 @@ enum ServiceFinder {
     }
 
     /// Connects to the first of the game's addresses that answers, IPv4 first,
-    /// link-local IPv6 through the interface it was seen on; with no
-    /// address resolved, through the host's DNS name.
+    /// link-local IPv6 through the interface it was seen on. `GameFinder`
+    /// gives only games with addresses: a `.local` name avahi could not
+    /// resolve is never handed to the system resolver.
     static func connect(to game: ListedGame, timeout: Duration = .seconds(5)) async throws -> TCPConnection {
         let service = game.service
         let addresses = LAN.socketAddresses(of: service)
         let shown = "\"\(Text.escapingUnprintable(service.name))\""
         do {
-            if addresses.isEmpty {
-                let host = service.hostTarget.hasSuffix(".") ? String(service.hostTarget.dropLast()) : service.hostTarget
-                return try await TCPConnection.connect(host: host, port: service.port, timeout: timeout)
-            }
             return try await TCPConnection.connect(addresses: addresses, timeout: timeout)
         } catch let error as CancellationError {
             throw error
