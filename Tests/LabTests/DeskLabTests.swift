@@ -142,7 +142,7 @@ struct DeskLabTests {
             let notice = "It's your turn in Connect Four vs Cy (\(cyMatch.prefix(8))): Cy played"
             #expect(await lobby.waitFor(notice, timeout: .seconds(20)), "\(lobby.screenText())")
             let bottom = lobby.screen().last { !$0.isEmpty } ?? ""
-            #expect(bottom.contains(notice) && bottom.contains("Press Tab to switch."), "the bottom line: \(lobby.screenText())")
+            #expect(bottom.contains(notice) && bottom.contains("Press Tab to switch"), "the bottom line: \(lobby.screenText())")
             #expect(lobby.screen().prefix(20).joined(separator: "\n") == diBoard, "the board on screen changed:\n\(lobby.screenText())")
             let deadline = ContinuousClock.now + .seconds(5)
             while Self.bells(in: bytes) <= bellsBefore, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(50)) }
