@@ -165,15 +165,6 @@ struct HallEndHeldEndToEndTests {
 /// Section 19: a table whose guest never came back after a hall's resume is interrupted again, and resumable alone.
 @Suite("A hall's resumed table given up is resumable alone", .serialized)
 struct HallGivenUpEndToEndTests {
-    static func states(home: [String: String]) async throws -> [String: String] {
-        let listed = try await ParlorProcess.run(["matches", "--json"], environment: home, timeout: .seconds(20))
-        var states: [String: String] = [:]
-        for record in jsonEvents(listed.stdout) {
-            if let id = record["id"] as? String, let state = record["state"] as? String { states[id] = state }
-        }
-        return states
-    }
-
     @Test("after a hall's parlor resume, a table whose guest did not come back within the grace stays interrupted, and parlor resume ID takes it")
     func aGivenUpTableIsInterruptedAndResumable() async throws {
         let home = LANTableEndToEndTests.environment()
@@ -192,7 +183,7 @@ struct HallGivenUpEndToEndTests {
         }
         // Both tables saved (each guest's move is first and nobody moves): then the host dies.
         let deadline = ContinuousClock.now + .seconds(20)
-        while try await Self.states(home: home).count < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        while try await HallMatchesEndToEndTests.states(home).count < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
         host.send(SIGKILL)
         _ = await host.wait(timeout: .seconds(10))
         for peer in peers { await peer.close() }
@@ -211,7 +202,7 @@ struct HallGivenUpEndToEndTests {
             return
         }
         _ = try #require(await resumed.line(containing: "did not come back", timeout: .seconds(20)), Comment(rawValue: resumed.transcript))
-        let states = try await Self.states(home: home)
+        let states = try await HallMatchesEndToEndTests.states(home)
         #expect(states[sessions[1].id.hex] == "interrupted", "\(states)")
         #expect(states[sessions[0].id.hex] == "playing", "\(states)")
         // Ben's match alone: resume takes it (it waits for Ben, who does not come, and says so).
