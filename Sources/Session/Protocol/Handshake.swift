@@ -49,6 +49,10 @@ public enum Admission: Hashable, Sendable {
 /// handshake timeout is an event the shell delivers. After REJECT or a
 /// failure the connection is closed and the machine ignores everything.
 public struct HostHandshake: Hashable, Sendable {
+    /// What a connection that sent no HELLO within the handshake timeout is told (REJECT handshakeTimeout),
+    /// by a table's own handshake and by a many-table host that never saw its first frame.
+    static let noHelloInTime = "No HELLO arrived in time."
+
     /// Where the handshake stands.
     public enum State: Hashable, Sendable {
         /// Accepted; waiting for HELLO (the handshake timer runs).
@@ -145,7 +149,7 @@ public struct HostHandshake: Hashable, Sendable {
         case .messageError(let error):
             return reject(.protocolError, "\(error)")
         case .timedOut:
-            return reject(.handshakeTimeout, "No HELLO arrived in time.")
+            return reject(.handshakeTimeout, Self.noHelloInTime)
         case .peerClosed(let why):
             let when = state == .challenged ? "after CHALLENGE" : "before HELLO"
             state = .closed

@@ -428,16 +428,11 @@ struct HostLink: Sendable {
             committed = restored
             if !saves { revealed = restored }
             return []
-        case .presence(let other, let away, let graceLeft):
-            // Another guest at this table went away or came back: this guest is told (SEAT,
-            // protocol 2; a match of two seats has no other guest, so its wire never changes).
-            guard other != setup.seat, committed.seats.count > 2, !ended else { return [] }
-            return [.send(.seat(SeatPresence(seat: other, away: away, graceLeftMilliseconds: graceLeft.wireMilliseconds)))]
-        case .standIn(let other, let bot?):
-            // A bot plays another away guest's seat: this guest is told (SEAT presence 2);
-            // the player's return is the "back" that follows.
-            guard other != setup.seat, committed.seats.count > 2, !ended else { return [] }
-            return [.send(.seat(SeatPresence(seat: other, away: true, graceLeftMilliseconds: 0, botStandsIn: !bot.isEmpty)))]
+        case .presence, .standIn(_, _?):
+            // Another guest at this table went away, came back, or a bot plays its seat: this
+            // guest is told (SEAT, protocol 2; a match of two seats never has one on its wire).
+            guard let presence = SeatPresence.told(by: event, in: committed), presence.seat != setup.seat, !ended else { return [] }
+            return [.send(.seat(presence))]
         case .talk(let line):
             // After every change committed before it, and so after the save that reveals that change.
             guard setup.speaksTalk, !ended else { return [] }

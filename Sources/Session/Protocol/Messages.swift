@@ -216,6 +216,22 @@ public struct SeatPresence: Hashable, Sendable {
         self.botStandsIn = botStandsIn
         self.graceLeftMilliseconds = away && !botStandsIn ? graceLeftMilliseconds : 0
     }
+
+    /// The SEAT a table's other links get for a controller event (a seat away or
+    /// back, a bot standing in); nil for any other event and at two seats, whose
+    /// wire has no SEAT. Guests' links and the spectators' gallery both ask here.
+    static func told(by event: MatchEvent, in state: MatchState) -> SeatPresence? {
+        guard state.seats.count > 2 else { return nil }
+        switch event {
+        case .presence(let seat, let away, let graceLeft):
+            return SeatPresence(seat: seat, away: away, graceLeftMilliseconds: graceLeft.wireMilliseconds)
+        case .standIn(let seat, let bot?):
+            // The player's return is the "back" presence that follows.
+            return SeatPresence(seat: seat, away: true, graceLeftMilliseconds: 0, botStandsIn: !bot.isEmpty)
+        default:
+            return nil
+        }
+    }
 }
 
 /// The host's admission of a spectator (WATCHING, type 18, protocol 2): its

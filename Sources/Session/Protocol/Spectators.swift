@@ -459,16 +459,7 @@ public final class SpectatorGallery: Participant {
 
     public func stateChanged(_ newState: MatchState, event: MatchEvent) {
         // A guest of a table went away, came back, or a bot stands in: SEAT, as another guest gets it (section 17).
-        let presence: SeatPresence?
-        switch event {
-        case .presence(let seat, let away, let graceLeft) where newState.seats.count > 2:
-            presence = SeatPresence(seat: seat, away: away, graceLeftMilliseconds: graceLeft.wireMilliseconds)
-        case .standIn(let seat, let bot?) where newState.seats.count > 2:
-            presence = SeatPresence(seat: seat, away: true, graceLeftMilliseconds: 0, botStandsIn: !bot.isEmpty)
-        default:
-            presence = nil
-        }
-        if let presence {
+        if let presence = SeatPresence.told(by: event, in: newState) {
             enqueue { [self] state in
                 state.away[presence.seat] = presence.away ? presence : nil
                 if !newState.isEnded { broadcast(Message.seat(presence).encoded, &state) }

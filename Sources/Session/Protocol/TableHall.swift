@@ -335,7 +335,7 @@ enum FirstFrame: Sendable {
         let timer = Task {
             do { try await Task.sleep(for: timeout) } catch { return }
             // As a table's own handshake answers it (sections 7, 12, 19): never a silent close.
-            stream.send(Message.reject(.handshakeTimeout, sentence: "No HELLO arrived in time.").encoded)
+            stream.send(Message.reject(.handshakeTimeout, sentence: HostHandshake.noHelloInTime).encoded)
             stream.close()
         }
         defer { timer.cancel() }
