@@ -87,6 +87,10 @@ struct TableProtocolTests {
         #expect(hostFinal.moves.count == 40, "dots and boxes ends when all 40 lines are drawn")
         for final in finals { #expect(final.stateHash == hostFinal.stateHash) }
         // Every side committed the same changes in the same order: Bo saw Cy's moves as pushes, and the other way round.
+        // A controller reports ended before its event stream has reached the recorder: wait for every commit to arrive.
+        for recorder in recorders {
+            _ = await recorder.waitUntil { Self.commits($0).count >= hostFinal.moves.count }
+        }
         let hostCommits = Self.commits(await recorders[0].events)
         for recorder in recorders.dropFirst() { #expect(Self.commits(await recorder.events) == hostCommits) }
         #expect(hostCommits.contains { $0.seat == 1 } && hostCommits.contains { $0.seat == 2 })
