@@ -9,7 +9,8 @@
 //   Bots -> Match (BotParticipant: a bot at a seat)
 //   Discovery -> CDNSSD (avahi's dns_sd.h compatibility library)
 //   Session -> CCrypto (OpenSSL's libcrypto, for passcode proofs)
-//   Secure -> CSodium (libsodium: identity, Noise, CPace; not wired yet)
+//   Session -> Secure (protocol 3's encrypted channel: Sources/Session/Channel)
+//   Secure -> CSodium (libsodium: identity, Noise, CPace)
 import PackageDescription
 
 let package = Package(
@@ -62,18 +63,18 @@ let package = Package(
         .target(name: "Store", dependencies: ["Match"]),
         // The wire protocol, the authoritative turn holder and the TCP shell;
         // the only importer of CCrypto (passcode proofs).
-        .target(name: "Session", dependencies: ["Match", "Games", "CLinux", "CCrypto"]),
+        .target(name: "Session", dependencies: ["Match", "Games", "Secure", "CLinux", "CCrypto"]),
         // DNS-SD advertise and browse; the only importer of CDNSSD.
         .target(name: "Discovery", dependencies: ["CDNSSD"]),
         // Rendering and input; the only module that touches termios.
         .target(name: "TerminalUI", dependencies: ["Match", "Games"]),
         // The benchmarks' engines: load generators, floors, percentiles and goals,
         // their figures returned as values (ParlorCLI prints them).
-        .target(name: "Bench", dependencies: ["Games", "Match", "Bots", "Store", "Session"]),
+        .target(name: "Bench", dependencies: ["Games", "Match", "Bots", "Store", "Session", "Secure"]),
         // Commands, flags, help text and error rendering.
         .target(
             name: "ParlorCLI",
-            dependencies: ["Games", "Bots", "Match", "Store", "Session", "Discovery", "TerminalUI", "Bench"]
+            dependencies: ["Games", "Bots", "Match", "Store", "Session", "Secure", "Discovery", "TerminalUI", "Bench"]
         ),
         // A release build links the Swift runtime and Foundation in: loading
         // their twenty shared libraries was most of `parlor games`' start-up
@@ -100,19 +101,19 @@ let package = Package(
         // Fakes shared by every test target.
         .target(
             name: "ParlorTestSupport",
-            dependencies: ["Games", "Match", "Session", "Discovery", "Bots"],
+            dependencies: ["Games", "Match", "Session", "Secure", "Discovery", "Bots"],
             path: "Tests/ParlorTestSupport"
         ),
         .testTarget(name: "GamesTests", dependencies: ["Games"]),
         .testTarget(name: "BotsTests", dependencies: ["Bots", "Games"]),
         .testTarget(name: "MatchTests", dependencies: ["Match", "Games", "Bots", "ParlorTestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "Match", "Games", "ParlorTestSupport"]),
-        .testTarget(name: "SessionTests", dependencies: ["Session", "Match", "Games", "Bots", "ParlorTestSupport"]),
+        .testTarget(name: "SessionTests", dependencies: ["Session", "Secure", "Match", "Games", "Bots", "ParlorTestSupport"]),
         .testTarget(name: "SecureTests", dependencies: ["Secure"]),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "ParlorTestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "Match", "Games", "Bots", "ParlorTestSupport"]),
         .testTarget(name: "BenchTests", dependencies: ["Bench", "Games", "Match", "Store", "Session", "ParlorTestSupport"]),
-        .testTarget(name: "ParlorCLITests", dependencies: ["ParlorCLI", "Bench", "Games", "Match", "Session", "TerminalUI", "ParlorTestSupport"]),
+        .testTarget(name: "ParlorCLITests", dependencies: ["ParlorCLI", "Bench", "Games", "Match", "Session", "Secure", "TerminalUI", "ParlorTestSupport"]),
         // Tests that need root, network namespaces and real avahi-daemons (scripts/lab).
         .testTarget(name: "LabTests", dependencies: ["Discovery", "ParlorTestSupport"]),
     ]

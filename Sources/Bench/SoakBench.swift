@@ -2,6 +2,7 @@ import Foundation
 import Bots
 import Games
 import Match
+import Secure
 import Session
 import Synchronization
 
@@ -120,7 +121,17 @@ private func playSoakMatch(index: Int, gameID: String, survivors: SurvivorWatch,
     } catch {
         return .failed(index: index, reason: "could not start the host: \(error)")
     }
-    let acceptor = Task { await host.serve(listener) }
+    // Both sides sealed, each with a key of its own, as every LAN match is.
+    let hostSecurity: ChannelSecurity
+    let guestSecurity: ChannelSecurity
+    do {
+        hostSecurity = .encrypted(SecureChannelOptions(identity: try IdentityKeyPair.generate()))
+        guestSecurity = .encrypted(SecureChannelOptions(identity: try IdentityKeyPair.generate()))
+    } catch {
+        listener.close()
+        return .failed(index: index, reason: "could not make the players' keys: \(error)")
+    }
+    let acceptor = Task { await host.serve(listener, security: hostSecurity) }
     let connection: TCPConnection
     do {
         connection = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port)
@@ -132,7 +143,7 @@ private func playSoakMatch(index: Int, gameID: String, survivors: SurvivorWatch,
     }
     let match = Task { () -> SoakResult in
         do {
-            async let joining = Guest.join(over: connection.byteStream(),
+            async let joining = Guest.join(over: guestSecurity.connecting(connection.byteStream()),
                                            hello: Hello(appVersion: appVersion, playerID: .random(), playerName: "Guest bot"))
             let hosted = try await host.waitForGuest()
             let joined = try await joining

@@ -1,6 +1,7 @@
 import Foundation
 import Games
 import Match
+import Secure
 import Session
 import Store
 import Synchronization
@@ -239,7 +240,9 @@ final class BenchGuest: Sendable {
     static func seat(number: Int, port: UInt16, appVersion: String) async throws -> BenchGuest {
         let connection = try await TCPConnection.connect(host: "127.0.0.1", port: port, timeout: .seconds(10))
         let hello = Hello(appVersion: appVersion, playerID: .random(), playerName: "Guest \(number + 1)")
-        let joined = try await Guest.join(over: connection.byteStream(), hello: hello)
+        // Each guest proves a key of its own, as players do (protocol 3: the host in another process requires it).
+        let security = ChannelSecurity.encrypted(SecureChannelOptions(identity: try IdentityKeyPair.generate()))
+        let joined = try await Guest.join(over: security.connecting(connection.byteStream()), hello: hello)
         let (controller, local) = joined.makeController { LocalParticipant(playerID: $0) }
         let events = await controller.events()
         try await controller.start()

@@ -48,6 +48,14 @@ public struct TurnsBench: Sendable {
         public var threadedFull: Percentiles, threadedProtocol: Percentiles
         /// Eight matches committing a turn at once, one shared writer or one each.
         public var group: BenchGroupCommit.Figures
+        /// The full turn again with both sides behind protocol 3's encrypted
+        /// channel (as every LAN match is), when the bench was given a sealed starter.
+        public var sealedFull: Percentiles?
+
+        /// Issue 38's goal: sealing grows the full turn's p50 by at most 10% (same run).
+        public var sealedMet: Bool? {
+            sealedFull.map { $0.p50.microseconds * 100 <= full.p50.microseconds * 110 }
+        }
 
         /// Issue 11's goals, each against its floor of the same run: the full
         /// turn's p50 at most 1.3x the floor's and its p99 at most 2x; the
@@ -75,14 +83,17 @@ public struct TurnsBench: Sendable {
     public let directory: String
     private let store: MatchStore
     private let start: MatchStarter
+    private let sealedStart: MatchStarter?
     private var generator = SplitMix64(seed: 7)
 
     /// Makes the bench's store in a directory of its own under `parent`.
     /// Throws the store's error when the directory cannot be made.
-    public init(parent: String, startMatch: @escaping MatchStarter) throws {
+    /// `sealedMatch` starts the same match with both sides encrypted (protocol 3); nil leaves that line out.
+    public init(parent: String, startMatch: @escaping MatchStarter, sealedMatch: MatchStarter? = nil) throws {
         directory = parent + "/" + Self.storePrefix + "\(getpid())"
         store = MatchStore(directory: directory)
         start = startMatch
+        sealedStart = sealedMatch
         try store.createDirectory()
     }
 
@@ -98,6 +109,7 @@ public struct TurnsBench: Sendable {
         var full: [Duration] = [], protocolOnly: [Duration] = [], plain: [Duration] = [], durable: [Duration] = []
         var loop: [Duration] = []
         var threadedFull: [Duration] = [], threadedProtocol: [Duration] = []
+        var sealed: [Duration] = []
         var request = 0
         let slices = max(1, min(10, count / 100))
         for slice in 0..<slices {
@@ -107,6 +119,9 @@ public struct TurnsBench: Sendable {
             full += measured.times
             if request == 0 { request = measured.bytes }
             protocolOnly += try await timeTurns(count: share, generator: &generator, store: nil, start: start).times
+            if let sealedStart {
+                sealed += try await timeTurns(count: share, generator: &generator, store: store, start: sealedStart).times
+            }
             plain += try await BenchFloor.measure(request: request, reply: reply, count: share, durableIn: nil)
             durable += try await BenchFloor.measure(request: request, reply: reply, count: share, durableIn: directory)
             loop += try await RawPingPong.measure(payloadBytes: request, count: share)
@@ -119,7 +134,8 @@ public struct TurnsBench: Sendable {
                        protocolTurns: protocolOnly.count, protocolOnly: Percentiles(protocolOnly),
                        request: request, reply: reply, plain: Percentiles(plain), durable: Percentiles(durable),
                        eventLoop: Percentiles(loop), threadedFull: Percentiles(threadedFull),
-                       threadedProtocol: Percentiles(threadedProtocol), group: group)
+                       threadedProtocol: Percentiles(threadedProtocol), group: group,
+                       sealedFull: sealed.isEmpty ? nil : Percentiles(sealed))
     }
 
     /// `--spectators N`: the full turn with nobody watching and with N

@@ -20,7 +20,7 @@ public enum CommandRegistry {
     /// The runnable commands. Add a new command's type here.
     public static let commands: [any ParsableCommand.Type] = [
         PlayOptions.self, HostOptions.self, JoinOptions.self, WatchOptions.self, BrowseOptions.self, GamesOptions.self,
-        MatchesOptions.self, ReplayOptions.self, ResumeOptions.self, ForgetOptions.self, DoctorOptions.self,
+        MatchesOptions.self, ReplayOptions.self, ResumeOptions.self, ForgetOptions.self, IdOptions.self, ForgetPlayerOptions.self, DoctorOptions.self,
         AnalyzeOptions.self,
         BenchTurnsOptions.self, BenchBotsOptions.self, BenchSoakOptions.self, BenchRenderOptions.self, BenchTablesOptions.self,
         BenchStartupOptions.self,

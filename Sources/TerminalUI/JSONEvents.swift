@@ -189,19 +189,24 @@ public enum JSONEvents {
     /// `{"event":"joined","match":…,"name":…,"seat":N}` on the host's side:
     /// a guest sat down, or (`"resumed":true`) came back; at a hall's table
     /// `"table":N` follows the match, as in every table's events.
-    public static func guestJoined(name: String, seat: Int, match: String, resumed: Bool = false, table: Int? = nil) -> JSONValue {
+    public static func guestJoined(name: String, seat: Int, match: String, resumed: Bool = false, table: Int? = nil,
+                                   key: String? = nil) -> JSONValue {
         var fields: [(String, JSONValue)] = [("event", "joined"), ("match", JSONValue(match))]
         if let table { fields.append(("table", JSONValue(table))) }
         fields += [("name", JSONValue(name)), ("seat", JSONValue(seat))]
+        if let key { fields.append(("key", JSONValue(key))) }
         if resumed || table != nil { fields.append(("resumed", .bool(resumed))) }
         return .object(fields)
     }
 
-    /// `{"event":"joined","host":…,"seat":N,"match":…,"address":…}` on the
+    /// `{"event":"joined","host":…,"seat":N,"match":…,"address":…,"key":…}` on the
     /// guest's side: this side sat at the host's match, or (`"resumed":true`) got back to it.
-    public static func joinedHost(_ host: String, seat: Int, match: String, address: String, resumed: Bool = false) -> JSONValue {
+    /// `key` is the host's proved fingerprint (absent in clear).
+    public static func joinedHost(_ host: String, seat: Int, match: String, address: String, resumed: Bool = false,
+                                  key: String? = nil) -> JSONValue {
         var fields: [(String, JSONValue)] = [("event", "joined"), ("host", JSONValue(host)), ("seat", JSONValue(seat)),
                                              ("match", JSONValue(match)), ("address", JSONValue(address))]
+        if let key { fields.append(("key", JSONValue(key))) }
         if resumed { fields.append(("resumed", .bool(true))) }
         return .object(fields)
     }

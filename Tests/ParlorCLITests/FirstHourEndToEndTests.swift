@@ -104,7 +104,7 @@ struct GuestConformanceEndToEndTests {
         defer { listener.close() }
         let host = Task { () -> Bool in
             for await connection in listener.connections {
-                let peer = RawPeer(stream: connection.byteStream())
+                let peer = RawPeer(stream: try sealedAsHost(connection.byteStream()))
                 guard case .hello? = await peer.nextMessage(timeout: .seconds(10)) else { return false }
                 await peer.send(.reject(ReasonCode(rawValue: 150), sentence: "Closed for cleaning."))
                 await peer.close()
@@ -114,7 +114,7 @@ struct GuestConformanceEndToEndTests {
         }
         let join = try await ParlorProcess.run(["join", "127.0.0.1:\(listener.port)", "--bot", "easy", "--plain"],
                                                environment: LANTableEndToEndTests.environment(), timeout: .seconds(30))
-        #expect(await host.value, "the guest sent HELLO")
+        #expect(try await host.value, "the guest sent HELLO")
         #expect(join.status == 1, Comment(rawValue: join.stderr))
         #expect(join.stderr.contains("reason 150: Closed for cleaning."), Comment(rawValue: join.stderr))
     }
@@ -131,7 +131,7 @@ struct HallEndHeldEndToEndTests {
         defer { host.send(SIGKILL) }
         let port = try await LANTableEndToEndTests.port(host)
         let connection = try await TCPConnection.connect(host: "127.0.0.1", port: UInt16(port))
-        let peer = RawPeer(stream: connection.byteStream())
+        let peer = RawPeer(stream: try sealedAsGuest(connection.byteStream()))
         let hello = Hello(appVersion: "test", playerID: .random(), playerName: "Gone")
         let (welcome, state) = try #require(await peer.handshake(hello))
         // Our own QUIT is the match's last change; the link drops as soon as it is confirmed.
@@ -147,7 +147,7 @@ struct HallEndHeldEndToEndTests {
         try await Task.sleep(for: .milliseconds(500))
 
         // Back with the seat token: the host still has the table, and gives the end.
-        let back = RawPeer(stream: try await TCPConnection.connect(host: "127.0.0.1", port: UInt16(port)).byteStream())
+        let back = RawPeer(stream: try sealedAsGuest(try await TCPConnection.connect(host: "127.0.0.1", port: UInt16(port)).byteStream()))
         var again = hello
         again.matchID = state.matchID
         again.seatToken = welcome.seatToken
@@ -175,7 +175,7 @@ struct HallGivenUpEndToEndTests {
         var sessions: [(hello: Hello, welcome: Welcome, id: MatchID)] = []
         var peers: [RawPeer] = []
         for name in ["Ann", "Ben"] {
-            let peer = RawPeer(stream: try await TCPConnection.connect(host: "127.0.0.1", port: UInt16(port)).byteStream())
+            let peer = RawPeer(stream: try sealedAsGuest(try await TCPConnection.connect(host: "127.0.0.1", port: UInt16(port)).byteStream()))
             let hello = Hello(appVersion: "test", playerID: .random(), playerName: name)
             let (welcome, state) = try #require(await peer.handshake(hello))
             sessions.append((hello, welcome, state.matchID))
@@ -192,7 +192,7 @@ struct HallGivenUpEndToEndTests {
         defer { resumed.send(SIGKILL) }
         _ = try #require(await resumed.line(containing: "\"listening\"", timeout: .seconds(20)), Comment(rawValue: resumed.transcript))
         // Ann comes back; Ben never does.
-        let back = RawPeer(stream: try await TCPConnection.connect(host: "127.0.0.1", port: UInt16(port)).byteStream())
+        let back = RawPeer(stream: try sealedAsGuest(try await TCPConnection.connect(host: "127.0.0.1", port: UInt16(port)).byteStream()))
         var again = sessions[0].hello
         again.matchID = sessions[0].id
         again.seatToken = sessions[0].welcome.seatToken

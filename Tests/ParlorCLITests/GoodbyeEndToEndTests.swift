@@ -13,7 +13,7 @@ import Testing
     typealias Table = ResumeEndToEndTests.Table
 
     static func connect(_ port: UInt16) async throws -> RawPeer {
-        RawPeer(stream: try await TCPConnection.connect(host: "127.0.0.1", port: port).byteStream())
+        RawPeer(stream: try sealedAsGuest(try await TCPConnection.connect(host: "127.0.0.1", port: port).byteStream()))
     }
 
     @Test func aTurnAfterGoodbyeIsIgnoredAndAForgedDesyncLosesOnTime() async throws {

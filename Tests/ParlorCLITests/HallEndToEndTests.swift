@@ -183,7 +183,7 @@ struct HallEndToEndTests {
         let port = try await Self.port(host)
         // The hostile peer takes a table with a proper HELLO, then floods it with heartbeats and junk.
         let stream = try await TCPConnection.connect(host: "127.0.0.1", port: UInt16(port), timeout: .seconds(5)).byteStream()
-        let hostile = RawPeer(stream: stream)
+        let hostile = RawPeer(stream: try sealedAsGuest(stream))
         var hello = Hello(appVersion: "flood", playerID: PlayerID.random(), playerName: "Flood")
         hello.protocolVersions = [1]
         _ = try #require(await hostile.handshake(hello))

@@ -57,9 +57,10 @@ struct PlainOrderEndToEndTests {
             let guest = try await ParlorProcess.run(["join", "127.0.0.1:\(port)", "--name", "Bo", "--plain"], stdin: "4\n",
                                                     environment: scratchDataHome(), timeout: .seconds(60))
             let opening = Self.opening(guest.stdout)
-            // "Joined Ana's Connect Four at …", then the header; the seats are drawn by lot,
+            // "Joined Ana's Connect Four at …", Ana's key, then the header; the seats are drawn by lot,
             // so Ana may move first: one board at the start and one after each move.
-            #expect(opening.count > 2 && opening[0].hasPrefix("Joined ") && opening[1].hasPrefix("Connect Four: "),
+            #expect(opening.count > 3 && opening[0].hasPrefix("Joined ") && opening[1].hasPrefix("Ana's key: ")
+                        && opening[2].hasPrefix("Connect Four: "),
                     "run \(run):\n\(guest.stdout)\n\(guest.stderr)")
             let moves = opening.filter { $0.contains(" played ") }.count
             #expect(opening.filter { $0.hasPrefix("+---+") }.count == 1 + moves,

@@ -131,7 +131,7 @@ struct SpectatorEndToEndTests {
     func spectatorCannotMove() async throws {
         let (host, guest, port) = try await Self.hostAndBot()
         let connection = try await TCPConnection.connect(host: "127.0.0.1", port: UInt16(port), timeout: .seconds(5))
-        let peer = RawPeer(stream: connection.byteStream())
+        let peer = RawPeer(stream: try sealedAsGuest(connection.byteStream()))
         var watch = Hello(appVersion: "0.2.0", playerID: PlayerID.random(), playerName: "Mallory")
         watch.watching = true
         await peer.send(.watch(watch))

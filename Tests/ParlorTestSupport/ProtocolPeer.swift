@@ -1,6 +1,7 @@
 import Bots
 import Games
 import Match
+import Secure
 import Session
 
 /// What a `RawPeer` saw arrive.
@@ -200,4 +201,16 @@ public actor EventRecorder {
         }
         return true
     }
+}
+
+/// `stream` behind protocol 3's channel as a guest with a fresh identity key:
+/// how a test's raw peer reaches a real `parlor host`, which seals every connection.
+public func sealedAsGuest(_ stream: any ByteStream, identity: IdentityKeyPair? = nil) throws -> any ByteStream {
+    ChannelSecurity.encrypted(SecureChannelOptions(identity: try identity ?? IdentityKeyPair.generate())).connecting(stream)
+}
+
+/// `stream` behind protocol 3's channel as a host with a fresh identity key: a
+/// test's raw host that a real `parlor join` reaches.
+public func sealedAsHost(_ stream: any ByteStream, identity: IdentityKeyPair? = nil) throws -> any ByteStream {
+    ChannelSecurity.encrypted(SecureChannelOptions(identity: try identity ?? IdentityKeyPair.generate())).accepting(stream)
 }

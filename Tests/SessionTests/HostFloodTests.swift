@@ -25,7 +25,7 @@ struct HostFloodTests {
         let host = try MatchHost(configuration: HostConfiguration(
             gameID: "connect4", hostName: "Ana", hostPlayerID: .random(), seatPreference: .first,
             timeouts: timeouts, appVersion: "test", maximumPendingHandshakes: 32))
-        let acceptor = Task { await host.serve(listener) }
+        let acceptor = Task { await host.serve(listener, security: .clear) }
         return (listener, host, acceptor)
     }
 

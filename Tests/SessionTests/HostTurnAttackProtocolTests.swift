@@ -25,7 +25,7 @@ final class HostDoor: Sendable {
         if transport == .tcp {
             let listener = try TCPListener.listen(port: 0, on: .specific(try SocketAddress(ipAddress: "127.0.0.1", port: 0)))
             self.listener = listener
-            acceptor = Task { await host.serve(listener) }
+            acceptor = Task { await host.serve(listener, security: .clear) }
         } else {
             listener = nil
             acceptor = nil

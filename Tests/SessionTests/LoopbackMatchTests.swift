@@ -13,7 +13,7 @@ struct LoopbackMatchTests {
         let listener = try TCPListener.listen(port: 0, on: .specific(try SocketAddress(ipAddress: "127.0.0.1", port: 0)))
         let host = try MatchHost(configuration: HostConfiguration(
             gameID: gameID, hostName: "Ana", hostPlayerID: .random(), seatPreference: .first, appVersion: "test"))
-        let acceptor = Task { await host.serve(listener) }
+        let acceptor = Task { await host.serve(listener, security: .clear) }
         return (listener, host, acceptor)
     }
 

@@ -83,7 +83,7 @@ struct PasscodeLockoutTests {
         configuration.passcode = Self.code
         let throttle = configuration.passcodeThrottle
         let host = try MatchHost(configuration: configuration)
-        let acceptor = Task { await host.serve(listener) }
+        let acceptor = Task { await host.serve(listener, security: .clear) }
         defer { acceptor.cancel(); listener.close() }
         let port = listener.port
         let tally = GuessTally()

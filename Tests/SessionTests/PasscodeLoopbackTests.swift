@@ -63,7 +63,7 @@ struct PasscodeLoopbackTests {
         configuration.passcode = code
         configuration.passcodeThrottle = throttle
         let host = try MatchHost(configuration: configuration)
-        let acceptor = Task { await host.serve(listener) }
+        let acceptor = Task { await host.serve(listener, security: .clear) }
         return (listener, host, acceptor)
     }
 

@@ -32,7 +32,7 @@ struct ReadBackpressureTests {
         let host = try MatchHost(configuration: HostConfiguration(
             gameID: "connect4", hostName: "Ana", hostPlayerID: .random(), seatPreference: .first,
             timeouts: timeouts, appVersion: "test"))
-        let acceptor = Task { await host.serve(listener) }
+        let acceptor = Task { await host.serve(listener, security: .clear) }
         defer { acceptor.cancel() }
 
         let connection = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port)

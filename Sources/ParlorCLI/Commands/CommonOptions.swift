@@ -20,6 +20,9 @@ enum CommonOptions {
         "grace", .required(valueName: "SECONDS"),
         help: "How long to wait for the other side to come back after the connection was lost before the match is saved as interrupted, 1-86400 seconds (default: 120).")
 
+    static let allowUnencrypted = OptionSpec(
+        "allow-unencrypted",
+        help: "Also play with a parlor that speaks only protocol 2, in clear: moves, talk and names cross the network unencrypted, and both screens say so (default: every match is encrypted, and an older parlor is refused).")
     static let rematch = OptionSpec(
         "rematch", .required(valueName: "N"),
         help: "After the match, offer and accept up to N rematches with seats swapped without asking, 0-1000 (default: ask on a terminal, otherwise none).")

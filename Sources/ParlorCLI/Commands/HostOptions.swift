@@ -53,6 +53,8 @@ public struct HostOptions: ParsableCommand, Hashable {
     /// `--away-bot SECONDS`: at a table, a guest away this long has a medium bot
     /// play their seat until they are back; nil lets the seat wait for them.
     public var awayBotAfter: Duration?
+    /// `--allow-unencrypted`: also admit guests that speak only parlor protocol 2 (in clear); each is announced as not private.
+    public var allowUnencrypted = false
 
     /// Options as code would set them.
     public init(
@@ -105,6 +107,7 @@ public struct HostOptions: ParsableCommand, Hashable {
             spectatorsOption,
             watchCodeOption,
             awayBotOption,
+            CommonOptions.allowUnencrypted,
         ] + CommonOptions.playing,
         exclusiveGroups: [CommonOptions.outputGroup]
     )
@@ -165,6 +168,7 @@ public struct HostOptions: ParsableCommand, Hashable {
         timeouts = try CommonOptions.connectionTimeouts(arguments)
         rematches = try CommonOptions.rematches(arguments)
         hints = arguments.flag(Self.hintsOption)
+        allowUnencrypted = arguments.flag(CommonOptions.allowUnencrypted)
         noTalk = arguments.flag(Self.noTalkOption)
         if let text = arguments.value(Self.seatsOption) {
             seats = try ValueParser.seats(text, Self.seatsOption.source, game: game)

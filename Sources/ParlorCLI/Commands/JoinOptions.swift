@@ -18,6 +18,8 @@ public struct JoinOptions: ParsableCommand, Hashable {
     public var timeouts: ConnectionTimeouts = ConnectionTimeouts()
     /// `--rematch N`: rematches to offer and accept without asking; nil to ask on a terminal.
     public var rematches: Int?
+    /// `--allow-unencrypted`: when the host speaks only parlor protocol 2, join it in clear, saying so.
+    public var allowUnencrypted = false
 
     /// Options as code would set them.
     public init(
@@ -49,6 +51,7 @@ public struct JoinOptions: ParsableCommand, Hashable {
             codeOption,
             CommonOptions.grace,
             CommonOptions.rematch,
+            CommonOptions.allowUnencrypted,
         ] + CommonOptions.playing,
         exclusiveGroups: [CommonOptions.outputGroup]
     )
@@ -69,6 +72,7 @@ public struct JoinOptions: ParsableCommand, Hashable {
         display = CommonOptions.display(arguments)
         timeouts = try CommonOptions.connectionTimeouts(arguments)
         rematches = try CommonOptions.rematches(arguments)
+        allowUnencrypted = arguments.flag(CommonOptions.allowUnencrypted)
     }
 
     /// Hands over to `runJoin`.

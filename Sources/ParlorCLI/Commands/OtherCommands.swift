@@ -66,6 +66,74 @@ public struct DoctorOptions: ParsableCommand, Hashable {
     }
 }
 
+/// `parlor id`: this player's key fingerprint, to compare with other players.
+public struct IdOptions: ParsableCommand, Hashable {
+    /// `--json`: one object with the fingerprint, the public key and the file.
+    public var json: Bool
+
+    /// Options as code would set them.
+    public init(json: Bool = false) { self.json = json }
+
+    static let jsonOption = OptionSpec("json", help: "One JSON object: the fingerprint, its short form, the public key and the key file.")
+
+    /// Arguments, flags and help of `parlor id`.
+    public static let spec = CommandSpec(
+        path: ["id"],
+        abstract: "Show your player key's fingerprint, to compare with other players.",
+        discussion: """
+            Every connection proves your player key, made on first use in \
+            $XDG_DATA_HOME/parlor/player.key (readable by you alone). Read the \
+            fingerprint aloud, or compare it on both screens: the same \
+            fingerprint is the same player. Each quarter ends in a check \
+            symbol, so a mistyped symbol is caught.
+            """,
+        options: [jsonOption]
+    )
+
+    /// Reads `parlor id`'s words.
+    public init(parsing arguments: ParsedArguments) throws(UsageError) {
+        json = arguments.flag(Self.jsonOption)
+    }
+
+    /// Hands over to `runId`.
+    public func run() async throws -> ExitCode {
+        try await runId(self)
+    }
+}
+
+/// `parlor forget-player NAME|FINGERPRINT`: forget a remembered player's key.
+public struct ForgetPlayerOptions: ParsableCommand, Hashable {
+    /// The name (any case) or the fingerprint of the player to forget.
+    public var player: String
+
+    /// Options as code would set them.
+    public init(player: String) { self.player = player }
+
+    /// Arguments, flags and help of `parlor forget-player`.
+    public static let spec = CommandSpec(
+        path: ["forget-player"],
+        abstract: "Forget a player's key, to accept a new one.",
+        discussion: """
+            parlor remembers the key of every player it meets \
+            ($XDG_DATA_HOME/parlor/known_players) and refuses a known name with \
+            another key. When a player really has a new key (a new machine, a \
+            lost key file), forget the old one; the next meeting remembers the new.
+            """,
+        arguments: [ArgumentSpec("PLAYER", help: "The player's name as remembered (any case), or the fingerprint.")]
+    )
+
+    /// Reads `parlor forget-player`'s words.
+    public init(parsing arguments: ParsedArguments) throws(UsageError) {
+        guard let player = arguments.argument(0), !player.allSatisfy(\.isWhitespace) else { throw .missingArgument("PLAYER") }
+        self.player = player
+    }
+
+    /// Hands over to `runForgetPlayer`.
+    public func run() async throws -> ExitCode {
+        try await runForgetPlayer(self)
+    }
+}
+
 /// `parlor bench turns`: the cost of a turn over loopback.
 public struct BenchTurnsOptions: ParsableCommand, Hashable {
     /// `--count`: how many turns to time (default 1000).

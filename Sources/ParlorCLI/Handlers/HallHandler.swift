@@ -47,7 +47,10 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
     do { hall = try TableHall(configuration: configuration, limit: limit, resuming: savedMatches) } catch {
         throw CommandFailure("\(error)", exitCode: .usage)
     }
-    let acceptor = Task { await hall.serve(listener) }
+    let security = try LocalChannel.hosting(allowClear: options.allowUnencrypted) { address in
+        announcer.say("A guest at \(address) speaks parlor protocol 2 or older: its match is not private (--allow-unencrypted).")
+    }
+    let acceptor = Task { await hall.serve(listener, security: security) }
     defer { acceptor.cancel() }
 
     let board = HallBoard(limit: limit)
@@ -63,7 +66,7 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
         announcer.say("Hosting \(gameType.displayName)\(listed) on port \(port): up to \(limit) tables, "
                       + "each guest against \(level.playerName) at a table of their own.")
         if let problem = advertising.problem { Console.writeError("parlor: not advertised on the LAN: \(LAN.discoveryAdvice(problem))\n") }
-        if let passcode { announcer.say("Passcode: \(passcode)   (every guest needs it; moves are not encrypted)") }
+        if let passcode { announcer.say("Passcode: \(passcode)   (every guest needs it)") }
         if !saved.isEmpty { announcer.say("Waiting for the guests of \(saved.count) saved table\(saved.count == 1 ? "" : "s") to come back.") }
         LAN.sayJoinCommands(join, with: announcer)
         announcer.say("(Ctrl-C to stop; matches in play are saved and 'parlor resume' brings them back.)")

@@ -42,7 +42,10 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
         throw CommandFailure("\(error)", exitCode: .usage)
     }
 
-    let acceptor = Task { await host.serve(listener) }
+    let security = try LocalChannel.hosting(allowClear: options.allowUnencrypted) { _ in
+        announcer.say(LocalChannel.notPrivate, event: JSONEvents.notice("not private: the guest speaks parlor protocol 2 or older, in clear"))
+    }
+    let acceptor = Task { await host.serve(listener, security: security) }
     defer { acceptor.cancel() }
 
     // Advertise on the LAN; without DNS-SD the game is still reachable by address.
@@ -77,7 +80,7 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
             if desk == nil { Console.writeError("parlor: not advertised on the LAN: \(discoveryProblem.map(LAN.discoveryAdvice) ?? "unknown error")\n") }
         }
         if let passcode {
-            announcer.say("Passcode: \(passcode)   (only players who know it can take the seat; moves are not encrypted)")
+            announcer.say("Passcode: \(passcode)   (only players who know it can take the seat)")
         }
         if options.hints { announcer.say("Hints are on: either player can press h for the best move.") }
         if options.noTalk { announcer.say("Table talk is off: lines anyone says are refused.") }
@@ -159,9 +162,15 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
     if let waiting { desk?.doneWaiting(waiting) }
     notices?.cancel()
     for guest in hosted.guests where presentation.isJSON {
-        announcer.say("", event: JSONEvents.guestJoined(name: guest.name, seat: guest.seat, match: hosted.initialState.matchID.hex))
+        announcer.say("", event: JSONEvents.guestJoined(name: guest.name, seat: guest.seat, match: hosted.initialState.matchID.hex,
+                                                        key: guest.peerKey?.fingerprint.description))
     }
     if !presentation.isJSON { announcer.say("\(hosted.guestNames) joined.") }
+    for guest in hosted.guests {
+        guard let key = guest.peerKey else { continue }
+        let meeting = KnownPeople.meet(name: guest.name, key: key)
+        if !presentation.isJSON { announcer.say(KnownPeople.line(name: guest.name, key: key, meeting: meeting)) }
+    }
     filler?.cancel()
     await advertised.update(facts(options.seats, true, hosted.initialState.matchID.hex))
 
@@ -270,6 +279,9 @@ enum HostSetup {
         configuration.talk = !options.noTalk
         configuration.spectators = options.spectators
         configuration.watchCode = options.watchCode
+        // Known players: a known name with another key is refused. One match prints each guest's key
+        // when it starts, and remembers it then; a host of many tables remembers at the door.
+        configuration.judgePlayer = KnownPeople.judgeGuest(remembering: options.tables != nil)
         configuration.botNames = options.bots.enumerated().map { index, level in
             options.bots.count == 1 ? level.playerName : "\(level.playerName) \(index + 1)"
         }

@@ -36,7 +36,7 @@ func runJoin(_ options: JoinOptions, desk: MatchDesk? = nil) async throws -> Exi
     guestOptions.onTable = { table in announcer.say(table.summary, event: tableEvent(table)) }
     var question = PasscodeQuestion(game: gameName, address: peerAddress)
     question.desk = desk
-    var stream: any ByteStream = connection.byteStream()
+    var stream: any ByteStream = reached.channel.security.connecting(connection.byteStream())
     if needsPasscode && guestOptions.passcode == nil {
         // The advertisement says so: ask before the handshake, on a fresh
         // connection afterwards (the host would not wait while someone types).
@@ -44,11 +44,31 @@ func runJoin(_ options: JoinOptions, desk: MatchDesk? = nil) async throws -> Exi
         guestOptions.passcode = try await question.ask()
         stream = try await redial(dial, shown: peerAddress)
     }
-    let joined = try await question.handshake(first: stream, options: &guestOptions, dial: dial) { stream, options throws(JoinError) in
-        try await Guest.join(over: stream, hello: hello, options: options)
+    let firstStream = stream
+    let joined: JoinedMatch
+    do {
+        joined = try await question.handshake(first: stream, options: &guestOptions, dial: dial) { stream, options throws(JoinError) in
+            try await Guest.join(over: stream, hello: hello, options: options)
+        }
+    } catch where options.allowUnencrypted && (firstStream as? SecureByteStream)?.failure?.meansOlderPeer == true {
+        // The host runs a parlor from before protocol 3; the player allowed clear frames, and is told.
+        reached.channel.fallBackToClear()
+        announcer.say(LocalChannel.notPrivate, event: JSONEvents.notice("not private: the host speaks parlor protocol 2 or older, in clear"))
+        stream = try await redial(dial, shown: peerAddress)
+        joined = try await question.handshake(first: stream, options: &guestOptions, dial: dial) { stream, options throws(JoinError) in
+            try await Guest.join(over: stream, hello: hello, options: options)
+        }
     }
+    let hostKey = joined.remote.peerKey?.fingerprint
     announcer.say("Joined \(joined.hostName)'s \(joined.initialState.game.gameDisplayName) at \(peerAddress).", event: JSONEvents.joinedHost(
-        joined.hostName, seat: joined.seat, match: joined.initialState.matchID.hex, address: peerAddress))
+        joined.hostName, seat: joined.seat, match: joined.initialState.matchID.hex, address: peerAddress, key: hostKey?.description))
+    if let key = joined.remote.peerKey {
+        let meeting = KnownPeople.meet(name: joined.hostName, key: key)
+        if case .changed(let old) = meeting {
+            throw CommandFailure(KnownPeople.hostRefusal(name: joined.hostName, key: key, old: old))
+        }
+        if !presentation.isJSON { announcer.say(KnownPeople.line(name: joined.hostName, key: key, meeting: meeting)) }
+    }
 
     if hintsAllowed {
         presentation.allowHints()
@@ -67,6 +87,8 @@ struct ReachedHost {
     var connection: TCPConnection
     var peerAddress: String
     var dial: Dialer
+    /// How this and every later connection to the host is set up (protocol 3's channel; clear after `--allow-unencrypted` fell back).
+    var channel: GuestChannel
     var needsPasscode = false
     /// The advertised name ("Ana's Connect Four") when reached by name: what the passcode prompt names.
     var gameName: String?
@@ -75,6 +97,8 @@ struct ReachedHost {
 
     /// Connects to `target`: an address, a name (DNS-SD), or a picker on a terminal when nil.
     static func reach(_ target: JoinTarget?, json: Bool, watching: Bool = false) async throws -> ReachedHost {
+        // The key first: a player whose key cannot be used learns it before anything connects.
+        let channel = GuestChannel(try LocalChannel.connecting())
         switch target {
         case .address(let host, let port)?:
             let shown = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
@@ -82,18 +106,19 @@ struct ReachedHost {
             do { connection = try await TCPConnection.connect(host: host, port: port, timeout: .seconds(5)) } catch {
                 throw ConnectFailure(target: shown, error: error)
             }
-            return ReachedHost(connection: connection, peerAddress: shown, dial: SessionRunner.dialer(host: host, port: port))
+            return ReachedHost(connection: connection, peerAddress: shown, dial: SessionRunner.dialer(host: host, port: port, channel: channel),
+                               channel: channel)
         case .name(let name)?:
             let (connection, peerAddress, needsPasscode, gameName, hintsAllowed) = try await ServiceFinder.reach(name: name, json: json, watching: watching)
             return ReachedHost(connection: connection, peerAddress: peerAddress,
-                               dial: SessionRunner.dialer(addresses: connection.remote.map { [$0] } ?? []),
-                               needsPasscode: needsPasscode, gameName: gameName, hintsAllowed: hintsAllowed)
+                               dial: SessionRunner.dialer(addresses: connection.remote.map { [$0] } ?? [], channel: channel),
+                               channel: channel, needsPasscode: needsPasscode, gameName: gameName, hintsAllowed: hintsAllowed)
         case nil:
             // A picker on a terminal; a usage error otherwise (ServiceFinder.swift).
             let (connection, peerAddress, needsPasscode, gameName, hintsAllowed) = try await ServiceFinder.reach(name: nil, json: json, watching: watching)
             return ReachedHost(connection: connection, peerAddress: peerAddress,
-                               dial: SessionRunner.dialer(addresses: connection.remote.map { [$0] } ?? []),
-                               needsPasscode: needsPasscode, gameName: gameName, hintsAllowed: hintsAllowed)
+                               dial: SessionRunner.dialer(addresses: connection.remote.map { [$0] } ?? [], channel: channel),
+                               channel: channel, needsPasscode: needsPasscode, gameName: gameName, hintsAllowed: hintsAllowed)
         }
     }
 }

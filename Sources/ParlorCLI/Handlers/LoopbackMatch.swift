@@ -11,7 +11,7 @@ extension LoopbackMatch {
     /// process watches over loopback connections of its own from the start.
     /// `hostPause` is the least the host's bot thinks before each move.
     static func start(seed: UInt64, store: MatchStore?, spectators: SpectatorLoad? = nil,
-                      hostPause: Duration = .zero) async throws -> LoopbackMatch {
+                      hostPause: Duration = .zero, sealed: Bool = false) async throws -> LoopbackMatch {
         try await start(seed: seed, spectators: spectators?.count ?? 0, appVersion: ParlorVersion.current,
             hostPlayer: { id, random in
                 BotParticipant(playerID: id, minimumThinkTime: hostPause) { game, _ in random.pick(from: game.legalMoves) }
@@ -40,6 +40,7 @@ extension LoopbackMatch {
                     seatToken: sides.joined.seatToken.bytes))
                 SessionRunner.record(sides.joined, with: guestRecorder)
                 return [await hostRecorder.follow(sides.hostController), await guestRecorder.follow(sides.guestController)]
-            })
+            },
+            sealed: sealed)
     }
 }

@@ -101,13 +101,15 @@ enum ResumeAsHost {
         configuration.talk = settings.talk
         configuration.spectators = settings.spectators
         configuration.watchCode = settings.spectatorCode ?? ""
+        configuration.judgePlayer = KnownPeople.judgeGuest(remembering: true)
         let host: MatchHost
         do {
             host = try MatchHost(configuration: configuration, resuming: saved)
         } catch {
             throw CommandFailure("\(error)", exitCode: .dataError)
         }
-        let acceptor = Task { await host.serve(listener) }
+        let security = try LocalChannel.hosting()
+        let acceptor = Task { await host.serve(listener, security: security) }
         defer { acceptor.cancel() }
 
         // Advertise with the match id in TXT `match`, so the guest finds it by id;
@@ -237,6 +239,8 @@ enum ResumeAsGuest {
         let matchHex = state.matchID.hex
         let lookOnTheLAN = address == nil
         let reached = AddressBox()
+        // The host we played: a known name with another key is refused before the seat token leaves.
+        let channel = GuestChannel(try LocalChannel.connecting(expectingHost: hostName))
         // One dial stays within its `timeout` (the looking included), so the retries end within --grace.
         let dial: Dialer = { timeout in
             let began = ContinuousClock.now
@@ -244,13 +248,13 @@ enum ResumeAsGuest {
             if lookOnTheLAN, let service = await MatchFinder.find(matchID: matchHex, within: min(.seconds(2), timeout / 2)) {
                 if let connection = try? await TCPConnection.connect(addresses: LAN.socketAddresses(of: service), timeout: left()) {
                     reached.set(connection.remoteAddress)
-                    return connection.byteStream()
+                    return channel.security.connecting(connection.byteStream())
                 }
             }
             guard let target else {
                 throw NetError.connectFailed(host: "match \(matchHex.prefix(8))", port: 0, attempts: [])
             }
-            let stream = try await TCPConnection.connect(host: target.host, port: target.port, timeout: left()).byteStream()
+            let stream = channel.security.connecting(try await TCPConnection.connect(host: target.host, port: target.port, timeout: left()).byteStream())
             reached.set(target.host.contains(":") ? "[\(target.host)]:\(target.port)" : "\(target.host):\(target.port)")
             return stream
         }

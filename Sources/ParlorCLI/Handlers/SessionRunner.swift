@@ -125,17 +125,17 @@ enum SessionRunner {
         return try await presentation.play(controller, locals: locals, recorder: recorder, link: link, endQuestion: question)
     }
 
-    /// Dials `addresses` again, for a guest getting back to its host.
-    static func dialer(addresses: [SocketAddress]) -> Dialer {
+    /// Dials `addresses` again, for a guest getting back to its host, behind `channel`'s security as it is then.
+    static func dialer(addresses: [SocketAddress], channel: GuestChannel) -> Dialer {
         { timeout in
-            try await TCPConnection.connect(addresses: addresses, timeout: timeout).byteStream()
+            channel.security.connecting(try await TCPConnection.connect(addresses: addresses, timeout: timeout).byteStream())
         }
     }
 
-    /// Dials `host:port` again (resolving the name each time).
-    static func dialer(host: String, port: UInt16) -> Dialer {
+    /// Dials `host:port` again (resolving the name each time), behind `channel`'s security as it is then.
+    static func dialer(host: String, port: UInt16, channel: GuestChannel) -> Dialer {
         { timeout in
-            try await TCPConnection.connect(host: host, port: port, timeout: timeout).byteStream()
+            channel.security.connecting(try await TCPConnection.connect(host: host, port: port, timeout: timeout).byteStream())
         }
     }
 

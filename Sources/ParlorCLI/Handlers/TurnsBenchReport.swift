@@ -14,7 +14,8 @@ func runBenchTurns(_ options: BenchTurnsOptions) async throws -> ExitCode {
     reportLeftovers(BenchLeftovers.remove(in: parent, prefix: TurnsBench.storePrefix), bench: "turns", parent: parent)
     let bench: TurnsBench
     do {
-        bench = try TurnsBench(parent: parent) { try await LoopbackMatch.start(seed: $0, store: $1, spectators: $2) }
+        bench = try TurnsBench(parent: parent, startMatch: { try await LoopbackMatch.start(seed: $0, store: $1, spectators: $2) },
+                               sealedMatch: { try await LoopbackMatch.start(seed: $0, store: $1, spectators: $2, sealed: true) })
     } catch {
         Console.writeError("parlor: bench turns: cannot make a store in \(parent): \(error)\n")
         return .failure
@@ -24,6 +25,7 @@ func runBenchTurns(_ options: BenchTurnsOptions) async throws -> ExitCode {
         var bench = bench
         // The first figures are out before the spectators' run starts.
         printTurns(try await bench.measure(count: options.count), parent: parent)
+        printHandshake(try await HandshakeBench.measure(count: 20, appVersion: ParlorVersion.current))
         return options.spectators > 0 ? try await bench.measureSpectators(options.spectators, count: options.count) : nil
     }, cleanUp: { bench.removeStore() }, cleanUpNow: { bench.removeStore() })
     if let signal {
@@ -44,7 +46,7 @@ private func printTurns(_ figures: TurnsBench.Figures, parent: String) {
           full turn (real host and guest, each saving to a store in \(parent))
             p50 \(full.p50.microseconds) µs   p99 \(full.p99.microseconds) µs   \
         ratio to floor: p50 \(ratio(full.p50, floorStats.p50))x   p99 \(ratio(full.p99, floorStats.p99))x
-          protocol only (no store)
+        \(sealedLines(figures))  protocol only (no store)
             p50 \(protocolStats.p50.microseconds) µs   p99 \(protocolStats.p99.microseconds) µs   \
         ratio to plain ping-pong: p50 \(ratio(protocolStats.p50, plainStats.p50))x   p99 \(ratio(protocolStats.p99, plainStats.p99))x
           floor: plain blocking ping-pong + one durable append (write + fdatasync of \(figures.request) bytes, same file system)
@@ -69,6 +71,27 @@ private func printTurns(_ figures: TurnsBench.Figures, parent: String) {
         protocol only p50 <= 1.5x plain: \(goalVerdict(figures.protocolP50Met))
 
         """)
+}
+
+/// What protocol 3's handshake adds to joining.
+private func printHandshake(_ figures: HandshakeBench.Figures) {
+    Console.write("""
+          joining (connect to WELCOME, a fresh host in this process on 127.0.0.1), \(figures.joins) joins each way, alternating
+            in clear: p50 \(figures.clear.p50.microseconds) µs   p99 \(figures.clear.p99.microseconds) µs
+            sealed (Noise XX with both players' keys): p50 \(figures.sealed.p50.microseconds) µs   \
+        p99 \(figures.sealed.p99.microseconds) µs   added p50 \((figures.sealed.p50 - figures.clear.p50).microseconds) µs
+          goal: the handshake adds at most 2 ms to joining: \(goalVerdict(figures.goalMet))
+
+        """)
+}
+
+/// The sealed full turn's lines (issue 38's goal), or nothing.
+private func sealedLines(_ figures: TurnsBench.Figures) -> String {
+    guard let sealed = figures.sealedFull, let met = figures.sealedMet else { return "" }
+    return "  full turn, sealed (both sides behind protocol 3's encrypted channel, as every LAN match)\n"
+        + "    p50 \(sealed.p50.microseconds) µs   p99 \(sealed.p99.microseconds) µs   "
+        + "ratio to the full turn in clear: p50 \(closeRatio(sealed.p50, figures.full.p50))x   "
+        + "p99 \(closeRatio(sealed.p99, figures.full.p99))x   goal p50 <= 1.10x: \(goalVerdict(met))\n"
 }
 
 /// `--spectators N`'s lines: paced, then flat out, each unwatched and watched.

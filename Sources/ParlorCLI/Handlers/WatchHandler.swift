@@ -19,7 +19,7 @@ func runWatch(_ options: WatchOptions, desk: MatchDesk? = nil) async throws -> E
     guestOptions.passcode = options.passcode
     var question = PasscodeQuestion(game: reached.gameName, address: reached.peerAddress)
     question.desk = desk
-    let watched = try await question.handshake(first: reached.connection.byteStream(), options: &guestOptions,
+    let watched = try await question.handshake(first: reached.channel.security.connecting(reached.connection.byteStream()), options: &guestOptions,
                                                dial: reached.dial) { stream, options throws(JoinError) in
         try await Spectator.watch(over: stream, hello: hello, options: options)
     }

@@ -22,6 +22,9 @@ public struct PlayerPublicKey: Hashable, Sendable {
     /// The key's fingerprint (SHA-256, shown in groups with check symbols).
     public var fingerprint: Fingerprint { Fingerprint(publicKey: self) }
 
+    /// The 32 bytes as 64 lower-case hex digits (as the key file writes them).
+    public var hex: String { Hex.encode(bytes) }
+
     /// Whether `signature` is this key's Ed25519 signature of `message`.
     public func isValidSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
         Sodium.ed25519Verify(publicKey: bytes, message: message, signature: signature)

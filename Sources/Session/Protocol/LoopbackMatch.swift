@@ -4,6 +4,7 @@
 // of both sides are passed in.
 
 import Games
+import Secure
 import Match
 import Synchronization
 
@@ -65,11 +66,15 @@ public final class LoopbackMatch: Sendable {
     ///   - hostPlayer: the host's participant for its player id, choosing with the `RandomMoves` given.
     ///   - beforeGuest: runs once the host listens, before the guest joins (spectators watching from the start).
     ///   - record: has both sides recorded before they start; `finish()` waits for the tasks it returns.
+    ///   - sealed: both sides speak protocol 3's encrypted channel, each with a fresh identity key (false: clear frames).
     /// - Throws: what listening, connecting, joining, `beforeGuest` or starting threw.
     public static func start(seed: UInt64, spectators: Int = 0, appVersion: String,
                              hostPlayer: @Sendable (PlayerID, RandomMoves) -> any Participant,
                              beforeGuest: @Sendable (MatchHost, UInt16) async throws -> Void = { _, _ in },
-                             record: @Sendable (Sides) async -> [Task<Void, Never>] = { _ in [] }) async throws -> LoopbackMatch {
+                             record: @Sendable (Sides) async -> [Task<Void, Never>] = { _ in [] },
+                             sealed: Bool = false) async throws -> LoopbackMatch {
+        let hostSecurity: ChannelSecurity = sealed ? .encrypted(SecureChannelOptions(identity: try IdentityKeyPair.generate())) : .clear
+        let guestSecurity: ChannelSecurity = sealed ? .encrypted(SecureChannelOptions(identity: try IdentityKeyPair.generate())) : .clear
         let listener = try TCPListener.listen(port: 0, on: .specific(try SocketAddress(ipAddress: "127.0.0.1", port: 0)))
         var configuration = HostConfiguration(gameID: Connect4.id, hostName: "Host", hostPlayerID: .random(), seatPreference: .first,
                                               appVersion: appVersion)
@@ -79,11 +84,11 @@ public final class LoopbackMatch: Sendable {
             listener.close()
             throw error
         }
-        let acceptor = Task { await host.serve(listener) }
+        let acceptor = Task { await host.serve(listener, security: hostSecurity) }
         do {
             try await beforeGuest(host, listener.port)
             let connection = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port)
-            async let joining = Guest.join(over: connection.byteStream(),
+            async let joining = Guest.join(over: guestSecurity.connecting(connection.byteStream()),
                                            hello: Hello(appVersion: appVersion, playerID: .random(), playerName: "Guest"))
             let hosted = try await host.waitForGuest()
             let joined = try await joining

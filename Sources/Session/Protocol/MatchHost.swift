@@ -1,5 +1,6 @@
 import Games
 import Match
+import Secure
 
 /// One connection's handshake result, for the host's log and `--json` events.
 public struct ConnectionReport: Hashable, Sendable, CustomStringConvertible {
@@ -559,7 +560,7 @@ public actor MatchHost {
 
     /// The admission decision, and when admitting, the match and WELCOME.
     private func admission(for hello: Hello, challenge: PasscodeChallenge?, id: UInt64, turn: PasscodeGate.Turn) -> Admission {
-        if hello.watching { return spectatorAdmission(for: hello, challenge: challenge, turn: turn) }
+        if hello.watching { return spectatorAdmission(for: hello, challenge: challenge, turn: turn, id: id) }
         let current = hosted.map { ($0.initialState.matchID, $0.seatToken) } ?? saved.map { ($0.state.matchID, $0.seatToken) }
         let gate = passcodeKey.map { PasscodeGate(key: $0, turn: turn) }
         let freeSeat = layout.map { layout in layout.guestSeats.first { seat in !seated.values.contains { $0.seat == seat } } } ?? 0
@@ -570,6 +571,7 @@ public actor MatchHost {
         policy.otherSeatTokens = hosted.map { Array($0.seatTokens.dropFirst()) }
             ?? saved.map { saved in saved.guestTokens.sorted { $0.key < $1.key }.dropFirst().map(\.value) } ?? []
         if let answer = Self.answer(policy.verdict(on: hello, challenge: challenge), key: passcodeKey) { return answer }
+        if let refused = keyRefusal(for: hello, id: id) { return refused }
         if hello.matchID != nil {
             // The right seat token: take the seat back (the policy checked it).
             guard let token = hello.seatToken else { return .reject(.matchNotFound, "This host has no match to resume.") }
@@ -619,7 +621,7 @@ public actor MatchHost {
     /// The decision about a WATCH (section 17): protocol 2, the game, the name,
     /// spectators welcome, the watch code (as a seat's passcode: challenge,
     /// proof in turn), then room among the spectators.
-    private func spectatorAdmission(for hello: Hello, challenge: PasscodeChallenge?, turn: PasscodeGate.Turn) -> Admission {
+    private func spectatorAdmission(for hello: Hello, challenge: PasscodeChallenge?, turn: PasscodeGate.Turn, id: UInt64) -> Admission {
         guard hello.protocolVersions.contains(FrameFormat.tableVersion) else {
             return .reject(.versionUnsupported, "Watching needs parlor protocol \(FrameFormat.tableVersion); update parlor.")
         }
@@ -630,10 +632,20 @@ public actor MatchHost {
                                          passcode: watchKey.map { PasscodeGate(key: $0, turn: turn) })
         policy.tableSeats = configuration.seats
         if let answer = Self.answer(policy.verdict(on: hello, challenge: challenge), key: watchKey) { return answer }
+        if let refused = keyRefusal(for: hello, id: id) { return refused }
         guard spectators.hasRoom else {
             return .reject(.spectatorsFull, "\(spectators.limit) spectators watch already, as many as this host allows.")
         }
         return .spectate
+    }
+
+    /// REJECT playerKeyRefused when the configuration's judge refuses the key
+    /// handshake `id` proved for the name in `hello` (after the passcode: a
+    /// stranger without the code learns nothing about who is known).
+    private func keyRefusal(for hello: Hello, id: UInt64) -> Admission? {
+        guard let judge = configuration.judgePlayer, let key = (pending[id]?.connection.stream as? SecureByteStream)?.peer,
+              let refusal = judge(hello.playerName, key) else { return nil }
+        return .reject(.playerKeyRefused, refusal)
     }
 
     /// What a verdict other than admit answers (nil for admit); a challenge is made with `key`.

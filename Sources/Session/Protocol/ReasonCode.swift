@@ -46,6 +46,8 @@ public struct ReasonCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let spectatorsNotWelcome = ReasonCode(rawValue: 114)
     /// As many spectators watch as the host allows (`--spectators N`).
     public static let spectatorsFull = ReasonCode(rawValue: 115)
+    /// The host knows the guest's name with another key (protocol 3, known players): refused, both fingerprints named.
+    public static let playerKeyRefused = ReasonCode(rawValue: 116)
 
     // MARK: Turns (TURN_REJECTED), 200-299
 
@@ -116,7 +118,7 @@ public struct ReasonCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let known: [ReasonCode] = [
         .versionUnsupported, .gameUnknown, .rulesVersionMismatch, .matchFull, .matchNotFound, .badSeatToken,
         .passcodeRequired, .passcodeWrong, .nameInvalid, .busy, .handshakeTimeout, .protocolError,
-        .playerIDInUse, .resumeUnsupported, .spectatorsNotWelcome, .spectatorsFull,
+        .playerIDInUse, .resumeUnsupported, .spectatorsNotWelcome, .spectatorsFull, .playerKeyRefused,
         .outOfSequence, .replayed, .notYourTurn, .notYourSeat, .illegalMove, .badBlob, .otherMatch, .otherGame,
         .historyRewritten, .hashMismatch, .outcomesDisagree, .matchOver, .notOneChange, .spectatorCannotMove,
         .goodbyeMatchOver, .goodbyeLeaving, .goodbyeDesync, .goodbyeProtocolError, .goodbyeSilence, .goodbyeCannotSave, .goodbyeTooSlow,
@@ -142,6 +144,7 @@ public struct ReasonCode: RawRepresentable, Hashable, Sendable, CustomStringConv
         case 113: "resumeUnsupported"
         case 114: "spectatorsNotWelcome"
         case 115: "spectatorsFull"
+        case 116: "playerKeyRefused"
         case 200: "outOfSequence"
         case 201: "replayed"
         case 202: "notYourTurn"

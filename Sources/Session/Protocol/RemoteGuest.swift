@@ -1,5 +1,6 @@
 import Games
 import Match
+import Secure
 import Synchronization
 
 /// The guest's seat as the host's match controller sees it: the host side of
@@ -117,6 +118,9 @@ public final class RemoteGuest: Participant {
     }
 
     private var connection: WireConnection { state.withLock { $0.connection } }
+
+    /// The guest's proved identity key on the current connection (protocol 3); nil in clear.
+    public var peerKey: PlayerPublicKey? { (connection.stream as? SecureByteStream)?.peer }
 
     /// The committed state as this participant last saw it.
     public var committedState: MatchState { state.withLock { $0.link.committed } }

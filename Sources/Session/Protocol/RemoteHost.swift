@@ -1,5 +1,6 @@
 import Games
 import Match
+import Secure
 import Synchronization
 
 /// The host's seat as the guest's match controller sees it: the guest side
@@ -156,6 +157,9 @@ public final class RemoteHost: Participant {
     public var isReconnecting: Bool { state.withLock { $0.link.reconnecting } }
 
     private var connection: WireConnection { state.withLock { $0.connection } }
+
+    /// The host's proved identity key on the current connection (protocol 3); nil in clear.
+    public var peerKey: PlayerPublicKey? { (connection.stream as? SecureByteStream)?.peer }
 
     /// Confirmations that arrived after their change had been rolled back (and were ignored).
     public var lateConfirmationsIgnored: Int { state.withLock { $0.link.lateConfirmations } }

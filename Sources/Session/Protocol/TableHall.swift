@@ -121,11 +121,12 @@ public actor TableHall {
         for number in tables.keys.sorted() { watch(number, resumed: true) }
     }
 
-    /// Hands every connection `listener` accepts to `accept`, until the listener closes or the task is cancelled.
-    public nonisolated func serve(_ listener: TCPListener) async {
+    /// Hands every connection `listener` accepts to `accept`, behind `security`'s
+    /// channel, until the listener closes or the task is cancelled.
+    public nonisolated func serve(_ listener: TCPListener, security: ChannelSecurity) async {
         await startWatching()
         for await connection in listener.connections {
-            await accept(connection.byteStream())
+            await accept(security.accepting(connection.byteStream()))
         }
     }
 

@@ -1,0 +1,226 @@
+import Secure
+import Synchronization
+
+/// How a side sets up its connections: protocol 3's encrypted channel, or clear frames.
+public enum ChannelSecurity: Sendable {
+    /// Clear frames as protocol 2 sent them: for tests of the frame layer and
+    /// for measuring what encryption costs, never chosen by the command line
+    /// without `--allow-unencrypted`.
+    case clear
+    /// Protocol 3: every connection encrypted and authenticated (section 19).
+    case encrypted(SecureChannelOptions)
+}
+
+/// What one side brings to protocol 3's channel.
+public struct SecureChannelOptions: Sendable {
+    /// This player's identity: its key proves who we are.
+    public var identity: IdentityKeyPair
+    /// Host: admit a guest that speaks only clear frames (protocol 2); it is told nothing more.
+    public var allowClearGuests = false
+    /// Host: told, with the peer's address, when a clear guest is admitted.
+    public var onClearGuest: @Sendable (String) -> Void = { _ in }
+    /// Judges the peer's proved key before anything of the frame stream goes
+    /// out: nil accepts, a sentence refuses (and is what both sides are told).
+    public var verifyPeer: @Sendable (PlayerPublicKey) -> String? = { _ in nil }
+    /// Sealed records per direction between rekeys.
+    public var rekeyInterval = SecureChannel.defaultRekeyInterval
+
+    /// Options for `identity`, with everything else at its default.
+    public init(identity: IdentityKeyPair) {
+        self.identity = identity
+    }
+}
+
+extension ChannelSecurity {
+    /// `stream` as the accepting side's frame stream: as it is (`clear`) or behind the channel.
+    public func accepting(_ stream: any ByteStream) -> any ByteStream {
+        switch self {
+        case .clear: stream
+        case .encrypted(let options): SecureByteStream(over: stream, role: .responder(allowClear: options.allowClearGuests), options: options)
+        }
+    }
+
+    /// `stream` as the connecting side's frame stream: as it is (`clear`) or behind the channel.
+    public func connecting(_ stream: any ByteStream) -> any ByteStream {
+        switch self {
+        case .clear: stream
+        case .encrypted(let options): SecureByteStream(over: stream, role: .initiator, options: options)
+        }
+    }
+}
+
+/// A `ByteStream` behind protocol 3's channel: `SecureChannel` stepped inline
+/// on the reader's task (no task or thread of its own), sends sealed under the
+/// lock that orders them.
+///
+/// Frames sent before the handshake completes wait and go out sealed once it
+/// has (a guest's HELLO never leaves in clear, and never before the host's key
+/// was judged). A failure closes the transport; the reader's `.closed` carries
+/// the failure's sentence.
+public final class SecureByteStream: ByteStream {
+    private let core: ChannelCore
+    public let events: AsyncStream<ByteStreamEvent>
+
+    /// Wraps `inner` (which must not have been read yet) as `role`.
+    public init(over inner: any ByteStream, role: SecureChannel.Role, options: SecureChannelOptions) {
+        core = ChannelCore(inner: inner, role: role, options: options)
+        let reader = ChannelReader(core: core, events: inner.events)
+        events = AsyncStream(unfolding: { await reader.next() })
+        core.start()
+    }
+
+    /// The peer's proved identity key, once the channel is set up (nil in clear).
+    public var peer: PlayerPublicKey? { core.state.withLock { $0.channel?.peer } }
+
+    /// Whether the frames are sealed: false until the handshake completes, and
+    /// always false for a clear peer.
+    public var isPrivate: Bool { core.state.withLock { $0.channel?.isEstablished ?? false } }
+
+    /// Why the channel failed, once it has (nil while it works, and for a stream that simply ended).
+    public var failure: ChannelFailure? { core.state.withLock { $0.failure } }
+
+    public var peerDescription: String { core.inner.peerDescription }
+    public var peerHasClosed: Bool { core.inner.peerHasClosed }
+    public var queuedByteCount: Int { core.inner.queuedByteCount }
+
+    public func send(_ bytes: [UInt8]) {
+        core.state.withLock { state in
+            guard var channel = state.channel else { return }
+            let out = channel.seal(bytes)
+            state.channel = channel
+            if !out.isEmpty { core.inner.send(out) }
+        }
+    }
+
+    public func close() { core.inner.close() }
+
+    public func waitUntilClosed(within limit: Duration) async { await core.inner.waitUntilClosed(within: limit) }
+
+    /// The absorber sees the plaintext of whole sealed records; when it takes
+    /// them, the channel moves past them, and otherwise nothing changed.
+    public func setIdleAbsorber(_ absorb: (@Sendable ([UInt8]) -> Bool)?) {
+        guard let absorb else {
+            core.inner.setIdleAbsorber(nil)
+            return
+        }
+        core.inner.setIdleAbsorber { [core] bytes in
+            core.state.withLock { state in
+                guard let channel = state.channel, let (plaintext, after) = channel.openingWholeRecords(bytes), absorb(plaintext) else {
+                    return false
+                }
+                state.channel = after
+                return true
+            }
+        }
+    }
+}
+
+/// The channel and the transport it runs over, shared by the stream and its reader.
+final class ChannelCore: Sendable {
+    struct State {
+        var channel: SecureChannel?
+        var failure: ChannelFailure?
+    }
+
+    let inner: any ByteStream
+    let options: SecureChannelOptions
+    let isInitiator: Bool
+    let state: Mutex<State>
+
+    init(inner: any ByteStream, role: SecureChannel.Role, options: SecureChannelOptions) {
+        self.inner = inner
+        self.options = options
+        isInitiator = role == .initiator
+        var state = State()
+        do {
+            state.channel = try SecureChannel(role: role, identity: options.identity, rekeyInterval: options.rekeyInterval)
+        } catch {
+            state.failure = error
+        }
+        self.state = Mutex(state)
+    }
+
+    /// Sends the initiator's first record.
+    func start() {
+        state.withLock { state in
+            guard var channel = state.channel else { return }
+            for case .send(let bytes) in channel.start() { inner.send(bytes) }
+            state.channel = channel
+        }
+    }
+
+    /// Steps the channel with bytes from the transport; sends what it says under the lock, returns the rest.
+    func receive(_ bytes: [UInt8]) -> [SecureChannel.Action] {
+        state.withLock { state in
+            guard var channel = state.channel else { return [] }
+            let actions = channel.receive(bytes, verify: options.verifyPeer)
+            state.channel = channel
+            for action in actions {
+                switch action {
+                case .send(let out): inner.send(out)
+                case .fail(let why): state.failure = why
+                default: break
+                }
+            }
+            return actions
+        }
+    }
+
+    /// Why the transport ended, as the reader should hear it.
+    func closedReason(_ reason: String?) -> String? {
+        state.withLock { state in
+            if let failure = state.failure { return failure.description }
+            guard isInitiator, let channel = state.channel, !channel.isEstablished, !channel.isClear, !channel.hasFailed else { return reason }
+            state.failure = .closedDuringHandshake(reason)
+            return ChannelFailure.closedDuringHandshake(reason).description
+        }
+    }
+}
+
+/// The single reader's side: pulls the transport's events and steps the channel inline.
+final class ChannelReader: @unchecked Sendable {
+    private let core: ChannelCore
+    // Touched only by the one task that reads `events`.
+    private var iterator: AsyncStream<ByteStreamEvent>.Iterator
+    private var ready: [ByteStreamEvent] = []
+    private var ended = false
+
+    init(core: ChannelCore, events: AsyncStream<ByteStreamEvent>) {
+        self.core = core
+        iterator = events.makeAsyncIterator()
+    }
+
+    func next() async -> ByteStreamEvent? {
+        while ready.isEmpty {
+            guard !ended else { return nil }
+            guard let event = await iterator.next() else {
+                ended = true
+                return nil
+            }
+            switch event {
+            case .data(let bytes): step(bytes)
+            case .closed(let reason):
+                ended = true
+                ready.append(.closed(core.closedReason(reason)))
+            }
+        }
+        return ready.removeFirst()
+    }
+
+    private func step(_ bytes: [UInt8]) {
+        var failure: ChannelFailure?
+        for action in core.receive(bytes) {
+            switch action {
+            case .deliver(let plaintext): ready.append(.data(plaintext))
+            case .admittedClear: core.options.onClearGuest(core.inner.peerDescription)
+            case .fail(let why): failure = why
+            case .send, .established: break
+            }
+        }
+        if let failure {
+            ready.append(.closed(failure.description))
+            ended = true
+            core.inner.close()
+        }
+    }
+}
