@@ -16,9 +16,14 @@ let package = Package(
     name: "parlor",
     products: [
         .executable(name: "parlor", targets: ["parlor"]),
+        // The library a developer depends on (docs/LIBRARY.md): the rules, the
+        // match, the LAN session, bots, saved matches and finding games on the LAN.
         .library(name: "Games", targets: ["Games"]),
         .library(name: "Match", targets: ["Match"]),
         .library(name: "Session", targets: ["Session"]),
+        .library(name: "Bots", targets: ["Bots"]),
+        .library(name: "Store", targets: ["Store"]),
+        .library(name: "Discovery", targets: ["Discovery"]),
     ],
     targets: [
         // C library: avahi's Bonjour compatibility layer (Debian libavahi-compat-libdnssd-dev).
