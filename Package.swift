@@ -14,6 +14,10 @@ import PackageDescription
 
 let package = Package(
     name: "parlor",
+    // Linux is where parlor runs. Games and Match import no Glibc-only module
+    // and need only Swift 6's Synchronization (Mutex, Atomic), so a game's rules
+    // can be shared with an Apple-platform client; these are the releases that have it.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .executable(name: "parlor", targets: ["parlor"]),
         // The library a developer depends on (docs/LIBRARY.md): the rules, the
