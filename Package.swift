@@ -15,11 +15,20 @@ import PackageDescription
 
 let package = Package(
     name: "parlor",
+    // Linux is where parlor runs. Games and Match import no Glibc-only module
+    // and need only Swift 6's Synchronization (Mutex, Atomic), so a game's rules
+    // can be shared with an Apple-platform client; these are the releases that have it.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .executable(name: "parlor", targets: ["parlor"]),
+        // The library a developer depends on (docs/LIBRARY.md): the rules, the
+        // match, the LAN session, bots, saved matches and finding games on the LAN.
         .library(name: "Games", targets: ["Games"]),
         .library(name: "Match", targets: ["Match"]),
         .library(name: "Session", targets: ["Session"]),
+        .library(name: "Bots", targets: ["Bots"]),
+        .library(name: "Store", targets: ["Store"]),
+        .library(name: "Discovery", targets: ["Discovery"]),
     ],
     targets: [
         // C library: avahi's Bonjour compatibility layer (Debian libavahi-compat-libdnssd-dev).

@@ -72,6 +72,14 @@ public struct Bot: Sendable {
         return move
     }
 
+    /// This bot as a `BotParticipant.TimedStrategy`: one copy, kept behind a
+    /// lock, answers every turn, so its tables and random choices carry over
+    /// from move to move as they do in `parlor play`.
+    public func timedStrategy() -> BotParticipant.TimedStrategy {
+        let bot = Mutex(self)
+        return { game, answerBy, shouldStop in bot.withLock { $0.chooseMove(in: game, answerBy: answerBy, shouldStop: shouldStop) } }
+    }
+
     private mutating func pick(in game: any Game, answerBy: ContinuousClock.Instant?, shouldStop: () -> Bool) -> Move? {
         if BoardGamesPlayer.plays(game) {
             return BoardGamesPlayer.chooseMove(game, level: level, random: &random, shouldStop: shouldStop)

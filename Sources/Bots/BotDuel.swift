@@ -67,9 +67,12 @@ public enum BotDuel {
     /// Who takes part in a duel: a level, or `hard` as it played before
     /// (`Bot.legacyHard`), which only benches measure against.
     public enum Entrant: Sendable, Equatable {
+        /// Today's bot at this level.
         case level(BotLevel)
+        /// `hard` as it played before the exact solver (`Bot.legacyHard`).
         case legacyHard
 
+        /// A fresh bot for this entrant whose random choices are fixed by `seed`.
         public func bot(seed: UInt64) -> Bot {
             switch self {
             case .level(let level): Bot(level: level, seed: seed)

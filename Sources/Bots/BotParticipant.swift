@@ -23,6 +23,7 @@ public final class BotParticipant: Participant {
         var task: Task<Void, Never>?
     }
 
+    /// The player id of the seat this bot plays.
     public let playerID: PlayerID
     private let strategy: TimedStrategy
     private let minimumThinkTime: Duration
@@ -47,6 +48,13 @@ public final class BotParticipant: Participant {
         self.minimumThinkTime = minimumThinkTime
     }
 
+    /// parlor's own bot at the seat with `playerID`: `bot` searches any
+    /// registered game through its rules (the built-in games with their own
+    /// engines), keeping its tables and random choices across the match.
+    public convenience init(playerID: PlayerID, bot: Bot, minimumThinkTime: Duration = .zero) {
+        self.init(playerID: playerID, minimumThinkTime: minimumThinkTime, timedStrategy: bot.timedStrategy())
+    }
+
     /// When to answer a turn of `state`: half the time left before its
     /// deadline (on `clock`, milliseconds since 1970, the controller's), the
     /// other half for the network and a clock that differs from the host's.
@@ -56,10 +64,14 @@ public final class BotParticipant: Participant {
         return ContinuousClock.now + .milliseconds(left / 2)
     }
 
+    /// Keeps `controller`, to which the bot submits its moves; called by `MatchController.start()`.
     public func attach(to controller: MatchController) {
         thinking.withLock { $0.controller = controller }
     }
 
+    /// Starts the strategy on `state`'s game on a Dispatch worker (never on
+    /// the cooperative pool) and submits its move, after `minimumThinkTime`,
+    /// unless the turn is over by then. Returns at once; called by the controller.
     public func turnBegan(_ state: MatchState) {
         let game = state.game
         let sequence = state.sequence
@@ -97,10 +109,13 @@ public final class BotParticipant: Participant {
         }
     }
 
+    /// Stops thinking when the turn is no longer this bot's (a quit, a time
+    /// expiry or the host's state overtook it); called by the controller.
     public func stateChanged(_ state: MatchState, event: MatchEvent) {
         if state.activeSeat != state.seat(of: playerID) { cancel() }
     }
 
+    /// Stops thinking for good; called by the controller when the match ends or fails.
     public func matchEnded(_ state: MatchState, failure: MatchFailure?) { cancel() }
 
     /// Stops any search in progress.

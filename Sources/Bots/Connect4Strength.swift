@@ -42,9 +42,13 @@ public enum Connect4Strength {
     /// moves that led there (columns 1-7, as typed), its move and how long
     /// it took.
     public struct HardMove: Sendable {
+        /// The position hard moved in.
         public let game: Connect4
+        /// The columns played to reach it, 1-7, as typed.
         public let line: String
+        /// Hard's move.
         public let move: Move
+        /// How long hard took to choose it.
         public let took: Duration
     }
 
@@ -85,7 +89,9 @@ public enum Connect4Strength {
 
     /// A bot of `hardOwnGames` found no move in a game not over.
     public struct OwnGameError: Error, CustomStringConvertible {
+        /// The columns played before the bot found no move, 1-7, as typed.
         public let line: String
+        /// "no move after" the line.
         public var description: String { "no move after \(line)" }
     }
 }

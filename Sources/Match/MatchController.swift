@@ -1,6 +1,12 @@
 import Games
+// The one C call in Match is the wall clock; Games imports no C library at
+// all, so a game's rules and its matches build wherever Swift does.
 #if canImport(Glibc)
 @preconcurrency import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Milliseconds since 1970 UTC from the system clock.

@@ -140,6 +140,7 @@ public enum ResumeRefusal: Error, Sendable, CustomStringConvertible {
     /// Finding the match by id failed.
     case store(StoreError)
 
+    /// What `parlor resume` prints, with what to do next.
     public var description: String {
         switch self {
         case .nothingSaved: "there is no saved match to resume"

@@ -276,6 +276,7 @@ final class WriterOwned<Value>: @unchecked Sendable {
 
 /// A state that could not be written (full disk, read-only store, no descriptors).
 public struct SaveFailure: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What failed, naming the file and the system's reason.
     public var description: String
 }
 

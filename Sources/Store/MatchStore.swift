@@ -8,6 +8,7 @@ public struct StoreProblem: Sendable, CustomStringConvertible {
     public var path: String
     /// Why, in words.
     public var reason: String
+    /// The file and why, as `parlor matches` prints it.
     public var description: String { "\(path): \(reason)" }
 }
 
@@ -22,6 +23,7 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     /// The file is not a readable match.
     case unreadable(String, StoredMatchError)
 
+    /// A sentence naming the file or id and what went wrong.
     public var description: String {
         switch self {
         case .system(let call, let path, let code):

@@ -107,8 +107,9 @@ public struct StoredMatch: Sendable {
         public var spectatorCode: String?
         /// Seconds before an away seat is handed to a bot (`--away-bot`); nil: never by itself.
         public var awayBotSeconds: UInt32?
-        /// `--grace` and `--heartbeat-timeout` in seconds as given; nil: the defaults.
+        /// `--grace` in seconds as given; nil: the default.
         public var graceSeconds: UInt32?
+        /// `--heartbeat-timeout` in seconds as given; nil: the default.
         public var heartbeatTimeoutSeconds: UInt32?
 
         /// Settings; see the fields.
@@ -211,14 +212,22 @@ public struct StoredMatch: Sendable {
 
 /// Why a stored match could not be read.
 public enum StoredMatchError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The file does not start as a parlor match file does.
     case notAStoredMatch
+    /// The path is a FIFO, a device or a directory, not a regular file.
     case notARegularFile
+    /// Written by a newer parlor, in this format version.
     case newerFormat(UInt16)
+    /// The file ends before its record does.
     case truncated
+    /// The file's checksum does not match its bytes.
     case checksumMismatch
+    /// A field holds a value outside its range; the text names the field.
     case invalidField(String)
+    /// The match blob inside is damaged (or of a game this process has not registered).
     case damagedMatch(MatchBlobError)
 
+    /// A sentence for `parlor matches` and `parlor resume`.
     public var description: String {
         switch self {
         case .notAStoredMatch: "not a parlor match file"

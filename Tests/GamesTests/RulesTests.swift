@@ -168,7 +168,7 @@ struct Cube4Tests {
 
 struct CatalogTests {
     @Test func knowsEveryGame() {
-        #expect(GameCatalog.all.map { $0.id } == ["connect4", "cube4", "tictactoe", "reversi", "dots-and-boxes", "chinese-checkers"])
+        #expect(GameCatalog.builtIn.map { $0.id } == ["connect4", "cube4", "tictactoe", "reversi", "dots-and-boxes", "chinese-checkers"])
         #expect(GameCatalog.newGame(id: "connect4") is Connect4)
         #expect(GameCatalog.newGame(id: "chess") == nil)
         #expect(GameCatalog.newGame(id: "connect4", seats: 3) == nil)

@@ -20,7 +20,7 @@ import Testing
     /// with quits and time expiries; calls `check` with each state and the next.
     func eachStep(_ check: (MatchState, MatchChange, MatchState, inout SplitMix64) throws -> Void) throws {
         var generator = SplitMix64(seed: 10_4)
-        for type in GameCatalog.all {
+        for type in GameCatalog.builtIn {
             for seats in Set([type.seatCounts.min() ?? 2, type.seatCounts.max() ?? 2]) {
                 for _ in 0..<2 {
                     let players = (0..<seats).map { Seat(playerID: .random(using: &generator), name: "P\($0)") }

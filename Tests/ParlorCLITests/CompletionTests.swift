@@ -49,7 +49,7 @@ struct CompletionTests {
         let script = try await Self.script("bash")
         defer { try? FileManager.default.removeItem(atPath: script) }
         #expect(try await Self.bash(script, "parlor pl") == ["play"])
-        #expect(try await Self.bash(script, "parlor play c") == GameCatalog.all.map { $0.id }.filter { $0.hasPrefix("c") })
+        #expect(try await Self.bash(script, "parlor play c") == GameCatalog.builtIn.map { $0.id }.filter { $0.hasPrefix("c") })
         #expect(try await Self.bash(script, "parlor play cu") == ["cube4"])
         #expect(try await Self.bash(script, "parlor host t") == ["tictactoe"])
         #expect(Set(try await Self.bash(script, "parlor bench t")) == ["turns", "tables"])
@@ -99,7 +99,7 @@ struct CompletionTests {
         #expect(output.hasPrefix("registered=_parlor"), "\(output)")
         #expect(sections["commands"]?.contains("play") == true, "\(output)")
         #expect(sections["commands"]?.contains("completions") == true, "\(output)")
-        #expect(sections["games"] == GameCatalog.all.map { $0.id }, "\(output)")
+        #expect(sections["games"] == GameCatalog.builtIn.map { $0.id }, "\(output)")
         #expect(sections["levels"] == ["easy", "medium", "hard"], "\(output)")
     }
 

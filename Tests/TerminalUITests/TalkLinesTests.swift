@@ -89,7 +89,7 @@ struct TalkLinesTests {
 
     @Test("with three lines said and the input open, every game at its largest table still fits 80x24")
     func everyGameFits() {
-        for game in GameCatalog.all {
+        for game in GameCatalog.builtIn {
             let seats = game.seatCounts.max() ?? 2
             let state = Self.state(game.init(seats: seats), names: (0..<seats).map { "Player \($0 + 1)" })
             var model = FullScreenModel(state: state, localSeats: [0], options: .plainASCII, talkAvailable: true)
@@ -106,7 +106,7 @@ struct TalkLinesTests {
 
     @Test("t is no move key in any game: it never moves the cursor")
     func tIsFree() {
-        for game in GameCatalog.all {
+        for game in GameCatalog.builtIn {
             let state = Self.state(game.init(seats: game.seatCounts.first ?? 2), names: (0..<(game.seatCounts.first ?? 2)).map { "P\($0)" })
             var model = FullScreenModel(state: state, localSeats: [0], options: .plainASCII, talkAvailable: true)
             let before = model.view.cursor

@@ -144,8 +144,7 @@ extension BotLevelChoice {
 
 /// A bot participant's strategy from the Bots module, seeded for reproducibility.
 func botStrategy(_ level: BotLevelChoice, seed: UInt64) -> BotParticipant.TimedStrategy {
-    let bot = Mutex(Bot(level: level.level, seed: seed))
-    return { game, answerBy, shouldStop in bot.withLock { $0.chooseMove(in: game, answerBy: answerBy, shouldStop: shouldStop) } }
+    Bot(level: level.level, seed: seed).timedStrategy()
 }
 
 /// The hint key's answers: the `hard` bot's move (Connect Four: the exact

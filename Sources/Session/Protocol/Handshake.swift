@@ -321,8 +321,10 @@ public struct HostAdmissionPolicy: Sendable {
                     "This table of \(tableSeats) needs parlor protocol \(FrameFormat.tableVersion); yours speaks \(theirs): update parlor.")
         }
         guard let offered = hello.games.first(where: { $0.id == gameID }) else {
-            let theirs = hello.games.map(\.id).joined(separator: ", ")
-            return (.gameUnknown, "This host is hosting \(gameID); you offered \(theirs).")
+            // Named with its version: a game from another package may be missing on this guest's side.
+            let theirs = hello.games.isEmpty ? "no games" : hello.games.map(\.id).joined(separator: ", ")
+            return (.gameUnknown,
+                    "This host is hosting \(gameID) (rules version \(rulesVersion)), which your parlor does not have; you offered \(theirs).")
         }
         guard Int(offered.rulesVersion) == rulesVersion else {
             return (.rulesVersionMismatch, "This host has \(gameID) rules version \(rulesVersion), you have \(offered.rulesVersion); update parlor on one side.")
