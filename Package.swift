@@ -22,13 +22,16 @@ let package = Package(
     products: [
         .executable(name: "parlor", targets: ["parlor"]),
         // The library a developer depends on (docs/LIBRARY.md): the rules, the
-        // match, the LAN session, bots, saved matches and finding games on the LAN.
+        // match, the LAN session, bots, saved matches, finding games on the LAN
+        // and the players' keys.
         .library(name: "Games", targets: ["Games"]),
         .library(name: "Match", targets: ["Match"]),
         .library(name: "Session", targets: ["Session"]),
         .library(name: "Bots", targets: ["Bots"]),
         .library(name: "Store", targets: ["Store"]),
         .library(name: "Discovery", targets: ["Discovery"]),
+        // Player keys, fingerprints and known players (protocol 3's identities).
+        .library(name: "Secure", targets: ["Secure"]),
     ],
     targets: [
         // C library: avahi's Bonjour compatibility layer (Debian libavahi-compat-libdnssd-dev).
