@@ -1,4 +1,5 @@
 import Foundation
+import Secure
 import Synchronization
 import Testing
 @testable import Session
@@ -62,6 +63,42 @@ import Testing
         client.close()
         await seen.waitFor(4)
         #expect(seen.all.last == "closed")
+    }
+
+    @Test("sealed (protocol 3), heartbeats are still absorbed on the loop's thread: whole records opened on a copy of the channel")
+    func sealedHeartbeatsAreAbsorbedToo() async throws {
+        let listener = try TCPListener.listen(port: 0, on: .specific(loopbackV4))
+        defer { listener.close() }
+        let tcp = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port)
+        var accepted: TCPConnection?
+        for await connection in listener.connections { accepted = connection; break }
+        let client = SecureByteStream(over: tcp.byteStream(), role: .initiator,
+                                      options: SecureChannelOptions(identity: try IdentityKeyPair.generate()))
+        let server = SecureByteStream(over: try #require(accepted).byteStream(), role: .responder(allowClear: false),
+                                      options: SecureChannelOptions(identity: try IdentityKeyPair.generate()))
+        let clientReader = Task { for await _ in client.events {} }
+        defer { clientReader.cancel() }
+        let wire = WireConnection(stream: server)
+        let seen = Seen()
+        wire.start { inbound in seen.add(inbound) }
+        wire.absorbHeartbeats()
+        client.send(Self.beat())
+        await seen.waitFor(1)
+        #expect(seen.all == ["HEARTBEAT"])
+        #expect(server.isPrivate)
+        for _ in 0..<5 {
+            try await Task.sleep(for: .milliseconds(40))
+            client.send(Self.beat() + Self.beat())
+        }
+        let lastSent = ContinuousClock.now
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(seen.all == ["HEARTBEAT"], "sealed heartbeats woke the reader")
+        #expect(wire.lastHeard > lastSent - .milliseconds(20), "an absorbed heartbeat still counts as heard")
+        // The channel moved past the absorbed records: what follows still opens, in order.
+        client.send(Message.stateRequest(knownSequence: 1).encoded + Self.beat())
+        await seen.waitFor(3)
+        #expect(seen.all == ["HEARTBEAT", "STATE_REQUEST", "HEARTBEAT"])
+        #expect(server.failure == nil)
     }
 
     @Test func bytesThatFinishAFrameAreNeverTakenForAHeartbeat() async throws {

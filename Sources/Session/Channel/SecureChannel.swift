@@ -228,7 +228,7 @@ public struct SecureChannel: Sendable {
         case .clear, .foreign: return bytes.isEmpty ? [] : [.deliver(bytes)]
         default: break
         }
-        inbound += bytes
+        if inbound.isEmpty { inbound = bytes } else { inbound += bytes }
         var actions: [Action] = []
         if case .awaitingFirstBytes(let allowClear) = state {
             guard inbound.count >= 2 else { return [] }
@@ -268,7 +268,7 @@ public struct SecureChannel: Sendable {
     /// The next whole record in `inbound`, or nil (a malformed header fails the channel).
     private mutating func nextRecord(_ actions: inout [Action]) -> (RecordType, [UInt8])? {
         guard !hasFailed, inbound.count >= 2 else { return nil }
-        if Array(inbound.prefix(2)) != Self.magic {
+        if inbound[0] != Self.magic[0] || inbound[1] != Self.magic[1] {
             if !isEstablished, Array(inbound.prefix(2)) == FrameFormat.magic {
                 actions += fail(.hostSpeaksClear, tell: false)
             } else if isInitiator, !isEstablished {
@@ -290,7 +290,11 @@ public struct SecureChannel: Sendable {
         let length = Int(inbound[3]) << 8 | Int(inbound[4])
         guard inbound.count >= Self.headerSize + length else { return nil }
         let body = Array(inbound[Self.headerSize..<(Self.headerSize + length)])
-        inbound.removeFirst(Self.headerSize + length)
+        if inbound.count == Self.headerSize + length {
+            inbound.removeAll(keepingCapacity: true)
+        } else {
+            inbound.removeFirst(Self.headerSize + length)
+        }
         return (type, body)
     }
 
