@@ -8,7 +8,6 @@
 //   Bench -> Session, Store, Bots (the benchmarks' measuring, no printing)
 //   Bots -> Match (BotParticipant: a bot at a seat)
 //   Discovery -> CDNSSD (avahi's dns_sd.h compatibility library)
-//   Session -> CCrypto (OpenSSL's libcrypto, for passcode proofs)
 //   Session -> Secure (protocol 3's encrypted channel: Sources/Session/Channel)
 //   Secure -> CSodium (libsodium: identity, Noise, CPace)
 import PackageDescription
@@ -42,17 +41,9 @@ let package = Package(
             name: "CDNSSD",
             providers: [.apt(["libavahi-compat-libdnssd-dev"])]
         ),
-        // OpenSSL's libcrypto (Debian libssl-dev): HMAC-SHA256, PBKDF2, RAND_bytes
-        // and CRYPTO_memcmp for passcode proofs. Header only at build time:
-        // Session loads libcrypto.so.3 with dlopen on the first passcode, so
-        // start-up (`parlor games`, `--version`) does not load and relocate it.
-        // Only Session imports it.
-        .systemLibrary(
-            name: "CCrypto",
-            providers: [.apt(["libssl-dev"])]
-        ),
-        // libsodium (Debian libsodium-dev, 1.0.18): X25519, Ed25519, ChaCha20-Poly1305, SHA-2,
-        // HMAC, ristretto255, random bytes. Only Secure imports it.
+        // libsodium (Debian libsodium-dev, 1.0.18), the one crypto library: X25519, Ed25519,
+        // ChaCha20-Poly1305, SHA-2, HMAC (and PBKDF2 over it), ristretto255, random bytes.
+        // Only Secure imports it; Session's channel and passcode proofs go through Secure.
         .systemLibrary(name: "CSodium", providers: [.apt(["libsodium-dev"])]),
         // Linux calls that Glibc's module leaves out (epoll, eventfd, accept4); header only.
         .systemLibrary(name: "CLinux"),
@@ -74,8 +65,7 @@ let package = Package(
         // Matches kept on disk: atomic writes, damaged files reported and skipped.
         .target(name: "Store", dependencies: ["Match"]),
         // The wire protocol, the authoritative turn holder and the TCP shell;
-        // the only importer of CCrypto (passcode proofs).
-        .target(name: "Session", dependencies: ["Match", "Games", "Secure", "CLinux", "CCrypto"]),
+        .target(name: "Session", dependencies: ["Match", "Games", "Secure", "CLinux"]),
         // DNS-SD advertise and browse; the only importer of CDNSSD.
         .target(name: "Discovery", dependencies: ["CDNSSD"]),
         // Rendering and input; the only module that touches termios.

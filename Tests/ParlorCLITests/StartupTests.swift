@@ -8,8 +8,8 @@ import Testing
 @Suite("Start-up")
 struct StartupTests {
     /// The dynamic loader's own list of what it maps at start
-    /// (LD_TRACE_LOADED_OBJECTS, what ldd prints): libcrypto is no longer
-    /// among them; it is dlopen'd on the first passcode (PasscodeTests and
+    /// (LD_TRACE_LOADED_OBJECTS, what ldd prints): libcrypto is not among
+    /// them; passcodes and the channel use libsodium (PasscodeTests and
     /// PasscodeEndToEndTests show the passcode still works).
     @Test("parlor does not load libcrypto at start-up")
     func noCryptoAtStart() async throws {

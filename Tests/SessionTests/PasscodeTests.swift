@@ -4,7 +4,7 @@ import Match
 import Testing
 @testable import Session
 
-/// The passcode proof: libcrypto's primitives against published vectors,
+/// The passcode proof: its primitives (libsodium, PBKDF2 built on its HMAC) against published vectors,
 /// the proof against an independent computation with the `openssl` command,
 /// and what the proof is bound to.
 @Suite struct PasscodeTests {
@@ -23,6 +23,13 @@ import Testing
         let key = try Crypto.pbkdf2SHA256(password: Array("passwd".utf8), salt: Array("salt".utf8), iterations: 1, length: 64)
         #expect(key.hexString == "55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc"
                 + "49ca9cccf179b645991664b39d77ef317c71b845b1e30bd509112041d3a19783")
+    }
+
+    @Test("PBKDF2-HMAC-SHA256 over many rounds and two blocks matches RFC 7914's second vector")
+    func pbkdf2SHA256ManyRounds() throws {
+        let key = try Crypto.pbkdf2SHA256(password: Array("Password".utf8), salt: Array("NaCl".utf8), iterations: 80_000, length: 64)
+        #expect(key.hexString == "4ddcd8f60b98be21830cee5ef22701f9641a4418d04c0414aeff08876b34ab56"
+                + "a1d425a1225833549adb841b51c9b3176a272bdebba1d078478f62b397f33c8d")
     }
 
     @Test func proofEqualsAnIndependentOpenSSLComputation() throws {

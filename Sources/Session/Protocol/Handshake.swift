@@ -397,7 +397,7 @@ public enum JoinError: Error, Hashable, Sendable, CustomStringConvertible {
     case badWelcome(String)
     /// The host needs a passcode (it sent CHALLENGE) and this guest has none.
     case passcodeNeeded
-    /// This side could not compute its passcode proof (libcrypto failed).
+    /// This side could not compute its passcode proof (libsodium failed).
     case passcodeUnavailable(CryptoError)
 
     public var description: String {

@@ -23,7 +23,7 @@ public enum HostError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidName(String)
     /// `shutdown()` was called before a guest was admitted.
     case shutDown
-    /// The passcode key could not be derived (libcrypto failed).
+    /// The passcode key could not be derived (libsodium failed).
     case passcodeUnavailable(CryptoError)
     /// The table cannot be laid out (seat count, bots); the text says why.
     case badTable(String)

@@ -20,7 +20,7 @@ public struct PasscodeChallenge: Hashable, Sendable {
         self.hostNonce = hostNonce
     }
 
-    /// A challenge for `matchID` with a nonce from libcrypto's RAND_bytes.
+    /// A challenge for `matchID` with a nonce from the system CSPRNG (libsodium).
     public static func fresh(for matchID: MatchID) throws(CryptoError) -> PasscodeChallenge {
         PasscodeChallenge(matchID: matchID, hostNonce: try Crypto.randomBytes(PasscodeKey.nonceLength))
     }
