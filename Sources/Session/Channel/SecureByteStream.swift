@@ -85,10 +85,9 @@ public final class SecureByteStream: ByteStream {
 
     public func send(_ bytes: [UInt8]) {
         core.state.withLock { state in
-            guard var channel = state.channel else { return }
-            let out = channel.seal(bytes)
-            state.channel = channel
-            if !out.isEmpty { core.inner.send(out) }
+            // Stepped in place: a copy out of the lock would copy its buffers on each write.
+            guard let out = state.channel?.seal(bytes), !out.isEmpty else { return }
+            core.inner.send(out)
         }
     }
 
@@ -143,18 +142,14 @@ final class ChannelCore: Sendable {
     /// Sends the initiator's first record.
     func start() {
         state.withLock { state in
-            guard var channel = state.channel else { return }
-            for case .send(let bytes) in channel.start() { inner.send(bytes) }
-            state.channel = channel
+            for case .send(let bytes) in state.channel?.start() ?? [] { inner.send(bytes) }
         }
     }
 
     /// Steps the channel with bytes from the transport; sends what it says under the lock, returns the rest.
     func receive(_ bytes: [UInt8]) -> [SecureChannel.Action] {
         state.withLock { state in
-            guard var channel = state.channel else { return [] }
-            let actions = channel.receive(bytes, verify: options.verifyPeer)
-            state.channel = channel
+            guard let actions = state.channel?.receive(bytes, verify: options.verifyPeer) else { return [] }
             for action in actions {
                 switch action {
                 case .send(let out): inner.send(out)
