@@ -22,6 +22,8 @@ public struct HostedGame: Sendable, Hashable {
     public var needsPasscode: Bool
     /// Whether the host allows the hint key (`parlor host --hints`).
     public var hintsAllowed: Bool
+    /// The host player's short key fingerprint (TXT `key`), nil to leave it out.
+    public var hostKey: String?
 
     /// Describes a hosted game.
     public init(gameID: String, gameDisplayName: String, rulesVersion: Int, hostPlayerName: String,
@@ -56,6 +58,7 @@ public struct HostedGame: Sendable, Hashable {
                                      matchID: matchID, needsPasscode: needsPasscode, appVersion: appVersion,
                                      hostPlayerName: hostPlayerName)
         info.hintsAllowed = hintsAllowed
+        info.hostKey = hostKey
         return info
     }
 }

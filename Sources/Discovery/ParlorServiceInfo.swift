@@ -82,6 +82,11 @@ public struct ParlorServiceInfo: Sendable, Hashable {
     }
     /// Whether spectators must prove a passcode (`--watch-code`, or `--code` alone).
     public var watchNeedsPasscode = false
+    /// The first two groups of the host player's key fingerprint (TXT `key`,
+    /// e.g. "RDRHLUG-V6WCKWX", protocol 3), so lists can mark a player already
+    /// known; never a trust decision (the handshake proves the whole key).
+    /// nil when absent or not of that form.
+    public var hostKey: String?
     private var spectatorCounts: SpectatorCounts?
 
     private struct SpectatorCounts: Sendable, Hashable {
@@ -157,6 +162,7 @@ public struct ParlorServiceInfo: Sendable, Hashable {
             }
         }
         watchNeedsPasscode = txt["wcode"] == "1"
+        if let key = txt["key"], Self.isShortFingerprint(key) { hostKey = key }
 
     }
 
@@ -176,7 +182,17 @@ public struct ParlorServiceInfo: Sendable, Hashable {
         if let tables { try txt.set("tables", to: "\(tables.inPlay)/\(tables.limit)") }
         if let spectators { try txt.set("watch", to: "\(spectators.watching)/\(spectators.allowed)") }
         if watchNeedsPasscode { try txt.set("wcode", to: "1") }
+        if let hostKey { try txt.set("key", to: hostKey) }
         return txt
+    }
+
+    /// Seven base32 symbols, a dash, seven more: a short fingerprint as `parlor id` prints its start.
+    static func isShortFingerprint(_ text: String) -> Bool {
+        let symbols = Array(text.utf8)
+        guard symbols.count == 15, symbols[7] == UInt8(ascii: "-") else { return false }
+        return symbols.enumerated().allSatisfy { index, byte in
+            index == 7 || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "2")...UInt8(ascii: "7")).contains(byte)
+        }
     }
 
     /// Reads a peer's record and decides whether this parlor can join it.

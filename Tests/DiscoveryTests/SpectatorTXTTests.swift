@@ -55,3 +55,27 @@ import Testing
         #expect(read.spectators == nil && read.gameID == "connect4")
     }
 }
+
+/// TXT `key` (protocol 3): the start of the host's key fingerprint, for lists to mark known players.
+@Suite struct HostKeyTXTTests {
+    static func info(key: String?) -> ParlorServiceInfo {
+        var info = ParlorServiceInfo(protocolVersion: 1, gameID: "connect4", rulesVersion: 1, seatsTaken: 1, seatsTotal: 2, state: .open,
+                                     matchID: "", needsPasscode: false, appVersion: "3", hostPlayerName: "Ana")
+        info.hostKey = key
+        return info
+    }
+
+    @Test("a short fingerprint round-trips through the TXT record; anything else in `key` is ignored, and the game is still listed")
+    func keyRoundTrip() throws {
+        let read = try ParlorServiceInfo(txt: Self.info(key: "RDRHLUG-V6WCKWX").txtRecord())
+        #expect(read.hostKey == "RDRHLUG-V6WCKWX")
+        #expect(try ParlorServiceInfo(txt: Self.info(key: nil).txtRecord()).hostKey == nil)
+        for odd in ["rdrhlug-v6wckwx", "RDRHLUG", "RDRHLUG-V6WCKW1", "RDRHLUGV6WCKWXA", "\u{1B}[31mRDRHLU-V6WCKWX"] {
+            var txt = try Self.info(key: nil).txtRecord()
+            try txt.set("key", to: odd)
+            let parsed = try ParlorServiceInfo(txt: txt)
+            #expect(parsed.hostKey == nil, "\(odd) was taken for a key")
+            #expect(parsed.gameID == "connect4")
+        }
+    }
+}

@@ -78,10 +78,13 @@ enum LAN {
 
     /// What the LAN's lists show of a game this parlor hosts (Discovery's `HostedGame`).
     /// A table of 3+ seats says pv=2, so a protocol-1 parlor lists it as another version.
+    /// TXT `key` carries the start of the host's key fingerprint, so lists can mark a player already known.
     static func hostedGame(_ game: any Game.Type, host: String, seatsTotal: Int = 2, needsCode: Bool = false, hints: Bool = false) -> HostedGame {
-        HostedGame(gameID: game.id, gameDisplayName: game.displayName, rulesVersion: game.rulesVersion, hostPlayerName: host,
-                   protocolVersion: seatsTotal > 2 ? Int(FrameFormat.tableVersion) : 1, appVersion: ParlorVersion.current,
-                   seatsTotal: seatsTotal, needsPasscode: needsCode, hintsAllowed: hints)
+        var hosted = HostedGame(gameID: game.id, gameDisplayName: game.displayName, rulesVersion: game.rulesVersion, hostPlayerName: host,
+                                protocolVersion: seatsTotal > 2 ? Int(FrameFormat.tableVersion) : 1, appVersion: ParlorVersion.current,
+                                seatsTotal: seatsTotal, needsPasscode: needsCode, hintsAllowed: hints)
+        hosted.hostKey = (try? PlayerKey.current())?.fingerprint.short
+        return hosted
     }
 
     /// `info` with what spectators need to know (TXT `watch` and `wcode`, docs/PROTOCOL.md section 17).

@@ -17,7 +17,9 @@ enum GameListing {
         } else {
             gameText = "?"
         }
-        let host = game.info?.hostPlayerName ?? txt["host"] ?? ""
+        var host = game.info?.hostPlayerName ?? txt["host"] ?? ""
+        // Known players (issue 38): the advertised start of the host's key against the keys met before.
+        if let mark = KnownPeople.listed(name: host, shortKey: game.info?.hostKey) { host += " (\(mark))" }
         // "2 of 4 seated", as the host's own screen says it while its table fills.
         let seats = game.info.map { "\($0.seatsTaken) of \($0.seatsTotal) seated" } ?? txt["seats"] ?? "?"
         var state = game.info?.state.rawValue ?? txt["state"] ?? "?"
@@ -69,6 +71,8 @@ enum GameListing {
             ("name", .string(service.name)),
             ("game", optional(game.gameID)),
             ("hostPlayer", optional(info?.hostPlayerName ?? service.txt["host"])),
+            ("hostKey", optional(info?.hostKey)),
+            ("hostKnown", optional(KnownPeople.listed(name: info?.hostPlayerName ?? "", shortKey: info?.hostKey))),
             ("seatsTaken", optional(info?.seatsTaken)),
             ("seatsTotal", optional(info?.seatsTotal)),
             ("state", optional(info?.state.rawValue ?? service.txt["state"])),

@@ -227,6 +227,20 @@ enum KnownPeople {
             + "run: parlor forget-player \(quoted(old.name))"
     }
 
+    /// How a list marks an advertised host: "known" (its key was met under
+    /// this name), "known as NAME", "not the known key" (the name was met
+    /// with another key), or nil (never met, or no key advertised). Only the
+    /// start of the key is advertised: a mark, never a trust decision.
+    static func listed(name: String, shortKey: String?, among known: KnownPlayers? = nil) -> String? {
+        guard let shortKey else { return nil }
+        let players = (known ?? load()).players
+        if let player = players.first(where: { $0.fingerprint.short == shortKey }) {
+            return player.name.lowercased() == name.lowercased() ? "known" : "known as \(Text.escapingUnprintable(player.name))"
+        }
+        if players.contains(where: { $0.name.lowercased() == name.lowercased() }) { return "not the known key" }
+        return nil
+    }
+
     /// The line a side shows about the other's key when a match begins.
     static func line(name: String, key: PlayerPublicKey, meeting: Meeting) -> String {
         let shown = Text.escapingUnprintable(name)
