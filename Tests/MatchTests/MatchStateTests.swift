@@ -48,4 +48,15 @@ struct MatchStateTests {
         let rewritten = try MatchFixtures.after([4, 3, 2], in: MatchFixtures.newMatch())
         #expect(throws: SuccessorError.historyRewritten) { try base.change(to: rewritten) }
     }
+
+    @Test("a move whose encoding does not fit the blob's 16 bits is refused with its own reason, never cut to fit")
+    func aMoveTooLargeForTheBlobIsRefused() throws {
+        let state = MatchFixtures.newMatch()
+        for raw in [65_536, 65_539, -1] {
+            #expect(throws: MatchRuleError.moveNotEncodable(Move(raw))) { try state.applying(.move(Move(raw), by: 0), now: 0) }
+        }
+        #expect(SubmitRejection.rule(.moveNotEncodable(Move(65_539))).description.contains("outside 0...65535"))
+        // Connect Four's column 3 is 3: in range, legal.
+        #expect(try state.applying(.move(Move(3), by: 0), now: 0).moves.count == 1)
+    }
 }

@@ -154,7 +154,7 @@ public enum HostTurnValidator {
         case .settingsChanged: TurnRejection(.notOneChange, "That state changes the match settings.")
         case .historyRewritten: TurnRejection(.historyRewritten, "That state changes moves that were already played.")
         case .notOneChange: TurnRejection(.notOneChange, "That state is not exactly one change after the current one.")
-        case .ruleViolation(.illegalMove): TurnRejection(.illegalMove, "That move is not allowed by the rules.")
+        case .ruleViolation(.illegalMove), .ruleViolation(.moveNotEncodable): TurnRejection(.illegalMove, "That move is not allowed by the rules.")
         case .ruleViolation(.notYourTurn(_, let attempted)) where attempted != guestSeat:
             TurnRejection(.notYourSeat, "That change is for seat \(attempted + 1); yours is seat \(guestSeat + 1).")
         case .ruleViolation(.notYourTurn): TurnRejection(.notYourTurn, "It is not your turn.")
