@@ -32,7 +32,11 @@ func playToTheEnd(_ controller: MatchController, player: any Participant, seat: 
                     print("That is not a move here: a heap (1-3) and at most what is left in it, e.g. 1 1.")
                     continue
                 }
-                if case .committed = await person?.play(move) { break }
+                let result = await person?.play(move)
+                // A match that stopped meanwhile (the other side left) asks for nothing more.
+                if case .committed = result { break }
+                if await controller.isStopped { break }
+                print("That move did not count (\(result.map { "\($0)" } ?? "")); type it again.")
             }
         case .committed(.move(let move, let mover), let state):
             print("\(state.seats[mover].name) took \(move.rawValue % 8 + 1) from heap \(move.rawValue / 8 + 1): heaps \(heaps(state))")
