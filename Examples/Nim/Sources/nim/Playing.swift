@@ -1,0 +1,77 @@
+import Bots
+import Foundation
+import Games
+import Match
+import NimRules
+
+/// This side's seat: parlor's bot with `--bot`, else the person typing moves on stdin.
+func seatPlayer(_ playerID: PlayerID, bot: Bool) -> any Participant {
+    bot ? BotParticipant(playerID: playerID, bot: Bot(level: .hard, seed: .random(in: 0...UInt64.max)))
+        : LocalParticipant(playerID: playerID)
+}
+
+/// Plays `controller`'s match to its end, printing each move, the winner and
+/// the final state's hash (equal on both sides of a LAN match). When `player`
+/// is a person, asks them for a move whenever `seat` is to move.
+func playToTheEnd(_ controller: MatchController, player: any Participant, seat: SeatIndex) async throws -> MatchState {
+    let person = player as? LocalParticipant
+    var typed = person.map { _ in typedLines().makeAsyncIterator() }
+    let events = await controller.events()
+    try await controller.start()
+    for await event in events {
+        switch event {
+        case .turnBegan(seat: seat, let state) where person != nil:
+            print("Heaps \(heaps(state)). Your move (heap and count, e.g. 2 3)?")
+            while true {
+                guard let line = await typed?.next() else {
+                    print("No more moves on stdin: you quit.")
+                    _ = await person?.quit()
+                    break
+                }
+                guard let move = state.game.move(fromNotation: line), state.game.isLegal(move) else {
+                    print("That is not a move here: a heap (1-3) and at most what is left in it, e.g. 1 1.")
+                    continue
+                }
+                let result = await person?.play(move)
+                // A match that stopped meanwhile (the other side left) asks for nothing more.
+                if case .committed = result { break }
+                if await controller.isStopped { break }
+                print("That move did not count (\(result.map { "\($0)" } ?? "")); type it again.")
+            }
+        case .committed(.move(let move, let mover), let state):
+            print("\(state.seats[mover].name) took \(move.rawValue % 8 + 1) from heap \(move.rawValue / 8 + 1): heaps \(heaps(state))")
+        default:
+            break
+        }
+    }
+    let final = await controller.finished()
+    print("Winner: \(final.seats.first { $0.outcome == .won }?.name ?? "nobody")")
+    print("State hash: \(String(final.stateHash, radix: 16))")
+    return final
+}
+
+/// The heaps in `state`, as a person reads them: "3 1 5".
+func heaps(_ state: MatchState) -> String {
+    ((state.game as? Nim)?.heaps ?? []).map(String.init).joined(separator: " ")
+}
+
+/// Lines typed on stdin, read on a thread of their own: waiting for a person
+/// never holds a thread of Swift's cooperative pool.
+func typedLines() -> AsyncStream<String> {
+    let (lines, continuation) = AsyncStream<String>.makeStream()
+    Thread.detachNewThread {
+        while let line = readLine() { continuation.yield(line) }
+        continuation.finish()
+    }
+    return lines
+}
+
+/// `nim play`: you (or a bot, with `--bot`) at seat 1 against parlor's bot; saved at the end.
+func playOffline(bot: Bool, home: NimHome) async throws {
+    let you = seatPlayer(.random(), bot: bot)
+    let opponent = BotParticipant(playerID: .random(), bot: Bot(level: .hard, seed: .random(in: 0...UInt64.max)))
+    let start = MatchState(matchID: .random(), game: Nim(seats: 2),
+                           seats: [Seat(playerID: you.playerID, name: bot ? "Bot 1" : "You"), Seat(playerID: opponent.playerID, name: "Bot 2")])
+    let final = try await playToTheEnd(MatchController(state: start, participants: [you, opponent]), player: you, seat: 0)
+    try home.save(final, role: .offline, seat: 0)
+}

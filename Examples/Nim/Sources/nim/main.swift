@@ -1,0 +1,48 @@
+@preconcurrency import Glibc  // stdout is a C global
+import Foundation
+import NimRules
+
+// nim: Nim on parlor, offline against parlor's bot, on the LAN, saved and replayed.
+let usage = """
+    Usage: nim play [--bot]               you (moves like "2 3" on stdin) or a bot, against a bot
+           nim host [--port N] [--bot]    host a match on the LAN (port 0: the system picks one)
+           nim join HOST:PORT [--bot]     join a hosted match
+           nim replay FILE|ID             print a saved match's positions
+    Your player key and saved matches are kept in $NIM_HOME (default ~/.nim).
+    """
+
+/// A mistake on the command line: exit 64 (EX_USAGE), with the usage.
+struct UsageError: Error { var message: String }
+
+/// One line a time, also into a pipe, so a script sees each move as it happens.
+setvbuf(stdout, nil, _IOLBF, 0)
+var arguments = Array(CommandLine.arguments.dropFirst())
+let bot = arguments.contains("--bot")
+arguments.removeAll { $0 == "--bot" }
+do {
+    try Nim.register()
+    let home = try NimHome(environment: ProcessInfo.processInfo.environment)
+    switch (arguments.first, arguments.count) {
+    case ("play", 1):
+        try await playOffline(bot: bot, home: home)
+    case ("host", 1):
+        try await hostMatch(port: 7477, bot: bot, home: home)
+    case ("host", 3) where arguments[1] == "--port":
+        guard let port = UInt16(arguments[2]) else { throw UsageError(message: "--port takes a number from 0 to 65535") }
+        try await hostMatch(port: port, bot: bot, home: home)
+    case ("join", 2):
+        let parts = arguments[1].split(separator: ":")
+        guard parts.count == 2, let port = UInt16(parts[1]) else { throw UsageError(message: "join takes HOST:PORT, e.g. 192.168.1.20:7477") }
+        try await joinMatch(host: String(parts[0]), port: port, bot: bot, home: home)
+    case ("replay", 2):
+        try replay(arguments[1], home: home)
+    default:
+        throw UsageError(message: arguments.isEmpty ? "nim needs a command" : "nim does not understand '\(arguments.joined(separator: " "))'")
+    }
+} catch let error as UsageError {
+    FileHandle.standardError.write(Data("Error: \(error.message)\n\(usage)\n".utf8))
+    exit(64)
+} catch {
+    FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+    exit(1)
+}
