@@ -90,6 +90,14 @@ public struct StoredMatch: Sendable {
     /// match the same way (format 4); nil in every other record and in a
     /// host's record of an older format (resume then takes the defaults).
     public var hostSettings: HostSettings?
+    /// The other side's player key as its encrypted channel proved it (format 5,
+    /// protocol 3): for a guest, the host's; for the host of a two-seat match,
+    /// the guest's. Resuming connects only to (a guest) or takes back the seat
+    /// only for (a host) that key. 32 zero bytes when none is known (a record of
+    /// an older format, a match in clear, or a table's host).
+    public var peerKey: [UInt8]
+    /// Whether a peer key was saved.
+    public var hasPeerKey: Bool { peerKey.contains { $0 != 0 } }
 
     /// What a host chose on its command line that the match keeps when it is
     /// resumed: table talk, hints, spectators and the code they prove, how long
@@ -190,7 +198,8 @@ public struct StoredMatch: Sendable {
     /// A record; see the fields.
     public init(state: MatchState, role: Role, localSeat: Int, phase: Phase? = nil, lastActivity: Int64,
                 peerAddress: String = "", seatToken: [UInt8] = Array(repeating: 0, count: 16), writerPID: Int32 = 0,
-                listenPort: UInt16 = 0, tableSeats: [TableSeat] = [], hostSettings: HostSettings? = nil) {
+                listenPort: UInt16 = 0, tableSeats: [TableSeat] = [], hostSettings: HostSettings? = nil,
+                peerKey: [UInt8]? = nil) {
         self.state = state
         self.role = role
         self.localSeat = localSeat
@@ -202,6 +211,7 @@ public struct StoredMatch: Sendable {
         self.listenPort = listenPort
         self.tableSeats = tableSeats
         self.hostSettings = hostSettings
+        self.peerKey = peerKey?.count == 32 ? peerKey! : Array(repeating: 0, count: 32)
     }
 
     /// The opponents' names, as shown in `parlor matches`.
@@ -244,9 +254,9 @@ public enum StoredMatchError: Error, Hashable, Sendable, CustomStringConvertible
 extension StoredMatch {
     static let magic: [UInt8] = [0x50, 0x4D, 0x53, 0x00]  // "PMS\0"
     /// Format 2 added the host's listen port, format 3 a table host's seats
-    /// (`tableSeats`), format 4 a host's settings (`hostSettings`); files of
-    /// formats 1 to 3 are still read.
-    static let currentFormat: UInt16 = 4
+    /// (`tableSeats`), format 4 a host's settings (`hostSettings`), format 5
+    /// the peer's key (`peerKey`); files of formats 1 to 4 are still read.
+    static let currentFormat: UInt16 = 5
     /// Blob limit plus room for the record's own fields.
     public static let maximumFileSize = MatchBlob.maximumSize + 4096
 
@@ -273,6 +283,7 @@ extension StoredMatch {
         let settings = hostSettings?.encoded() ?? []
         writer.write(UInt8(settings.count))
         writer.write(bytes: settings)
+        writer.write(bytes: peerKey)
         writer.writeLongBytes(MatchBlob.encode(state))
         writer.write(fnv1a64(writer.bytes))
         return writer.bytes
@@ -325,6 +336,7 @@ extension StoredMatch {
                     settings = try HostSettings(decoding: block)
                 }
             }
+            let peerKey = format >= 5 ? try reader.readBytes(32) : nil
             guard let blob = try reader.readLongBytes(limit: MatchBlob.maximumSize) else {
                 throw StoredMatchError.invalidField("match size")
             }
@@ -337,7 +349,7 @@ extension StoredMatch {
             }
             self.init(state: state, role: role, localSeat: seat, phase: phase, lastActivity: activity,
                       peerAddress: address, seatToken: token, writerPID: pid, listenPort: port, tableSeats: tableSeats,
-                      hostSettings: settings)
+                      hostSettings: settings, peerKey: peerKey)
         } catch let error as StoredMatchError {
             throw error
         } catch {

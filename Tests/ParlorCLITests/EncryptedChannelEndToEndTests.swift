@@ -252,8 +252,46 @@ import Testing
             Issue.record("the impostor's channel: \(String(describing: failure))")
             return
         }
-        #expect(sentence.contains("refusing the host: it calls itself Ana") && sentence.contains("parlor forget-player Ana"), Comment(rawValue: sentence))
+        #expect(sentence.contains("refusing the host: this is not the Ana this match was played with"), Comment(rawValue: sentence))
         #expect(resumed.status != 0, Comment(rawValue: resumed.stdout + resumed.stderr))
+        // The key it insists on is the one its match record keeps, and parlor matches shows it.
+        let hostID = try await ParlorProcess.run(["id", "--json"], environment: table.environment(.host))
+        let matches = try await ParlorProcess.run(["matches", "--json"], environment: table.environment(.guest))
+        #expect(jsonEvents(matches.stdout).first?["peerKey"] as? String == jsonEvents(hostID.stdout).first?["fingerprint"] as? String,
+                Comment(rawValue: matches.stdout))
+    }
+
+    @Test("a guest's seat token copied to another player's parlor does not take the seat back: the resumed host wants the key the guest played with")
+    func aStolenSeatTokenIsNotEnough() async throws {
+        let table = ResumeEndToEndTests.Table()
+        let host = try SpawnedParlor(["host", "connect4", "--json", "--port", "0", "--seat", "second", "--name", "Ana"],
+                                     environment: table.environment(.host), keepStdinOpen: true)
+        let listening = try #require(await host.line(containing: "\"listening\""), Comment(rawValue: host.transcript))
+        let port = try #require(ResumeEndToEndTests.port(from: listening))
+        let guest = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--bot", "easy", "--json", "--name", "Bo"],
+                                      environment: table.environment(.guest))
+        #expect(await guest.line(containing: "\"move\"") != nil, Comment(rawValue: guest.transcript))
+        host.send(SIGKILL)
+        _ = await host.wait(timeout: .seconds(10))
+        guest.send(SIGKILL)
+        _ = await guest.wait(timeout: .seconds(10))
+
+        // Mallory has a copy of Bo's saved match, seat token and all, but a key of her own.
+        let mallory = temporaryDataHome()
+        try FileManager.default.createDirectory(atPath: mallory + "/parlor", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: table.guestHome + "/parlor/matches", toPath: mallory + "/parlor/matches")
+        let resumedHost = try SpawnedParlor(["resume", "--bot", "easy", "--json", "--grace", "30"], environment: table.environment(.host))
+        defer { resumedHost.send(SIGKILL) }
+        _ = try #require(await resumedHost.line(containing: "\"listening\""), Comment(rawValue: resumedHost.transcript))
+        let stolen = try await ParlorProcess.run(["resume", "--bot", "easy", "--json", "--grace", "5"], environment: ["XDG_DATA_HOME": mallory],
+                                                 timeout: .seconds(60))
+        #expect(stolen.status != 0)
+        #expect(stolen.stderr.contains("only that player can take the seat back"), Comment(rawValue: stolen.stdout + stolen.stderr))
+        // Bo himself comes back and the match ends.
+        let bo = try await ParlorProcess.run(["resume", "--bot", "easy", "--json", "--grace", "30"], environment: table.environment(.guest),
+                                             timeout: .seconds(90))
+        #expect(bo.status == 0, Comment(rawValue: bo.stderr))
+        #expect(await resumedHost.wait(timeout: .seconds(30)) == 0, Comment(rawValue: resumedHost.transcript))
     }
 
     @Test("a player key that others can read stops join and host with exit 65 and says how to fix it; parlor id makes a key once and keeps it")

@@ -71,11 +71,12 @@ struct RecorderAndFormatTests {
         let record = StoredMatch(state: try state([3, 3]), role: .host, localSeat: 0, lastActivity: 5,
                                  seatToken: Array(repeating: 9, count: 16), writerPID: 1, listenPort: 7000)
         var bytes = record.encoded()
-        // Format 1 had no port, no table seats and no settings: drop the two bytes after the pid,
-        // the table's seat count (0) and the settings' length (0) after them, and rewrite the checksum.
+        // Format 1 had no port, no table seats, no settings and no peer key: drop the two bytes after the pid,
+        // the table's seat count (0), the settings' length (0) and the 32 zero bytes of the key after them,
+        // and rewrite the checksum.
         let portOffset = 4 + 2 + 1 + 1 + 1 + 8 + 1 + Int(bytes[17]) + 16 + 4
-        #expect(bytes[portOffset + 2] == 0 && bytes[portOffset + 3] == 0)
-        bytes.removeSubrange(portOffset..<portOffset + 4)
+        #expect(bytes[(portOffset + 2)..<(portOffset + 4 + 32)].allSatisfy { $0 == 0 })
+        bytes.removeSubrange(portOffset..<portOffset + 4 + 32)
         bytes[4] = 0
         bytes[5] = 1
         bytes.removeLast(8)
@@ -127,10 +128,11 @@ struct RecorderAndFormatTests {
         let record = StoredMatch(state: try state([3, 3]), role: .host, localSeat: 0, lastActivity: 5,
                                  seatToken: Array(repeating: 9, count: 16), writerPID: 1, listenPort: 7000)
         var bytes = record.encoded()
-        // Format 2 ended its fields with the port: drop the table's seat count (0) and rewrite the checksum.
+        // Format 2 ended its fields with the port: drop the table's seat count (0), the settings' length (0)
+        // and the peer key (32 zero bytes), and rewrite the checksum.
         let countOffset = 4 + 2 + 1 + 1 + 1 + 8 + 1 + Int(bytes[17]) + 16 + 4 + 2
-        #expect(bytes[countOffset] == 0 && bytes[countOffset + 1] == 0)
-        bytes.removeSubrange(countOffset..<countOffset + 2)
+        #expect(bytes[countOffset..<(countOffset + 2 + 32)].allSatisfy { $0 == 0 })
+        bytes.removeSubrange(countOffset..<countOffset + 2 + 32)
         bytes[5] = 2
         bytes.removeLast(8)
         var writer = ByteWriter()
@@ -158,10 +160,13 @@ struct RecorderAndFormatTests {
         #expect(recorder.saveNow(record.state))
         let loaded = try onlyRecord(in: MatchStore(directory: directory))
         #expect(loaded.hostSettings == record.hostSettings)
-        // The same record as format 3 wrote it: no settings block.
+        // The same record as format 3 wrote it: no settings block and no peer key (format 5).
         record.hostSettings = nil
         var bytes = record.encoded()
-        let settingsOffset = bytes.count - 8 - 4 - MatchBlob.encode(record.state).count - 1
+        let keyOffset = bytes.count - 8 - 4 - MatchBlob.encode(record.state).count - 32
+        #expect(bytes[keyOffset..<(keyOffset + 32)].allSatisfy { $0 == 0 })
+        bytes.removeSubrange(keyOffset..<(keyOffset + 32))
+        let settingsOffset = keyOffset - 1
         #expect(bytes[settingsOffset] == 0)
         bytes.remove(at: settingsOffset)
         bytes[5] = 3
@@ -175,6 +180,30 @@ struct RecorderAndFormatTests {
         var guest = StoredMatch(state: record.state, role: .guest, localSeat: 1, lastActivity: 1)
         guest.hostSettings = StoredMatch.HostSettings()
         #expect(throws: StoredMatchError.invalidField("host settings")) { try StoredMatch(decoding: guest.encoded()) }
+    }
+
+    @Test("the other side's key is kept (format 5); a format-4 record reads with none, and is written back as format 5")
+    func thePeersKeyIsKept() throws {
+        let key = (0..<32).map { UInt8($0 + 1) }
+        let record = StoredMatch(state: try state([3, 4]), role: .guest, localSeat: 1, lastActivity: 1, peerAddress: "192.0.2.7:7477",
+                                 seatToken: Array(repeating: 9, count: 16), peerKey: key)
+        let read = try StoredMatch(decoding: record.encoded())
+        #expect(read.peerKey == key && read.hasPeerKey)
+        // As format 4 wrote it: no key.
+        var bytes = record.encoded()
+        let keyOffset = bytes.count - 8 - 4 - MatchBlob.encode(record.state).count - 32
+        #expect(Array(bytes[keyOffset..<(keyOffset + 32)]) == key)
+        bytes.removeSubrange(keyOffset..<(keyOffset + 32))
+        bytes[5] = 4
+        bytes.removeLast(8)
+        var writer = ByteWriter()
+        writer.write(fnv1a64(bytes))
+        bytes += writer.bytes
+        let old = try StoredMatch(decoding: bytes)
+        #expect(!old.hasPeerKey && old.peerAddress == "192.0.2.7:7477" && old.state.moves.count == 2)
+        let migrated = old.encoded()
+        #expect(migrated[5] == 5)
+        #expect(try StoredMatch(decoding: migrated).seatToken == old.seatToken)
     }
 
     @Test func aFileFromANewerParlorIsReportedNotGuessedAt() throws {

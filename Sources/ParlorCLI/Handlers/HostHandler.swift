@@ -177,7 +177,9 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
     let record = StoredMatch(state: hosted.initialState, role: .host, localSeat: hosted.hostSeat,
                              lastActivity: wallClockMilliseconds(), seatToken: hosted.seatToken.bytes, listenPort: port,
                              tableSeats: TableRecord.seats(of: hosted, botLevels: options.bots),
-                             hostSettings: HostSetup.settings(options, configuration: configuration))
+                             hostSettings: HostSetup.settings(options, configuration: configuration),
+                             // A two-seat match keeps its guest's key: a resumed host takes the seat back only for it.
+                             peerKey: hosted.guests.count == 1 ? hosted.remote.peerKey?.bytes : nil)
     let exit: FrontendExit
     do {
         exit = try await SessionRunner.playAsHost(hosted, host: host, record: record, bot: options.bot, presentation: presentation,

@@ -76,7 +76,7 @@ func runJoin(_ options: JoinOptions, desk: MatchDesk? = nil) async throws -> Exi
     }
 
     let record = StoredMatch(state: joined.initialState, role: .guest, localSeat: joined.seat, lastActivity: wallClockMilliseconds(),
-                             peerAddress: peerAddress, seatToken: joined.seatToken.bytes)
+                             peerAddress: peerAddress, seatToken: joined.seatToken.bytes, peerKey: joined.remote.peerKey?.bytes)
     let exit = try await SessionRunner.playAsGuest(joined, record: record, bot: options.bot, presentation: presentation,
                                                    rematches: options.rematches)
     return exit.exitCode

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import Match
+import Secure
 import Store
 import TerminalUI
 
@@ -43,6 +44,10 @@ enum MatchSummary {
             ("state", JSONValue(record.phase.description)), ("turn", JSONValue(SavedMatchText.whoseTurn(record.state, localSeat: record.localSeat))),
         ]
         if let place = SavedMatchText.place(record.state, localSeat: record.localSeat) { fields.insert(("place", JSONValue(place)), at: 7) }
+        // The other side's key as the encrypted channel proved it (format 5), in the keys' sorted place.
+        if record.hasPeerKey, let key = try? PlayerPublicKey(bytes: record.peerKey) {
+            fields.insert(("peerKey", JSONValue(key.fingerprint.description)), at: fields.firstIndex { $0.0 > "peerKey" } ?? fields.count)
+        }
         return .object(fields)
     }
 }

@@ -90,10 +90,16 @@ enum LocalChannel {
 
     /// The connecting side: always encrypted (a guest falls back to clear only
     /// when `join --allow-unencrypted` says so, and then by a new connection).
-    static func connecting(expectingHost name: String? = nil) throws(CommandFailure) -> ChannelSecurity {
+    /// Resuming: `name` is the host's saved name and `key` the key the match was played with (its record, format 5):
+    /// any other key is refused in the handshake, before HELLO and the seat token leave.
+    static func connecting(expectingHost name: String? = nil, key saved: PlayerPublicKey? = nil) throws(CommandFailure) -> ChannelSecurity {
         var options = SecureChannelOptions(identity: try PlayerKey.current())
         if let name {
             options.verifyPeer = { key in
+                if let saved, saved != key {
+                    return "refusing the host: this is not the \(Text.escapingUnprintable(name)) this match was played with "
+                        + "(its key was \(saved.fingerprint); this host's is \(key.fingerprint)); someone may be pretending to be them"
+                }
                 guard case .changed(let old) = KnownPeople.check(name: name, key: key) else { return nil }
                 return KnownPeople.hostRefusal(name: name, key: key, old: old)
             }
@@ -208,8 +214,15 @@ enum KnownPeople {
 
     /// The host's judge of a guest's key (HostConfiguration.judgePlayer): a first
     /// meeting is remembered, a known key passes, a known name with another key is refused.
-    static func judgeGuest(remembering: Bool) -> @Sendable (String, PlayerPublicKey) -> String? {
-        { name, key in judge(name: name, key: key, remembering: remembering) }
+    /// `seatKey`: a resumed two-seat host takes the seat back only for the key its guest played with.
+    static func judgeGuest(remembering: Bool, seatKey: PlayerPublicKey? = nil) -> @Sendable (String, PlayerPublicKey) -> String? {
+        { name, key in
+            if let seatKey, seatKey != key {
+                return "This match's guest played with another key (\(seatKey.fingerprint)); yours is \(key.fingerprint): "
+                    + "only that player can take the seat back."
+            }
+            return judge(name: name, key: key, remembering: remembering)
+        }
     }
 
     private static func judge(name: String, key: PlayerPublicKey, remembering: Bool) -> String? {

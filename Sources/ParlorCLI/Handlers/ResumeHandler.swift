@@ -2,6 +2,7 @@ import Discovery
 import Foundation
 import Games
 import Match
+import Secure
 import Session
 import Store
 import Synchronization
@@ -101,7 +102,7 @@ enum ResumeAsHost {
         configuration.talk = settings.talk
         configuration.spectators = settings.spectators
         configuration.watchCode = settings.spectatorCode ?? ""
-        configuration.judgePlayer = KnownPeople.judgeGuest(remembering: true)
+        configuration.judgePlayer = KnownPeople.judgeGuest(remembering: true, seatKey: record.hasPeerKey ? try? PlayerPublicKey(bytes: record.peerKey) : nil)
         let host: MatchHost
         do {
             host = try MatchHost(configuration: configuration, resuming: saved)
@@ -240,7 +241,8 @@ enum ResumeAsGuest {
         let lookOnTheLAN = address == nil
         let reached = AddressBox()
         // The host we played: a known name with another key is refused before the seat token leaves.
-        let channel = GuestChannel(try LocalChannel.connecting(expectingHost: hostName))
+        let savedKey = record.hasPeerKey ? try? PlayerPublicKey(bytes: record.peerKey) : nil
+        let channel = GuestChannel(try LocalChannel.connecting(expectingHost: hostName, key: savedKey))
         // One dial stays within its `timeout` (the looking included), so the retries end within --grace.
         let dial: Dialer = { timeout in
             let began = ContinuousClock.now
@@ -293,6 +295,8 @@ enum ResumeAsGuest {
             joined.hostName, seat: joined.seat, match: matchHex, address: address, resumed: true))
         var updated = record
         updated.peerAddress = address
+        // A record from before format 5 learns the key of the host it came back to.
+        if !updated.hasPeerKey, let key = joined.remote.peerKey { updated.peerKey = key.bytes }
         let exit = try await SessionRunner.playAsGuest(joined, record: updated, bot: options.bot, presentation: presentation,
                                                        rematches: options.rematches)
         return exit.exitCode

@@ -85,7 +85,8 @@ enum SessionRunner {
             },
             nextRecord: { next, record in
                 StoredMatch(state: next.initialState, role: .host, localSeat: next.hostSeat, lastActivity: wallClockMilliseconds(),
-                            seatToken: next.seatToken.bytes, listenPort: record.listenPort, hostSettings: record.hostSettings)
+                            seatToken: next.seatToken.bytes, listenPort: record.listenPort, hostSettings: record.hostSettings,
+                            peerKey: record.peerKey)
             })
         return try await MatchSeries.play(from: first, with: &player, timing: MatchSeries.Timing(grace: grace)) {
             await host.rematch(after: $0, wants: $1)
@@ -107,7 +108,7 @@ enum SessionRunner {
             },
             nextRecord: { next, record in
                 StoredMatch(state: next.initialState, role: .guest, localSeat: next.seat, lastActivity: wallClockMilliseconds(),
-                            peerAddress: record.peerAddress, seatToken: next.seatToken.bytes)
+                            peerAddress: record.peerAddress, seatToken: next.seatToken.bytes, peerKey: record.peerKey)
             })
         // The grace is the host's: a guest owes nobody the end.
         return try await MatchSeries.play(from: first, with: &player, timing: MatchSeries.Timing(grace: .zero)) {
