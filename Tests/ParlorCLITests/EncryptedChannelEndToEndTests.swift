@@ -216,10 +216,9 @@ import Testing
         #expect(accepted.stdout.contains("first meeting"), Comment(rawValue: accepted.stdout))
     }
 
-    @Test("an impostor at the address of the host a guest played, with another key, is refused in the handshake: no HELLO and no seat token reach it")
-    func aResumingGuestRefusesAnImpostor() async throws {
-        let table = ResumeEndToEndTests.Table()
-        // A person hosts, second: the guest's bot moves and then waits for Ana, who never moves.
+    /// Ana hosts (a person, second: the guest's bot moves and then waits for Ana, who never moves), Bo's bot
+    /// joins and moves, then both are killed: each keeps an interrupted record. Returns the host's port.
+    static func interruptedMatch(_ table: ResumeEndToEndTests.Table) async throws -> UInt16 {
         let host = try SpawnedParlor(["host", "connect4", "--json", "--port", "0", "--seat", "second", "--name", "Ana"],
                                      environment: table.environment(.host), keepStdinOpen: true)
         let listening = try #require(await host.line(containing: "\"listening\""), Comment(rawValue: host.transcript))
@@ -231,6 +230,13 @@ import Testing
         _ = await host.wait(timeout: .seconds(10))
         guest.send(SIGKILL)
         _ = await guest.wait(timeout: .seconds(10))
+        return port
+    }
+
+    @Test("an impostor at the address of the host a guest played, with another key, is refused in the handshake: no HELLO and no seat token reach it")
+    func aResumingGuestRefusesAnImpostor() async throws {
+        let table = ResumeEndToEndTests.Table()
+        let port = try await Self.interruptedMatch(table)
 
         // Someone else takes the port, with a key of their own.
         let impostor = try TCPListener.listen(port: port, on: .specific(SocketAddress(ipAddress: "127.0.0.1", port: port)))
@@ -264,17 +270,7 @@ import Testing
     @Test("a guest's seat token copied to another player's parlor does not take the seat back: the resumed host wants the key the guest played with")
     func aStolenSeatTokenIsNotEnough() async throws {
         let table = ResumeEndToEndTests.Table()
-        let host = try SpawnedParlor(["host", "connect4", "--json", "--port", "0", "--seat", "second", "--name", "Ana"],
-                                     environment: table.environment(.host), keepStdinOpen: true)
-        let listening = try #require(await host.line(containing: "\"listening\""), Comment(rawValue: host.transcript))
-        let port = try #require(ResumeEndToEndTests.port(from: listening))
-        let guest = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--bot", "easy", "--json", "--name", "Bo"],
-                                      environment: table.environment(.guest))
-        #expect(await guest.line(containing: "\"move\"") != nil, Comment(rawValue: guest.transcript))
-        host.send(SIGKILL)
-        _ = await host.wait(timeout: .seconds(10))
-        guest.send(SIGKILL)
-        _ = await guest.wait(timeout: .seconds(10))
+        _ = try await Self.interruptedMatch(table)
 
         // Mallory has a copy of Bo's saved match, seat token and all, but a key of her own.
         let mallory = temporaryDataHome()
