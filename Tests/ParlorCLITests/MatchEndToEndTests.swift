@@ -162,11 +162,14 @@ struct MatchEndToEndTests {
             #expect(result.stdout.contains("ratio to plain ping-pong: p50 "))
             #expect(result.stdout.contains("breakdown, not a floor: the same bytes echoed through parlor's event loop"))
             #expect(result.stdout.contains("breakdown, not a floor: the same turns on one plain thread per side"))
-            // Five measured lines: full, protocol only, the floor, the plain ping-pong, the event loop;
-            // and the threaded turn with the stores and without.
+            // Six measured lines: full, full sealed (protocol 3), protocol only, the floor, the plain
+            // ping-pong, the event loop; and the threaded turn with the stores and without.
             let lines = result.stdout.split(separator: "\n")
             let figures = lines.filter { $0.hasPrefix("    p50 ") && $0.contains(" µs   p99 ") }
-            #expect(figures.count == 5, "\(result.stdout)")
+            #expect(figures.count == 6, "\(result.stdout)")
+            #expect(result.stdout.contains("full turn, sealed (both sides behind protocol 3's encrypted channel"), "\(result.stdout)")
+            #expect(result.stdout.contains("ratio to the full turn in clear: p50 "), "\(result.stdout)")
+            #expect(result.stdout.contains("goal: the handshake adds at most 2 ms to joining: "), "\(result.stdout)")
             let threaded = lines.filter { ($0.hasPrefix("    with the stores: p50 ") || $0.hasPrefix("    no store:        p50 "))
                                           && $0.contains(" µs   p99 ") && $0.contains("ratio to") }
             #expect(threaded.count == 2, "\(result.stdout)")

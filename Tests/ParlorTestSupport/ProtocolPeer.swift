@@ -203,11 +203,19 @@ public actor EventRecorder {
     }
 }
 
-/// `stream` behind protocol 3's channel as a guest with a fresh identity key:
-/// how a test's raw peer reaches a real `parlor host`, which seals every connection.
+/// `stream` behind protocol 3's channel as a guest: how a test's raw peer
+/// reaches a real `parlor host`, which seals every connection. One key for
+/// every raw guest of this process unless `identity` says otherwise, as one
+/// player's parlor has one: a host remembers the key a name came with and
+/// refuses that name (or a seat taken back) with another.
 public func sealedAsGuest(_ stream: any ByteStream, identity: IdentityKeyPair? = nil) throws -> any ByteStream {
-    ChannelSecurity.encrypted(SecureChannelOptions(identity: try identity ?? IdentityKeyPair.generate())).connecting(stream)
+    ChannelSecurity.encrypted(SecureChannelOptions(identity: identity ?? rawGuestKey)).connecting(stream)
 }
+
+/// The key of this test process's raw guests.
+public let rawGuestKey: IdentityKeyPair = {
+    do { return try IdentityKeyPair.generate() } catch { fatalError("no player key for the raw test guests: \(error)") }
+}()
 
 /// `stream` behind protocol 3's channel as a host with a fresh identity key: a
 /// test's raw host that a real `parlor join` reaches.

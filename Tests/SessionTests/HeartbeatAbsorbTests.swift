@@ -101,6 +101,48 @@ import Testing
         #expect(server.failure == nil)
     }
 
+    @Test("sealed: heartbeats arriving while this side sends flat out neither deadlock the loop nor get lost (the absorber never waits for the channel's lock)")
+    func sealedAbsorbingWhileSendingDoesNotDeadlock() async throws {
+        let listener = try TCPListener.listen(port: 0, on: .specific(loopbackV4))
+        defer { listener.close() }
+        let tcp = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port)
+        var accepted: TCPConnection?
+        for await connection in listener.connections { accepted = connection; break }
+        let client = SecureByteStream(over: tcp.byteStream(), role: .initiator,
+                                      options: SecureChannelOptions(identity: try IdentityKeyPair.generate()))
+        let server = SecureByteStream(over: try #require(accepted).byteStream(), role: .responder(allowClear: false),
+                                      options: SecureChannelOptions(identity: try IdentityKeyPair.generate()))
+        let received = Mutex(0)
+        let clientReader = Task { for await event in client.events { if case .data(let bytes) = event { received.withLock { $0 += bytes.count } } } }
+        defer { clientReader.cancel() }
+        let wire = WireConnection(stream: server)
+        let seen = Seen()
+        wire.start { inbound in seen.add(inbound) }
+        client.send(Self.beat())
+        await seen.waitFor(1)
+        wire.absorbHeartbeats()
+        // The host's side sends flat out (channel lock, then the transport's) while heartbeats
+        // keep arriving on the loop thread (the transport's lock, then the absorber).
+        let chunk = Array(repeating: UInt8(7), count: 64)
+        let sending = Task.detached { for _ in 0..<20_000 { server.send(chunk) } }
+        let beating = Task.detached {
+            for _ in 0..<400 {
+                client.send(Self.beat())
+                try? await Task.sleep(for: .microseconds(200))
+            }
+        }
+        await sending.value
+        await beating.value
+        client.send(Message.stateRequest(knownSequence: 1).encoded)
+        // A heartbeat that came while the channel was busy went to the reader, as any chunk does.
+        for _ in 0..<200 where !seen.all.contains("STATE_REQUEST") { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(seen.all.last == "STATE_REQUEST", "the link still reads, in order, after the storm: \(seen.all.suffix(3))")
+        #expect(Set(seen.all) == ["HEARTBEAT", "STATE_REQUEST"])
+        #expect(server.failure == nil)
+        for _ in 0..<200 where received.withLock({ $0 }) < 20_000 * 64 { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(received.withLock { $0 } == 20_000 * 64, "every byte sent arrived")
+    }
+
     @Test func bytesThatFinishAFrameAreNeverTakenForAHeartbeat() async throws {
         let (client, _, seen, listener) = try await Self.link()
         defer { listener.close() }

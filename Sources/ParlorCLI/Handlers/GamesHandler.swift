@@ -11,11 +11,11 @@ func runGames(_ options: GamesOptions) -> ExitCode {
 public enum GamesListing {
     /// One block per game: id and name, then the rule and how moves are
     /// typed, indented under the name and wrapped at 80 columns.
-    public static func text() -> String {
-        let width = (GameCatalog.all.map { $0.id.count }.max() ?? 0) + 3
+    public static func text(_ games: [any Game.Type] = GameCatalog.all) -> String {
+        let width = (games.map { $0.id.count }.max() ?? 0) + 3
         let indent = String(repeating: " ", count: width)
         var blocks: [String] = []
-        for game in GameCatalog.all {
+        for game in games {
             var block = game.id + String(repeating: " ", count: width - game.id.count) + game.displayName + "\n"
             block += HelpRenderer.wrap(game.summary, width: HelpRenderer.width, indent: indent)
             block += HelpRenderer.wrap("Players: " + players(game.seatCounts), width: HelpRenderer.width, indent: indent)

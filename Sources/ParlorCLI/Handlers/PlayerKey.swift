@@ -215,9 +215,12 @@ enum KnownPeople {
     /// The host's judge of a guest's key (HostConfiguration.judgePlayer): a first
     /// meeting is remembered, a known key passes, a known name with another key is refused.
     /// `seatKey`: a resumed two-seat host takes the seat back only for the key its guest played with.
-    static func judgeGuest(remembering: Bool, seatKey: PlayerPublicKey? = nil) -> @Sendable (String, PlayerPublicKey) -> String? {
-        { name, key in
-            if let seatKey, seatKey != key {
+    /// A guest taking a seat back is judged by the seat's key alone (its seat token
+    /// is the other factor), never by its name: two players of one name may share a table.
+    static func judgeGuest(remembering: Bool, seatKey: PlayerPublicKey? = nil) -> @Sendable (String, PlayerPublicKey, Bool) -> String? {
+        { name, key, resuming in
+            if resuming {
+                guard let seatKey, seatKey != key else { return nil }
                 return "This match's guest played with another key (\(seatKey.fingerprint)); yours is \(key.fingerprint): "
                     + "only that player can take the seat back."
             }
@@ -229,7 +232,7 @@ enum KnownPeople {
         guard case .changed(let old) = remembering ? meet(name: name, key: key) : check(name: name, key: key) else { return nil }
         return "This host knows \(Text.escapingUnprintable(name)) by another key (\(old.fingerprint), since \(old.firstSeen)); "
             + "yours is \(key.fingerprint). If you are \(Text.escapingUnprintable(name)) on a new machine, ask the host to run: "
-            + "parlor forget-player \(quoted(old.name))"
+            + "parlor forget-player \(quoted(old.name)); if you are someone else of that name, join with another --name"
     }
 
     /// Why a host calling itself `name` with `key` is refused (nil: it is not).

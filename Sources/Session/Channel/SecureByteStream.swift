@@ -102,14 +102,17 @@ public final class SecureByteStream: ByteStream {
             core.inner.setIdleAbsorber(nil)
             return
         }
+        // The transport calls this on its loop thread with its own lock held, and `send` takes the
+        // channel's lock before the transport's: waiting here could deadlock, so a busy channel
+        // absorbs nothing and the chunk goes to the reader as any other.
         core.inner.setIdleAbsorber { [core] bytes in
-            core.state.withLock { state in
+            core.state.withLockIfAvailable { state in
                 guard let channel = state.channel, let (plaintext, after) = channel.openingWholeRecords(bytes), absorb(plaintext) else {
                     return false
                 }
                 state.channel = after
                 return true
-            }
+            } ?? false
         }
     }
 }

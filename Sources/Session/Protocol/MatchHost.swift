@@ -644,7 +644,7 @@ public actor MatchHost {
     /// stranger without the code learns nothing about who is known).
     private func keyRefusal(for hello: Hello, id: UInt64) -> Admission? {
         guard let judge = configuration.judgePlayer, let key = (pending[id]?.connection.stream as? SecureByteStream)?.peer,
-              let refusal = judge(hello.playerName, key) else { return nil }
+              let refusal = judge(hello.playerName, key, hello.matchID != nil) else { return nil }
         return .reject(.playerKeyRefused, refusal)
     }
 
