@@ -65,10 +65,9 @@ import Testing
         #expect(seen.all.last == "closed")
     }
 
-    @Test("sealed (protocol 3), heartbeats are still absorbed on the loop's thread: whole records opened on a copy of the channel")
-    func sealedHeartbeatsAreAbsorbedToo() async throws {
+    /// A sealed guest (`client`) and host (`server`) over TCP on 127.0.0.1, each with a fresh key.
+    static func sealedLink() async throws -> (client: SecureByteStream, server: SecureByteStream, listener: TCPListener) {
         let listener = try TCPListener.listen(port: 0, on: .specific(loopbackV4))
-        defer { listener.close() }
         let tcp = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port)
         var accepted: TCPConnection?
         for await connection in listener.connections { accepted = connection; break }
@@ -76,6 +75,13 @@ import Testing
                                       options: SecureChannelOptions(identity: try IdentityKeyPair.generate()))
         let server = SecureByteStream(over: try #require(accepted).byteStream(), role: .responder(allowClear: false),
                                       options: SecureChannelOptions(identity: try IdentityKeyPair.generate()))
+        return (client, server, listener)
+    }
+
+    @Test("sealed (protocol 3), heartbeats are still absorbed on the loop's thread: whole records opened on a copy of the channel")
+    func sealedHeartbeatsAreAbsorbedToo() async throws {
+        let (client, server, listener) = try await Self.sealedLink()
+        defer { listener.close() }
         let clientReader = Task { for await _ in client.events {} }
         defer { clientReader.cancel() }
         let wire = WireConnection(stream: server)
@@ -103,15 +109,8 @@ import Testing
 
     @Test("sealed: heartbeats arriving while this side sends flat out neither deadlock the loop nor get lost (the absorber never waits for the channel's lock)")
     func sealedAbsorbingWhileSendingDoesNotDeadlock() async throws {
-        let listener = try TCPListener.listen(port: 0, on: .specific(loopbackV4))
+        let (client, server, listener) = try await Self.sealedLink()
         defer { listener.close() }
-        let tcp = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port)
-        var accepted: TCPConnection?
-        for await connection in listener.connections { accepted = connection; break }
-        let client = SecureByteStream(over: tcp.byteStream(), role: .initiator,
-                                      options: SecureChannelOptions(identity: try IdentityKeyPair.generate()))
-        let server = SecureByteStream(over: try #require(accepted).byteStream(), role: .responder(allowClear: false),
-                                      options: SecureChannelOptions(identity: try IdentityKeyPair.generate()))
         let received = Mutex(0)
         let clientReader = Task { for await event in client.events { if case .data(let bytes) = event { received.withLock { $0 += bytes.count } } } }
         defer { clientReader.cancel() }
