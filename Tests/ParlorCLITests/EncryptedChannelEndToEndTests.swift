@@ -122,6 +122,32 @@ import Testing
         #expect(guestJoined?["key"] as? String == guestKey, Comment(rawValue: host.output))
     }
 
+    @Test("a wrong passcode costs one handshake and nothing more: the guest's offer, the host's answer, the last message with HELLO, then a rejection; no frame from the host, no CHALLENGE")
+    func aWrongPasscodeIsOneRoundTrip() async throws {
+        let host = try SpawnedParlor(["host", "connect4", "--bot", "easy", "--json", "--port", "0", "--code", "K7M-Q4P"],
+                                     environment: ["XDG_DATA_HOME": temporaryDataHome(), "NO_COLOR": "1"])
+        defer { host.send(SIGKILL) }
+        let port = try await LANTableEndToEndTests.port(host)
+        let relay = try Relay(to: UInt16(port))
+        defer { relay.stop() }
+        let wrong = try await ParlorProcess.run(["join", "127.0.0.1:\(relay.port)", "--code", "AAA-AAA", "--bot", "easy", "--json"],
+                                                environment: ["XDG_DATA_HOME": temporaryDataHome(), "NO_COLOR": "1"], timeout: .seconds(30))
+        #expect(wrong.status == 1, Comment(rawValue: wrong.stderr))
+        #expect(wrong.stderr.contains("the host refused the passcode"), Comment(rawValue: wrong.stderr))
+        #expect(await host.line(containing: "wrongPasscode") != nil, Comment(rawValue: host.transcript))
+
+        let streams = relay.streams
+        #expect(streams.count == 2, "one connection: \(streams.count / 2)")
+        guard streams.count == 2 else { return }
+        let handshake = SecureChannel.RecordType.handshake.rawValue, sealed = SecureChannel.RecordType.sealed.rawValue
+        let rejection = SecureChannel.RecordType.rejection.rawValue
+        // The guest: its offer (XXpsk3's first message, 81 bytes), then the last message and its sealed HELLO.
+        #expect(ChannelRecords.types(streams[0]) == [handshake, handshake, sealed], "\(String(describing: ChannelRecords.types(streams[0])))")
+        #expect(streams[0].count > 5 && Int(streams[0][3]) << 8 | Int(streams[0][4]) == 81, "the first message carries the CPace share")
+        // The host: its answer, then the rejection; nothing sealed (no REJECT frame, no CHALLENGE).
+        #expect(ChannelRecords.types(streams[1]) == [handshake, rejection], "\(String(describing: ChannelRecords.types(streams[1])))")
+    }
+
     @Test("a guest that speaks clear frames (protocol 2) is refused with a sentence that says to update, unless the host allows it and says so")
     func aClearGuestIsRefusedOrAnnounced() async throws {
         let strict = try SpawnedParlor(["host", "connect4", "--bot", "easy", "--json", "--port", "0"],

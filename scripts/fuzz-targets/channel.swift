@@ -1,7 +1,10 @@
 // Target `channel`: protocol 3's channel reader (docs/PROTOCOL.md section 20),
 // `SecureChannel.receive`, on the host's side before the handshake (the first
 // bytes: "PN" records, clear frames, anything else) and after it (sealed
-// records, refusals, malformed headers), fed in uneven chunks.
+// records, refusals, malformed headers), fed in uneven chunks; with passcodes
+// (CPace offers in the first message, section 20's "Passcodes in the
+// handshake"), and on the guest's side with an offer, reading what a host (or
+// an impostor) answers.
 //
 // Invariants: nothing traps; before the handshake nothing of the frame stream
 // is delivered except, for a peer that is not "PN", the very bytes received
@@ -25,6 +28,10 @@ func established() -> (guest: SecureChannel, host: SecureChannel) {
     return (guest, host)
 }
 
+func sent(_ actions: [SecureChannel.Action]) -> [UInt8] {
+    actions.reduce(into: []) { if case .send(let bytes) = $1 { $0 += bytes } }
+}
+
 func delivered(_ actions: [SecureChannel.Action]) -> [UInt8] {
     actions.reduce(into: []) { if case .deliver(let bytes) = $1 { $0 += bytes } }
 }
@@ -32,15 +39,20 @@ func delivered(_ actions: [SecureChannel.Action]) -> [UInt8] {
 func fuzzOne(_ bytes: [UInt8]) {
     guard let first = bytes.first else { return }
     let input = Array(bytes.dropFirst())
-    switch first % 3 {
+    switch first % 4 {
     case 0:
-        // A host meeting a new connection.
-        var host = try! SecureChannel(role: .responder(allowClear: first & 0x80 != 0), identity: hostKey)
+        // A host meeting a new connection (with passcodes when bit 6 is set).
+        let codes = first & 0x40 != 0 ? HostPasscodes(seat: "K7M-Q4P", watch: "WAT-CHR") : nil
+        var host = try! SecureChannel(role: .responder(allowClear: first & 0x80 != 0), identity: hostKey, passcodes: codes)
         var out: [UInt8] = []
         var failed = false
         for chunk in unevenChunks(input) {
-            let actions = host.receive(Array(chunk))
+            var actions = host.receive(Array(chunk))
             if failed { fuzzCheck(actions.isEmpty, "a failed channel acted again") }
+            if actions.contains(where: { if case .passcodeOffered = $0 { true } else { false } }) {
+                fuzzCheck(sent(actions).isEmpty, "an offer was answered before its turn")
+                actions += host.releaseOffer()
+            }
             out += delivered(actions)
             if host.hasFailed { failed = true }
         }
@@ -55,6 +67,18 @@ func fuzzOne(_ bytes: [UInt8]) {
             let actions = host.receive(Array(chunk))
             if failed { fuzzCheck(actions.isEmpty, "a failed channel acted again") }
             if host.hasFailed { failed = true }
+        }
+    case 3:
+        // A guest offering a code reads what answers: nothing is delivered before the
+        // channel is set up, and a failed channel does nothing more.
+        var guest = try! SecureChannel(role: .initiator, identity: guestKey, offer: PasscodeOffer(code: "K7M-Q4P", use: .seat))
+        _ = guest.start()
+        var failed = false
+        for chunk in unevenChunks(input) {
+            let actions = guest.receive(Array(chunk))
+            if failed { fuzzCheck(actions.isEmpty, "a failed channel acted again") }
+            if !guest.isEstablished && !guest.isClear { fuzzCheck(delivered(actions).isEmpty, "delivered before the handshake") }
+            if guest.hasFailed { failed = true }
         }
     default:
         // What the guest seals, the host opens, in any cut.
@@ -71,6 +95,11 @@ func fuzzSeeds() -> [(String, [UInt8])] {
     let hello = Message.hello(Hello(appVersion: "fuzz", playerID: .random(), playerName: "Fuzz")).encoded
     var fresh = try! SecureChannel(role: .initiator, identity: guestKey)
     let opening = fresh.start().reduce(into: [UInt8]()) { if case .send(let bytes) = $1 { $0 += bytes } }
+    var offering = try! SecureChannel(role: .initiator, identity: guestKey, offer: PasscodeOffer(code: "K7M-Q4P", use: .seat))
+    let offer = sent(offering.start())
+    var answering = try! SecureChannel(role: .responder(allowClear: false), identity: hostKey, passcodes: HostPasscodes(seat: "K7M-Q4P", watch: nil))
+    _ = answering.receive(offer)
+    let answer = sent(answering.releaseOffer())
     return [
         ("first-record", [0] + opening),
         ("clear-hello", [0] + hello),
@@ -79,5 +108,9 @@ func fuzzSeeds() -> [(String, [UInt8])] {
         ("sealed", [1] + guest.seal(Array("TURN 4".utf8))),
         ("refusal", [1] + SecureChannel.magic + [3, 0, 5] + Array("nope!".utf8)),
         ("roundtrip", [2] + hello),
+        ("offer", [0x40] + offer),
+        ("offer-to-open-host", [0] + offer),
+        ("answer-to-offer", [3] + answer),
+        ("rejection", [3] + SecureChannel.magic + [4, 0, 4, 0, 107] + Array("no".utf8)),
     ]
 }

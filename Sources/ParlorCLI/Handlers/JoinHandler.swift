@@ -34,14 +34,16 @@ func runJoin(_ options: JoinOptions, desk: MatchDesk? = nil) async throws -> Exi
     guestOptions.passcode = options.passcode
     // At a table that fills, who is seated so far: "2 of 4 seated: Ana (host), Bo (you), free, free".
     guestOptions.onTable = { table in announcer.say(table.summary, event: tableEvent(table)) }
-    var question = PasscodeQuestion(game: gameName, address: peerAddress)
+    var question = PasscodeQuestion(game: gameName, address: peerAddress, channel: reached.channel, use: .seat)
     question.desk = desk
+    reached.channel.prove(guestOptions.passcode, for: .seat)
     var stream: any ByteStream = reached.channel.security.connecting(connection.byteStream())
     if needsPasscode && guestOptions.passcode == nil {
         // The advertisement says so: ask before the handshake, on a fresh
         // connection afterwards (the host would not wait while someone types).
         stream.close()
         guestOptions.passcode = try await question.ask()
+        reached.channel.prove(guestOptions.passcode, for: .seat)
         stream = try await redial(dial, shown: peerAddress)
     }
     let firstStream = stream
@@ -139,6 +141,17 @@ struct PasscodeQuestion {
     var address: String
     /// The lobby's desk, which asks over its screen (its key reader owns the terminal); nil: the terminal is asked.
     var desk: MatchDesk?
+    /// The channel of every connection to the host: a code typed here is proved in its handshake (protocol 3).
+    var channel: GuestChannel?
+    /// What the code is for.
+    var use: PasscodeUse = .seat
+
+    init(game: String?, address: String, channel: GuestChannel? = nil, use: PasscodeUse = .seat) {
+        self.game = game
+        self.address = address
+        self.channel = channel
+        self.use = use
+    }
 
     /// What the prompt and the messages call the host: the game's advertised
     /// name, or (joined by address, when the game is not known before the
@@ -151,9 +164,10 @@ struct PasscodeQuestion {
     var prompt: String { "Passcode for \(what): " }
 
     /// Runs the handshake `attempt` over `first`, and again over a fresh
-    /// connection after asking for the code: when the host's CHALLENGE says it
-    /// needs one we do not have (joined by address: only the CHALLENGE told us),
-    /// and on a terminal after a wrong one, up to `tries` in all.
+    /// connection after asking for the code: when the host says it needs one we
+    /// do not have (joined by address, only its answer tells us: REJECT
+    /// passcodeRequired, or a protocol-2 host's CHALLENGE), and on a terminal
+    /// after a wrong one, up to `tries` in all.
     func handshake<Joined>(first: any ByteStream, options: inout GuestOptions, dial: Dialer,
                            _ attempt: (any ByteStream, GuestOptions) async throws(JoinError) -> Joined) async throws -> Joined {
         var stream = first
@@ -162,6 +176,8 @@ struct PasscodeQuestion {
             do {
                 return try await attempt(stream, options)
             } catch .passcodeNeeded where options.passcode == nil {
+                options.passcode = try await ask()
+            } catch .rejected(.passcodeRequired, _) where options.passcode == nil {
                 options.passcode = try await ask()
             } catch .rejected(.passcodeWrong, _) {
                 wrongTries += 1
@@ -174,6 +190,7 @@ struct PasscodeQuestion {
             } catch {
                 throw JoinFailure(error: error)
             }
+            channel?.prove(options.passcode, for: use)
             stream = try await redial(dial, shown: address)
         }
     }

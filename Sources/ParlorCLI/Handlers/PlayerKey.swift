@@ -127,6 +127,15 @@ final class GuestChannel: Sendable {
     func fallBackToClear() {
         chosen.withLock { $0 = .clear }
     }
+
+    /// From now on, connections to this host prove `code` (nil: none) for `use` in the handshake.
+    func prove(_ code: String?, for use: PasscodeUse) {
+        chosen.withLock { security in
+            guard case .encrypted(var options) = security else { return }
+            options.passcode = code.map { PasscodeOffer(code: $0, use: use) }
+            security = .encrypted(options)
+        }
+    }
 }
 
 /// The players this user has met, by key (`known_players` beside the key,

@@ -17,8 +17,9 @@ func runWatch(_ options: WatchOptions, desk: MatchDesk? = nil) async throws -> E
     let hello = Hello(appVersion: ParlorVersion.current, playerID: LocalData.playerID, playerName: options.name)
     var guestOptions = SessionRunner.guestOptions(grace: .zero, dial: reached.dial)
     guestOptions.passcode = options.passcode
-    var question = PasscodeQuestion(game: reached.gameName, address: reached.peerAddress)
+    var question = PasscodeQuestion(game: reached.gameName, address: reached.peerAddress, channel: reached.channel, use: .watch)
     question.desk = desk
+    reached.channel.prove(guestOptions.passcode, for: .watch)
     let watched = try await question.handshake(first: reached.channel.security.connecting(reached.connection.byteStream()), options: &guestOptions,
                                                dial: reached.dial) { stream, options throws(JoinError) in
         try await Spectator.watch(over: stream, hello: hello, options: options)

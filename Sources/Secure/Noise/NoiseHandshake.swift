@@ -63,7 +63,7 @@ public struct NoiseHandshake: Sendable {
         var localEphemeral: X25519KeyPair?
         var remoteStatic: [UInt8]?
         var remoteEphemeral: [UInt8]?
-        let presharedKey: [UInt8]?
+        var presharedKey: [UInt8]?
         var messageIndex = 0
 
         var isOurTurn: Bool { (messageIndex % 2 == 0) == (role == .initiator) }
@@ -88,17 +88,37 @@ public struct NoiseHandshake: Sendable {
     ///   - staticKey: this side's long-term key (see `IdentityKeyPair.noiseStaticKey()`).
     ///   - ephemeralKey: for test vectors only; nil draws a fresh key when it is needed.
     ///   - presharedKey: 32 bytes for `.xxpsk3` (e.g. from CPace); ignored for `.xx`.
-    /// - Throws: `presharedKeyRequired` for `.xxpsk3` without a 32-byte key.
+    ///     With `deferPresharedKey`, it may be nil and given later (`supplyPresharedKey`).
+    ///   - deferPresharedKey: the key is not known yet (CPace finishes during the
+    ///     handshake); it must be supplied before the `psk` token (message 3 in `XXpsk3`).
+    /// - Throws: `presharedKeyRequired` for `.xxpsk3` without a 32-byte key (and not deferred).
     public init(
         pattern: Pattern, role: Role, prologue: [UInt8] = [], staticKey: X25519KeyPair,
-        ephemeralKey: X25519KeyPair? = nil, presharedKey: [UInt8]? = nil
+        ephemeralKey: X25519KeyPair? = nil, presharedKey: [UInt8]? = nil, deferPresharedKey: Bool = false
     ) throws(NoiseError) {
-        if pattern.usesPresharedKey, presharedKey?.count != 32 { throw .presharedKeyRequired }
+        if pattern.usesPresharedKey, presharedKey.map({ $0.count != 32 }) ?? !deferPresharedKey { throw .presharedKeyRequired }
         var symmetric = SymmetricState(protocolName: pattern.protocolName)
         symmetric.mixHash(prologue)
         state = .handshaking(Progress(
             symmetric: symmetric, role: role, pattern: pattern, localStatic: staticKey,
             localEphemeral: ephemeralKey, presharedKey: pattern.usesPresharedKey ? presharedKey : nil))
+    }
+
+    /// Gives the pre-shared key of an `XXpsk3` handshake started with
+    /// `deferPresharedKey`, before the message that carries the `psk` token.
+    /// - Throws: `presharedKeyRequired` (not 32 bytes, not `XXpsk3`, or a key
+    ///   already given), `failedEarlier`, `handshakeComplete`.
+    public mutating func supplyPresharedKey(_ key: [UInt8]) throws(NoiseError) {
+        switch state {
+        case .handshaking(var progress):
+            guard progress.pattern.usesPresharedKey, progress.presharedKey == nil, key.count == 32 else {
+                throw .presharedKeyRequired
+            }
+            progress.presharedKey = key
+            state = .handshaking(progress)
+        case .complete: throw .handshakeComplete
+        case .failed: throw .failedEarlier
+        }
     }
 
     /// Whether all three handshake messages have been written or read.

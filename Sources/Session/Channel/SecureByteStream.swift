@@ -24,6 +24,14 @@ public struct SecureChannelOptions: Sendable {
     public var verifyPeer: @Sendable (PlayerPublicKey) -> String? = { _ in nil }
     /// Sealed records per direction between rekeys.
     public var rekeyInterval = SecureChannel.defaultRekeyInterval
+    /// Connecting side: the code to prove in the handshake (section 20.4), nil for none.
+    public var passcode: PasscodeOffer?
+    /// Accepting side: the codes offers are checked against; nil checks none.
+    public var passcodes: HostPasscodes?
+    /// Accepting side: how guesses are paced, shared by all of a host's connections.
+    public var guesses = PasscodeGuesses()
+    /// Accepting side: told, with the peer's address and port, of each wrong passcode.
+    public var onWrongPasscode: @Sendable (String) -> Void = { _ in }
 
     /// Options for `identity`, with everything else at its default.
     public init(identity: IdentityKeyPair) {
@@ -32,6 +40,17 @@ public struct SecureChannelOptions: Sendable {
 }
 
 extension ChannelSecurity {
+    /// The accepting side's security checking `passcodes` (nil: none), pacing guesses by
+    /// `guesses` and telling `onWrong` of each wrong one; clear frames stay as they are.
+    public func checking(_ passcodes: HostPasscodes?, guesses: PasscodeGuesses,
+                         onWrong: @escaping @Sendable (String) -> Void) -> ChannelSecurity {
+        guard case .encrypted(var options) = self else { return self }
+        options.passcodes = passcodes
+        options.guesses = guesses
+        options.onWrongPasscode = onWrong
+        return .encrypted(options)
+    }
+
     /// `stream` as the accepting side's frame stream: as it is (`clear`) or behind the channel.
     public func accepting(_ stream: any ByteStream) -> any ByteStream {
         switch self {
@@ -79,6 +98,9 @@ public final class SecureByteStream: ByteStream {
     /// Why the channel failed, once it has (nil while it works, and for a stream that simply ended).
     public var failure: ChannelFailure? { core.state.withLock { $0.failure } }
 
+    /// Accepting side: the use whose passcode the peer proved in the handshake, nil for none.
+    public var provedPasscode: PasscodeUse? { core.state.withLock { $0.channel?.provedPasscode } }
+
     public var peerDescription: String { core.inner.peerDescription }
     public var peerHasClosed: Bool { core.inner.peerHasClosed }
     public var queuedByteCount: Int { core.inner.queuedByteCount }
@@ -122,6 +144,10 @@ final class ChannelCore: Sendable {
     struct State {
         var channel: SecureChannel?
         var failure: ChannelFailure?
+        /// The passcode offer waiting for its turn or its third message, by its id in `options.guesses`.
+        var offer: UInt64?
+        /// Its timer.
+        var offerTimer: Task<Void, Never>?
     }
 
     let inner: any ByteStream
@@ -135,7 +161,9 @@ final class ChannelCore: Sendable {
         isInitiator = role == .initiator
         var state = State()
         do {
-            state.channel = try SecureChannel(role: role, identity: options.identity, rekeyInterval: options.rekeyInterval)
+            state.channel = try SecureChannel(role: role, identity: options.identity, rekeyInterval: options.rekeyInterval,
+                                              offer: role == .initiator ? options.passcode : nil,
+                                              passcodes: role == .initiator ? nil : options.passcodes)
         } catch {
             state.failure = error
         }
@@ -162,6 +190,71 @@ final class ChannelCore: Sendable {
             }
             return actions
         }
+    }
+
+    /// A passcode offer was read: its answer goes out when its turn comes, or it is refused now.
+    func paceOffer() {
+        let address = MatchHost.sourceAddress(inner.peerDescription)
+        let turn = options.guesses.arrive(from: address) { [weak self] in self?.refuseOffer() }
+        guard let (id, at) = turn else {
+            refuseOffer()
+            return
+        }
+        let timer = Task { [weak self] in
+            do { try await Task.sleep(until: at, clock: .continuous) } catch { return }
+            self?.releaseOffer()
+        }
+        state.withLock { state in
+            state.offer = id
+            state.offerTimer = timer
+        }
+    }
+
+    private func releaseOffer() {
+        let id = state.withLock { state -> UInt64? in
+            for case .send(let bytes) in state.channel?.releaseOffer() ?? [] { inner.send(bytes) }
+            return state.offer
+        }
+        if let id { options.guesses.released(id) }
+    }
+
+    private func refuseOffer() {
+        let failed = state.withLock { state -> Bool in
+            state.offerTimer?.cancel()
+            guard let actions = state.channel?.refuseOffer(.busy, PasscodeSentences.tooManyGuesses), !actions.isEmpty else { return false }
+            for action in actions {
+                switch action {
+                case .send(let out): inner.send(out)
+                case .fail(let why): state.failure = why
+                default: break
+                }
+            }
+            if let id = state.offer { options.guesses.remove(id) }
+            state.offer = nil
+            return true
+        }
+        if failed { inner.close() }
+    }
+
+    /// The offer was judged by the third handshake message.
+    func offerJudged(wrong: Bool) {
+        let id = state.withLock { state -> UInt64? in
+            defer { state.offer = nil }
+            return state.offer
+        }
+        guard let id else { return }
+        options.guesses.judged(id, wrong: wrong)
+        if wrong { options.onWrongPasscode(inner.peerDescription) }
+    }
+
+    /// The transport ended: an offer still waiting gives up its place.
+    func ended() {
+        let (id, timer) = state.withLock { state in
+            defer { state.offer = nil; state.offerTimer = nil }
+            return (state.offer, state.offerTimer)
+        }
+        timer?.cancel()
+        if let id { options.guesses.remove(id) }
     }
 
     /// Why the transport ended, as the reader should hear it.
@@ -199,6 +292,7 @@ final class ChannelReader: @unchecked Sendable {
             case .data(let bytes): step(bytes)
             case .closed(let reason):
                 ended = true
+                core.ended()
                 ready.append(.closed(core.closedReason(reason)))
             }
         }
@@ -211,11 +305,16 @@ final class ChannelReader: @unchecked Sendable {
             switch action {
             case .deliver(let plaintext): ready.append(.data(plaintext))
             case .admittedClear: core.options.onClearGuest(core.inner.peerDescription)
-            case .fail(let why): failure = why
+            case .fail(let why):
+                failure = why
+                if why == .passcodeWrong { core.offerJudged(wrong: true) }
+            case .passcodeOffered: core.paceOffer()
+            case .passcodeProved: core.offerJudged(wrong: false)
             case .send, .established: break
             }
         }
         if let failure {
+            core.ended()
             ready.append(.closed(failure.description))
             ended = true
             core.inner.close()

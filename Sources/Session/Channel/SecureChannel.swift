@@ -21,6 +21,10 @@ public enum ChannelFailure: Error, Equatable, Sendable, CustomStringConvertible 
     case closedDuringHandshake(String?)
     /// libsodium or the Noise machine failed in a way no peer caused.
     case cryptoFailure(String)
+    /// The guest's passcode did not match this host's (the third handshake message did not authenticate).
+    case passcodeWrong
+    /// The peer refused the channel with a reason code and a sentence (a rejection record, type 4).
+    case rejected(ReasonCode, String)
 
     /// Whether this says the peer runs a parlor from before protocol 3 (what `--allow-unencrypted` falls back for).
     public var meansOlderPeer: Bool {
@@ -45,6 +49,48 @@ public enum ChannelFailure: Error, Equatable, Sendable, CustomStringConvertible 
                 + "it may run a parlor older than protocol 3, which cannot play privately; update parlor there, "
                 + "or join with --allow-unencrypted to play in clear"
         case .cryptoFailure(let what): "encryption failed: \(what)"
+        case .passcodeWrong: PasscodeSentences.wrong
+        case .rejected(_, let sentence): sentence
+        }
+    }
+}
+
+/// Which code a passcode proves: a seat's, or the right to watch (section 20.4).
+public enum PasscodeUse: UInt8, Sendable, Equatable {
+    case seat = 1
+    case watch = 2
+}
+
+/// What a connecting side proves in the handshake: the code it was given, for a seat or to watch.
+public struct PasscodeOffer: Sendable, Equatable {
+    /// The code as typed (case, spaces and dashes do not matter).
+    public var code: String
+    /// What it is for.
+    public var use: PasscodeUse
+
+    public init(code: String, use: PasscodeUse) {
+        self.code = code
+        self.use = use
+    }
+}
+
+/// The codes an accepting side checks: nil where it needs none.
+public struct HostPasscodes: Sendable, Equatable {
+    /// The code a new guest proves for a seat.
+    public var seat: String?
+    /// The code a spectator proves.
+    public var watch: String?
+
+    public init(seat: String?, watch: String?) {
+        self.seat = seat
+        self.watch = watch
+    }
+
+    /// The code for `use`, nil if there is none.
+    public func code(for use: PasscodeUse) -> String? {
+        switch use {
+        case .seat: seat
+        case .watch: watch
         }
     }
 }
@@ -56,7 +102,15 @@ public enum ChannelFailure: Error, Equatable, Sendable, CustomStringConvertible 
 ///
 /// A record is `"PN"`, a type byte, a u16 big-endian body length and the body:
 /// type 1 a handshake message, 2 a sealed chunk of the frame stream, 3 a refusal
-/// (a UTF-8 sentence, in clear, before the channel is set up; then the sender closes).
+/// (a UTF-8 sentence, in clear, before the channel is set up; then the sender closes),
+/// 4 a rejection (a u16 reason code, then a sentence: a wrong passcode, too many guesses).
+///
+/// A passcode is proved inside the handshake (section 20.4): the initiator's
+/// first message carries a CPace share (`Noise_XXpsk3`, told by its length),
+/// the responder's answer its own, and CPace's key becomes the PSK mixed in by
+/// the third message. A recording lets nobody test a code; a wrong code costs
+/// its sender one whole handshake, which the responder's shell paces
+/// (`passcodeOffered`, then `releaseOffer` or `refuseOffer`).
 public struct SecureChannel: Sendable {
     /// The record magic, "PN" (clear parlor frames start "PL").
     public static let magic: [UInt8] = [0x50, 0x4E]
@@ -69,6 +123,7 @@ public struct SecureChannel: Sendable {
         case handshake = 1
         case sealed = 2
         case refusal = 3
+        case rejection = 4
     }
     /// Each direction rekeys (Noise section 11.3) after this many sealed records.
     public static let defaultRekeyInterval: UInt64 = 1 << 16
@@ -78,6 +133,16 @@ public struct SecureChannel: Sendable {
     static let firstMessageLength = 32
     static let secondMessageLength = 32 + 48 + 48
     static let thirdMessageLength = 48 + 48
+    /// `XXpsk3`'s first message: e, then the sealed use byte and CPace share (Ya).
+    static let firstMessageWithPasscodeLength = 32 + (1 + CPace.shareLength + 16)
+    /// `XXpsk3`'s second message: e, s, then the sealed identity key, status byte and (status 1) CPace share (Yb).
+    static let secondMessageWithoutCodeLength = 32 + 48 + (32 + 1 + 16)
+    static let secondMessageWithCodeLength = 32 + 48 + (32 + 1 + CPace.shareLength + 16)
+    /// CPace's channel identifier for each use, and the label of the PSK derived from its key.
+    static func cpaceChannel(_ use: PasscodeUse) -> [UInt8] { prologue + Array(" passcode \(use.rawValue)".utf8) }
+    static let presharedKeyLabel: [UInt8] = Array("parlor protocol 3 passcode psk".utf8)
+    /// The PSK when the responder has no code of the offered use: the offer proves nothing.
+    static let noCodePresharedKey = [UInt8](repeating: 0, count: 32)
 
     /// Which end of the connection this is.
     public enum Role: Sendable, Equatable {
@@ -99,11 +164,18 @@ public struct SecureChannel: Sendable {
         case admittedClear
         /// Stop: close the transport; the reader sees the failure's sentence.
         case fail(ChannelFailure)
+        /// Responder: a passcode offer for `use` was read and its answer is ready; nothing goes out
+        /// until the shell calls `releaseOffer` (when the offer's turn comes) or `refuseOffer`.
+        case passcodeOffered(PasscodeUse)
+        /// Responder: the offer proved the code (the channel is established with it).
+        case passcodeProved(PasscodeUse)
     }
 
     enum State: Sendable {
         /// Responder: waiting for the first two bytes to tell "PN" from anything else.
         case awaitingFirstBytes(allowClear: Bool)
+        /// Responder: "PN" came; the first handshake record's length tells `XX` from `XXpsk3`.
+        case awaitingFirstMessage
         /// Mid-handshake.
         case handshaking(NoiseHandshake)
         /// Set up.
@@ -126,21 +198,52 @@ public struct SecureChannel: Sendable {
     private var openedIn: UInt64 = 0
     private let isInitiator: Bool
     private var handshakeMessagesRead = 0
+    /// Initiator: the CPace exchange of its offer, until the second message.
+    private var offer: (cpace: CPace, use: PasscodeUse)?
+    /// Responder: the codes it checks.
+    private let passcodes: HostPasscodes?
+    /// Responder: the use whose code an offer is being checked against; the answer held until released.
+    private var checking: PasscodeUse?
+    private var heldReply: [UInt8]?
+    /// The use whose code the peer proved (responder), once established.
+    public private(set) var provedPasscode: PasscodeUse?
 
-    /// A channel for `identity` in `role`.
-    public init(role: Role, identity: IdentityKeyPair, rekeyInterval: UInt64 = SecureChannel.defaultRekeyInterval) throws(ChannelFailure) {
+    /// A channel for `identity` in `role`. An initiator with `offer` proves that
+    /// code; a responder with `passcodes` checks offers against them.
+    public init(role: Role, identity: IdentityKeyPair, rekeyInterval: UInt64 = SecureChannel.defaultRekeyInterval,
+                offer: PasscodeOffer? = nil, passcodes: HostPasscodes? = nil) throws(ChannelFailure) {
         self.identity = identity
         self.rekeyInterval = max(1, rekeyInterval)
+        self.passcodes = passcodes
         isInitiator = role == .initiator
         switch role {
-        case .initiator: state = .handshaking(try Self.handshake(.initiator, identity))
+        case .initiator:
+            guard let offer else {
+                state = .handshaking(try Self.handshake(.xx, .initiator, identity))
+                return
+            }
+            do {
+                let ephemeral = try X25519KeyPair.generate()
+                // The session id is the initiator's ephemeral key: fresh, and bound to this very handshake.
+                let cpace = try CPace(role: .initiator, password: PasscodeKey.normalized(offer.code),
+                                      channelIdentifier: Self.cpaceChannel(offer.use), sessionID: ephemeral.publicKey,
+                                      associatedData: [offer.use.rawValue])
+                self.offer = (cpace, offer.use)
+                state = .handshaking(try Self.handshake(.xxpsk3, .initiator, identity, ephemeral: ephemeral))
+            } catch let error as ChannelFailure {
+                throw error
+            } catch {
+                throw .cryptoFailure("\(error)")
+            }
         case .responder(let allowClear): state = .awaitingFirstBytes(allowClear: allowClear)
         }
     }
 
-    private static func handshake(_ role: NoiseHandshake.Role, _ identity: IdentityKeyPair) throws(ChannelFailure) -> NoiseHandshake {
+    private static func handshake(_ pattern: NoiseHandshake.Pattern, _ role: NoiseHandshake.Role, _ identity: IdentityKeyPair,
+                                  ephemeral: X25519KeyPair? = nil) throws(ChannelFailure) -> NoiseHandshake {
         do {
-            return try NoiseHandshake(pattern: .xx, role: role, prologue: prologue, staticKey: identity.noiseStaticKey())
+            return try NoiseHandshake(pattern: pattern, role: role, prologue: prologue, staticKey: identity.noiseStaticKey(),
+                                      ephemeralKey: ephemeral, deferPresharedKey: pattern == .xxpsk3)
         } catch {
             throw .cryptoFailure("\(error)")
         }
@@ -177,7 +280,7 @@ public struct SecureChannel: Sendable {
     public mutating func start() -> [Action] {
         guard case .handshaking(var handshake) = state, handshake.isOurTurn else { return [] }
         do {
-            let message = try handshake.writeMessage()
+            let message = try handshake.writeMessage(payload: offer.map { [$0.use.rawValue] + $0.cpace.share } ?? [])
             state = .handshaking(handshake)
             return [.send(Self.record(.handshake, message))]
         } catch {
@@ -199,7 +302,7 @@ public struct SecureChannel: Sendable {
             }
             state = .established(transport, peer: peer)
             return out
-        case .handshaking, .awaitingFirstBytes:
+        case .handshaking, .awaitingFirstBytes, .awaitingFirstMessage:
             pendingOut += plaintext
             return []
         case .clear:
@@ -244,11 +347,7 @@ public struct SecureChannel: Sendable {
                 state = .clear
                 return (admitted ? [.admittedClear] : []) + [.deliver(passed)]
             }
-            do {
-                state = .handshaking(try Self.handshake(.responder, identity))
-            } catch {
-                return fail(error, tell: false)
-            }
+            state = .awaitingFirstMessage
         }
         var delivered: [UInt8] = []
         while case .some((let type, let body)) = nextRecord(&actions) {
@@ -298,14 +397,33 @@ public struct SecureChannel: Sendable {
         return (type, body)
     }
 
+    /// Whether a refusal or rejection may come now: during the handshake, and for an initiator
+    /// whose last handshake message the responder refuses, until the first sealed record.
+    private var refusalMayCome: Bool {
+        switch state {
+        case .handshaking, .awaitingFirstMessage: true
+        case .established: isInitiator && openedIn == 0
+        default: false
+        }
+    }
+
     private mutating func handle(_ type: RecordType, _ body: [UInt8], verify: (PlayerPublicKey) -> String?) -> [Action] {
         switch (type, state) {
-        case (.refusal, .handshaking):
+        case (.refusal, _) where refusalMayCome:
             guard body.count <= Self.maximumRefusalBytes, let sentence = String(validating: body, as: UTF8.self) else {
                 return fail(.malformedRecord("a refusal that is not a sentence"), tell: false)
             }
             return fail(.refusedByPeer(Self.printable(sentence)), tell: false)
-        case (.handshake, .handshaking(var handshake)):
+        case (.rejection, _) where refusalMayCome:
+            guard body.count >= 2, body.count <= 2 + Self.maximumRefusalBytes,
+                  let sentence = String(validating: body.dropFirst(2), as: UTF8.self) else {
+                return fail(.malformedRecord("a rejection that is not a reason code and a sentence"), tell: false)
+            }
+            let code = ReasonCode(rawValue: UInt16(body[0]) << 8 | UInt16(body[1]))
+            return fail(.rejected(code, Self.printable(sentence)), tell: false)
+        case (.handshake, .awaitingFirstMessage):
+            return firstMessage(body)
+        case (.handshake, .handshaking(var handshake)) where heldReply == nil:
             return handshakeStep(&handshake, body, verify: verify)
         case (.sealed, .established(var transport, let peer)):
             do {
@@ -322,22 +440,26 @@ public struct SecureChannel: Sendable {
         }
     }
 
-    private mutating func handshakeStep(_ handshake: inout NoiseHandshake, _ body: [UInt8], verify: (PlayerPublicKey) -> String?) -> [Action] {
-        let isFirst = !isInitiator && handshakeMessagesRead == 0
-        let expected = isInitiator ? Self.secondMessageLength : (isFirst ? Self.firstMessageLength : Self.thirdMessageLength)
-        guard body.count == expected else {
-            return fail(.malformedRecord("a handshake message of \(body.count) bytes where \(expected) belong"), tell: true)
+    /// Responder: the first handshake message; its length says whether it offers a passcode.
+    private mutating func firstMessage(_ body: [UInt8]) -> [Action] {
+        let offered = body.count == Self.firstMessageWithPasscodeLength
+        guard offered || body.count == Self.firstMessageLength else {
+            return fail(.malformedRecord("a first handshake message of \(body.count) bytes where \(Self.firstMessageLength) "
+                                         + "or \(Self.firstMessageWithPasscodeLength) belong"), tell: true)
         }
+        var handshake: NoiseHandshake
         let payload: [UInt8]
         do {
+            handshake = try Self.handshake(offered ? .xxpsk3 : .xx, .responder, identity)
             payload = try handshake.readMessage(body)
             handshakeMessagesRead += 1
+        } catch let error as ChannelFailure {
+            return fail(error, tell: false)
         } catch {
             return fail(.authenticationFailed, tell: true)
         }
-        var actions: [Action] = []
-        if isFirst {
-            // Responder: answer with e, ee, s, es and our identity key.
+        guard offered else {
+            // Answer with e, ee, s, es and our identity key.
             do {
                 let reply = try handshake.writeMessage(payload: identity.publicKey.bytes)
                 state = .handshaking(handshake)
@@ -345,6 +467,102 @@ public struct SecureChannel: Sendable {
             } catch {
                 return fail(.cryptoFailure("\(error)"), tell: false)
             }
+        }
+        guard let use = PasscodeUse(rawValue: payload[0]) else {
+            return fail(.malformedRecord("a passcode offer for unknown use \(payload[0])"), tell: true)
+        }
+        let peerShare = Array(payload.dropFirst())
+        var reply = identity.publicKey.bytes
+        let presharedKey: [UInt8]
+        if let code = passcodes?.code(for: use) {
+            do {
+                var cpace = try CPace(role: .responder, password: PasscodeKey.normalized(code),
+                                      channelIdentifier: Self.cpaceChannel(use), sessionID: Array(body.prefix(32)))
+                let sessionKey = try cpace.receive(peerShare: peerShare, peerAssociatedData: [use.rawValue])
+                presharedKey = CPace.noisePresharedKey(fromSessionKey: sessionKey, label: Self.presharedKeyLabel)
+                reply += [1] + cpace.share
+                checking = use
+            } catch .invalidShare {
+                return fail(.malformedRecord("a passcode offer whose share is not a valid point"), tell: true)
+            } catch {
+                return fail(.cryptoFailure("\(error)"), tell: false)
+            }
+        } else {
+            // No code of this use here: status 0, and the offer proves nothing.
+            reply += [0]
+            presharedKey = Self.noCodePresharedKey
+        }
+        do {
+            try handshake.supplyPresharedKey(presharedKey)
+            let message = Self.record(.handshake, try handshake.writeMessage(payload: reply))
+            state = .handshaking(handshake)
+            guard let use = checking else { return [.send(message)] }
+            // A code is checked: the answer waits for the shell's pacing of guesses.
+            heldReply = message
+            return [.passcodeOffered(use)]
+        } catch {
+            return fail(.cryptoFailure("\(error)"), tell: false)
+        }
+    }
+
+    /// Responder: sends the answer to a passcode offer (its turn came).
+    public mutating func releaseOffer() -> [Action] {
+        guard case .handshaking = state, let reply = heldReply else { return [] }
+        heldReply = nil
+        return [.send(reply)]
+    }
+
+    /// Responder: refuses a passcode offer unchecked (too many guesses waiting), with a rejection record.
+    public mutating func refuseOffer(_ code: ReasonCode, _ sentence: String) -> [Action] {
+        guard case .handshaking = state, heldReply != nil else { return [] }
+        heldReply = nil
+        return fail(.rejected(code, sentence), tell: true)
+    }
+
+    /// The expected length of the next handshake message this side reads (after the first).
+    private var expectedMessageLengths: [Int] {
+        guard isInitiator else { return [Self.thirdMessageLength] }
+        guard offer != nil else { return [Self.secondMessageLength] }
+        return [Self.secondMessageWithoutCodeLength, Self.secondMessageWithCodeLength]
+    }
+
+    private mutating func handshakeStep(_ handshake: inout NoiseHandshake, _ body: [UInt8], verify: (PlayerPublicKey) -> String?) -> [Action] {
+        let expected = expectedMessageLengths
+        guard expected.contains(body.count) else {
+            let lengths = expected.map(String.init).joined(separator: " or ")
+            return fail(.malformedRecord("a handshake message of \(body.count) bytes where \(lengths) belong"), tell: true)
+        }
+        var payload: [UInt8]
+        do {
+            payload = try handshake.readMessage(body)
+            handshakeMessagesRead += 1
+        } catch {
+            // A checked offer whose last message does not open: the code was not the same.
+            if checking != nil { return fail(.passcodeWrong, tell: true) }
+            return fail(.authenticationFailed, tell: true)
+        }
+        var actions: [Action] = []
+        if let cpace = offer?.cpace {
+            // Initiator: the answer's status, and CPace's key as the PSK of the last message.
+            offer = nil
+            let status = payload[32]
+            let presharedKey: [UInt8]
+            switch (status, payload.count) {
+            case (0, 33):
+                presharedKey = Self.noCodePresharedKey
+            case (1, 33 + CPace.shareLength):
+                var exchange = cpace
+                do {
+                    let sessionKey = try exchange.receive(peerShare: Array(payload.suffix(CPace.shareLength)), peerAssociatedData: [])
+                    presharedKey = CPace.noisePresharedKey(fromSessionKey: sessionKey, label: Self.presharedKeyLabel)
+                } catch {
+                    return fail(.malformedRecord("a passcode answer whose share is not a valid point"), tell: true)
+                }
+            default:
+                return fail(.malformedRecord("a passcode answer with status \(status) in \(payload.count) bytes"), tell: true)
+            }
+            do { try handshake.supplyPresharedKey(presharedKey) } catch { return fail(.cryptoFailure("\(error)"), tell: false) }
+            payload = Array(payload.prefix(32))
         }
         guard let remoteStatic = handshake.remoteStaticKey, let key = try? PlayerPublicKey(bytes: payload) else {
             return fail(.malformedRecord("a handshake payload that is not an identity key"), tell: true)
@@ -369,6 +587,11 @@ public struct SecureChannel: Sendable {
         pendingOut = []
         state = .established(transport, peer: key)
         actions.append(.established(key))
+        if let use = checking {
+            checking = nil
+            provedPasscode = use
+            actions.append(.passcodeProved(use))
+        }
         if !out.isEmpty { actions.append(.send(out)) }
         return actions
     }
@@ -378,9 +601,21 @@ public struct SecureChannel: Sendable {
         state = .failed
         inbound = []
         pendingOut = []
+        heldReply = nil
         guard tell else { return [.fail(failure)] }
         let text = Array((sentence ?? failure.description).utf8.prefix(Self.maximumRefusalBytes))
-        return [.send(Self.record(.refusal, text)), .fail(failure)]
+        switch failure {
+        case .passcodeWrong:
+            return [.send(Self.record(.rejection, Self.reasonBytes(.passcodeWrong) + text)), .fail(failure)]
+        case .rejected(let code, _):
+            return [.send(Self.record(.rejection, Self.reasonBytes(code) + text)), .fail(failure)]
+        default:
+            return [.send(Self.record(.refusal, text)), .fail(failure)]
+        }
+    }
+
+    private static func reasonBytes(_ code: ReasonCode) -> [UInt8] {
+        [UInt8(code.rawValue >> 8), UInt8(code.rawValue & 0xFF)]
     }
 
     /// A record of `type` around `body` (at most 65,535 bytes).

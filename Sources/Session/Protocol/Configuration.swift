@@ -84,6 +84,18 @@ public struct HostConfiguration: Sendable {
     public var passcode: String?
     /// How wrong passcodes are slowed down.
     public var passcodeThrottle: PasscodeThrottle = PasscodeThrottle()
+
+    /// The codes protocol 3's handshake checks (section 20.4): the seat's, and the
+    /// spectators' (the watch code, else the seat code; none when `watchCode` is empty).
+    public var channelPasscodes: HostPasscodes? {
+        let watch: String? = switch watchCode {
+        case nil: passcode
+        case ""?: nil
+        case let code?: code
+        }
+        guard passcode != nil || watch != nil else { return nil }
+        return HostPasscodes(seat: passcode, watch: watch)
+    }
     /// Seats at the table (`--seats`), 2 to 8 and one of the game's seat
     /// counts. Three or more need protocol 2 (docs/PROTOCOL.md, section 16).
     public var seats: Int = 2

@@ -199,7 +199,10 @@ final class JoinAttempt<Joined: Sendable>: Sendable {
         self.options = options
         self.accepted = accepted
         self.watched = watched
-        self.state = Mutex(State(machine: GuestHandshake(hello: hello, passcode: options.passcode)))
+        // Over protocol 3's channel a passcode is proved in the channel's handshake (section 20.4), never by a
+        // CHALLENGE's HMAC, which a host that is not the one we meant could test offline.
+        let answersChallenge = !(connection.stream is SecureByteStream)
+        self.state = Mutex(State(machine: GuestHandshake(hello: hello, passcode: answersChallenge ? options.passcode : nil)))
     }
 
     func run() async -> Result<Joined, JoinError> {
@@ -228,7 +231,13 @@ final class JoinAttempt<Joined: Sendable>: Sendable {
         case .message(let message): event(.message(message))
         case .frameError(let error): event(.frameError(error))
         case .messageError(let error): event(.messageError(error))
-        case .closed(let why, _): event(.peerClosed(why))
+        case .closed(let why, _):
+            // The channel's rejection (a wrong passcode, too many guesses) is the host's REJECT.
+            switch (connection.stream as? SecureByteStream)?.failure {
+            case .passcodeWrong?: event(.message(.reject(.passcodeWrong, sentence: PasscodeSentences.wrong)))
+            case .rejected(let code, let sentence)?: event(.message(.reject(code, sentence: sentence)))
+            default: event(.peerClosed(why))
+            }
         }
     }
 

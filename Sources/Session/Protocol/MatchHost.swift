@@ -237,6 +237,8 @@ public actor MatchHost {
     public nonisolated let spectators: SpectatorGallery
     /// The key a spectator proves: the watch code's, the seat code's, or nil (no code).
     private let watchKey: PasscodeKey?
+    /// How passcode guesses in protocol 3's handshake are paced (`serve`).
+    public nonisolated let guesses: PasscodeGuesses
 
     /// A host for `configuration`; throws if its game or name is invalid.
     /// With `saved`, it waits for that match's guest only (`parlor resume`).
@@ -264,6 +266,7 @@ public actor MatchHost {
         self.gameType = type
         self.talk = TableTalk(configuration.talk ? .on : .off(TableTalk.turnedOff))
         self.proofs = PasscodeQueue(throttle: configuration.passcodeThrottle)
+        self.guesses = PasscodeGuesses(throttle: configuration.passcodeThrottle)
         let seed: UInt64
         if case .random(let given?) = configuration.seatPreference { seed = given } else { seed = UInt64.random(in: .min ... .max) }
         self.random = SplitMix64(seed: seed)
@@ -562,7 +565,9 @@ public actor MatchHost {
     private func admission(for hello: Hello, challenge: PasscodeChallenge?, id: UInt64, turn: PasscodeGate.Turn) -> Admission {
         if hello.watching { return spectatorAdmission(for: hello, challenge: challenge, turn: turn, id: id) }
         let current = hosted.map { ($0.initialState.matchID, $0.seatToken) } ?? saved.map { ($0.state.matchID, $0.seatToken) }
-        let gate = passcodeKey.map { PasscodeGate(key: $0, turn: turn) }
+        let sealed = sealedChannel(id)
+        // Protocol 3 proves the code in the channel (section 20.4); clear frames still use CHALLENGE.
+        let gate = sealed?.provedPasscode == .seat ? nil : passcodeKey.map { PasscodeGate(key: $0, turn: turn) }
         let freeSeat = layout.map { layout in layout.guestSeats.first { seat in !seated.values.contains { $0.seat == seat } } } ?? 0
         var policy = HostAdmissionPolicy(gameID: gameType.id, rulesVersion: gameType.rulesVersion,
                                          seatAvailable: hosted == nil && saved == nil && !isShutDown && freeSeat != nil,
@@ -570,7 +575,7 @@ public actor MatchHost {
         policy.tableSeats = configuration.seats
         policy.otherSeatTokens = hosted.map { Array($0.seatTokens.dropFirst()) }
             ?? saved.map { saved in saved.guestTokens.sorted { $0.key < $1.key }.dropFirst().map(\.value) } ?? []
-        if let answer = Self.answer(policy.verdict(on: hello, challenge: challenge), key: passcodeKey) { return answer }
+        if let answer = Self.answer(policy.verdict(on: hello, challenge: challenge), key: passcodeKey, sealed: sealed != nil) { return answer }
         if let refused = keyRefusal(for: hello, id: id) { return refused }
         if hello.matchID != nil {
             // The right seat token: take the seat back (the policy checked it).
@@ -628,10 +633,11 @@ public actor MatchHost {
         guard spectators.limit > 0, !isShutDown else {
             return .reject(.spectatorsNotWelcome, "This host takes no spectators.")
         }
+        let sealed = sealedChannel(id)
         var policy = HostAdmissionPolicy(gameID: gameType.id, rulesVersion: gameType.rulesVersion, seatAvailable: true,
-                                         passcode: watchKey.map { PasscodeGate(key: $0, turn: turn) })
+                                         passcode: sealed?.provedPasscode == .watch ? nil : watchKey.map { PasscodeGate(key: $0, turn: turn) })
         policy.tableSeats = configuration.seats
-        if let answer = Self.answer(policy.verdict(on: hello, challenge: challenge), key: watchKey) { return answer }
+        if let answer = Self.answer(policy.verdict(on: hello, challenge: challenge), key: watchKey, sealed: sealed != nil) { return answer }
         if let refused = keyRefusal(for: hello, id: id) { return refused }
         guard spectators.hasRoom else {
             return .reject(.spectatorsFull, "\(spectators.limit) spectators watch already, as many as this host allows.")
@@ -648,8 +654,16 @@ public actor MatchHost {
         return .reject(.playerKeyRefused, refusal)
     }
 
+    /// Handshake `id`'s channel when it is protocol 3's (sealed), nil for clear frames.
+    private func sealedChannel(_ id: UInt64) -> SecureByteStream? {
+        guard let channel = pending[id]?.connection.stream as? SecureByteStream, channel.isPrivate else { return nil }
+        return channel
+    }
+
     /// What a verdict other than admit answers (nil for admit); a challenge is made with `key`.
-    private static func answer(_ verdict: HostAdmissionPolicy.Verdict, key: PasscodeKey?) -> Admission? {
+    /// On a `sealed` channel a code is proved in the handshake or not at all: no CHALLENGE,
+    /// whose proof an impostor host could test offline.
+    private static func answer(_ verdict: HostAdmissionPolicy.Verdict, key: PasscodeKey?, sealed: Bool) -> Admission? {
         switch verdict {
         case .admit:
             return nil
@@ -657,6 +671,8 @@ public actor MatchHost {
             return .reject(reason, sentence)
         case .waitForTurn:
             return .waitForTurn
+        case .challenge where sealed:
+            return .reject(.passcodeRequired, PasscodeSentences.required)
         case .challenge:
             guard let key, let fresh = try? PasscodeChallenge.fresh(for: key.matchID) else {
                 return .reject(.busy, "This host cannot make a passcode challenge right now; try again in a moment.")
@@ -976,5 +992,10 @@ public actor MatchHost {
 
     private func report(_ peer: String, _ outcome: HandshakeOutcome) {
         reportSink.yield(ConnectionReport(peer: peer, outcome: outcome))
+    }
+
+    /// A wrong passcode in protocol 3's handshake (the channel refused it before any frame).
+    nonisolated func reportWrongPasscode(from peer: String) {
+        reportSink.yield(ConnectionReport(peer: peer, outcome: .rejected(.passcodeWrong, sentence: PasscodeSentences.wrong)))
     }
 }

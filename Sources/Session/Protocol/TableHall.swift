@@ -66,6 +66,8 @@ public actor TableHall {
     public nonisolated let reports: AsyncStream<HallReport>
     private let reportSink: AsyncStream<HallReport>.Continuation
     private let configuration: HostConfiguration
+    /// How passcode guesses in protocol 3's handshake are paced, over all tables.
+    private let guesses: PasscodeGuesses
     private var tables: [Int: Entry] = [:]
     /// Tables whose host is being made (a passcode's key takes tens of ms to
     /// derive): the guest's connection each was opened for, and connections
@@ -99,6 +101,7 @@ public actor TableHall {
         }
         self.limit = limit
         self.configuration = configuration
+        self.guesses = PasscodeGuesses(throttle: configuration.passcodeThrottle)
         (admissions, admissionSink) = AsyncStream<HallTable>.makeStream()
         (reports, reportSink) = AsyncStream<HallReport>.makeStream(bufferingPolicy: .bufferingNewest(1024))
         for (index, match) in saved.enumerated() {
@@ -123,8 +126,13 @@ public actor TableHall {
 
     /// Hands every connection `listener` accepts to `accept`, behind `security`'s
     /// channel, until the listener closes or the task is cancelled.
+    /// With protocol 3, the channel checks the hall's passcodes (`HostConfiguration.channelPasscodes`).
     public nonisolated func serve(_ listener: TCPListener, security: ChannelSecurity) async {
         await startWatching()
+        let sink = reportSink
+        let security = security.checking(configuration.channelPasscodes, guesses: guesses) { peer in
+            sink.yield(HallReport(table: nil, report: ConnectionReport(peer: peer, outcome: .rejected(.passcodeWrong, sentence: PasscodeSentences.wrong))))
+        }
         for await connection in listener.connections {
             await accept(security.accepting(connection.byteStream()))
         }
