@@ -5,7 +5,7 @@ import Testing
 
 extension LabSuite {
     /// Issue 38, item 8: what a listener on the LAN sees of a whole match, a
-    /// host killed mid-match and the match resumed, joined by name through real
+    /// spectator's line of talk, a host killed mid-match and the match resumed, joined by name through real
     /// avahi-daemons: a packet socket on host A's eth0 (scripts/lab-capture)
     /// records every TCP payload of the game's port, and none of it is a name,
     /// the game, a match blob or a clear parlor frame.
@@ -21,7 +21,7 @@ extension LabSuite {
         }
 
         @Test func aCapturedMatchWithAResumeShowsNothingInClear() async throws {
-            try await Lab.with(hosts: 2) { lab in
+            try await Lab.with(hosts: 3) { lab in
                 let capturePath = NSTemporaryDirectory() + "parlor-capture-\(getpid())-\(UUID().uuidString)"
                 defer {
                     let directory = (capturePath as NSString).deletingLastPathComponent
@@ -34,14 +34,35 @@ extension LabSuite {
                 let capture = try lab.start(host: "A", [script, capturePath, "7477", "240"])
                 try await capture.waitForOutput(containing: "capturing", timeout: 10)
 
+                // The host plays second from a FIFO nobody writes to, so the match waits at its turn after the guest's
+                // first move, and the spectator's line and the kill both come mid-match.
+                let hostInput = capturePath + "-host"
+                #expect(mkfifo(hostInput, 0o600) == 0)
+                let idle = open(hostInput, O_RDWR)
+                defer { close(idle) }
                 let hostData = try DataDirectory()
-                let host = try lab.start(host: "A", ParlorCommand.command(
-                    ["host", "connect4", "--bot", "medium", "--json", "--port", "7477", "--name", "Zanzibarina", "--grace", "90"], data: hostData))
+                let host = try lab.start(host: "A", ["sh", "-c", "exec \"$@\" < \(hostInput)", "sh"] + ParlorCommand.command(
+                    ["host", "connect4", "--seat", "second", "--json", "--port", "7477", "--name", "Zanzibarina", "--grace", "90"], data: hostData))
                 try await host.waitForOutput(containing: "\"event\":\"listening\"", timeout: 20)
+                // A spectator on host C, there before the match, says a line to the table once it is under way; the
+                // host hears it (talk crosses the LAN too). Its input is a FIFO, so the line comes when the test writes it.
+                let fifo = capturePath + "-say"
+                #expect(mkfifo(fifo, 0o600) == 0)
+                let sayer = open(fifo, O_RDWR)
+                defer { close(sayer) }
+                let watcher = try lab.start(host: "C", ["sh", "-c", "exec \"$@\" < \(fifo)", "sh"] + ParlorCommand.command(
+                    ["watch", "Zanzibarina's Connect Four", "--json", "--name", "Onlooker"], data: try DataDirectory()))
+                try await watcher.waitForOutput(containing: "\"event\":\"watching\"", timeout: 20)
                 let guest = try lab.start(host: "B", ParlorCommand.command(
                     ["join", "Zanzibarina's Connect Four", "--bot", "medium", "--json", "--name", "Quixotical", "--grace", "90"],
                     data: try DataDirectory()))
                 try await host.waitForOutput(containing: "\"event\":\"move\"", timeout: 60)
+                try await watcher.waitForOutput(containing: "\"event\":\"move\"", timeout: 20)
+                _ = "/say Marzipanolo\n".withCString { write(sayer, $0, strlen($0)) }
+                do { try await host.waitForOutput(containing: "Marzipanolo", timeout: 20) } catch {
+                    Issue.record("the spectator's line did not reach the host: \(watcher.output()) \(watcher.errors())")
+                    throw error
+                }
                 // The host dies mid-match; parlor resume brings it back and the guest finds it again.
                 host.send(SIGKILL)
                 _ = await host.wait(timeout: 10)
@@ -51,13 +72,15 @@ extension LabSuite {
                 #expect(await resumed.wait(timeout: 30) == 0, "resume stderr: \(resumed.errors())")
                 #expect(JSONLines.events("joined", in: resumed.output()).contains { $0["resumed"] as? Bool == true },
                         "the guest came back: \(resumed.output())")
+                watcher.send(SIGTERM)
+                _ = await watcher.wait(timeout: 10)
                 capture.send(SIGTERM)
                 _ = await capture.wait(timeout: 10)
 
                 let wire = [UInt8](FileManager.default.contents(atPath: capturePath) ?? Data())
                 #expect(wire.count > 2_000, "the capture saw the match: \(wire.count) bytes")
                 #expect(Self.contains(wire, "PN"), "protocol 3 records crossed the wire")
-                for secret in ["Zanzibarina", "Quixotical", "connect4"] {
+                for secret in ["Zanzibarina", "Quixotical", "connect4", "Onlooker", "Marzipanolo"] {
                     #expect(!Self.contains(wire, secret), "\(secret) crossed the LAN in clear")
                 }
                 // Each direction of each connection (the first and the resumed one) is only
@@ -66,7 +89,7 @@ extension LabSuite {
                 let directory = (capturePath as NSString).deletingLastPathComponent
                 let name = (capturePath as NSString).lastPathComponent + "."
                 let flows = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasPrefix(name) }
-                #expect(flows.count >= 4, "two connections, both directions: \(flows)")
+                #expect(flows.count >= 6, "three connections (guest, spectator, guest again), both directions: \(flows)")
                 var sealedDirections = 0
                 for flow in flows {
                     let stream = [UInt8](FileManager.default.contents(atPath: directory + "/" + flow) ?? Data())
@@ -76,7 +99,7 @@ extension LabSuite {
                             "\(flow): \(stream.count) bytes, records \(String(describing: types))")
                     if ChannelRecords.isSealedConversation(stream) { sealedDirections += 1 }
                 }
-                #expect(sealedDirections >= 4, "the match and its resumption travelled sealed, both ways")
+                #expect(sealedDirections >= 6, "the match, the spectator and the resumption travelled sealed, both ways")
             }
         }
     }
