@@ -57,7 +57,7 @@ extension LabSuite {
                 #expect((found["addresses"] as? [String] ?? []).contains(lab.address(of: "A")))
                 #expect((found["addresses"] as? [String] ?? []).contains { $0.hasPrefix("fe80:") && $0.hasSuffix("%eth0") })
                 let txt = try #require(found["txt"] as? [String: Any])
-                #expect(txt["pv"] as? String == "1")
+                #expect(txt["pv"] as? String == "3", "protocol 3: an older parlor lists it as needing an update")
                 #expect(txt["game"] as? String == "connect4")
                 #expect(txt["rv"] as? String == "1")
                 #expect(txt["seats"] as? String == "1/2")
@@ -255,7 +255,7 @@ extension LabSuite {
                 #expect(foreign["joinable"] as? Bool == false)
                 #expect(foreign["game"] as? String == "connect4")
                 #expect(foreign["reason"] as? String
-                        == "speaks protocol version 99; this parlor speaks 2 (update this parlor to join it)")
+                        == "speaks protocol version 99; this parlor speaks 3 (update this parlor to join it)")
 
                 // In the text list the joinable game comes first; the other carries its reason.
                 let text = await lab.run(host: "B", try ParlorCommand.command(["browse", "--timeout", "3"], data: data))
@@ -287,7 +287,7 @@ extension LabSuite {
                     $0.hasPrefix("=;eth0;IPv4;Ana\\039s\\032Connect\\032Four;")
                 })
                 #expect(resolved.contains(";7477;"))
-                for pair in ["pv=1", "game=connect4", "rv=1", "seats=1/2", "state=open", "code=0", "host=Ana"] {
+                for pair in ["pv=3", "game=connect4", "rv=1", "seats=1/2", "state=open", "code=0", "host=Ana"] {
                     #expect(resolved.contains("\"\(pair)\""), "\(pair) missing from \(resolved)")
                 }
 
@@ -296,7 +296,7 @@ extension LabSuite {
                     #expect(output.contains("Ana's Connect Four._parlor._tcp.local."), "zeroconf saw: \(output)")
                     #expect(output.contains("'\(lab.address(of: "A"))'"))
                     #expect(output.contains(" 7477 "))
-                    for (key, value) in [("pv", "1"), ("game", "connect4"), ("seats", "1/2"), ("state", "open"), ("host", "Ana")] {
+                    for (key, value) in [("pv", "3"), ("game", "connect4"), ("seats", "1/2"), ("state", "open"), ("host", "Ana")] {
                         #expect(output.contains("('\(key)', '\(value)')"), "\(key)=\(value) missing: \(output)")
                     }
                 }

@@ -54,7 +54,8 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
     defer { acceptor.cancel() }
 
     let board = HallBoard(limit: limit)
-    let advertising = await HallListing.start(LAN.hostedGame(gameType, host: options.name, needsCode: passcode != nil, hints: options.hints),
+    let advertising = await HallListing.start(LAN.hostedGame(gameType, host: options.name, needsCode: passcode != nil, hints: options.hints,
+                                                               allowsClear: options.allowUnencrypted),
                                               limit: limit, port: port, in: DNSSDDirectory())
     let join = LAN.joinCommands(port: port, passcode: passcode)
     announcer.say("", event: JSONEvents.listening(

@@ -50,7 +50,7 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
 
     // Advertise on the LAN; without DNS-SD the game is still reachable by address.
     let hostedGame = LAN.hostedGame(gameType, host: options.name, seatsTotal: options.seats, needsCode: passcode != nil,
-                                    hints: options.hints)
+                                    hints: options.hints, allowsClear: options.allowUnencrypted)
     // The TXT facts as the match stands, with the spectators' (TXT watch, section 17).
     let facts: @Sendable (Int, Bool, String) -> ParlorServiceInfo = { taken, playing, matchID in
         LAN.watched(hostedGame.serviceInfo(seatsTaken: taken, playing: playing, matchID: matchID), by: host)

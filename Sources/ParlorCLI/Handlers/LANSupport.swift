@@ -77,11 +77,15 @@ enum LAN {
     }
 
     /// What the LAN's lists show of a game this parlor hosts (Discovery's `HostedGame`).
-    /// A table of 3+ seats says pv=2, so a protocol-1 parlor lists it as another version.
+    /// TXT `pv` is 3 (protocol 3, section 20), so an older parlor lists the game as needing an update
+    /// instead of trying it; a host that admits clear guests (`allowsClear`, `--allow-unencrypted`) keeps
+    /// what protocol 2 advertised: pv=2 for a table of 3+ seats, 1 for two, so older parlors still join.
     /// TXT `key` carries the start of the host's key fingerprint, so lists can mark a player already known.
-    static func hostedGame(_ game: any Game.Type, host: String, seatsTotal: Int = 2, needsCode: Bool = false, hints: Bool = false) -> HostedGame {
+    static func hostedGame(_ game: any Game.Type, host: String, seatsTotal: Int = 2, needsCode: Bool = false, hints: Bool = false,
+                           allowsClear: Bool = false) -> HostedGame {
+        let version = allowsClear ? (seatsTotal > 2 ? Int(FrameFormat.tableVersion) : 1) : Int(SecureChannel.protocolVersion)
         var hosted = HostedGame(gameID: game.id, gameDisplayName: game.displayName, rulesVersion: game.rulesVersion, hostPlayerName: host,
-                                protocolVersion: seatsTotal > 2 ? Int(FrameFormat.tableVersion) : 1, appVersion: ParlorVersion.current,
+                                protocolVersion: version, appVersion: ParlorVersion.current,
                                 seatsTotal: seatsTotal, needsPasscode: needsCode, hintsAllowed: hints)
         hosted.hostKey = (try? PlayerKey.current())?.fingerprint.short
         return hosted
@@ -104,7 +108,7 @@ enum LAN {
 
     /// Whether this parlor can join a service with this TXT record, and why not.
     static func assess(_ txt: TXTRecord) -> ParlorServiceAssessment {
-        ParlorServiceInfo.assess(txt, supportedProtocolVersion: Int(FrameFormat.tableVersion)) { id, rules in
+        ParlorServiceInfo.assess(txt, supportedProtocolVersion: Int(SecureChannel.protocolVersion)) { id, rules in
             GameCatalog.game(id: id)?.rulesVersion == rules
         }
     }

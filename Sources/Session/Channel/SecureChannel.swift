@@ -112,6 +112,8 @@ public struct HostPasscodes: Sendable, Equatable {
 /// its sender one whole handshake, which the responder's shell paces
 /// (`passcodeOffered`, then `releaseOffer` or `refuseOffer`).
 public struct SecureChannel: Sendable {
+    /// The protocol version this channel makes (TXT `pv` of a host that needs it).
+    public static let protocolVersion: UInt8 = 3
     /// The record magic, "PN" (clear parlor frames start "PL").
     public static let magic: [UInt8] = [0x50, 0x4E]
     /// Magic, type, u16 length.
