@@ -268,8 +268,10 @@ public enum JSONEvents {
     }
 
     /// `{"event":"watching","address":…,"watching":N}`: a spectator was let in; N watch now.
-    public static func watching(address: String, count: Int) -> JSONValue {
-        .object([("event", "watching"), ("address", JSONValue(address)), ("watching", JSONValue(count))])
+    public static func watching(address: String, count: Int, key: String? = nil) -> JSONValue {
+        var fields: [(String, JSONValue)] = [("event", "watching"), ("address", JSONValue(address)), ("watching", JSONValue(count))]
+        if let key { fields.append(("key", JSONValue(key))) }
+        return .object(fields)
     }
 
     /// `{"event":"wrongPasscode","from":…}`: the host checked a passcode proof and found it wrong.

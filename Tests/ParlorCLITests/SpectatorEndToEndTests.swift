@@ -64,6 +64,27 @@ struct SpectatorEndToEndTests {
         #expect((started["moves"] as? Int ?? 0) >= 2, "\(started)")
     }
 
+    @Test("a spectator is shown the host's key, as parlor id prints it there: in the watching event and, in plain mode, as a line")
+    func spectatorSeesTheHostsKey() async throws {
+        let hostHome = temporaryDataHome()
+        let host = try SpawnedParlor(["host", "connect4", "--json", "--port", "0", "--name", "Hana", "--bot", "easy"],
+                                     environment: ["XDG_DATA_HOME": hostHome, "NO_COLOR": "1"])
+        defer { host.send(SIGKILL) }
+        let port = try await LANTableEndToEndTests.port(host)
+        let id = try await ParlorProcess.run(["id", "--json"], environment: ["XDG_DATA_HOME": hostHome])
+        let fingerprint = try #require(jsonEvents(id.stdout).first?["fingerprint"] as? String)
+
+        let json = try SpawnedParlor(["watch", "127.0.0.1:\(port)", "--json", "--name", "Wes"], environment: Self.environment())
+        defer { json.send(SIGKILL) }
+        let watching = try #require(await json.line(containing: "\"watching\"", timeout: .seconds(20)), Comment(rawValue: json.transcript))
+        #expect(jsonEvents(watching).first?["key"] as? String == fingerprint, "\(watching)")
+
+        let plain = try SpawnedParlor(["watch", "127.0.0.1:\(port)", "--plain", "--name", "Pia"], environment: Self.environment())
+        defer { plain.send(SIGKILL) }
+        let line = await plain.line(containing: "The host's key:", timeout: .seconds(20))
+        #expect(line?.contains(fingerprint) == true && line?.contains("not met before") == true, Comment(rawValue: plain.transcript))
+    }
+
     @Test("a spectator stays for the players' rematch: it sees the next match begin, then its moves, and leaves when the series is over")
     func spectatorStaysForTheRematch() async throws {
         let (host, guest, port) = try await Self.hostAndBot(["--rematch", "1"], guest: ["--rematch", "1"])

@@ -280,6 +280,14 @@ enum KnownPeople {
         }
     }
 
+    /// What a spectator is shown of the host's key: it names no host, so the key is looked up, never remembered.
+    static func hostLine(key: PlayerPublicKey) -> String {
+        if let player = load().players.first(where: { $0.fingerprint == key.fingerprint }) {
+            return "The host's key: \(key.fingerprint) (known as \(Text.escapingUnprintable(player.name)) since \(player.firstSeen))"
+        }
+        return "The host's key: \(key.fingerprint) (not met before; the host's parlor id shows theirs)"
+    }
+
     private static func quoted(_ name: String) -> String {
         name.contains(" ") || name.contains("'") ? "\"\(Text.escapingUnprintable(name))\"" : Text.escapingUnprintable(name)
     }

@@ -26,7 +26,10 @@ func runWatch(_ options: WatchOptions, desk: MatchDesk? = nil) async throws -> E
     }
     let count = Int(watched.welcome.watching)
     let others = count > 1 ? " (\(count) watching)" : ""
-    announcer.say("Watching the game at \(reached.peerAddress)\(others); q leaves.", event: JSONEvents.watching(address: reached.peerAddress, count: count))
+    announcer.say("Watching the game at \(reached.peerAddress)\(others); q leaves.",
+                  event: JSONEvents.watching(address: reached.peerAddress, count: count, key: watched.hostKey?.fingerprint.description))
+    // The host's key: a spectator names no host, so it is shown with whom it was met as, never remembered.
+    if let key = watched.hostKey, !presentation.isJSON { announcer.say(KnownPeople.hostLine(key: key)) }
     if watched.welcome.matchBlob.isEmpty {
         announcer.say("The match has not begun yet; waiting for it.", event: JSONEvents.notice("waiting for the match to begin"))
     }

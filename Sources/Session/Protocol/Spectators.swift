@@ -3,6 +3,7 @@ import Foundation
 import Games
 import Glibc
 import Match
+import Secure
 import Synchronization
 
 /// The spectators of one host (docs/PROTOCOL.md, section 17): every link
@@ -577,6 +578,8 @@ public struct WatchedMatch: Sendable {
     public let welcome: SpectatorWelcome
     /// The host's link, feeding the controller.
     public let feed: SpectatorFeed
+    /// The host's identity key, proved by protocol 3's handshake (nil in clear).
+    public var hostKey: PlayerPublicKey? = nil
 
     /// The match as the host first shows it: at once when WATCHING carried
     /// it, else when the host's STATE arrives (the match begins); nil when
@@ -638,7 +641,7 @@ public enum Spectator {
                 let feed = SpectatorFeed(connection: connection, first: match,
                                          interval: .milliseconds(welcome.heartbeatIntervalMilliseconds),
                                          timeout: .milliseconds(welcome.heartbeatTimeoutMilliseconds), clock: options.clock)
-                return WatchedMatch(welcome: welcome, feed: feed)
+                return WatchedMatch(welcome: welcome, feed: feed, hostKey: (connection.stream as? SecureByteStream)?.peer)
             })
         return try await attempt.run().get()
     }
