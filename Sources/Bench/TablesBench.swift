@@ -94,22 +94,10 @@ public enum TablesBench {
         let home = parent + "/" + storePrefix + "\(getpid())-\(count)"
         do { try MatchStore(directory: home).createDirectory() } catch { throw Failure.noStore(parent, "\(error)") }
         defer { try? FileManager.default.removeItem(atPath: home) }
-        let probe = try TCPListener.listen(port: 0, on: .specific(try SocketAddress(ipAddress: "127.0.0.1", port: 0)))
-        let port = probe.port
-        probe.close()
-        let host = Process()
-        host.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        host.arguments = ["host", "connect4", "--bot", "easy", "--tables", String(count), "--seat", "second", "--plain",
-                          "--port", String(port), "--name", "Bench"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["XDG_DATA_HOME"] = home
-        host.environment = environment
         let log = home + "/host.log"
         _ = FileManager.default.createFile(atPath: log, contents: nil)
-        host.standardOutput = FileHandle(forWritingAtPath: log)
-        host.standardError = FileHandle(forWritingAtPath: log)
-        host.standardInput = FileHandle.nullDevice
-        try host.run()
+        let (host, port) = try HostProcess.launch(["host", "connect4", "--bot", "easy", "--tables", String(count), "--seat", "second",
+                                                   "--plain", "--name", "Bench"], home: home, output: FileHandle(forWritingAtPath: log))
         defer {
             if host.isRunning { kill(host.processIdentifier, SIGKILL) }
             host.waitUntilExit()
@@ -308,6 +296,25 @@ final class BenchGuest: Sendable {
 
 /// Figures of another process from /proc.
 enum HostProcess {
+    /// Starts this executable with `arguments` and `--port` a free loopback port, its data under `home`,
+    /// its output to `output` (nil: nowhere): the process (running) and the port.
+    static func launch(_ arguments: [String], home: String, output: FileHandle?) throws -> (Process, UInt16) {
+        let probe = try TCPListener.listen(port: 0, on: .specific(try SocketAddress(ipAddress: "127.0.0.1", port: 0)))
+        let port = probe.port
+        probe.close()
+        let host = Process()
+        host.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        host.arguments = arguments + ["--port", String(port)]
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_DATA_HOME"] = home
+        host.environment = environment
+        host.standardOutput = output ?? FileHandle.nullDevice
+        host.standardError = output ?? FileHandle.nullDevice
+        host.standardInput = FileHandle.nullDevice
+        try host.run()
+        return (host, port)
+    }
+
     /// VmRSS in bytes.
     static func residentBytes(_ pid: pid_t) -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),

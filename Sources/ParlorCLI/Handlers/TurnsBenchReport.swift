@@ -25,7 +25,9 @@ func runBenchTurns(_ options: BenchTurnsOptions) async throws -> ExitCode {
         var bench = bench
         // The first figures are out before the spectators' run starts.
         printTurns(try await bench.measure(count: options.count), parent: parent)
-        printHandshake(try await HandshakeBench.measure(count: 20, appVersion: ParlorVersion.current))
+        printHandshake(try await HandshakeBench.measure(count: 20, appVersion: ParlorVersion.current), where: "a fresh host in this process")
+        printHandshake(try await HandshakeBench.measureAcrossProcesses(count: 20, parent: parent, appVersion: ParlorVersion.current),
+                       where: "a host in another process, a table each")
         return options.spectators > 0 ? try await bench.measureSpectators(options.spectators, count: options.count) : nil
     }, cleanUp: { bench.removeStore() }, cleanUpNow: { bench.removeStore() })
     if let signal {
@@ -74,9 +76,9 @@ private func printTurns(_ figures: TurnsBench.Figures, parent: String) {
 }
 
 /// What protocol 3's handshake adds to joining.
-private func printHandshake(_ figures: HandshakeBench.Figures) {
+private func printHandshake(_ figures: HandshakeBench.Figures, where host: String) {
     Console.write("""
-          joining (connect to WELCOME, a fresh host in this process on 127.0.0.1), \(figures.joins) joins each way, alternating
+          joining (connect to WELCOME, \(host) on 127.0.0.1), \(figures.joins) joins each way, alternating
             in clear: p50 \(figures.clear.p50.microseconds) µs   p99 \(figures.clear.p99.microseconds) µs
             sealed (Noise XX with both players' keys): p50 \(figures.sealed.p50.microseconds) µs   \
         p99 \(figures.sealed.p99.microseconds) µs   added p50 \((figures.sealed.p50 - figures.clear.p50).microseconds) µs
