@@ -186,12 +186,18 @@ public struct StoredMatch: Sendable {
         public var seatToken: [UInt8]
         /// A bot's level as the command line names it ("easy"); empty for the others.
         public var botLevel: String
+        /// A guest's player key as its encrypted channel proved it (format 6): only that key takes
+        /// the seat back. 32 zero bytes when none is known (an older record, a guest in clear, the others).
+        public var playerKey: [UInt8]
+        /// Whether a player key was saved.
+        public var hasPlayerKey: Bool { playerKey.contains { $0 != 0 } }
 
-        /// A seat; a token that is not 16 bytes is kept as all zero.
-        public init(kind: Kind, seatToken: [UInt8] = Array(repeating: 0, count: 16), botLevel: String = "") {
+        /// A seat; a token that is not 16 bytes, or a key that is not 32, is kept as all zero.
+        public init(kind: Kind, seatToken: [UInt8] = Array(repeating: 0, count: 16), botLevel: String = "", playerKey: [UInt8]? = nil) {
             self.kind = kind
             self.seatToken = seatToken.count == 16 ? seatToken : Array(repeating: 0, count: 16)
             self.botLevel = String(botLevel.utf8.prefix(255)) ?? ""
+            self.playerKey = playerKey?.count == 32 ? playerKey! : Array(repeating: 0, count: 32)
         }
     }
 
@@ -255,16 +261,20 @@ extension StoredMatch {
     static let magic: [UInt8] = [0x50, 0x4D, 0x53, 0x00]  // "PMS\0"
     /// Format 2 added the host's listen port, format 3 a table host's seats
     /// (`tableSeats`), format 4 a host's settings (`hostSettings`), format 5
-    /// the peer's key (`peerKey`); files of formats 1 to 4 are still read.
-    static let currentFormat: UInt16 = 5
+    /// the peer's key (`peerKey`), format 6 each table guest's key (`TableSeat.playerKey`);
+    /// files of formats 1 to 5 are still read.
+    static let currentFormat: UInt16 = 6
     /// Blob limit plus room for the record's own fields.
     public static let maximumFileSize = MatchBlob.maximumSize + 4096
 
     /// The file's bytes: header, the match blob, and an FNV-1a 64 checksum of all before it.
-    public func encoded() -> [UInt8] {
+    public func encoded() -> [UInt8] { encoded(format: Self.currentFormat) }
+
+    /// The bytes as `format` (5 or later) wrote them: tests make older files with it.
+    func encoded(format: UInt16) -> [UInt8] {
         var writer = ByteWriter(capacity: 512)
         writer.write(bytes: Self.magic)
-        writer.write(Self.currentFormat)
+        writer.write(format)
         writer.write(role.rawValue)
         writer.write(UInt8(clamping: localSeat))
         writer.write(phase.rawValue)
@@ -278,6 +288,7 @@ extension StoredMatch {
             writer.write(seat.kind.rawValue)
             writer.write(bytes: seat.seatToken)
             writer.writeShortString(seat.botLevel)
+            if format >= 6 { writer.write(bytes: seat.playerKey) }
         }
         // The settings block has a one-byte length: its fields take 15 bytes and the code at most 201.
         let settings = hostSettings?.encoded() ?? []
@@ -325,7 +336,8 @@ extension StoredMatch {
                     guard let level = String(validating: try reader.readShortBytes(), as: UTF8.self) else {
                         throw StoredMatchError.invalidField("bot level")
                     }
-                    tableSeats.append(TableSeat(kind: kind, seatToken: seatToken, botLevel: level))
+                    let key = format >= 6 ? try reader.readBytes(32) : nil
+                    tableSeats.append(TableSeat(kind: kind, seatToken: seatToken, botLevel: level, playerKey: key))
                 }
             }
             var settings: HostSettings?

@@ -308,27 +308,60 @@ import Testing
                 Comment(rawValue: matches.stdout))
     }
 
+    /// Mallory has a copy of the saved matches in `home` (the guest's), seat token and all, but a key of
+    /// her own: her `parlor resume` at the resumed host `host` is refused, saying only that player can come back.
+    static func mallorysCopyIsRefused(of home: String, at host: SpawnedParlor) async throws {
+        let mallory = temporaryDataHome()
+        try FileManager.default.createDirectory(atPath: mallory + "/parlor", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: home + "/parlor/matches", toPath: mallory + "/parlor/matches")
+        _ = try #require(await host.line(containing: "\"listening\""), Comment(rawValue: host.transcript))
+        let stolen = try await ParlorProcess.run(["resume", "--bot", "easy", "--json", "--grace", "5"], environment: ["XDG_DATA_HOME": mallory],
+                                                 timeout: .seconds(60))
+        #expect(stolen.status != 0)
+        #expect(stolen.stderr.contains("only that player can take the seat back"), Comment(rawValue: stolen.stdout + stolen.stderr))
+    }
+
     @Test("a guest's seat token copied to another player's parlor does not take the seat back: the resumed host wants the key the guest played with")
     func aStolenSeatTokenIsNotEnough() async throws {
         let table = ResumeEndToEndTests.Table()
         _ = try await Self.interruptedMatch(table)
 
-        // Mallory has a copy of Bo's saved match, seat token and all, but a key of her own.
-        let mallory = temporaryDataHome()
-        try FileManager.default.createDirectory(atPath: mallory + "/parlor", withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: table.guestHome + "/parlor/matches", toPath: mallory + "/parlor/matches")
         let resumedHost = try SpawnedParlor(["resume", "--bot", "easy", "--json", "--grace", "30"], environment: table.environment(.host))
         defer { resumedHost.send(SIGKILL) }
-        _ = try #require(await resumedHost.line(containing: "\"listening\""), Comment(rawValue: resumedHost.transcript))
-        let stolen = try await ParlorProcess.run(["resume", "--bot", "easy", "--json", "--grace", "5"], environment: ["XDG_DATA_HOME": mallory],
-                                                 timeout: .seconds(60))
-        #expect(stolen.status != 0)
-        #expect(stolen.stderr.contains("only that player can take the seat back"), Comment(rawValue: stolen.stdout + stolen.stderr))
+        try await Self.mallorysCopyIsRefused(of: table.guestHome, at: resumedHost)
         // Bo himself comes back and the match ends.
         let bo = try await ParlorProcess.run(["resume", "--bot", "easy", "--json", "--grace", "30"], environment: table.environment(.guest),
                                              timeout: .seconds(90))
         #expect(bo.status == 0, Comment(rawValue: bo.stderr))
         #expect(await resumedHost.wait(timeout: .seconds(30)) == 0, Comment(rawValue: resumedHost.transcript))
+    }
+
+    @Test("at a table of three, a seat token copied to another player's parlor does not take that seat back either: the resumed host keeps each seat's key (store format 6)")
+    func aStolenTableSeatTokenIsNotEnough() async throws {
+        let hostHome = LANTableEndToEndTests.environment()
+        let host = try SpawnedParlor(["host", "dots-and-boxes", "--seats", "3", "--bots", "easy", "--bot", "easy", "--grace", "60",
+                                      "--json", "--port", "0", "--name", "Hana", "--seat", "first"], environment: hostHome)
+        defer { host.send(SIGKILL) }
+        let port = try await LANTableEndToEndTests.port(host)
+        let boHome = temporaryDataHome()
+        let bo = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--json", "--name", "Bo", "--grace", "60"],
+                                   environment: ["XDG_DATA_HOME": boHome, "NO_COLOR": "1"], keepStdinOpen: true)
+        defer { bo.send(SIGKILL) }
+        #expect(await FirstHourEndToEndTests.waitFor(bo, "turn") { $0["seat"] as? Int == 1 } != nil, Comment(rawValue: bo.transcript))
+        host.send(SIGKILL)
+        _ = await host.wait(timeout: .seconds(10))
+        bo.send(SIGKILL)
+        _ = await bo.wait(timeout: .seconds(10))
+
+        let resumed = try SpawnedParlor(["resume", "--bot", "easy", "--json", "--grace", "60"], environment: hostHome)
+        defer { resumed.send(SIGKILL) }
+        try await Self.mallorysCopyIsRefused(of: boHome, at: resumed)
+        #expect(FirstHourEndToEndTests.events(resumed, "joined").isEmpty, Comment(rawValue: resumed.transcript))
+        // Bo himself comes back (a bot plays his seat now) and the table plays to its end.
+        let back = try await ParlorProcess.run(["resume", "--bot", "easy", "--json", "--grace", "30"],
+                                               environment: ["XDG_DATA_HOME": boHome, "NO_COLOR": "1"], timeout: .seconds(120))
+        #expect(back.status == 0, Comment(rawValue: back.stderr))
+        #expect(await resumed.wait(timeout: .seconds(60)) == 0, Comment(rawValue: resumed.transcript))
     }
 
     @Test("a player key that others can read stops join and host with exit 65 and says how to fix it; parlor id makes a key once and keeps it")

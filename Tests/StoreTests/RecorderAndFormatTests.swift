@@ -160,9 +160,9 @@ struct RecorderAndFormatTests {
         #expect(recorder.saveNow(record.state))
         let loaded = try onlyRecord(in: MatchStore(directory: directory))
         #expect(loaded.hostSettings == record.hostSettings)
-        // The same record as format 3 wrote it: no settings block and no peer key (format 5).
+        // The same record as format 3 wrote it: no settings block, no peer key (format 5), no seat keys (format 6).
         record.hostSettings = nil
-        var bytes = record.encoded()
+        var bytes = record.encoded(format: 5)
         let keyOffset = bytes.count - 8 - 4 - MatchBlob.encode(record.state).count - 32
         #expect(bytes[keyOffset..<(keyOffset + 32)].allSatisfy { $0 == 0 })
         bytes.removeSubrange(keyOffset..<(keyOffset + 32))
@@ -182,7 +182,7 @@ struct RecorderAndFormatTests {
         #expect(throws: StoredMatchError.invalidField("host settings")) { try StoredMatch(decoding: guest.encoded()) }
     }
 
-    @Test("the other side's key is kept (format 5); a format-4 record reads with none, and is written back as format 5")
+    @Test("the other side's key is kept (format 5); a format-4 record reads with none, and is written back in the current format")
     func thePeersKeyIsKept() throws {
         let key = (0..<32).map { UInt8($0 + 1) }
         let record = StoredMatch(state: try state([3, 4]), role: .guest, localSeat: 1, lastActivity: 1, peerAddress: "192.0.2.7:7477",
@@ -202,8 +202,30 @@ struct RecorderAndFormatTests {
         let old = try StoredMatch(decoding: bytes)
         #expect(!old.hasPeerKey && old.peerAddress == "192.0.2.7:7477" && old.state.moves.count == 2)
         let migrated = old.encoded()
-        #expect(migrated[5] == 5)
+        #expect(migrated[5] == UInt8(StoredMatch.currentFormat))
         #expect(try StoredMatch(decoding: migrated).seatToken == old.seatToken)
+    }
+
+    @Test("each table guest's key is kept (format 6); a format-5 table record reads with none, its tokens and bots intact")
+    func eachTableGuestsKeyIsKept() throws {
+        var record = try tableRecord()
+        let key = (0..<32).map { UInt8(200 - $0) }
+        guard let guestSeat = record.tableSeats.firstIndex(where: { $0.kind == .guest }) else {
+            Issue.record("the table record has no guest seat")
+            return
+        }
+        record.tableSeats[guestSeat].playerKey = key
+        let read = try StoredMatch(decoding: record.encoded())
+        #expect(read.tableSeats[guestSeat].playerKey == key && read.tableSeats[guestSeat].hasPlayerKey)
+        #expect(read.tableSeats.filter(\.hasPlayerKey).count == 1, "only the guest's seat has a key")
+        let old = try StoredMatch(decoding: record.encoded(format: 5))
+        #expect(old.tableSeats.allSatisfy { !$0.hasPlayerKey })
+        #expect(old.tableSeats.map(\.seatToken) == record.tableSeats.map(\.seatToken))
+        #expect(old.tableSeats.map(\.botLevel) == record.tableSeats.map(\.botLevel))
+        // A key cut short is a damaged file, not a key.
+        var bytes = record.encoded()
+        bytes.removeLast(8 + 4 + MatchBlob.encode(record.state).count + 40)
+        #expect(throws: StoredMatchError.self) { try StoredMatch(decoding: bytes) }
     }
 
     @Test func aFileFromANewerParlorIsReportedNotGuessedAt() throws {

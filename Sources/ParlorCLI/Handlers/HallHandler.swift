@@ -41,7 +41,7 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
     let port = listener.port
     let configuration = HostSetup.configuration(options, game: gameType, passcode: passcode)
     let savedMatches = saved.compactMap { record in
-        SeatToken(bytes: record.seatToken).map { SavedHostMatch(state: record.state, hostSeat: record.localSeat, seatToken: $0) }
+        SeatToken(bytes: record.seatToken).map { TableRecord.savedTwoSeat(record, token: $0) }
     }
     let hall: TableHall
     do { hall = try TableHall(configuration: configuration, limit: limit, resuming: savedMatches) } catch {

@@ -221,20 +221,12 @@ enum KnownPeople {
         return true
     }
 
-    /// The host's judge of a guest's key (HostConfiguration.judgePlayer): a first
+    /// The host's judge of a new guest's key (HostConfiguration.judgePlayer): a first
     /// meeting is remembered, a known key passes, a known name with another key is refused.
-    /// `seatKey`: a resumed two-seat host takes the seat back only for the key its guest played with.
-    /// A guest taking a seat back is judged by the seat's key alone (its seat token
-    /// is the other factor), never by its name: two players of one name may share a table.
-    static func judgeGuest(remembering: Bool, seatKey: PlayerPublicKey? = nil) -> @Sendable (String, PlayerPublicKey, Bool) -> String? {
-        { name, key, resuming in
-            if resuming {
-                guard let seatKey, seatKey != key else { return nil }
-                return "This match's guest played with another key (\(seatKey.fingerprint)); yours is \(key.fingerprint): "
-                    + "only that player can take the seat back."
-            }
-            return judge(name: name, key: key, remembering: remembering)
-        }
+    /// (A guest taking a seat back is judged by Session against the seat's key, never by
+    /// its name: two players of one name may share a table.)
+    static func judgeGuest(remembering: Bool) -> @Sendable (String, PlayerPublicKey) -> String? {
+        { name, key in judge(name: name, key: key, remembering: remembering) }
     }
 
     private static func judge(name: String, key: PlayerPublicKey, remembering: Bool) -> String? {

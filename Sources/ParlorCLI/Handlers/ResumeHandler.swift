@@ -90,7 +90,7 @@ enum ResumeAsHost {
         if state.seats.count > 2 {
             (saved, botLevels) = try TableRecord.saved(record).get()
         } else {
-            (saved, botLevels) = (SavedHostMatch(state: state, hostSeat: hostSeat, seatToken: token), [])
+            (saved, botLevels) = (TableRecord.savedTwoSeat(record, token: token), [])
         }
         let guestSeats = saved.guestTokens.keys.sorted()
         let guestName = Self.names(guestSeats.map { state.seats[$0].name })
@@ -102,7 +102,7 @@ enum ResumeAsHost {
         configuration.talk = settings.talk
         configuration.spectators = settings.spectators
         configuration.watchCode = settings.spectatorCode ?? ""
-        configuration.judgePlayer = KnownPeople.judgeGuest(remembering: true, seatKey: record.hasPeerKey ? try? PlayerPublicKey(bytes: record.peerKey) : nil)
+        configuration.judgePlayer = KnownPeople.judgeGuest(remembering: true)
         let host: MatchHost
         do {
             host = try MatchHost(configuration: configuration, resuming: saved)

@@ -1,11 +1,12 @@
 import Games
 import Match
+import Secure
 import Session
 import Store
 
 /// What a table's host keeps on disk so `parlor resume` can bring the table
-/// back (docs/STORE.md format 3): every guest seat's token and every bot's
-/// level, and the way back from that record to a `SavedHostMatch`.
+/// back (docs/STORE.md formats 3 and 6): every guest seat's token and key and
+/// every bot's level, and the way back from that record to a `SavedHostMatch`.
 enum TableRecord {
     /// The seats of `hosted` as its host keeps them; empty at two seats
     /// (the record's one `seatToken` is enough there). Bot levels are the
@@ -18,9 +19,17 @@ enum TableRecord {
             if let index = hosted.botSeats.firstIndex(of: seat) {
                 return StoredMatch.TableSeat(kind: .bot, botLevel: level(index, of: botLevels).rawValue)
             }
-            let token = zip(hosted.guests, hosted.seatTokens).first { $0.0.seat == seat }?.1
-            return StoredMatch.TableSeat(kind: .guest, seatToken: token?.bytes ?? [])
+            let guest = zip(hosted.guests, hosted.seatTokens).first { $0.0.seat == seat }
+            return StoredMatch.TableSeat(kind: .guest, seatToken: guest?.1.bytes ?? [], playerKey: guest?.0.peerKey?.bytes)
         }
+    }
+
+    /// The two-seat match in `record` to offer again: its guest's token, and the key it played
+    /// with when one was saved (format 5), so only that player takes the seat back.
+    static func savedTwoSeat(_ record: StoredMatch, token: SeatToken) -> SavedHostMatch {
+        var saved = SavedHostMatch(state: record.state, hostSeat: record.localSeat, seatToken: token)
+        if record.hasPeerKey, let key = try? PlayerPublicKey(bytes: record.peerKey) { saved.guestKeys[1 - record.localSeat] = key }
+        return saved
     }
 
     /// The level of the host's `index`th bot: `--bots` in order, medium for the seats `--fill-with-bots` gave.
@@ -37,6 +46,7 @@ enum TableRecord {
                                            + "which kept one seat token; it cannot be resumed", exitCode: .dataError))
         }
         var tokens: [SeatIndex: SeatToken] = [:]
+        var keys: [SeatIndex: PlayerPublicKey] = [:]
         var bots: [(SeatIndex, BotLevelChoice)] = []
         for (seat, kept) in record.tableSeats.enumerated() {
             switch kept.kind {
@@ -48,14 +58,16 @@ enum TableRecord {
                                                    + "it cannot be resumed", exitCode: .dataError))
                 }
                 tokens[seat] = token
+                if kept.hasPlayerKey, let key = try? PlayerPublicKey(bytes: kept.playerKey) { keys[seat] = key }
             case .bot:
                 bots.append((seat, BotLevelChoice(rawValue: kept.botLevel) ?? .medium))
             }
         }
-        guard let saved = SavedHostMatch(table: state, hostSeat: record.localSeat, guestTokens: tokens, botSeats: bots.map(\.0)) else {
+        guard var saved = SavedHostMatch(table: state, hostSeat: record.localSeat, guestTokens: tokens, botSeats: bots.map(\.0)) else {
             return .failure(CommandFailure("match \(state.matchID.short) has no guest seat to wait for; it cannot be resumed",
                                            exitCode: .dataError))
         }
+        saved.guestKeys = keys
         return .success((saved, bots.map(\.1)))
     }
 }

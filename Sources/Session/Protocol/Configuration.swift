@@ -110,12 +110,12 @@ public struct HostConfiguration: Sendable {
     /// The code a spectator must prove: nil asks for `passcode` (the seat
     /// code, if any); "" lets spectators watch without one (`--watch-code`).
     public var watchCode: String?
-    /// Judges a guest's (or spectator's) proved key before it is seated
-    /// (protocol 3): against its name for a newcomer (known players), against
-    /// the seat's saved key for one taking a seat back (`resuming`). nil
-    /// admits, a sentence refuses with REJECT playerKeyRefused (116). Not asked
-    /// for a guest in clear.
-    public var judgePlayer: (@Sendable (_ name: String, _ key: PlayerPublicKey, _ resuming: Bool) -> String?)?
+    /// Judges a newcomer's (or spectator's) proved key against its name before it is
+    /// seated (protocol 3; known players). nil admits, a sentence refuses with REJECT
+    /// playerKeyRefused (116). Not asked for a guest in clear, nor for one taking a
+    /// seat back: the host itself wants the key the seat was played with
+    /// (`SavedHostMatch.guestKeys`, or the seat's link in a match under way).
+    public var judgePlayer: (@Sendable (_ name: String, _ key: PlayerPublicKey) -> String?)?
 
     /// A configuration; see each field for its default.
     public init(gameID: String, hostName: String, hostPlayerID: PlayerID, seatPreference: SeatPreference = .first,

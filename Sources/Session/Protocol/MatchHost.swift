@@ -126,6 +126,8 @@ public struct SavedHostMatch: Sendable {
     public var guestTokens: [SeatIndex: SeatToken]
     /// At a table: the seats the host's bots play.
     public var botSeats: [SeatIndex]
+    /// The key each guest seat was played with, where it is known (protocol 3): only that key takes it back.
+    public var guestKeys: [SeatIndex: PlayerPublicKey] = [:]
 
     /// A saved match of two seats; see the fields.
     public init(state: MatchState, hostSeat: SeatIndex, seatToken: SeatToken) {
@@ -645,13 +647,28 @@ public actor MatchHost {
         return .spectate
     }
 
-    /// REJECT playerKeyRefused when the configuration's judge refuses the key
-    /// handshake `id` proved for the name in `hello` (after the passcode: a
-    /// stranger without the code learns nothing about who is known).
+    /// REJECT playerKeyRefused when the key handshake `id` proved may not have what
+    /// `hello` asks (after the passcode: a stranger without the code learns nothing
+    /// about who is known). A seat taken back wants the key it was played with (the
+    /// seat token is the second factor, never the only one), whatever the name; a
+    /// new guest is judged by the configuration's judge.
     private func keyRefusal(for hello: Hello, id: UInt64) -> Admission? {
-        guard let judge = configuration.judgePlayer, let key = (pending[id]?.connection.stream as? SecureByteStream)?.peer,
-              let refusal = judge(hello.playerName, key, hello.matchID != nil) else { return nil }
+        guard let key = (pending[id]?.connection.stream as? SecureByteStream)?.peer else { return nil }
+        if hello.matchID != nil {
+            guard let token = hello.seatToken, let held = seatKey(holding: token), held != key else { return nil }
+            return .reject(.playerKeyRefused, "This seat was played with another key (\(held.fingerprint)); yours is \(key.fingerprint): "
+                           + "only that player can take the seat back.")
+        }
+        guard let judge = configuration.judgePlayer, let refusal = judge(hello.playerName, key) else { return nil }
         return .reject(.playerKeyRefused, refusal)
+    }
+
+    /// The key the seat that `token` holds was played with: its link's, in a match under way; the saved one, resuming.
+    private func seatKey(holding token: SeatToken) -> PlayerPublicKey? {
+        if let hosted, let guest = zip(hosted.guests, hosted.seatTokens).first(where: { $0.1.bytes == token.bytes })?.0 {
+            return guest.peerKey
+        }
+        return saved.flatMap { saved in saved.seat(holding: token).flatMap { saved.guestKeys[$0] } }
     }
 
     /// Handshake `id`'s channel when it is protocol 3's (sealed), nil for clear frames.
