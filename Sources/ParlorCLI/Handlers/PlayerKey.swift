@@ -241,7 +241,7 @@ enum KnownPeople {
         "refusing the host: it calls itself \(Text.escapingUnprintable(name)), but the \(Text.escapingUnprintable(old.name)) you met "
             + "on \(old.firstSeen) had the key \(old.fingerprint); this host's key is \(key.fingerprint). Someone may be "
             + "pretending to be \(Text.escapingUnprintable(old.name)). If they really have a new key (a new machine), "
-            + "run: parlor forget-player \(quoted(old.name))"
+            + "run: parlor forget-player \(quoted(old.name)); if it is someone else of that name, ask them to host with another --name"
     }
 
     /// How a list marks an advertised host: "known" (its key was met under
