@@ -141,8 +141,10 @@ import Testing
         guard streams.count == 2 else { return }
         let handshake = SecureChannel.RecordType.handshake.rawValue, sealed = SecureChannel.RecordType.sealed.rawValue
         let rejection = SecureChannel.RecordType.rejection.rawValue
-        // The guest: its offer (XXpsk3's first message, 81 bytes), then the last message and its sealed HELLO.
-        #expect(ChannelRecords.types(streams[0]) == [handshake, handshake, sealed], "\(String(describing: ChannelRecords.types(streams[0])))")
+        // The guest: its offer (XXpsk3's first message, 81 bytes), then the last message and its sealed HELLO (which the
+        // relay may not have read before the host's close ended the connection).
+        let guestRecords = ChannelRecords.types(streams[0]) ?? []
+        #expect(guestRecords == [handshake, handshake] || guestRecords == [handshake, handshake, sealed], "\(guestRecords)")
         #expect(streams[0].count > 5 && Int(streams[0][3]) << 8 | Int(streams[0][4]) == 81, "the first message carries the CPace share")
         // The host: its answer, then the rejection; nothing sealed (no REJECT frame, no CHALLENGE).
         #expect(ChannelRecords.types(streams[1]) == [handshake, rejection], "\(String(describing: ChannelRecords.types(streams[1])))")
