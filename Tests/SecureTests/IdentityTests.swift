@@ -220,3 +220,24 @@ extension String {
 
     func prefixString(_ count: Int) -> String { String(prefix(count)) }
 }
+
+/// A library user gets the same sentence as the command line for a key file that cannot be used.
+@Suite("Key file errors say what is wrong and how to fix it")
+struct KeyFileErrorSentenceTests {
+    @Test("every key file error names its file; loose permissions say chmod 600, damage says which line and what", arguments: [
+        KeyFileError.notFound(path: "/k"), .unreadable(path: "/k", call: "open", errno: EACCES), .notAFile(path: "/k"),
+        .loosePermissions(path: "/k", mode: 0o644), .damaged(path: "/k", line: 3, reason: .badValue(field: "seed")),
+        .unwritable(path: "/k", call: "rename", errno: ENOSPC),
+    ])
+    func sentences(error: KeyFileError) {
+        let sentence = "\(error)"
+        #expect(sentence.contains("/k"), "\(sentence)")
+        switch error {
+        case .loosePermissions: #expect(sentence.contains("mode 644") && sentence.contains("chmod 600 /k"), "\(sentence)")
+        case .damaged: #expect(sentence.contains("line 3: 'seed' is not 64 hex digits"), "\(sentence)")
+        case .unreadable: #expect(sentence.contains("open: Permission denied"), "\(sentence)")
+        case .unwritable: #expect(sentence.contains("rename: No space left on device"), "\(sentence)")
+        default: break
+        }
+    }
+}

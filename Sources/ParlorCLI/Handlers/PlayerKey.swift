@@ -41,38 +41,11 @@ enum PlayerKey {
         }
     }
 
-    /// The sentence and exit status for a key file that cannot be used.
+    /// The sentence (Secure's) and exit status for a key file that cannot be used.
     static func failure(_ error: KeyFileError) -> CommandFailure {
         switch error {
-        case .notFound(let path):
-            CommandFailure("your player key \(path) is missing", exitCode: .ioError)
-        case .unreadable(let path, let call, let code):
-            CommandFailure("cannot read your player key \(path): \(call): \(String(cString: strerror(code)))", exitCode: .ioError)
-        case .notAFile(let path):
-            CommandFailure("your player key \(path) is not a regular file; move it away and parlor makes a new key", exitCode: .dataError)
-        case .loosePermissions(let path, let mode):
-            CommandFailure("your player key \(path) can be read by others (mode \(String(mode, radix: 8))): run chmod 600 \(path); "
-                           + "if someone else may have copied it, remove it and parlor makes a new key (players who know you will see it changed)",
-                           exitCode: .dataError)
-        case .damaged(let path, let line, let reason):
-            CommandFailure("your player key \(path) is damaged (\(line > 0 ? "line \(line): " : "")\(describe(reason))); "
-                           + "restore it from a backup, or remove it and parlor makes a new key (players who know you will see it changed)",
-                           exitCode: .dataError)
-        case .unwritable(let path, let call, let code):
-            CommandFailure("cannot save your new player key \(path): \(call): \(String(cString: strerror(code)))", exitCode: .ioError)
-        }
-    }
-
-    private static func describe(_ damage: KeyFileDamage) -> String {
-        switch damage {
-        case .notText: "not a parlor key file"
-        case .missingVersionLine: "no 'parlor-identity' line first"
-        case .unknownVersion(let version): "version \(version), written by a newer parlor"
-        case .unknownLine(let line): "an unknown line '\(line.prefix(40))'"
-        case .duplicateField(let field): "'\(field)' given twice"
-        case .badValue(let field): "'\(field)' is not 64 hex digits"
-        case .missingField(let field): "no '\(field)'"
-        case .publicKeyMismatch: "its public key does not belong to its seed"
+        case .notFound, .unreadable, .unwritable: CommandFailure(error.description, exitCode: .ioError)
+        case .notAFile, .loosePermissions, .damaged: CommandFailure(error.description, exitCode: .dataError)
         }
     }
 }

@@ -41,6 +41,43 @@ public enum KeyFileError: Error, Equatable, Sendable {
     case unwritable(path: String, call: String, errno: Int32)
 }
 
+extension KeyFileDamage: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .notText: "not a parlor key file"
+        case .missingVersionLine: "no 'parlor-identity' line first"
+        case .unknownVersion(let version): "version \(version), written by a newer parlor"
+        case .unknownLine(let line): "an unknown line '\(line.prefix(40))'"
+        case .duplicateField(let field): "'\(field)' given twice"
+        case .badValue(let field): "'\(field)' is not 64 hex digits"
+        case .missingField(let field): "no '\(field)'"
+        case .publicKeyMismatch: "its public key does not belong to its seed"
+        }
+    }
+}
+
+extension KeyFileError: CustomStringConvertible {
+    /// A sentence for the player: what is wrong with the file and how to fix it.
+    public var description: String {
+        let remake = "remove it and a new key is made (players who know you will see it changed)"
+        switch self {
+        case .notFound(let path):
+            return "your player key \(path) is missing"
+        case .unreadable(let path, let call, let code):
+            return "cannot read your player key \(path): \(call): \(String(cString: strerror(code)))"
+        case .notAFile(let path):
+            return "your player key \(path) is not a regular file; move it away and a new key is made"
+        case .loosePermissions(let path, let mode):
+            return "your player key \(path) can be read by others (mode \(String(mode, radix: 8))): run chmod 600 \(path); "
+                + "if someone else may have copied it, \(remake)"
+        case .damaged(let path, let line, let reason):
+            return "your player key \(path) is damaged (\(line > 0 ? "line \(line): " : "")\(reason)); restore it from a backup, or \(remake)"
+        case .unwritable(let path, let call, let code):
+            return "cannot save your new player key \(path): \(call): \(String(cString: strerror(code)))"
+        }
+    }
+}
+
 /// The identity key file: a small text format, read and written whole.
 ///
 ///     parlor-identity 1
