@@ -347,7 +347,11 @@ final class RegistrationState: @unchecked Sendable {
 /// A service is reported `.found` as soon as its resolve answered (name,
 /// port, TXT), and `.updated` when its addresses come. A resolve that
 /// answered stays open while the pool has room, so TXT changes (open to
-/// playing) keep coming; on a crowded LAN the oldest make room.
+/// playing) keep coming; on a crowded LAN the oldest make room. Then,
+/// whenever no lookup waits, a game whose resolve was closed is resolved
+/// again every `refreshInterval`, the one read longest ago first, so every
+/// game's TXT is read again in turn (without this, a game whose resolve
+/// made room for others never showed a TXT change again).
 ///
 /// `@unchecked Sendable` only so jobs can carry it to the loop thread.
 final class BrowseSession: @unchecked Sendable {
@@ -367,6 +371,10 @@ final class BrowseSession: @unchecked Sendable {
     static let addressLinger = 0.05
     /// The first wait before a refused or failed lookup is tried again; it doubles up to 8 s.
     static let firstRetryDelay = 0.5
+    /// How often a browse resolves again one game whose resolve was closed
+    /// to make room (each time a thread and a D-Bus connection are made and
+    /// freed again in avahi's library, so not more often).
+    static let refreshInterval = 0.5
 
     private let loop: DNSSDEventLoop
     private let type: String
@@ -378,6 +386,8 @@ final class BrowseSession: @unchecked Sendable {
     private var finished = false
     /// Whether a refusal was already reported: it is said once per browse.
     private var refusalReported = false
+    /// The timer of the next refresh (see `refreshInterval`).
+    private var refreshTimer: Int?
 
     init(loop: DNSSDEventLoop, type: String, continuation: AsyncStream<BrowseEvent>.Continuation, depth: Depth) {
         self.loop = loop
@@ -409,10 +419,13 @@ final class BrowseSession: @unchecked Sendable {
         serviceRef.onFailure = { [self] code in fail(DNSSDLibrary.error(code, operation: "DNSServiceBrowse")) }
         browseRef = serviceRef
         loop.add(serviceRef)
+        if depth == .resolving { scheduleRefresh() }
     }
 
     func cancel() {
         finished = true
+        loop.cancelTimer(refreshTimer)
+        refreshTimer = nil
         browseRef?.deallocate()
         browseRef = nil
         for service in services.values { stop(service) }
@@ -480,6 +493,7 @@ final class BrowseSession: @unchecked Sendable {
     // MARK: Resolving
 
     private func resolve(_ service: TrackedService) {
+        service.resolveAnswered = false
         let lookup = PooledLookup { [weak self, weak service] lookup in
             guard let self, let service else { return nil }
             return self.beginResolve(service, lookup: lookup)
@@ -489,7 +503,8 @@ final class BrowseSession: @unchecked Sendable {
             self.retryResolve(service)
         }
         service.resolveLookup = lookup
-        loop.lookUp(lookup)
+        // A game not listed yet goes before the addresses and TXT re-reads of listed ones.
+        loop.lookUp(lookup, priority: service.reported == nil ? .listing : .filling)
     }
 
     private func beginResolve(_ service: TrackedService, lookup: PooledLookup) -> ServiceRef? {
@@ -517,7 +532,7 @@ final class BrowseSession: @unchecked Sendable {
             return nil
         }
         service.resolveTimer = loop.schedule(after: Self.resolveTimeout) { [weak self, weak service] in
-            guard let self, let service, service.reported == nil else { return }
+            guard let self, let service, !service.resolveAnswered else { return }
             self.retryResolve(service)
         }
         return ServiceRef(newRef, operation: "DNSServiceResolve", library: loop.library)
@@ -552,13 +567,15 @@ final class BrowseSession: @unchecked Sendable {
             }
             return
         }
-        if let lookup = service.resolveLookup, service.reported == nil {
+        if let lookup = service.resolveLookup, !service.resolveAnswered {
             // Answered: keep it open for TXT changes while the pool has room.
+            service.resolveAnswered = true
             loop.cancelTimer(service.resolveTimer)
             service.resolveTimer = nil
             service.retryDelay = Self.firstRetryDelay
             loop.answered(lookup, keep: true)
         }
+        service.lastRead = DNSSDEventLoop.now()
         service.port = port
         service.txt = TXTRecord(decoding: txt)
         let key = HostKey(target: hostTarget, interfaceIndex: service.interfaceIndex)
@@ -569,6 +586,30 @@ final class BrowseSession: @unchecked Sendable {
             attach(service, to: key)
         }
         report(service)
+    }
+
+    // MARK: Refreshing
+
+    private func scheduleRefresh() {
+        refreshTimer = loop.schedule(after: Self.refreshInterval) { [weak self] in
+            guard let self, !self.finished else { return }
+            self.refreshOne()
+            self.scheduleRefresh()
+        }
+    }
+
+    /// Resolves again the game read longest ago among those whose resolve was closed, if no lookup waits.
+    private func refreshOne() {
+        guard loop.waitingLookups == 0 else { return }
+        var oldest: TrackedService?
+        for service in services.values
+        where service.resolveAnswered && service.resolveLookup?.ref == nil && service.retryTimer == nil {
+            if oldest == nil || service.lastRead < oldest!.lastRead { oldest = service }
+        }
+        guard let oldest else { return }
+        // The pool already forgot the closed lookup: cancelling it only makes sure.
+        if let old = oldest.resolveLookup { loop.cancel(old) }
+        resolve(oldest)
     }
 
     // MARK: Addresses
@@ -592,7 +633,7 @@ final class BrowseSession: @unchecked Sendable {
                 self.finishQuery(query, retry: query.addresses.isEmpty)
             }
             host.queries.append(query)
-            if let lookup = query.lookup { loop.lookUp(lookup) }
+            if let lookup = query.lookup { loop.lookUp(lookup, priority: .filling) }
         }
     }
 
@@ -676,7 +717,7 @@ final class BrowseSession: @unchecked Sendable {
             guard let self, let query, let lookup = query.lookup else { return }
             query.timer = nil
             guard !self.finished, let host = query.host, self.hosts[host.key] === host else { return }
-            self.loop.lookUp(lookup)
+            self.loop.lookUp(lookup, priority: .filling)
         }
     }
 
@@ -745,6 +786,10 @@ final class TrackedService {
     /// Adds minus removes, per interface (avahi sends one per IP family).
     var sightings: [UInt32: Int] = [:]
     var resolveLookup: PooledLookup?
+    /// Whether the current resolve answered (it is then kept open, or closed to make room).
+    var resolveAnswered = false
+    /// When the TXT record was last read (the loop's clock).
+    var lastRead = 0.0
     var resolveTimer: Int?
     var retryTimer: Int?
     var retryDelay = BrowseSession.firstRetryDelay

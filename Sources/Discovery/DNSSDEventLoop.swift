@@ -80,9 +80,12 @@ final class DNSSDEventLoop: @unchecked Sendable {
 
     /// The most lookups (resolves and address queries) open at once, whatever
     /// the number of services: each is a thread and a D-Bus connection in
-    /// avahi's library. With the browse and a few registrations a process
-    /// stays well under 16 of each.
-    static let lookupCapacity = 12
+    /// avahi's library. With the browse, a few registrations and the
+    /// process's own threads (about five), a browsing parlor stays under 16
+    /// of each (issue 40's bound; 12 made 18 to 19 threads). Fewer places
+    /// cost little: the loop thread, which makes every ref in turn, is what
+    /// limits a crowded browse, not the lookups' waiting.
+    static let lookupCapacity = 8
 
     // Loop thread only.
     private var refs: [ServiceRef] = []
@@ -137,6 +140,11 @@ final class DNSSDEventLoop: @unchecked Sendable {
         perform(pool.want(lookup, urgent: urgent))
     }
 
+    /// Runs `lookup` once one of the pool's places is free, after those of a higher priority. Loop thread only.
+    func lookUp(_ lookup: PooledLookup, priority: LookupPool<PooledLookup>.Priority) {
+        perform(pool.want(lookup, priority: priority))
+    }
+
     /// `lookup` answered: its ref is closed, or with `keep` stays open until its place is needed. Loop thread only.
     func answered(_ lookup: PooledLookup, keep: Bool = false) {
         perform(pool.answered(lookup, keep: keep))
@@ -149,6 +157,9 @@ final class DNSSDEventLoop: @unchecked Sendable {
 
     /// How many pooled lookups are open now, for tests and the bench. Loop thread only.
     var openLookups: Int { pool.open }
+
+    /// How many pooled lookups wait for a place. Loop thread only.
+    var waitingLookups: Int { pool.waiting.count }
 
     private func perform(_ actions: [LookupPool<PooledLookup>.Action]) {
         var pending = actions
@@ -291,7 +302,7 @@ final class DNSSDEventLoop: @unchecked Sendable {
         for timer in due { timer.job() }
     }
 
-    private static func now() -> Double {
+    static func now() -> Double {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9

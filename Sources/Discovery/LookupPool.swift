@@ -11,6 +11,9 @@
 // is closed as soon as it answered. A resolve that answered may stay open
 // while nothing waits (it reports the game's TXT changes, e.g. open to
 // playing); it is the first to close when a lookup needs its place.
+// Waiting lookups go in order of what a person waits for: a join's first,
+// then the resolves that put games in the list, then the address lookups
+// that fill in their addresses and the re-reads of TXT records.
 //
 // Pure: the machine decides, the event loop starts and stops the refs.
 
@@ -30,8 +33,22 @@ struct LookupPool<Lookup: Hashable> {
     private(set) var running: [Lookup] = []
     /// Answered and kept open for updates while no lookup waits, oldest first.
     private(set) var watching: [Lookup] = []
-    /// Waiting for a place: urgent ones first, then in the order wanted.
+    /// Waiting for a place: by priority, then in the order wanted.
     private(set) var waiting: [Lookup] = []
+    /// The priority of each waiting lookup.
+    private var priorities: [Lookup: Priority] = [:]
+
+    /// Which waiting lookups go first.
+    enum Priority: Int, Comparable {
+        /// A join waiting for one game.
+        case urgent = 0
+        /// What lists a game (its resolve).
+        case listing = 1
+        /// What fills in a listed game (its addresses, its TXT read again).
+        case filling = 2
+
+        static func < (lhs: Priority, rhs: Priority) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)
@@ -47,13 +64,20 @@ struct LookupPool<Lookup: Hashable> {
 
     /// Asks for `lookup`; `urgent` ones (a join waiting for one game) go before the others.
     mutating func want(_ lookup: Lookup, urgent: Bool = false) -> [Action] {
+        want(lookup, priority: urgent ? .urgent : .listing)
+    }
+
+    /// Asks for `lookup`: it waits behind those of the same or a higher priority.
+    mutating func want(_ lookup: Lookup, priority: Priority) -> [Action] {
         if let index = waiting.firstIndex(of: lookup) {
-            guard urgent else { return fill() }
+            guard priority < priorities[lookup, default: .filling] else { return fill() }
             waiting.remove(at: index)
         } else if running.contains(lookup) || watching.contains(lookup) {
             return []
         }
-        if urgent { waiting.insert(lookup, at: 0) } else { waiting.append(lookup) }
+        priorities[lookup] = priority
+        let place = waiting.firstIndex { priority < priorities[$0, default: .filling] } ?? waiting.endIndex
+        waiting.insert(lookup, at: place)
         return fill()
     }
 
@@ -70,6 +94,7 @@ struct LookupPool<Lookup: Hashable> {
     mutating func cancel(_ lookup: Lookup) -> [Action] {
         if let index = waiting.firstIndex(of: lookup) {
             waiting.remove(at: index)
+            priorities[lookup] = nil
             return []
         }
         if let index = running.firstIndex(of: lookup) {
@@ -87,6 +112,7 @@ struct LookupPool<Lookup: Hashable> {
         running.removeAll { $0 == lookup }
         watching.removeAll { $0 == lookup }
         waiting.removeAll { $0 == lookup }
+        priorities[lookup] = nil
         return fill()
     }
 
@@ -99,6 +125,7 @@ struct LookupPool<Lookup: Hashable> {
                 actions.append(.stop(watching.removeFirst()))
             }
             let next = waiting.removeFirst()
+            priorities[next] = nil
             running.append(next)
             actions.append(.start(next))
         }

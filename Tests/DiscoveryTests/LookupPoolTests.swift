@@ -41,6 +41,38 @@ import Testing
         #expect(pool.waiting.isEmpty && pool.open == 12)
     }
 
+    /// A crowded browse lists every game before it fills in addresses: the
+    /// resolves (which put a game in the list) go before the address lookups
+    /// and TXT re-reads wanted earlier, and a join's lookup before both.
+    @Test func resolvesThatListGamesGoBeforeAddressLookupsWantedEarlier() {
+        var pool = LookupPool<Int>(capacity: 1)
+        var refs = Refs()
+        refs.perform(pool.want(1, priority: .listing))
+        refs.perform(pool.want(101, priority: .filling))   // game 1's addresses
+        refs.perform(pool.want(102, priority: .filling))
+        refs.perform(pool.want(2, priority: .listing))
+        refs.perform(pool.want(3, priority: .listing))
+        refs.perform(pool.want(900, urgent: true))
+        while let next = pool.running.first {
+            refs.perform(pool.answered(next, keep: false))
+        }
+        #expect(refs.started == [1, 900, 2, 3, 101, 102])
+    }
+
+    @Test func wantingAWaitingLookupAgainOnlyEverRaisesItsPriority() {
+        var pool = LookupPool<Int>(capacity: 1)
+        var refs = Refs()
+        refs.perform(pool.want(1))
+        refs.perform(pool.want(2, priority: .filling))
+        refs.perform(pool.want(3, priority: .listing))
+        refs.perform(pool.want(2, priority: .urgent))
+        refs.perform(pool.want(3, priority: .filling))   // no lower
+        while let next = pool.running.first {
+            refs.perform(pool.answered(next, keep: false))
+        }
+        #expect(refs.started == [1, 2, 3])
+    }
+
     @Test func aLookupThatAnsweredIsClosedAtOnceUnlessKept() {
         var pool = LookupPool<Int>(capacity: 2)
         var refs = Refs()

@@ -17,6 +17,59 @@ extension LabSuite {
 
         static func gameName(_ index: Int) -> String { String(format: "Host%03d's Connect Four", index) }
 
+        /// More games than parlor keeps lookups open for: once every game is
+        /// listed with its addresses, none of their resolves is still open.
+        /// A seat taken at a table must still show in a watching browse, in
+        /// turn (each closed resolve is made again, one every half second).
+        @Test func aSeatTakenAtATableShowsInAWatchingBrowseOfEighteenGames() async throws {
+            let hosts = 20   // 1 to 17 publish, 18 hosts a three-seat table, 19 joins it, 20 watches
+            try await Lab.with(hosts: hosts) { lab in
+                var processes: [LabProcess] = []
+                defer {
+                    for process in processes { process.send(SIGKILL) }
+                }
+                let homes = (table: try DataDirectory(), watch: try DataDirectory(), guest: try DataDirectory())
+                for index in 1...17 {
+                    processes.append(try lab.start(host: Lab.hostName(index), [
+                        "avahi-publish", "-s", Self.gameName(index), "_parlor._tcp", "7477", "pv=1", "game=connect4",
+                        "rv=1", "seats=1/2", "state=open", "match=", "code=0", "app=avahi-publish",
+                        String(format: "host=Host%03d", index),
+                    ]))
+                }
+                let table = try lab.start(host: Lab.hostName(18), ParlorCommand.command([
+                    "host", "dots-and-boxes", "--seats", "3", "--bot", "easy", "--json", "--port", "7477",
+                    "--name", "Table18", "--grace", "60",
+                ], data: homes.table))
+                processes.append(table)
+                try await table.waitForOutput(containing: "\"event\":\"listening\"", timeout: 60)
+                let listening = try #require(JSONLines.events("listening", in: table.output()).first)
+                let name = try #require(listening["service"] as? String, "listening: \(listening)")
+
+                let watch = try lab.start(host: Lab.hostName(hosts), ParlorCommand.command(
+                    ["browse", "--watch", "--json"], data: homes.watch))
+                processes.append(watch)
+                // All eighteen with their addresses: by then the address lookups have closed every resolve.
+                try await watch.waitForOutput("all 18 games with addresses", timeout: 60) { output in
+                    Set(JSONLines.objects(output).filter { !($0["addresses"] as? [Any] ?? []).isEmpty }
+                        .compactMap { $0["name"] as? String }).count >= 18
+                }
+                let before = JSONLines.objects(watch.output()).last { $0["name"] as? String == name }
+                #expect(before?["seatsTaken"] as? Int == 1, "\(String(describing: before))")
+
+                let guest = try lab.start(host: Lab.hostName(19), ParlorCommand.command(
+                    ["join", "table18", "--bot", "easy", "--json", "--grace", "60"], data: homes.guest))
+                processes.append(guest)
+                // At a table the guest hears "table" (2 of 3 taken); "joined" waits for the third seat.
+                try await guest.waitForOutput(containing: "\"event\":\"table\"", timeout: 30)
+                let began = Date()
+                try await watch.waitForOutput("\(name) with 2 of 3 seats taken", timeout: 30) { output in
+                    JSONLines.objects(output).contains { $0["name"] as? String == name && $0["seatsTaken"] as? Int == 2 }
+                }
+                print("lab: a watching browse of 18 games showed the seat taken \(String(format: "%.1f", Date().timeIntervalSince(began))) s after the join")
+                withExtendedLifetime(homes) {}
+            }
+        }
+
         @Test func browseOnAHundredAndFirstHostListsAllHundredAndJoinsByNameAndPrefix() async throws {
             try await Lab.with(hosts: Self.hosts) { lab in
                 let browser = Lab.hostName(Self.hosts)

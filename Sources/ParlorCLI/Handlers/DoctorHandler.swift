@@ -7,9 +7,10 @@ import TerminalUI
 /// prints each as ok or FAIL with how to fix it.
 ///
 /// The checks: avahi's dns_sd library loads; an avahi-daemon answers (a
-/// browse is accepted); some interface that is up does multicast; a
-/// temporary service published here is seen by a browse here; and which
-/// ports a firewall must let through. Exit 0 when every check passes, 69
+/// browse is accepted); how many of the system bus's connections per user
+/// are left (each DNS-SD lookup is one); some interface that is up does
+/// multicast; a temporary service published here is seen by a browse
+/// here; and which ports a firewall must let through. Exit 0 when every check passes, 69
 /// (service unavailable) otherwise.
 func runDoctor(_ options: DoctorOptions) async throws -> ExitCode {
     var results: [DoctorCheck] = []
@@ -27,6 +28,7 @@ func runDoctor(_ options: DoctorOptions) async throws -> ExitCode {
     report(library)
     let daemon = library.ok ? await DoctorChecks.daemon() : .skipped("daemon", "avahi-daemon", because: "the DNS-SD library is missing")
     report(daemon)
+    report(DoctorChecks.dbusConnections())
     report(DoctorChecks.interfaces())
     report(daemon.ok ? await DoctorChecks.roundTrip() : .skipped("roundtrip", DoctorChecks.roundTripTitle, because: "no avahi-daemon answered"))
     report(DoctorChecks.ports())
@@ -45,7 +47,7 @@ func runDoctor(_ options: DoctorOptions) async throws -> ExitCode {
 
 /// The outcome of one doctor check.
 struct DoctorCheck: Sendable {
-    /// A stable id for scripts ("library", "daemon", "interfaces", "roundtrip", "ports").
+    /// A stable id for scripts ("library", "daemon", "dbus", "interfaces", "roundtrip", "ports").
     var id: String
     /// What is checked, for people.
     var title: String
@@ -91,6 +93,57 @@ enum DoctorChecks {
         }
         return DoctorCheck(id: "daemon", title: "avahi-daemon", ok: true,
                            detail: "answers on D-Bus (\(systemBus.address))", fix: nil)
+    }
+
+    /// dbus-daemon's `max_connections_per_user`, and how many the user holds now (`busctl`).
+    static func dbusConnections() -> DoctorCheck {
+        let budget = DBusConnectionBudget(
+            limit: DBusConnectionBudget.limit(inConfigurations: DBusConnectionBudget.systemConfigurations()),
+            inUse: userConnectionsOnSystemBus())
+        return dbusConnections(budget, user: userName)
+    }
+
+    /// The check's line for `budget`; ok unless the user is near the limit.
+    static func dbusConnections(_ budget: DBusConnectionBudget, user: String) -> DoctorCheck {
+        let title = "D-Bus connections"
+        let limit = "dbus-daemon allows \(budget.limit) per user (max_connections_per_user)"
+        guard let inUse = budget.inUse else {
+            return DoctorCheck(id: "dbus", title: title, ok: true,
+                               detail: "\(limit); how many are in use was not counted (no busctl)",
+                               fix: "each DNS-SD lookup is one; a browsing parlor holds up to \(DBusConnectionBudget.browsingNeeds)")
+        }
+        let detail = "\(inUse) of \(budget.limit) in use by \(user): \(limit); a browsing parlor holds up to \(DBusConnectionBudget.browsingNeeds)"
+        guard budget.isNear else { return DoctorCheck(id: "dbus", title: title, ok: true, detail: detail, fix: nil) }
+        return DoctorCheck(
+            id: "dbus", title: title, ok: false,
+            detail: detail + "; near the limit, avahi-daemon's lookups will be refused and games go missing for a while",
+            fix: "close programs that hold many D-Bus connections ('busctl --system list' shows them), or raise the limit: "
+                + "<limit name=\"max_connections_per_user\">\(budget.limit * 2)</limit> in /etc/dbus-1/system-local.conf, then restart dbus")
+    }
+
+    static var userName: String {
+        guard let entry = getpwuid(getuid()), let name = entry.pointee.pw_name else { return "uid \(getuid())" }
+        return String(cString: name)
+    }
+
+    /// The user's connections on the system bus, from `busctl --system --json=short list`; nil without busctl.
+    static func userConnectionsOnSystemBus() -> Int? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        // The bus's own view of each connection's user: busctl's augmenting
+        // from /proc finds no user inside a network namespace (the lab).
+        process.arguments = ["busctl", "--system", "--json=short", "--no-pager", "--timeout=2", "list", "--unique",
+                             "--augment-creds=no"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        do { try process.run() } catch { return nil }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return nil }
+        // Not counting busctl's own connection.
+        return DBusConnectionBudget.connections(ofUser: userName, inBusctlJSON: data).map { max(0, $0 - 1) }
     }
 
     static func interfaces() -> DoctorCheck {
