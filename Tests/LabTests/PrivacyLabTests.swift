@@ -102,5 +102,50 @@ extension LabSuite {
                 #expect(sealedDirections >= 6, "the match, the spectator and the resumption travelled sealed, both ways")
             }
         }
+            /// Issue 38, items 3 and 8: a host impostor on the LAN advertises the same match id (a copy of the host's
+        /// saved match, a key of its own). The guest resuming by match id, through real avahi-daemons, refuses it in
+        /// the handshake: the impostor never seats it and never reads its seat token. The real host then resumes and
+        /// the guest comes back to it.
+        @Test func aResumingGuestRefusesAnImpostorAdvertisingItsMatch() async throws {
+            try await Lab.with(hosts: 3) { lab in
+                let hostData = try DataDirectory()
+                let guestData = try DataDirectory()
+                let host = try lab.start(host: "A", ParlorCommand.command(
+                    ["host", "connect4", "--bot", "medium", "--json", "--port", "7477", "--name", "Ana", "--grace", "30"], data: hostData))
+                try await host.waitForOutput(containing: "\"event\":\"listening\"", timeout: 20)
+                let guest = try lab.start(host: "B", ParlorCommand.command(
+                    ["join", "Ana's Connect Four", "--bot", "medium", "--json", "--name", "Bo", "--grace", "30"], data: guestData))
+                try await host.waitForOutput(containing: "\"event\":\"move\"", timeout: 60)
+                host.send(SIGKILL)
+                guest.send(SIGKILL)
+                _ = await host.wait(timeout: 10)
+                _ = await guest.wait(timeout: 10)
+
+                // Mallory on C has a copy of Ana's saved match, but not Ana's key.
+                let impostorData = try DataDirectory()
+                try FileManager.default.createDirectory(atPath: impostorData.path + "/parlor", withIntermediateDirectories: true)
+                try FileManager.default.copyItem(atPath: hostData.path + "/parlor/matches", toPath: impostorData.path + "/parlor/matches")
+                let impostor = try lab.start(host: "C", ParlorCommand.command(["resume", "--bot", "medium", "--json", "--grace", "60"],
+                                                                                data: impostorData))
+                try await impostor.waitForOutput(containing: "\"event\":\"listening\"", timeout: 20)
+                let refused = try await lab.run(host: "B", ParlorCommand.command(["resume", "--bot", "medium", "--json", "--grace", "8"],
+                                                                               data: guestData), timeout: 60)
+                #expect(refused.status != 0, "the guest did not play the impostor: \(refused.standardOutput)")
+                #expect(refused.standardError.contains("refusing the host: this is not the Ana this match was played with")
+                            && !refused.standardError.contains("the host closed the connection"), "\(refused.standardError)")
+                #expect(JSONLines.events("joined", in: impostor.output()).isEmpty, "the impostor seated nobody: \(impostor.output())")
+                impostor.send(SIGKILL)
+                _ = await impostor.wait(timeout: 10)
+
+                // Ana herself resumes on A; Bo's parlor comes back to her and the match ends.
+                let resumed = try lab.start(host: "A", ParlorCommand.command(["resume", "--bot", "medium", "--json", "--grace", "60"],
+                                                                               data: hostData))
+                try await resumed.waitForOutput(containing: "\"event\":\"listening\"", timeout: 20)
+                let back = try await lab.run(host: "B", ParlorCommand.command(["resume", "--bot", "medium", "--json", "--grace", "30"],
+                                                                            data: guestData), timeout: 120)
+                #expect(back.status == 0, "the guest came back to the real host: \(back.standardError)")
+                #expect(await resumed.wait(timeout: 30) == 0, "resume stderr: \(resumed.errors())")
+            }
+        }
     }
 }

@@ -236,6 +236,7 @@ final class JoinAttempt<Joined: Sendable>: Sendable {
             switch (connection.stream as? SecureByteStream)?.failure {
             case .passcodeWrong?: event(.message(.reject(.passcodeWrong, sentence: PasscodeSentences.wrong)))
             case .rejected(let code, let sentence)?: event(.message(.reject(code, sentence: sentence)))
+            case .refusedPeer(let sentence)?: perform(.fail(.hostRefused(sentence)))
             default: event(.peerClosed(why))
             }
         }

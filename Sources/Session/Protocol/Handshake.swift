@@ -399,6 +399,8 @@ public enum JoinError: Error, Hashable, Sendable, CustomStringConvertible {
     case passcodeNeeded
     /// This side could not compute its passcode proof (libsodium failed).
     case passcodeUnavailable(CryptoError)
+    /// This side refused the host in the encrypted handshake (its key is not the one expected), and says why.
+    case hostRefused(String)
 
     public var description: String {
         switch self {
@@ -412,6 +414,7 @@ public enum JoinError: Error, Hashable, Sendable, CustomStringConvertible {
         case .badWelcome(let why): "the host's welcome is unusable: \(why)"
         case .passcodeNeeded: "the host needs a passcode"
         case .passcodeUnavailable(let error): "could not prove the passcode: \(error)"
+        case .hostRefused(let sentence): sentence
         }
     }
 }

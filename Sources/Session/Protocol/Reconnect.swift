@@ -61,7 +61,8 @@ public struct ReconnectPolicy: Hashable, Sendable {
                     return .stop("the parlor answering there is not this match's host (it refused: \(sentence))")
                 }
                 return .stop("the host refused: \(sentence)")
-            case .timedOut, .connectionClosed:
+            case .timedOut, .connectionClosed, .hostRefused:
+                // A host refused for its key may be an impostor that goes away before the grace is spent.
                 return .retry
             case .notAParlorHost, .protocolError, .badWelcome, .passcodeNeeded, .passcodeUnavailable:
                 return .stop(join.description)
