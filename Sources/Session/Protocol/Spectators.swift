@@ -512,7 +512,8 @@ public final class SpectatorGallery: Participant {
     public func endDelivered(within limit: Duration) async {
         let deadline = ContinuousClock.now + limit
         while true {
-            // The count is read first: whatever settles after the check ends the wait at once.
+            // The count is read with what it guards, under the lock its bumps happen under:
+            // whatever settles after this check ends the wait at once.
             let (mark, idle, closing) = state.withLock { state -> (UInt64, Bool, [WireConnection]) in
                 state.closing.removeAll { $0.queuedByteCount == 0 }
                 return (settled.count, state.links.isEmpty && queue.withLock { $0.jobs.isEmpty && !$0.running },
