@@ -102,10 +102,44 @@ private final class HeldWitness: Participant {
     /// The next message from the host other than HEARTBEAT, if one comes within `timeout`.
     static func nextAnswer(_ peer: RawPeer, timeout: Duration = .seconds(5)) async -> Message? {
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline, let message = await peer.nextMessage(timeout: deadline - ContinuousClock.now) {
-            if case .heartbeat = message { continue }
-            return message
+        // Event by event: the host's heartbeats must not stretch the wait past `timeout`.
+        while ContinuousClock.now < deadline, let event = await peer.next(timeout: deadline - ContinuousClock.now) {
+            switch event {
+            case .message(.heartbeat): continue
+            case .message(let message): return message
+            default: return nil
+            }
         }
         return nil
+    }
+}
+
+/// The signal the host's waits use (a frame judged again, the saves, the end's
+/// delivery): woken by its event at once, and by its limit when none comes, so
+/// a wait is never longer than the limit and never as long when the event comes.
+@Suite struct SettleSignalTests {
+    @Test("a settle wait ends when the event comes, long before its limit; without one, at its limit")
+    func endsAtTheEventOrTheLimit() async throws {
+        let signal = SettleSignal()
+        let clock = ContinuousClock()
+        // Counted before the wait: nothing to wait for.
+        let mark = signal.count
+        signal.bump()
+        let already = clock.now
+        await signal.wait(beyond: mark, limit: .seconds(30))
+        #expect(clock.now - already < .seconds(1))
+
+        let before = signal.count
+        let waiting = Task { await signal.wait(beyond: before, limit: .seconds(30)) }
+        try await Task.sleep(for: .milliseconds(100))
+        let bumped = clock.now
+        signal.bump()
+        await waiting.value
+        #expect(clock.now - bumped < .seconds(2), "the event did not end the wait")
+
+        let alone = clock.now
+        await signal.wait(beyond: signal.count, limit: .milliseconds(300))
+        let waited = clock.now - alone
+        #expect(waited >= .milliseconds(250) && waited < .seconds(5), "waited \(waited) for a limit of 300 ms")
     }
 }
