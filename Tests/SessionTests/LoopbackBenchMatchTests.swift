@@ -48,6 +48,71 @@ struct LoopbackBenchMatchTests {
         #expect(host.seats[match.joined.seat].outcome == Outcome.quit)
     }
 
+    /// The host's saves: at once, except the save of `held` sequence, which calls back once `letGo()` is called.
+    final class HeldSave: Sendable {
+        let held: UInt32
+        private let waiting = Mutex<(open: Bool, callbacks: [@Sendable ((any Error)?) -> Void])>((false, []))
+        init(holding sequence: UInt32) { held = sequence }
+
+        func save(_ state: MatchState, then: @escaping @Sendable ((any Error)?) -> Void) {
+            let now = waiting.withLock { waiting -> Bool in
+                if waiting.open || state.sequence != held { return true }
+                waiting.callbacks.append(then)
+                return false
+            }
+            if now { then(nil) }
+        }
+
+        func letGo() {
+            let callbacks = waiting.withLock { waiting in
+                waiting.open = true
+                defer { waiting.callbacks = [] }
+                return waiting.callbacks
+            }
+            for callback in callbacks { callback(nil) }
+        }
+    }
+
+    @Test("finishing quits the guest even when its quit crosses the host's move: it is refused as stale, then tried again once the push arrives")
+    func aQuitThatCrossesTheHostsMoveIsTriedAgain() async throws {
+        // The host moves first, at once; its move is committed but not revealed until its save calls back.
+        let hold = HeldSave(holding: 1)
+        let match = try await LoopbackMatch.start(seed: 3, appVersion: "test",
+            hostPlayer: { id, random in BotParticipant(playerID: id) { game, _ in random.pick(from: game.legalMoves) } },
+            record: { sides in
+                sides.hosted.saveBeforeRevealing { state, then in hold.save(state, then: then) }
+                return []
+            })
+        defer { hold.letGo() }
+        #expect(match.joined.seat == 1)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while await match.hostController.state.sequence < 1, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        try #require(await match.hostController.state.sequence == 1, "the host never moved")
+        let finished = Mutex(false)
+        let finishing = Task {
+            await match.finish()
+            finished.withLock { $0 = true }
+        }
+        // The guest's quit is on the state before the host's move: refused as stale.
+        var refused = false
+        for await event in match.events {
+            if case .rolledBack(.quit(_), reason: .rejected(_), _) = event {
+                refused = true
+                break
+            }
+        }
+        try #require(refused, "the guest's quit was never refused")
+        let released = ContinuousClock.now
+        hold.letGo()
+        // Watched from here, so that a finish that never wakes fails the test instead of hanging it.
+        while !finished.withLock({ $0 }), ContinuousClock.now - released < .seconds(10) { try await Task.sleep(for: .milliseconds(5)) }
+        try #require(finished.withLock { $0 }, "finish() was not woken by the host's push")
+        await finishing.value
+        #expect(ContinuousClock.now - released < .seconds(5), "the quit was tried again only after a timer")
+        let host = await match.hostController.finished()
+        #expect(host.sequence == 2 && host.seats[match.joined.seat].outcome == Outcome.quit)
+    }
+
     @Test func theSameSeedMakesTheSameMoves() {
         let moves = (0..<7).map { Move($0) }
         let first = RandomMoves(seed: 3)

@@ -222,7 +222,7 @@ struct NetConnectionTests {
         #expect(received.closed == .sendQueueOverflow(limit: limit))
     }
 
-    @Test("waitUntilClosed returns at once on an open connection, and after a close only once the peer has closed too, its last bytes read")
+    @Test("waitUntilClosed returns at once on an open connection, and after a close once the peer has closed too (not before, nor much after), its last bytes read")
     func waitUntilClosedWaitsForThePeersEnd() async throws {
         // A plain blocking peer that answers our end 300 ms late (a host whose GOODBYE is retransmitted).
         let (fd, bound) = try #require(plainListeningSocket(backlog: 4))
@@ -254,12 +254,83 @@ struct NetConnectionTests {
             client.send(Array("bye".utf8))
             client.close()
             let closing = clock.now
-            await client.waitUntilClosed(within: .seconds(5))
+            // A limit far beyond the peer's 300 ms (and the 5 s close timeout): the peer's end wakes the wait.
+            await client.waitUntilClosed(within: .seconds(20))
             let waited = clock.now - closing
             #expect(waited >= .milliseconds(250), "returned after \(waited), before the peer closed")
+            #expect(waited < .seconds(3), "returned \(waited) after the close: the peer's end did not wake the wait")
             #expect(client.isReleased, "the close did not finish")
         }
         #expect(peerSaw.withLock { $0 } == Array("bye".utf8))
+    }
+
+    @Test("waitUntilSent returns at once with nothing queued, waits while a peer that does not read holds our bytes, and returns as soon as it reads them")
+    func waitUntilSentWaitsForTheQueueToEmpty() async throws {
+        let (fd, bound) = try #require(plainListeningSocket(backlog: 4))
+        defer { close(fd) }
+        let payload = 32 << 20
+        // A peer that reads nothing until told, then everything to our end of stream.
+        let reading = DispatchSemaphore(value: 0)
+        let peerGot = Mutex(0)
+        let peer = Thread {
+            let connection = accept(fd, nil, nil)
+            guard connection >= 0 else { return }
+            defer { close(connection) }
+            reading.wait()
+            var buffer = [UInt8](repeating: 0, count: 64 << 10)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(connection, $0.baseAddress, $0.count) }
+                if count <= 0 { break }
+                peerGot.withLock { $0 += count }
+            }
+        }
+        peer.start()
+        let clock = ContinuousClock()
+        try await withDeadline(30) {
+            let client = try await TCPConnection.connect(addresses: [bound], options: .init(sendQueueLimit: 64 << 20))
+            let idle = clock.now
+            await client.waitUntilSent(within: .seconds(20))
+            #expect(clock.now - idle < .milliseconds(100), "nothing was queued")
+
+            client.send(pattern(payload))
+            client.close()
+            #expect(client.queuedByteCount > 0, "the kernel took all \(payload) bytes: nothing to wait for")
+            let waiting = Task { await client.waitUntilSent(within: .seconds(20)) }
+            // Still held: the peer reads nothing yet.
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(client.queuedByteCount > 0)
+            let started = clock.now
+            reading.signal()
+            await waiting.value
+            let waited = clock.now - started
+            #expect(client.queuedByteCount == 0, "returned with bytes still queued")
+            #expect(waited < .seconds(5), "returned \(waited) after the peer began to read: the flush did not wake the wait")
+        }
+    }
+
+    @Test("waitUntilSent gives up at its limit when the peer never reads, and a cancelled waiter returns at once")
+    func waitUntilSentKeepsItsLimit() async throws {
+        let (fd, bound) = try #require(plainListeningSocket(backlog: 4))
+        defer { close(fd) }
+        let clock = ContinuousClock()
+        try await withDeadline(30) {
+            let client = try await TCPConnection.connect(addresses: [bound], options: .init(sendQueueLimit: 64 << 20))
+            defer { client.abort() }
+            client.send(pattern(32 << 20))
+            #expect(client.queuedByteCount > 0)
+            let limited = clock.now
+            await client.waitUntilSent(within: .milliseconds(300))
+            let waited = clock.now - limited
+            #expect(waited >= .milliseconds(250) && waited < .seconds(5), "waited \(waited) for a limit of 300 ms")
+
+            let cancelled = Task { await client.waitUntilSent(within: .seconds(20)) }
+            try await Task.sleep(for: .milliseconds(100))
+            let cancelling = clock.now
+            cancelled.cancel()
+            await cancelled.value
+            #expect(clock.now - cancelling < .seconds(2), "a cancelled waiter kept waiting")
+            #expect(client.queuedByteCount > 0)
+        }
     }
 
     @Test("a graceful close to a peer that never reads gives up after the close timeout")

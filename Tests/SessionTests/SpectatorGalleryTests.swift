@@ -14,6 +14,8 @@ private final class StalledStream: ByteStream {
     private let sent = Mutex<[UInt8]>([])
     private let queued = Mutex(0)
     private let closed = Mutex(false)
+    /// Who waits for the queue to empty (`waitUntilSent`): woken by `pileUp(0)` alone, as TCP's flush wakes them.
+    private let sentWaiters = Mutex<(next: Int, waiting: [Int: CheckedContinuation<Void, Never>])>((0, [:]))
 
     init() { (events, sink) = AsyncStream<ByteStreamEvent>.makeStream() }
 
@@ -29,8 +31,42 @@ private final class StalledStream: ByteStream {
     var queuedByteCount: Int { queued.withLock { $0 } }
     var isClosed: Bool { closed.withLock { $0 } }
 
-    /// Pretends the spectator stopped reading with `bytes` waiting.
-    func pileUp(_ bytes: Int) { queued.withLock { $0 = bytes } }
+    /// Pretends the spectator stopped reading with `bytes` waiting (0: it read everything).
+    func pileUp(_ bytes: Int) {
+        queued.withLock { $0 = bytes }
+        guard bytes == 0 else { return }
+        let woken = sentWaiters.withLock { sent in
+            defer { sent.waiting = [:] }
+            return sent.waiting.values
+        }
+        for waiter in woken { waiter.resume() }
+    }
+
+    func waitUntilSent(within limit: Duration) async {
+        let id = sentWaiters.withLock { sent in
+            sent.next += 1
+            return sent.next
+        }
+        let timer = Mutex<Task<Void, Never>?>(nil)
+        await withCheckedContinuation { continuation in
+            let now = queued.withLock { queued in
+                sentWaiters.withLock { sent in
+                    if queued == 0 { return true }
+                    sent.waiting[id] = continuation
+                    return false
+                }
+            }
+            if now { return continuation.resume() }
+            // Armed once the waiter is there: the limit releases it unless `pileUp(0)` did.
+            timer.withLock {
+                $0 = Task { [self] in
+                    try? await Task.sleep(for: limit)
+                    sentWaiters.withLock { $0.waiting.removeValue(forKey: id) }?.resume()
+                }
+            }
+        }
+        timer.withLock { $0 }?.cancel()
+    }
 
     var messages: [Message] {
         var decoder = FrameDecoder()

@@ -116,6 +116,7 @@ public final class SecureByteStream: ByteStream {
     public func close() { core.inner.close() }
 
     public func waitUntilClosed(within limit: Duration) async { await core.inner.waitUntilClosed(within: limit) }
+    public func waitUntilSent(within limit: Duration) async { await core.inner.waitUntilSent(within: limit) }
 
     /// The absorber sees the plaintext of whole sealed records; when it takes
     /// them, the channel moves past them, and otherwise nothing changed.

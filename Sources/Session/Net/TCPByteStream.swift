@@ -25,7 +25,8 @@ extension TCPConnection {
             close: { [self] in self.close() },
             peerHasClosed: { [self] in self.peerHasClosed }, queuedByteCount: { [self] in self.queuedByteCount },
             setIdleAbsorber: { [self] in self.setIdleAbsorber($0) },
-            waitUntilClosed: { [self] in await self.waitUntilClosed(within: $0) })
+            waitUntilClosed: { [self] in await self.waitUntilClosed(within: $0) },
+            waitUntilSent: { [self] in await self.waitUntilSent(within: $0) })
     }
 }
 

@@ -127,6 +127,26 @@ public final class TCPConnection: @unchecked Sendable {
     /// A consumer to wake once `lock` is released.
     private var readyResume: (CheckedContinuation<Event?, Never>, Event?)?
     private var idleAbsorber: (@Sendable ([UInt8]) -> Bool)?
+    /// Tasks waiting for the send queue to empty (`waitUntilSent`) or for the
+    /// socket to be released (`waitUntilClosed`), each with its limit's timer.
+    private var settleWaiters: [UInt64: SettleWaiter] = [:]
+    private var nextWaiterID: UInt64 = 0
+    /// Waiters to resume once `lock` is released.
+    private var readyWaiters: [CheckedContinuation<Void, Never>] = []
+
+    /// What a settle waiter waits for.
+    private enum Settled {
+        /// Nothing queued for the socket any more (or the socket is gone).
+        case sent
+        /// The descriptor is released (the close has finished).
+        case released
+    }
+
+    private struct SettleWaiter {
+        var until: Settled
+        var continuation: CheckedContinuation<Void, Never>
+        var timer: EventLoop.TimerID
+    }
 
     /// Adopts a connected, non-blocking socket and starts reading.
     ///
@@ -252,11 +272,66 @@ public final class TCPConnection: @unchecked Sendable {
     /// the peer still sends is read (and dropped) by this socket instead of
     /// reaching a closed one, which the kernel answers with a reset that can
     /// overtake our last bytes and lose them.
+    ///
+    /// Woken by the release of the socket itself (or the limit, on the loop's
+    /// timer heap); a cancelled task stops waiting.
     public func waitUntilClosed(within limit: Duration) async {
-        let deadline = ContinuousClock.now + limit
-        while locked({ phase == .closing || phase == .draining }), ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
+        await waitUntil(.released, within: limit)
+    }
+
+    /// Waits until every byte accepted by `send` has been taken by the kernel
+    /// (or the connection is released), at most `limit`; at once when nothing
+    /// is queued. A cancelled task stops waiting.
+    public func waitUntilSent(within limit: Duration) async {
+        await waitUntil(.sent, within: limit)
+    }
+
+    private func waitUntil(_ until: Settled, within limit: Duration) async {
+        guard limit > .zero else { return }
+        let id = locked { () -> UInt64 in
+            nextWaiterID += 1
+            return nextWaiterID
         }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                locked {
+                    if isSettled(until) || Task.isCancelled {
+                        readyWaiters.append(continuation)
+                        return
+                    }
+                    // The limit is a timer of this connection's loop, not a task.
+                    let timer = loop.schedule(after: limit) { [weak self] in
+                        guard let self else { return }
+                        self.locked { self.wake(id) }
+                    }
+                    settleWaiters[id] = SettleWaiter(until: until, continuation: continuation, timer: timer)
+                }
+            }
+        } onCancel: {
+            locked { wake(id) }
+        }
+    }
+
+    /// Whether what `until` waits for has happened. Lock held.
+    private func isSettled(_ until: Settled) -> Bool {
+        switch until {
+        case .sent: phase == .released || writeHead == writeQueue.count
+        case .released: phase != .closing && phase != .draining
+        }
+    }
+
+    /// Resumes waiter `id` (its limit passed, or its task was cancelled) once the lock is released. Lock held.
+    private func wake(_ id: UInt64) {
+        guard let waiter = settleWaiters.removeValue(forKey: id) else { return }
+        loop.cancelTimer(waiter.timer)
+        readyWaiters.append(waiter.continuation)
+    }
+
+    /// Resumes the waiters whose wait is over. Lock held; called where the send
+    /// queue empties and where the socket is released.
+    private func wakeSettledWaiters() {
+        guard !settleWaiters.isEmpty else { return }
+        for (id, waiter) in settleWaiters where isSettled(waiter.until) { wake(id) }
     }
 
     /// True once the socket is closed (after a graceful close has finished).
@@ -321,14 +396,17 @@ public final class TCPConnection: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` under the lock, then wakes a consumer if `body` made one ready.
+    /// Runs `body` under the lock, then wakes a consumer and the settle waiters if `body` made them ready.
     private func locked<Result>(_ body: () -> Result) -> Result {
         lock.lock()
         let result = body()
         let resume = readyResume
         readyResume = nil
+        let waiters = readyWaiters
+        if !waiters.isEmpty { readyWaiters = [] }
         lock.unlock()
         if let (continuation, event) = resume { continuation.resume(returning: event) }
+        for waiter in waiters { waiter.resume() }
         return result
     }
 
@@ -430,6 +508,7 @@ public final class TCPConnection: @unchecked Sendable {
         writeHead = 0
         writeOffset = 0
         queuedBytes = 0
+        wakeSettledWaiters()
     }
 
     /// Ends the connection after a failed socket call. Lock held.
@@ -509,6 +588,7 @@ public final class TCPConnection: @unchecked Sendable {
             case .closing: sendShutdown()
             case .open, .released: break
             }
+            wakeSettledWaiters()
         } else if writeHead >= 64, writeHead * 2 >= writeQueue.count {
             writeQueue.removeFirst(writeHead)
             writeHead = 0

@@ -39,6 +39,9 @@ public protocol ByteStream: Sendable {
     /// After `close`, waits until the close has finished (the peer's end seen)
     /// or `limit` has passed; at once when it is not closing.
     func waitUntilClosed(within limit: Duration) async
+    /// Waits until `queuedByteCount` is 0 (every byte sent so far handed to the
+    /// peer's transport), or `limit` has passed; at once when nothing is queued.
+    func waitUntilSent(within limit: Duration) async
 }
 
 extension ByteStream {
@@ -50,6 +53,8 @@ extension ByteStream {
     public func setIdleAbsorber(_ absorb: (@Sendable ([UInt8]) -> Bool)?) {}
     /// At once: a transport that cannot tell has nothing to wait for.
     public func waitUntilClosed(within limit: Duration) async {}
+    /// At once: a transport that cannot tell queues nothing (`queuedByteCount` 0).
+    public func waitUntilSent(within limit: Duration) async {}
 }
 
 /// A `ByteStream` made of closures, to adapt a transport without a new type
@@ -64,6 +69,7 @@ public struct AdaptedByteStream: ByteStream {
     private let queued: @Sendable () -> Int
     private let absorber: @Sendable ((@Sendable ([UInt8]) -> Bool)?) -> Void
     private let closing: @Sendable (Duration) async -> Void
+    private let sending: @Sendable (Duration) async -> Void
 
     /// A stream whose `send` and `close` call the given closures; they must
     /// not block. `peerHasClosed` answers `ByteStream.peerHasClosed`.
@@ -71,7 +77,8 @@ public struct AdaptedByteStream: ByteStream {
                 send: @escaping @Sendable ([UInt8]) -> Void, close: @escaping @Sendable () -> Void,
                 peerHasClosed: @escaping @Sendable () -> Bool = { false }, queuedByteCount: @escaping @Sendable () -> Int = { 0 },
                 setIdleAbsorber: @escaping @Sendable ((@Sendable ([UInt8]) -> Bool)?) -> Void = { _ in },
-                waitUntilClosed: @escaping @Sendable (Duration) async -> Void = { _ in }) {
+                waitUntilClosed: @escaping @Sendable (Duration) async -> Void = { _ in },
+                waitUntilSent: @escaping @Sendable (Duration) async -> Void = { _ in }) {
         self.peerDescription = peerDescription
         self.events = events
         self.sendBytes = send
@@ -80,6 +87,7 @@ public struct AdaptedByteStream: ByteStream {
         self.queued = queuedByteCount
         self.absorber = setIdleAbsorber
         self.closing = waitUntilClosed
+        self.sending = waitUntilSent
     }
 
     public var peerHasClosed: Bool { peerClosed() }
@@ -89,4 +97,5 @@ public struct AdaptedByteStream: ByteStream {
     public func close() { closeStream() }
     public func setIdleAbsorber(_ absorb: (@Sendable ([UInt8]) -> Bool)?) { absorber(absorb) }
     public func waitUntilClosed(within limit: Duration) async { await closing(limit) }
+    public func waitUntilSent(within limit: Duration) async { await sending(limit) }
 }

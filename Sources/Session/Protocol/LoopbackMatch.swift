@@ -120,11 +120,17 @@ public final class LoopbackMatch: Sendable {
 
     /// Quits if still playing, and waits for both sides and their recordings to finish.
     public func finish() async {
-        // A quit that crosses the host's next move is refused as stale; the push arrives, and it is tried again.
+        // A quit that crosses the host's next move is refused as stale; it is tried again once the
+        // host's push has moved the guest's match on (or the match has stopped: the events end).
+        var moves = await guestController.events().makeAsyncIterator()
         for _ in 0..<500 {
             if await guestController.isStopped { break }
+            let from = await guestController.state.sequence
             if case .committed = await local.quit() { break }
-            try? await Task.sleep(for: .milliseconds(10))
+            while let event = await moves.next() {
+                if case .committed(_, let state) = event, state.sequence > from { break }
+                if case .adopted(let state) = event, state.sequence > from { break }
+            }
         }
         _ = await hostController.finished()
         await host.shutdown()

@@ -92,6 +92,9 @@ public final class RemoteGuest: Participant {
     private let deliveryChanged = SettleSignal()
     /// Bumped whenever a save calls back.
     private let savesSettled = SettleSignal()
+    /// Bumped whenever the controller tells this participant something (after the machine has
+    /// heard it): a change it was settling is committed or rolled back, or the match ended.
+    private let controllerMoved = SettleSignal()
     private let state: Mutex<State>
     /// A bot that may stand in for this seat while the guest is away (at a table).
     private let standIn = StandIn()
@@ -329,10 +332,12 @@ public final class RemoteGuest: Participant {
 
     public func stateChanged(_ newState: MatchState, event: MatchEvent) {
         performNow(step(.controller(event)))
+        controllerMoved.bump()
     }
 
     public func matchEnded(_ final: MatchState, failure: MatchFailure?) {
         performNow(step { .matchEnded(final, failure: failure, linkOpen: $0.connection.isOpen) })
+        controllerMoved.bump()
     }
 
     // MARK: Inbound
@@ -374,7 +379,8 @@ public final class RemoteGuest: Participant {
 
     /// Judges and submits one guest change; the commit answers it (CONFIRM, from
     /// `stateChanged`), or TURN_REJECTED does. While the host's own change
-    /// settles, the same frame is judged again, up to the confirmation timeout.
+    /// settles, the same frame is judged again once the controller has settled
+    /// it (committed or rolled back: `stateChanged` says so), up to the confirmation timeout.
     private func proposal(_ inbound: Inbound) async {
         let giveUp = ContinuousClock.now + confirmationTimeout
         var judging = step(.inbound(inbound))
@@ -387,6 +393,8 @@ public final class RemoteGuest: Participant {
             }
             await perform(Step(actions: Array(judging.actions[..<submit]), connection: judging.connection,
                                controller: controller))
+            // Read before the submit: a change settled after the controller refused this one ends the wait at once.
+            let mark = controllerMoved.count
             // Judged once, by the machine: the controller commits what it judged.
             let result = if let judged { await controller.submit(judged, from: self) } else { await controller.submit(change, from: self) }
             let answered = step(.submitted(sequence: sequence, result, mayRetry: ContinuousClock.now < giveUp))
@@ -394,7 +402,7 @@ public final class RemoteGuest: Participant {
                 await perform(answered)
                 return
             }
-            try? await Task.sleep(for: .milliseconds(2))
+            await controllerMoved.wait(beyond: mark, limit: giveUp - ContinuousClock.now)
             judging = step(.inbound(inbound))
         }
     }

@@ -61,9 +61,16 @@ public final class SpectatorGallery: Participant {
 
     private struct State {
         var links: [UInt64: Link] = [:] {
-            didSet { if links.count != oldValue.count { counts.yield(links.count) } }
+            didSet {
+                if links.count != oldValue.count {
+                    counts.yield(links.count)
+                    settled.bump()
+                }
+            }
         }
         let counts: AsyncStream<Int>.Continuation
+        /// Bumped whenever someone comes or goes, and when the fan-out thread stops (`endDelivered`).
+        let settled: SettleSignal
         var nextID: UInt64 = 0
         /// The newest state spectators may see (saved, when saving is on); nil before a match begins.
         var revealed: MatchState?
@@ -138,6 +145,8 @@ public final class SpectatorGallery: Participant {
     private let clock: @Sendable () -> Int64
     private let state: Mutex<State>
     private let queue = Mutex(Queue())
+    /// The same signal as `State.settled`, to wait on outside the lock.
+    private let settled: SettleSignal
     /// The number watching, each time it changes (the newest only), for the host's TXT record.
     public let changes: AsyncStream<Int>
 
@@ -152,7 +161,8 @@ public final class SpectatorGallery: Participant {
         self.clock = clock
         let (changes, sink) = AsyncStream<Int>.makeStream(bufferingPolicy: .bufferingNewest(1))
         self.changes = changes
-        self.state = Mutex(State(counts: sink))
+        self.settled = SettleSignal()
+        self.state = Mutex(State(counts: sink, settled: settled))
     }
 
     /// Spectators watching now.
@@ -275,11 +285,13 @@ public final class SpectatorGallery: Participant {
                     if let link = state.links[write.id] { checkBound(write.id, link, &state) }
                 }
                 runAfterFlush(&state)
-                return queue.withLock { queue -> Bool in
+                let more = queue.withLock { queue -> Bool in
                     guard queue.jobs.isEmpty && state.links.isEmpty else { return true }
                     queue.running = false
                     return false
                 }
+                if !more { settled.bump() }
+                return more
             }
             if !more { return }
         }
@@ -494,15 +506,29 @@ public final class SpectatorGallery: Participant {
     /// ended has been told the end (or why it stopped) and those last bytes
     /// have left this process, so that a host that exits next does not cut
     /// them off. At once when nobody watches.
+    ///
+    /// Woken by what it waits for: the last spectator gone and the fan-out
+    /// thread stopped (`State.settled`), then each goodbye's connection
+    /// emptying its send queue (`WireConnection.waitUntilSent`).
     public func endDelivered(within limit: Duration) async {
         let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            let done = state.withLock { state -> Bool in
+        while true {
+            // The count is read with what it guards, under the lock its bumps happen under:
+            // whatever settles after this check ends the wait at once.
+            let (mark, idle, closing) = state.withLock { state -> (UInt64, Bool, [WireConnection]) in
                 state.closing.removeAll { $0.queuedByteCount == 0 }
-                return state.links.isEmpty && state.closing.isEmpty && queue.withLock { $0.jobs.isEmpty && !$0.running }
+                return (settled.count, state.links.isEmpty && queue.withLock { $0.jobs.isEmpty && !$0.running },
+                        state.closing)
             }
-            if done { return }
-            try? await Task.sleep(for: .milliseconds(5))
+            let left = deadline - ContinuousClock.now
+            if (idle && closing.isEmpty) || left <= .zero { return }
+            guard idle else {
+                await settled.wait(beyond: mark, limit: left)
+                continue
+            }
+            for connection in closing { await connection.waitUntilSent(within: deadline - ContinuousClock.now) }
+            // Sent, or out of time (the next round returns), or a transport that cannot tell.
+            state.withLock { state in state.closing.removeAll { waited in closing.contains { $0 === waited } } }
         }
     }
 

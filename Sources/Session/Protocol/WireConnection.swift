@@ -182,4 +182,9 @@ final class WireConnection: Sendable {
     func waitUntilClosed(within limit: Duration) async {
         await stream.waitUntilClosed(within: limit)
     }
+
+    /// Waits until what was sent has left this process, at most `limit` (`ByteStream.waitUntilSent`).
+    func waitUntilSent(within limit: Duration) async {
+        await stream.waitUntilSent(within: limit)
+    }
 }
