@@ -202,6 +202,11 @@ public struct LobbyModel<Address: Hashable & Sendable>: Sendable {
         discoveryProblem = problem
     }
 
+    /// Shows `text` as the one-line message until the next key (e.g. that some games may be missing for a moment).
+    public mutating func tell(_ text: String) {
+        message = text
+    }
+
     /// What `key` does: a choice that ends the lobby's step, or nil to keep going (redraw).
     public mutating func handle(_ key: Key) -> Choice? {
         if key == .interrupt || key == .endOfTransmission { return .quit }

@@ -148,4 +148,13 @@ struct LobbyModelTests {
         #expect(model.handle(.escape) == nil)
         #expect(model.lines(width: 200).contains("Press q to leave parlor."))
     }
+
+    @Test("a refused DNS-SD operation is said on the lobby's message line (games may be missing for a moment) until the next key")
+    func refusedDiscoveryIsSaid() {
+        var model = Model(rules: Self.rules, defaultName: "Ana", defaultLevel: "medium")
+        model.tell("Some games may be missing for a moment: the daemon refused a connection")
+        #expect(model.lines(width: 200).contains { $0.contains("Some games may be missing for a moment") }, "\(model.lines(width: 200))")
+        _ = model.handle(.down)
+        #expect(!model.lines(width: 200).contains { $0.contains("Some games may be missing") })
+    }
 }

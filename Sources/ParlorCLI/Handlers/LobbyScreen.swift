@@ -175,6 +175,10 @@ struct Lobby {
             switch input {
             case .event(.failed(let error)):
                 model.discoveryFailed("\(error)")
+            case .event(.refused(let error)):
+                // Said once per browse (Discovery reports it once), which goes on and tries again; as browse says it.
+                model.tell("Some games may be missing for a moment: \(error)")
+                draw(model, desk: desk, on: terminal)
             case .event(let event):
                 list.apply(event)
                 refresh()
