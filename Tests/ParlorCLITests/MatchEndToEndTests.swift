@@ -169,13 +169,17 @@ struct MatchEndToEndTests {
             #expect(figures.count == 6, "\(result.stdout)")
             #expect(result.stdout.contains("full turn, sealed (both sides behind protocol 3's encrypted channel"), "\(result.stdout)")
             #expect(result.stdout.contains("ratio to the full turn in clear: p50 "), "\(result.stdout)")
-            #expect(result.stdout.contains("goal: the handshake adds at most 2 ms to joining: "), "\(result.stdout)")
+            // Joining, in this process and against a host in another, each with a passcode offered too.
+            #expect(result.stdout.components(separatedBy: "goal: the handshake adds at most 2 ms to joining, with a passcode too: ").count == 3,
+                    "\(result.stdout)")
+            #expect(result.stdout.contains("a host in another process, a table each"), "\(result.stdout)")
+            #expect(result.stdout.components(separatedBy: "sealed, proving a passcode (CPace, XXpsk3): p50 ").count == 3, "\(result.stdout)")
             let threaded = lines.filter { ($0.hasPrefix("    with the stores: p50 ") || $0.hasPrefix("    no store:        p50 "))
                                           && $0.contains(" µs   p99 ") && $0.contains("ratio to") }
             #expect(threaded.count == 2, "\(result.stdout)")
             // The bench's own store is gone: nothing of it shows in the user's matches.
             let left = (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []
-            #expect(!left.contains { $0.hasPrefix("bench-turns-") }, "\(left)")
+            #expect(!left.contains { $0.hasPrefix("bench-turns-") || $0.hasPrefix("parlor-bench-handshake-") }, "\(left)")
         }
     }
 }
