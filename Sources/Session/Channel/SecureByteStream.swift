@@ -201,13 +201,13 @@ final class ChannelCore: Sendable {
             refuseOffer()
             return
         }
-        let timer = Task { [weak self] in
-            do { try await Task.sleep(until: at, clock: .continuous) } catch { return }
-            self?.releaseOffer()
-        }
+        // The id is kept before the timer can fire, so the answer's release and the judging both find it.
         state.withLock { state in
             state.offer = id
-            state.offerTimer = timer
+            state.offerTimer = Task { [weak self] in
+                do { try await Task.sleep(until: at, clock: .continuous) } catch { return }
+                self?.releaseOffer()
+            }
         }
     }
 
