@@ -74,25 +74,58 @@ public final class MatchRecorder: Sendable {
 
     /// Saves on every event of `controller` until its stream ends (each save
     /// queued on the writer; the task never waits for the disk). Subscribe before the controller starts.
-    public func follow(_ controller: MatchController) async -> Task<Void, Never> {
+    ///
+    /// With `shown`, every event is also handed on to it, in the controller's
+    /// order, once what it shows is on disk: an event that carries a state to
+    /// save (the start, a commit, an adoption, the end) after that save's
+    /// sync, every other event after the saves asked for before it. This is
+    /// the one place that decides when a side may show something: a screen or
+    /// `--json` reading `shown` never shows a move that a crash could take
+    /// back. A save that fails is not hidden: once its write has failed, the
+    /// event is shown with a notice naming what could not be saved (once per
+    /// run of failures). `shown` is finished once the controller's stream has
+    /// ended and its last saves have called back.
+    public func follow(_ controller: MatchController,
+                       showing shown: AsyncStream<MatchEvent>.Continuation? = nil) async -> Task<Void, Never> {
         let events = await controller.events()
+        let gate = WriterOwned(ShownGate())
         return Task {
-            for await event in events { self.handle(event) }
+            for await event in events { self.handle(event, shown: shown, gate: gate) }
             // The stream is over: its last saves are on disk when the task ends.
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                self.writer.submit { self.writer.atRoundEnd { done.resume() } }
+                self.writer.submit {
+                    self.writer.atRoundEnd {
+                        shown?.finish()
+                        done.resume()
+                    }
+                }
             }
         }
     }
 
-    private func handle(_ event: MatchEvent) {
+    /// What a saved event's save is: the state and why it is saved; nil for an event that saves nothing.
+    private static func save(for event: MatchEvent) -> (MatchState, StoredMatch.Phase.Cause)? {
         switch event {
         case .started(let state), .committed(_, let state), .adopted(let state), .rolledBack(_, _, let state), .ended(let state):
-            enqueue(state, after: .changed)
+            (state, .changed)
         case .failed(let failure, let state):
-            enqueue(state, after: .stopped(resumable: failure.isResumable))
+            (state, .stopped(resumable: failure.isResumable))
         case .turnBegan, .awaitingConfirmation, .notice, .presence, .talk, .talkRefused, .standIn:  // talk is never saved
-            break
+            nil
+        }
+    }
+
+    private func handle(_ event: MatchEvent, shown: AsyncStream<MatchEvent>.Continuation?, gate: WriterOwned<ShownGate>) {
+        let save = Self.save(for: event)
+        guard let shown else {
+            if let (state, cause) = save { enqueue(state, after: cause) }
+            return
+        }
+        writer.submit {
+            guard let (state, cause) = save else { return self.writer.atRoundEnd { shown.yield(event) } }
+            self.write(state, after: cause) { failure in
+                for event in gate.value.saved(event, failure: failure) { shown.yield(event) }
+            }
         }
     }
 
@@ -272,6 +305,41 @@ public final class MatchRecorder: Sendable {
 final class WriterOwned<Value>: @unchecked Sendable {
     var value: Value
     init(_ value: Value) { self.value = value }
+}
+
+/// What a screen is told as saves call back, decided on the recorder's
+/// writer (`MatchRecorder.follow(_:showing:)`).
+struct ShownGate {
+    /// The last save failed, and the screen was told.
+    private var failing = false
+
+    /// `event`, whose save called back with `failure` (nil: on disk), and
+    /// what to tell with it: the first failure of a run of them is said once,
+    /// naming what was not saved; the event is shown all the same, since the
+    /// match goes on in memory (offline), or pauses until a save succeeds (a
+    /// host), and a frozen screen would hide both.
+    mutating func saved(_ event: MatchEvent, failure: String?) -> [MatchEvent] {
+        guard let failure else {
+            failing = false
+            return [event]
+        }
+        defer { failing = true }
+        if failing { return [event] }
+        let what = switch event {
+        case .committed(let change, let state): Self.describe(change, in: state)
+        default: "the match"
+        }
+        return [event, .notice("could not save \(what): \(failure)")]
+    }
+
+    /// "move 13", "seat 2's quit", "seat 1's time running out": what was not saved.
+    private static func describe(_ change: MatchChange, in state: MatchState) -> String {
+        switch change {
+        case .move: "move \(state.moves.count)"
+        case .quit(let seat): "seat \(seat + 1)'s quit"
+        case .timeExpired(let seat): "seat \(seat + 1)'s time running out"
+        }
+    }
 }
 
 /// A state that could not be written (full disk, read-only store, no descriptors).

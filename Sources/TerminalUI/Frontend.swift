@@ -59,18 +59,25 @@ public struct PreparedMatch: Sendable {
 /// Local seats are the seats whose player id matches one of `locals`
 /// (two in hot-seat play, none when bots play each other).
 public protocol MatchFrontend: Sendable {
-    /// Subscribes to `controller`'s events. Call before `controller.start()`.
-    func prepare(controller: MatchController, locals: [LocalParticipant]) async -> PreparedMatch
-    /// As `prepare(controller:locals:)`, asking `endQuestion` on the final
-    /// board when this frontend can take a one-key answer there (full screen);
-    /// others ignore it and leave `endQuestion.answer` nil.
-    func prepare(controller: MatchController, locals: [LocalParticipant], endQuestion: EndQuestion?) async -> PreparedMatch
+    /// Prepares to show `events`, asking `endQuestion` on the final board
+    /// when this frontend can take a one-key answer there (full screen;
+    /// others leave `endQuestion.answer` nil). `events` are `controller`'s,
+    /// subscribed before `controller.start()`: straight from the controller,
+    /// or handed on by the side's recorder once each is saved (Store's
+    /// `MatchRecorder.follow(_:showing:)`, what a match that is kept on disk uses).
+    func prepare(controller: MatchController, locals: [LocalParticipant], endQuestion: EndQuestion?,
+                 events: AsyncStream<MatchEvent>) async -> PreparedMatch
 }
 
 extension MatchFrontend {
-    /// No one-key answers here: the question is not asked.
+    /// Subscribes to `controller`'s events and prepares to show them as they come. Call before `controller.start()`.
+    public func prepare(controller: MatchController, locals: [LocalParticipant]) async -> PreparedMatch {
+        await prepare(controller: controller, locals: locals, endQuestion: nil)
+    }
+
+    /// As `prepare(controller:locals:)`, asking `endQuestion` on the final board.
     public func prepare(controller: MatchController, locals: [LocalParticipant], endQuestion: EndQuestion?) async -> PreparedMatch {
-        await prepare(controller: controller, locals: locals)
+        await prepare(controller: controller, locals: locals, endQuestion: endQuestion, events: await controller.events())
     }
 
     /// Prepares, starts the controller, and runs to the end.

@@ -49,14 +49,9 @@ public struct FullScreenFrontend: MatchFrontend {
         self.hints = hints
     }
 
-    /// Subscribes to `controller`'s events; the terminal is set up only when the run starts.
-    public func prepare(controller: MatchController, locals: [LocalParticipant]) async -> PreparedMatch {
-        await prepare(controller: controller, locals: locals, endQuestion: nil)
-    }
-
-    /// As `prepare(controller:locals:)`; the final board asks `endQuestion`, answered with one key.
-    public func prepare(controller: MatchController, locals: [LocalParticipant], endQuestion: EndQuestion?) async -> PreparedMatch {
-        let events = await controller.events()
+    /// Prepares to show `events`; the terminal is set up only when the run starts.
+    public func prepare(controller: MatchController, locals: [LocalParticipant], endQuestion: EndQuestion?,
+                        events: AsyncStream<MatchEvent>) async -> PreparedMatch {
         let initial = await controller.state
         let frontend = self
         let talk = await TalkAccess.of(controller)

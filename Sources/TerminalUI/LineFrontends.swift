@@ -31,14 +31,16 @@ public struct PlainFrontend: MatchFrontend {
         self.handlesSignals = handlesSignals
     }
 
-    /// Subscribes to `controller`'s events; input is read only when the run starts.
-    public func prepare(controller: MatchController, locals: [LocalParticipant]) async -> PreparedMatch {
+    /// Prepares to show `events`; input is read only when the run starts.
+    public func prepare(controller: MatchController, locals: [LocalParticipant], endQuestion: EndQuestion?,
+                        events: AsyncStream<MatchEvent>) async -> PreparedMatch {
         let interactive = Terminal.isTTY(inputFD) && Terminal.isTTY(outputFD)
         var textOptions = options
         textOptions.colorDepth = .none
         textOptions.attributes = false
         return await LineSession.prepare(format: .text(textOptions, interactive: interactive), controller: controller,
-                                         locals: locals, inputFD: inputFD, outputFD: outputFD, handlesSignals: handlesSignals)
+                                         locals: locals, events: events, inputFD: inputFD, outputFD: outputFD,
+                                         handlesSignals: handlesSignals)
     }
 }
 
@@ -61,9 +63,10 @@ public struct JSONFrontend: MatchFrontend {
         self.handlesSignals = handlesSignals
     }
 
-    /// Subscribes to `controller`'s events; input is read only when the run starts.
-    public func prepare(controller: MatchController, locals: [LocalParticipant]) async -> PreparedMatch {
-        await LineSession.prepare(format: .json, controller: controller, locals: locals,
+    /// Prepares to show `events`; input is read only when the run starts.
+    public func prepare(controller: MatchController, locals: [LocalParticipant], endQuestion: EndQuestion?,
+                        events: AsyncStream<MatchEvent>) async -> PreparedMatch {
+        await LineSession.prepare(format: .json, controller: controller, locals: locals, events: events,
                                   inputFD: inputFD, outputFD: outputFD, handlesSignals: handlesSignals)
     }
 }
@@ -71,8 +74,7 @@ public struct JSONFrontend: MatchFrontend {
 /// The shell around `LineModel`: reads lines on a thread, writes in order, performs the model's actions.
 enum LineSession {
     static func prepare(format: LineModel.Format, controller: MatchController, locals: [LocalParticipant],
-                        inputFD: Int32, outputFD: Int32, handlesSignals: Bool) async -> PreparedMatch {
-        let events = await controller.events()
+                        events: AsyncStream<MatchEvent>, inputFD: Int32, outputFD: Int32, handlesSignals: Bool) async -> PreparedMatch {
         let initial = await controller.state
         return PreparedMatch {
             await run(format: format, events: events, initial: initial, locals: locals,

@@ -709,12 +709,8 @@ public struct DeskFrontend: MatchFrontend {
     /// bell; false for an offline match, whose bots answer while the person looks on.
     public var ringsOnScreen = true
 
-    public func prepare(controller: MatchController, locals: [LocalParticipant]) async -> PreparedMatch {
-        await prepare(controller: controller, locals: locals, endQuestion: nil)
-    }
-
-    public func prepare(controller: MatchController, locals: [LocalParticipant], endQuestion: EndQuestion?) async -> PreparedMatch {
-        let events = await controller.events()
+    public func prepare(controller: MatchController, locals: [LocalParticipant], endQuestion: EndQuestion?,
+                        events: AsyncStream<MatchEvent>) async -> PreparedMatch {
         let initial = await controller.state
         let desk = self.desk
         let hints = self.hints

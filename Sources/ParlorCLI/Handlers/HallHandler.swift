@@ -172,8 +172,9 @@ enum Hall {
         let writer = context.writers[table.number % context.writers.count]
         let recorder = MatchRecorder(store: LocalData.matchStore, record: record, writer: writer)
         SessionRunner.record(hosted, with: recorder)
-        let events = await controller.events()
-        let recording = await recorder.follow(controller)
+        // A table's lines and its row on the board show what is saved.
+        let (events, showing) = AsyncStream<MatchEvent>.makeStream()
+        let recording = await recorder.follow(controller, showing: showing)
         let tag: [(String, JSONValue)] = [("match", .string(id.hex)), ("table", .int(Int64(table.number)))]
         context.board.seat(table.number, state: hosted.initialState, hostSeat: hosted.hostSeat, controller: controller)
         context.announcer.say("Table \(table.number): \(hosted.guestName) \(table.resumed ? "is back" : "sat down") (match \(id.short)).",

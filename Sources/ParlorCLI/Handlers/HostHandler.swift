@@ -35,7 +35,17 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
     defer { listener.close() }
     let port = listener.port
 
-    let configuration = HostSetup.configuration(options, game: gameType, passcode: passcode)
+    var configuration = HostSetup.configuration(options, game: gameType, passcode: passcode)
+    // What the store keeps of the match: saved before any guest is welcomed into it (Session's saveBeforeWelcome).
+    let settings = HostSetup.settings(options, configuration: configuration)
+    let firstSave = SavedBeforeWelcome { hosted in
+        StoredMatch(state: hosted.initialState, role: .host, localSeat: hosted.hostSeat,
+                    lastActivity: wallClockMilliseconds(), seatToken: hosted.seatToken.bytes, listenPort: port,
+                    tableSeats: TableRecord.seats(of: hosted, botLevels: options.bots), hostSettings: settings,
+                    // A two-seat match keeps its guest's key: a resumed host takes the seat back only for it.
+                    peerKey: hosted.guests.count == 1 ? hosted.remote.peerKey?.bytes : nil)
+    }
+    configuration.saveBeforeWelcome = { await firstSave.save($0) }
     let host: MatchHost
     do { host = try MatchHost(configuration: configuration) } catch {
         if case .passcodeUnavailable = error { throw CommandFailure("\(error)", exitCode: .internalError) }
@@ -174,15 +184,11 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
     filler?.cancel()
     await advertised.update(facts(options.seats, true, hosted.initialState.matchID.hex))
 
-    let record = StoredMatch(state: hosted.initialState, role: .host, localSeat: hosted.hostSeat,
-                             lastActivity: wallClockMilliseconds(), seatToken: hosted.seatToken.bytes, listenPort: port,
-                             tableSeats: TableRecord.seats(of: hosted, botLevels: options.bots),
-                             hostSettings: HostSetup.settings(options, configuration: configuration),
-                             // A two-seat match keeps its guest's key: a resumed host takes the seat back only for it.
-                             peerKey: hosted.guests.count == 1 ? hosted.remote.peerKey?.bytes : nil)
+    let recorder = firstSave.recorder(for: hosted)
     let exit: FrontendExit
     do {
-        exit = try await SessionRunner.playAsHost(hosted, host: host, record: record, bot: options.bot, presentation: presentation,
+        exit = try await SessionRunner.playAsHost(hosted, host: host, record: recorder.current, recorder: recorder,
+                                                  bot: options.bot, presentation: presentation,
                                                   grace: configuration.timeouts.grace, rematches: options.rematches, botLevels: options.bots,
                                                   awayBot: options.awayBotAfter)
     } catch {

@@ -62,14 +62,26 @@ func runJoin(_ options: JoinOptions, desk: MatchDesk? = nil) async throws -> Exi
         }
     }
     let hostKey = joined.remote.peerKey?.fingerprint
+    let meeting = joined.remote.peerKey.map { KnownPeople.meet(name: joined.hostName, key: $0) }
+    if let key = joined.remote.peerKey, case .changed(let old)? = meeting {
+        throw CommandFailure(KnownPeople.hostRefusal(name: joined.hostName, key: key, old: old))
+    }
+    // Nothing is shown of the match before it is on disk: a guest killed after
+    // "Joined" keeps a record that `parlor resume` finishes.
+    let record = StoredMatch(state: joined.initialState, role: .guest, localSeat: joined.seat, lastActivity: wallClockMilliseconds(),
+                             peerAddress: peerAddress, seatToken: joined.seatToken.bytes, peerKey: joined.remote.peerKey?.bytes)
+    let recorder = MatchRecorder(store: LocalData.matchStore, record: record)
+    let failure = await withCheckedContinuation { (done: CheckedContinuation<SaveFailure?, Never>) in
+        recorder.saveBeforeRevealing(joined.initialState) { done.resume(returning: $0) }
+    }
+    if let failure {
+        await joined.remote.leaveForNow("cannot save the match")
+        throw CommandFailure("could not save the match, so it was left: \(failure)", exitCode: .ioError)
+    }
     announcer.say("Joined \(joined.hostName)'s \(joined.initialState.game.gameDisplayName) at \(peerAddress).", event: JSONEvents.joinedHost(
         joined.hostName, seat: joined.seat, match: joined.initialState.matchID.hex, address: peerAddress, key: hostKey?.description))
-    if let key = joined.remote.peerKey {
-        let meeting = KnownPeople.meet(name: joined.hostName, key: key)
-        if case .changed(let old) = meeting {
-            throw CommandFailure(KnownPeople.hostRefusal(name: joined.hostName, key: key, old: old))
-        }
-        if !presentation.isJSON { announcer.say(KnownPeople.line(name: joined.hostName, key: key, meeting: meeting)) }
+    if let key = joined.remote.peerKey, let meeting, !presentation.isJSON {
+        announcer.say(KnownPeople.line(name: joined.hostName, key: key, meeting: meeting))
     }
 
     if hintsAllowed {
@@ -77,10 +89,8 @@ func runJoin(_ options: JoinOptions, desk: MatchDesk? = nil) async throws -> Exi
         announcer.say("The host allows hints: press h for the best move.")
     }
 
-    let record = StoredMatch(state: joined.initialState, role: .guest, localSeat: joined.seat, lastActivity: wallClockMilliseconds(),
-                             peerAddress: peerAddress, seatToken: joined.seatToken.bytes, peerKey: joined.remote.peerKey?.bytes)
-    let exit = try await SessionRunner.playAsGuest(joined, record: record, bot: options.bot, presentation: presentation,
-                                                   rematches: options.rematches)
+    let exit = try await SessionRunner.playAsGuest(joined, record: record, recorder: recorder, bot: options.bot,
+                                                   presentation: presentation, rematches: options.rematches)
     return exit.exitCode
 }
 

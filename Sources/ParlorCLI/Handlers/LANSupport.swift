@@ -224,6 +224,7 @@ struct LANListing {
         defer { signals?.cancel() }
         do { return try await host.waitForGuest() } catch {
             await withdraw()
+            if case .cannotSave = error { throw CommandFailure("\(error)", exitCode: .ioError) }
             throw CommandFailure("\(error)")
         }
     }

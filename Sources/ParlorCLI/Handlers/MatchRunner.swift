@@ -89,8 +89,17 @@ struct MatchPresentation {
               link: (any SessionLink)? = nil, endQuestion: EndQuestion? = nil) async throws -> FrontendExit {
         // A seat a bot plays from here is spoken for by a participant the controller does not ask for moves.
         for voice in locals where !voice.playsFromInput { voice.attach(to: controller) }
-        let prepared = await frontend.prepare(controller: controller, locals: locals, endQuestion: endQuestion)
-        let recording = await recorder?.follow(controller)
+        // What is kept on disk is shown once saved: the recorder hands each event on after its save.
+        let recording: Task<Void, Never>?
+        let prepared: PreparedMatch
+        if let recorder {
+            let (shown, showing) = AsyncStream<MatchEvent>.makeStream()
+            recording = await recorder.follow(controller, showing: showing)
+            prepared = await frontend.prepare(controller: controller, locals: locals, endQuestion: endQuestion, events: shown)
+        } else {
+            recording = nil
+            prepared = await frontend.prepare(controller: controller, locals: locals, endQuestion: endQuestion)
+        }
         // The frontend's signal watcher stops when it returns, before the last
         // save: this one holds SIGINT/SIGTERM/SIGHUP from then until the record is
         // written, so no signal kills the process by its default action meanwhile.

@@ -4,6 +4,7 @@ import Games
 import Match
 import Session
 import Store
+import Synchronization
 import TerminalUI
 
 /// Playing one LAN match to its end on either side, shared by `parlor host`,
@@ -65,14 +66,16 @@ enum SessionRunner {
     /// (Session's `MatchSeries`). `record` is what the store keeps for this
     /// side; every committed state is saved before the guest can see it.
     /// Returns how the last match ended.
-    static func playAsHost(_ first: HostedMatch, host: MatchHost, record: StoredMatch, bot: BotLevelChoice?,
-                           presentation: MatchPresentation, grace: Duration, rematches: Int?,
+    /// `recorder`, when given, is the first match's (made when it was saved before WELCOME).
+    static func playAsHost(_ first: HostedMatch, host: MatchHost, record: StoredMatch, recorder firstRecorder: MatchRecorder? = nil,
+                           bot: BotLevelChoice?, presentation: MatchPresentation, grace: Duration, rematches: Int?,
                            botLevels: [BotLevelChoice] = [], awayBot: Duration? = nil) async throws -> FrontendExit {
         var player = SeriesSide(first, rematches: rematches, bot: bot, presentation: presentation, record: record,
             playOne: { hosted, record, question in
                 let (me, locals) = localParticipant(hosted.hostPlayerID, bot: bot, presentation: presentation)
                 let controller = hosted.makeController(with: me, bots: tableBots(hosted, levels: botLevels, presentation: presentation))
-                let recorder = MatchRecorder(store: LocalData.matchStore, record: record)
+                let recorder = firstRecorder.flatMap { $0.current.state.matchID == hosted.initialState.matchID ? $0 : nil }
+                    ?? MatchRecorder(store: LocalData.matchStore, record: record)
                 Self.record(hosted, with: recorder)
                 if let awayBot { standIn(for: hosted, after: awayBot, presentation: presentation) }
                 var presentation = presentation
@@ -95,13 +98,15 @@ enum SessionRunner {
 
     /// Plays a joined match (new or resumed) to the end, then any rematches
     /// (Session's `MatchSeries`); the recorder keeps `record` up to date.
-    static func playAsGuest(_ first: JoinedMatch, record: StoredMatch, bot: BotLevelChoice?,
-                            presentation: MatchPresentation, rematches: Int?) async throws -> FrontendExit {
+    /// `recorder`, when given, is the first match's (made when it was first saved, before anything was shown).
+    static func playAsGuest(_ first: JoinedMatch, record: StoredMatch, recorder firstRecorder: MatchRecorder? = nil,
+                            bot: BotLevelChoice?, presentation: MatchPresentation, rematches: Int?) async throws -> FrontendExit {
         var player = SeriesSide(first, rematches: rematches, bot: bot, presentation: presentation, record: record,
             playOne: { joined, record, question in
                 let (me, locals) = localParticipant(joined.playerID, bot: bot, presentation: presentation)
                 let controller = joined.makeController(with: me)
-                let recorder = MatchRecorder(store: LocalData.matchStore, record: record)
+                let recorder = firstRecorder.flatMap { $0.current.state.matchID == joined.initialState.matchID ? $0 : nil }
+                    ?? MatchRecorder(store: LocalData.matchStore, record: record)
                 Self.record(joined, with: recorder)
                 return try await play(controller, locals: locals, recorder: recorder, talk: joined.remote, peer: joined.hostName,
                                       link: joined.remote, question: question, presentation: presentation)
@@ -145,6 +150,36 @@ enum SessionRunner {
         var options = GuestOptions(redial: dial)
         if let grace { options.grace = grace }
         return options
+    }
+}
+
+/// The host's first save of a new match, made before any guest is welcomed
+/// into it (Session's `HostConfiguration.saveBeforeWelcome`): the match's
+/// recorder is made then, writes the match file, and plays on with the match
+/// (`recorder(for:)`), so a host killed at any moment after a WELCOME keeps
+/// the record `parlor resume` finishes.
+final class SavedBeforeWelcome: Sendable {
+    private let made = Mutex<[MatchID: MatchRecorder]>([:])
+    private let record: @Sendable (HostedMatch) -> StoredMatch
+
+    /// `record` is what the store keeps of a match as it starts.
+    init(record: @escaping @Sendable (HostedMatch) -> StoredMatch) { self.record = record }
+
+    /// Saves `hosted` as it starts; nil once it is on disk, else why not.
+    func save(_ hosted: HostedMatch) async -> String? {
+        let recorder = MatchRecorder(store: LocalData.matchStore, record: record(hosted))
+        let failure = await withCheckedContinuation { (done: CheckedContinuation<SaveFailure?, Never>) in
+            recorder.saveBeforeRevealing(hosted.initialState) { done.resume(returning: $0) }
+        }
+        if let failure { return failure.description }
+        made.withLock { $0[hosted.initialState.matchID] = recorder }
+        return nil
+    }
+
+    /// The recorder that saved `hosted` before its WELCOME (a fresh one if none did).
+    func recorder(for hosted: HostedMatch) -> MatchRecorder {
+        made.withLock { $0.removeValue(forKey: hosted.initialState.matchID) }
+            ?? MatchRecorder(store: LocalData.matchStore, record: record(hosted))
     }
 }
 

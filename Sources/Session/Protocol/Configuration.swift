@@ -116,6 +116,16 @@ public struct HostConfiguration: Sendable {
     /// seat back: the host itself wants the key the seat was played with
     /// (`SavedHostMatch.guestKeys`, or the seat's link in a match under way).
     public var judgePlayer: (@Sendable (_ name: String, _ key: PlayerPublicKey) -> String?)?
+    /// Saves a new match before any guest is welcomed into it: called once
+    /// the last seat is taken, with the match as `waitForGuest` will return
+    /// it; returns nil once it is on disk, or why it could not be saved. Only
+    /// then do the guests get WELCOME (and spectators the start), so a host
+    /// that dies at any moment keeps the record of every match a guest was
+    /// welcomed into. A failure turns the guests away (REJECT busy, with the
+    /// reason) and stops the host (`HostError.cannotSave`). nil: WELCOME at
+    /// once (a match that is not kept, or one resumed from its record).
+    /// Session does not know the store: ParlorCLI passes the save in.
+    public var saveBeforeWelcome: (@Sendable (HostedMatch) async -> String?)?
 
     /// A configuration; see each field for its default.
     public init(gameID: String, hostName: String, hostPlayerID: PlayerID, seatPreference: SeatPreference = .first,

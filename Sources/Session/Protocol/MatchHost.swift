@@ -27,6 +27,9 @@ public enum HostError: Error, Hashable, Sendable, CustomStringConvertible {
     case passcodeUnavailable(CryptoError)
     /// The table cannot be laid out (seat count, bots); the text says why.
     case badTable(String)
+    /// The match could not be saved before its guests were welcomed
+    /// (`HostConfiguration.saveBeforeWelcome`); they were turned away and the host stopped.
+    case cannotSave(String)
 
     public var description: String {
         switch self {
@@ -35,6 +38,7 @@ public enum HostError: Error, Hashable, Sendable, CustomStringConvertible {
         case .shutDown: "the host was shut down before anyone joined"
         case .passcodeUnavailable(let error): "could not set up the passcode: \(error)"
         case .badTable(let why): why
+        case .cannotSave(let why): "could not save the match, so nobody was welcomed into it: \(why)"
         }
     }
 }
@@ -190,7 +194,8 @@ public actor MatchHost {
     private struct Pending {
         var machine: HostHandshake
         var connection: WireConnection
-        var timer: Task<Void, Never>?
+        /// Disarms the handshake's time limit (an alarm on the event loop).
+        var timer: (@Sendable () -> Void)?
         /// When the connection was accepted, on this host's clock.
         var accepted = ContinuousClock.now
     }
@@ -209,6 +214,11 @@ public actor MatchHost {
     private var nextID: UInt64 = 0
     private var hosted: HostedMatch?
     private var waiters: [CheckedContinuation<HostedMatch?, Never>] = []
+    /// A match being saved before its guests are welcomed (`HostConfiguration.saveBeforeWelcome`):
+    /// no seat is offered meanwhile, and `waitForGuest` waits for the WELCOMEs.
+    private var welcoming = false
+    /// Why the match could not be saved before WELCOME; `waitForGuest` throws it.
+    private var saveFailure: String?
     private var isShutDown = false
     private var random: SplitMix64
     /// The saved match offered again, until its guest is back.
@@ -222,7 +232,8 @@ public actor MatchHost {
     /// Guests seated at a table of three or more that is still filling, by handshake id.
     private var seated: [UInt64: SeatedGuest] = [:]
     /// Heartbeats to the seated guests and the watch for their silence.
-    private var tableTicker: Task<Void, Never>?
+    /// Disarms the next beat of the filling table's heartbeats (an alarm on the event loop).
+    private var tableTicker: (@Sendable () -> Void)?
     /// The id the next new match gets; fixed up front so that CHALLENGE can
     /// bind a passcode proof to it.
     private let upcomingMatchID: MatchID
@@ -231,7 +242,7 @@ public actor MatchHost {
     /// When each passcode proof is checked.
     private var proofs: PasscodeQueue
     /// Proofs waiting their turn, by handshake id: the HELLO and its timer.
-    private var waitingProofs: [UInt64: (hello: Hello, timer: Task<Void, Never>)] = [:]
+    private var waitingProofs: [UInt64: (hello: Hello, timer: @Sendable () -> Void)] = [:]
     /// The table talk of this host's matches (section 18): on unless `--no-talk`.
     /// A spectator's link hands its lines to `talk.hear` with role `.spectator`.
     public nonisolated let talk: TableTalk
@@ -327,31 +338,30 @@ public actor MatchHost {
         pending[id] = Pending(machine: HostHandshake(), connection: connection)
         connection.start { [weak self] inbound in await self?.handshake(id, inbound) }
         let timeout = configuration.timeouts.handshake
-        pending[id]?.timer = Task { [weak self] in
-            do { try await Task.sleep(for: timeout) } catch { return }
-            await self?.handshake(id, event: .timedOut)
+        pending[id]?.timer = LoopAlarm.after(timeout) { [weak self] in
+            Task { await self?.handshake(id, event: .timedOut) }
         }
     }
 
     /// The table as it fills, for the host's screen and TXT record: nil before
     /// the first guest arrives (with two seats, until the match starts).
     public var tableSeating: TableSeating? {
-        guard let layout, layout.guestSeats.count > 1, hosted == nil else { return nil }
+        guard let layout, layout.guestSeats.count > 1, hosted == nil, !welcoming else { return nil }
         return seating(layout, for: nil)
     }
 
     /// Seats taken now: the host, its bots, and every guest seated or playing.
     public var seatsTaken: Int {
-        if hosted != nil { return configuration.seats }
+        if hosted != nil || welcoming { return configuration.seats }
         return 1 + configuration.botNames.count + seated.count
     }
 
     /// Waits until a guest is admitted and returns its match.
     public func waitForGuest() async throws(HostError) -> HostedMatch {
         if let hosted { return hosted }
-        if isShutDown { throw .shutDown }
+        if isShutDown { throw saveFailure.map { .cannotSave($0) } ?? .shutDown }
         let match = await withCheckedContinuation { waiters.append($0) }
-        guard let match else { throw .shutDown }
+        guard let match else { throw saveFailure.map { .cannotSave($0) } ?? .shutDown }
         return match
     }
 
@@ -360,14 +370,15 @@ public actor MatchHost {
     public func shutdown() {
         isShutDown = true
         for (_, entry) in pending {
-            entry.timer?.cancel()
+            entry.timer?()
             entry.connection.close()
         }
         pending = [:]
         seated = [:]
-        tableTicker?.cancel()
+        tableTicker?()
+        tableTicker = nil
         for (id, waiting) in waitingProofs {
-            waiting.timer.cancel()
+            waiting.timer()
             proofs.remove(id)
         }
         waitingProofs = [:]
@@ -414,12 +425,11 @@ public actor MatchHost {
             decideProof(id, hello: hello, turn: .refused)
         case .judge(let at, let evicting):
             if let evicting, let evicted = waitingProofs.removeValue(forKey: evicting) {
-                evicted.timer.cancel()
+                evicted.timer()
                 decideProof(evicting, hello: evicted.hello, turn: .refused)
             }
-            let timer = Task { [weak self] in
-                do { try await Task.sleep(until: at, clock: .continuous) } catch { return }
-                await self?.proofDue(id)
+            let timer = LoopAlarm.after(max(.zero, at - .now)) { [weak self] in
+                Task { await self?.proofDue(id) }
             }
             waitingProofs[id] = (hello, timer)
         }
@@ -458,7 +468,7 @@ public actor MatchHost {
         case .spectate(let name):
             finish(id)
             // A table nobody has sat at yet: the spectator sees the host's and the bots' seats as the first TABLE (section 16).
-            if configuration.seats > 2, hosted == nil, saved == nil, layout == nil {
+            if configuration.seats > 2, hosted == nil, !welcoming, saved == nil, layout == nil {
                 let table = makeLayout()
                 layout = table
                 var watched = seating(table, for: nil)
@@ -469,7 +479,7 @@ public actor MatchHost {
             report(peer, .spectating(name: name))
         case .seat:
             // Seated at a table that fills: no handshake timeout from now on, heartbeats instead.
-            pending[id]?.timer?.cancel()
+            pending[id]?.timer?()
             pending[id]?.timer = nil
             tellTable()
             startTableTicker()
@@ -537,11 +547,11 @@ public actor MatchHost {
     static let seatingMargin: Duration = .seconds(1)
 
     private func finish(_ id: UInt64) {
-        pending[id]?.timer?.cancel()
+        pending[id]?.timer?()
         pending[id] = nil
         // A guest that leaves a table before it fills frees its seat; the others are told.
         if seated.removeValue(forKey: id) != nil { tellTable() }
-        waitingProofs.removeValue(forKey: id)?.timer.cancel()
+        waitingProofs.removeValue(forKey: id)?.timer()
         proofs.remove(id)
     }
 
@@ -572,7 +582,7 @@ public actor MatchHost {
         let gate = sealed?.provedPasscode == .seat ? nil : passcodeKey.map { PasscodeGate(key: $0, turn: turn) }
         let freeSeat = layout.map { layout in layout.guestSeats.first { seat in !seated.values.contains { $0.seat == seat } } } ?? 0
         var policy = HostAdmissionPolicy(gameID: gameType.id, rulesVersion: gameType.rulesVersion,
-                                         seatAvailable: hosted == nil && saved == nil && !isShutDown && freeSeat != nil,
+                                         seatAvailable: hosted == nil && !welcoming && saved == nil && !isShutDown && freeSeat != nil,
                                          currentMatch: current, passcode: gate)
         policy.tableSeats = configuration.seats
         policy.otherSeatTokens = hosted.map { Array($0.seatTokens.dropFirst()) }
@@ -779,12 +789,16 @@ public actor MatchHost {
     private func startTableTicker() {
         guard tableTicker == nil else { return }
         let interval = configuration.timeouts.heartbeatInterval
-        tableTicker = Task { [weak self] in
-            while !Task.isCancelled {
-                do { try await Task.sleep(for: interval) } catch { return }
-                guard let self, await self.tableTick() else { return }
-            }
+        tableTicker = LoopAlarm.after(interval) { [weak self] in
+            Task { await self?.tableBeat() }
         }
+    }
+
+    /// The table ticker's alarm rang: one beat, and the next one armed while guests still wait.
+    private func tableBeat() {
+        guard tableTicker != nil else { return }  // stopped meanwhile
+        tableTicker = nil
+        if tableTick() { startTableTicker() }
     }
 
     /// One beat of the table ticker; false once nobody waits any more.
@@ -809,7 +823,7 @@ public actor MatchHost {
     /// or, when no guest is seated yet, as soon as the first one is: what
     /// `parlor host --fill-with-bots` does when its wait is over.
     public func fillEmptySeatsWithBotsOnceSeated(_ botName: @escaping @Sendable (Int) -> String) {
-        if !fillEmptySeatsWithBots(botName), hosted == nil { fillOnceSeated = botName }
+        if !fillEmptySeatsWithBots(botName), hosted == nil, !welcoming { fillOnceSeated = botName }
     }
 
     /// Gives every free seat of a filling table to a bot named by `botName`
@@ -818,7 +832,7 @@ public actor MatchHost {
     /// nothing, when no guest is seated yet or the match has begun.
     @discardableResult
     public func fillEmptySeatsWithBots(_ botName: (Int) -> String) -> Bool {
-        guard var table = layout, hosted == nil, !seated.isEmpty, !isShutDown else { return false }
+        guard var table = layout, hosted == nil, !welcoming, !seated.isEmpty, !isShutDown else { return false }
         let taken = Set(seated.values.map(\.seat))
         let free = table.guestSeats.filter { !taken.contains($0) }
         for (index, seat) in free.enumerated() {
@@ -846,7 +860,7 @@ public actor MatchHost {
         var links: [(seat: SeatIndex, connection: WireConnection, welcome: Welcome)] = []
         let full = seated
         seated = [:]
-        tableTicker?.cancel()
+        tableTicker?()
         tableTicker = nil
         for (id, guest) in full {
             guard var entry = pending[id] else { continue }
@@ -868,9 +882,7 @@ public actor MatchHost {
                                      timeouts: configuration.timeouts, clock: configuration.clock,
                                      talk: talk, protocolVersion: link.welcome.protocolVersion)
             remote.takeOver()
-            link.connection.send(.welcome(link.welcome))
             remotes.append(remote)
-            report(link.connection.peerDescription, .admitted(name: remote.name, seat: link.seat))
         }
         guard let first = remotes.first, let firstLink = links.first else { return }
         var match = HostedMatch(
@@ -882,13 +894,60 @@ public actor MatchHost {
         match.seatTokens = links.map(\.welcome.seatToken)
         match.botSeats = layout.bots.map(\.seat)
         match.spectators = spectators
-        var watched = fullSeating(layout, state, for: layout.hostSeat)
-        watched.yourSeat = TableSeating.noSeat
-        spectators.tableChanged(watched)
-        spectators.begin(state)
+        welcomeOnceSaved(match, links.map { ($0.connection, $0.welcome) }) { [spectators, tableSink] in
+            var watched = self.fullSeating(layout, state, for: layout.hostSeat)
+            watched.yourSeat = TableSeating.noSeat
+            spectators.tableChanged(watched)
+            tableSink.yield(self.fullSeating(layout, state, for: layout.hostSeat))
+            tableSink.finish()
+        }
+    }
+
+    /// Welcomes `links` into `match` once it is saved (`HostConfiguration.saveBeforeWelcome`;
+    /// at once without one): no guest, spectator or waiter learns of a match
+    /// the host could lose to a crash. `also` runs with the WELCOMEs (what
+    /// else the match's start tells). A save that fails turns every guest
+    /// away (REJECT busy, with why) and stops the host: `waitForGuest` throws `.cannotSave`.
+    private func welcomeOnceSaved(_ match: HostedMatch, _ links: [(connection: WireConnection, welcome: Welcome)],
+                         also: @escaping () -> Void = {}) {
+        guard let save = configuration.saveBeforeWelcome else {
+            return welcomeSaved(match, links, also: also)
+        }
+        welcoming = true
+        Task {
+            let failure = await save(match)
+            await self.saveCalledBack(match, links, failure: failure, also: also)
+        }
+    }
+
+    private func saveCalledBack(_ match: HostedMatch, _ links: [(connection: WireConnection, welcome: Welcome)],
+                                failure: String?, also: @escaping () -> Void) {
+        welcoming = false
+        guard let failure else { return welcomeSaved(match, links, also: also) }
+        let sentence = "The host could not save the match, so it cannot start: \(failure)"
+        for link in links {
+            link.connection.send(.reject(.busy, sentence: sentence))
+            report(link.connection.peerDescription, .rejected(.busy, sentence: sentence))
+            link.connection.close()
+        }
+        saveFailure = failure
+        shutdown()
+    }
+
+    private func welcomeSaved(_ match: HostedMatch, _ links: [(connection: WireConnection, welcome: Welcome)],
+                              also: () -> Void) {
+        guard !isShutDown else {
+            for link in links { link.connection.close() }
+            return
+        }
+        for link in links {
+            link.connection.send(.welcome(link.welcome))
+            report(link.connection.peerDescription, .admitted(name: match.initialState.seats[link.welcome.seat].name,
+                                                              seat: link.welcome.seat))
+        }
+        also()
+        spectators.begin(match.initialState)
         hosted = match
-        tableSink.yield(fullSeating(layout, state, for: layout.hostSeat))
-        tableSink.finish()
         for waiter in waiters { waiter.resume(returning: match) }
         waiters = []
     }
@@ -925,18 +984,13 @@ public actor MatchHost {
             talk.turnOff(because: "\(remote.name)'s parlor speaks protocol 1, which has no table talk.")
         }
         remote.takeOver()
-        connection.send(.welcome(welcome))
         var match = HostedMatch(
             initialState: state, hostSeat: 1 - welcome.seat, guestSeat: welcome.seat,
             hostPlayerID: state.seats[1 - welcome.seat].playerID, seatToken: welcome.seatToken, remote: remote,
             controllerConfiguration: MatchController.Configuration(confirmationTimeout: configuration.timeouts.confirmation,
                                                                    clock: configuration.clock).talking(through: talk))
         match.spectators = spectators
-        spectators.begin(state)
-        hosted = match
-        report(connection.peerDescription, .admitted(name: remote.name, seat: welcome.seat))
-        for waiter in waiters { waiter.resume(returning: match) }
-        waiters = []
+        welcomeOnceSaved(match, [(connection, welcome)])
     }
 
     /// The first guest of a saved table is back (`parlor resume` on the host):

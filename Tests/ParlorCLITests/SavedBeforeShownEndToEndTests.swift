@@ -1,0 +1,74 @@
+import Foundation
+@preconcurrency import Glibc
+import ParlorTestSupport
+import Store
+import Testing
+
+/// Issue 37, item 5, with real processes: what either side prints (joined,
+/// started, a move) is already in its store, so a side killed right after
+/// it can be resumed and the match finished.
+@Suite("Nothing shown before it is saved (real processes)", .serialized)
+struct SavedBeforeShownEndToEndTests {
+    /// The one match in the store under `environment`, read straight from the files.
+    static func storedMatch(_ environment: [String: String]) -> StoredMatch? {
+        let store = MatchStore(directory: MatchStore.defaultDirectory(environment: environment))
+        return store.list().matches.first
+    }
+
+    @Test("the moment a guest is told it joined, both sides have the match on disk; the host killed then is resumed and the match ends with one hash")
+    func joinedMeansSavedOnBothSides() async throws {
+        let hostHome = LANTableEndToEndTests.environment(), guestHome = LANTableEndToEndTests.environment()
+        // The host moves first and thinks for a while, so the match is at its start when the guest is told.
+        let host = try SpawnedParlor(["host", "connect4", "--bot", "easy", "--json", "--port", "0", "--seat", "first", "--grace", "60"],
+                                     environment: hostHome)
+        defer { host.send(SIGKILL) }
+        let port = try await LANTableEndToEndTests.port(host)
+        let guest = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--bot", "easy", "--json", "--grace", "60"], environment: guestHome)
+        defer { guest.send(SIGKILL) }
+        let joined = await FirstHourEndToEndTests.waitFor(guest, "joined")
+        let matchID = try #require(joined?["match"] as? String, Comment(rawValue: guest.transcript))
+        // Read at once: the guest printed it, so its record exists; the host welcomed it, so the host's does.
+        let guestCopy = Self.storedMatch(guestHome), hostCopy = Self.storedMatch(hostHome)
+        host.send(SIGKILL)
+        _ = await host.wait(timeout: .seconds(10))
+        #expect(guestCopy?.state.matchID.hex == matchID, "the guest said joined before its record existed")
+        #expect(hostCopy?.state.matchID.hex == matchID, "the host welcomed the guest before its record existed")
+        // The host's side was printed as joined too, and only after its save.
+        if let shown = FirstHourEndToEndTests.events(host, "joined").first {
+            #expect(shown["match"] as? String == matchID)
+        }
+
+        // Killed at that instant, the host comes back with `parlor resume`, and the guest (waiting out its grace) rejoins.
+        let resumed = try SpawnedParlor(["resume", matchID, "--bot", "easy", "--json", "--grace", "60"], environment: hostHome)
+        defer { resumed.send(SIGKILL) }
+        #expect(await resumed.wait(timeout: .seconds(90)) == 0, Comment(rawValue: resumed.transcript))
+        #expect(await guest.wait(timeout: .seconds(30)) == 0, Comment(rawValue: guest.transcript))
+        let hostEnd = try LANTableEndToEndTests.end(resumed), guestEnd = try LANTableEndToEndTests.end(guest)
+        #expect(hostEnd["hash"] as? String == guestEnd["hash"] as? String)
+    }
+
+    @Test("every move a host prints is in its store when printed")
+    func everyPrintedMoveIsSaved() async throws {
+        let hostHome = LANTableEndToEndTests.environment()
+        let host = try SpawnedParlor(["host", "connect4", "--bot", "easy", "--json", "--port", "0", "--seat", "first"],
+                                     environment: hostHome)
+        defer { host.send(SIGKILL) }
+        let port = try await LANTableEndToEndTests.port(host)
+        let guest = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--bot", "easy", "--json"],
+                                      environment: LANTableEndToEndTests.environment())
+        defer { guest.send(SIGKILL) }
+        // Each time the host has printed more moves, its store holds at least as many.
+        var checked = 0
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            let printed = FirstHourEndToEndTests.events(host, "move").count
+            let saved = Self.storedMatch(hostHome)?.state.moves.count ?? 0
+            #expect(saved >= printed, "the host printed \(printed) moves with \(saved) saved")
+            if printed > checked { checked = printed }
+            if !FirstHourEndToEndTests.events(host, "end").isEmpty { break }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        #expect(checked >= 7, Comment(rawValue: host.transcript))
+        #expect(await host.wait(timeout: .seconds(30)) == 0, Comment(rawValue: host.transcript))
+    }
+}
