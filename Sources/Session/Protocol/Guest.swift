@@ -183,9 +183,10 @@ final class JoinAttempt<Joined: Sendable>: Sendable {
     private struct State {
         var machine: GuestHandshake
         var continuation: CheckedContinuation<Result<Joined, JoinError>, Never>?
-        var timer: Task<Void, Never>?
-        /// Heartbeats and the silence watch while seated at a filling table.
-        var waiting: Task<Void, Never>?
+        /// Disarms the handshake's time limit (an alarm on the event loop).
+        var timer: (@Sendable () -> Void)?
+        /// Disarms the heartbeats and the silence watch while seated at a filling table.
+        var waiting: (@Sendable () -> Void)?
     }
 
     private let connection: WireConnection
@@ -214,15 +215,12 @@ final class JoinAttempt<Joined: Sendable>: Sendable {
             connection.start { [self] inbound in handle(inbound) }
             perform(start)
             let timeout = options.handshakeTimeout
-            let timer = Task { [self] in
-                do { try await Task.sleep(for: timeout) } catch { return }
-                event(.timedOut)
-            }
+            let timer = LoopAlarm.after(timeout) { [self] in event(.timedOut) }
             let alreadyResolved = state.withLock { state -> Bool in
                 state.timer = timer
                 return state.continuation == nil
             }
-            if alreadyResolved { timer.cancel() }
+            if alreadyResolved { timer() }
         }
     }
 
@@ -280,20 +278,22 @@ final class JoinAttempt<Joined: Sendable>: Sendable {
         let silence = Duration.milliseconds(table.heartbeatTimeoutMilliseconds)
         let connection = self.connection
         let clock = options.clock
-        let waiting = Task { [weak self] in
-            while !Task.isCancelled {
-                connection.send(.heartbeat(senderTime: UInt64(clamping: clock())))
-                do { try await Task.sleep(for: interval) } catch { return }
-                if ContinuousClock.now - connection.lastHeard > silence { self?.event(.timedOut); return }
+        connection.send(.heartbeat(senderTime: UInt64(clamping: clock())))
+        let waiting = LoopAlarm.every(interval) { [weak self] in
+            if ContinuousClock.now - connection.lastHeard > silence {
+                self?.event(.timedOut)
+                return false
             }
+            connection.send(.heartbeat(senderTime: UInt64(clamping: clock())))
+            return true
         }
-        let (timer, old) = state.withLock { state -> (Task<Void, Never>?, Task<Void, Never>?) in
+        let (timer, old) = state.withLock { state -> ((@Sendable () -> Void)?, (@Sendable () -> Void)?) in
             defer { state.timer = nil; state.waiting = waiting }
             return (state.timer, state.waiting)
         }
-        timer?.cancel()
-        old?.cancel()
-        if state.withLock({ $0.continuation == nil }) { waiting.cancel() }
+        timer?()
+        old?()
+        if state.withLock({ $0.continuation == nil }) { waiting() }
     }
 
     private func resolve(_ result: Result<Joined, JoinError>) {
@@ -301,8 +301,8 @@ final class JoinAttempt<Joined: Sendable>: Sendable {
             defer { state.continuation = nil; state.timer = nil; state.waiting = nil }
             return (state.continuation, state.timer, state.waiting)
         }
-        timer?.cancel()
-        waiting?.cancel()
+        timer?()
+        waiting?()
         continuation?.resume(returning: result)
     }
 }

@@ -145,7 +145,8 @@ final class AfterMatch: Sendable {
         var machine = RematchNegotiation()
         var waiter: CheckedContinuation<Result<Void, RematchEnd>, Never>?
         var outcome: Result<Void, RematchEnd>?
-        var timer: Task<Void, Never>?
+        /// Disarms the wait for the other side's answer (an alarm on the event loop).
+        var timer: (@Sendable () -> Void)?
         /// Guest side: builds the new match from the host's WELCOME, inside the handler.
         var onWelcome: (@Sendable (Welcome) -> Void)?
         var welcomeSeen = false
@@ -218,8 +219,7 @@ final class AfterMatch: Sendable {
                 return
             }
             run { $0.machine.local(wants: wants) }
-            let timer = Task { [weak self] in
-                try? await Task.sleep(for: answerTimeout)
+            let timer = LoopAlarm.after(answerTimeout) { [weak self] in
                 self?.run { $0.machine.timedOut() }
             }
             state.withLock { $0.timer = timer }
@@ -228,7 +228,7 @@ final class AfterMatch: Sendable {
 
     /// Applies the machine's actions under the lock, then resumes the waiter outside it.
     private func run(_ step: (inout State) -> [RematchNegotiation.Action]) {
-        let (finished, waiter, timer, offered) = state.withLock { state -> (Result<Void, RematchEnd>?, CheckedContinuation<Result<Void, RematchEnd>, Never>?, Task<Void, Never>?, Bool) in
+        let (finished, waiter, timer, offered) = state.withLock { state -> (Result<Void, RematchEnd>?, CheckedContinuation<Result<Void, RematchEnd>, Never>?, (@Sendable () -> Void)?, Bool) in
             var finished: Result<Void, RematchEnd>?
             for action in step(&state) {
                 switch action {
@@ -251,7 +251,7 @@ final class AfterMatch: Sendable {
         }
         let ruledOut: RematchEnd? = if case .failure(let end)? = finished { end } else { nil }
         news.report(offered: offered, ruledOut: ruledOut)
-        timer?.cancel()
+        timer?()
         if let finished, let waiter { waiter.resume(returning: finished) }
         if case .failure? = finished { connection.close() }
     }
@@ -342,12 +342,9 @@ extension Guest {
         case .failure(let end):
             return .over(end)
         case .success:
-            let timer = Task {
-                try? await Task.sleep(for: options.handshakeTimeout)
-                arrived.open()
-            }
+            let disarm = LoopAlarm.after(options.handshakeTimeout) { arrived.open() }
             await arrived.wait()
-            timer.cancel()
+            disarm()
             switch box.take() {
             case .success(let match)?:
                 return .newMatch(match)

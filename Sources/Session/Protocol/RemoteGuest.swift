@@ -57,7 +57,8 @@ public final class RemoteGuest: Participant {
         var persist: Persist?
         var saveRetry: Task<Void, Never>?
         /// Gives up on the guest's acknowledgement of the end.
-        var ackTimer: Task<Void, Never>?
+        /// Disarms the wait for the end's acknowledgement (an alarm on the event loop).
+        var ackTimer: (@Sendable () -> Void)?
         /// Ticks the machine at its next deadline (the process's shared `LivenessClock`).
         var ticker: LivenessClock.Timer?
         /// The after-match conversation, once the match ended with the connection kept.
@@ -498,13 +499,12 @@ public final class RemoteGuest: Participant {
                 case .stopTicker:
                     state.ticker?.cancel()
                 case .startAckTimer(let after):
-                    state.ackTimer = Task { [weak self] in
-                        do { try await Task.sleep(for: after) } catch { return }
+                    state.ackTimer = LoopAlarm.after(after) { [weak self] in
                         guard let self else { return }
                         self.performNow(self.step { .ackTimeElapsed(linkOpen: $0.connection.isOpen) })
                     }
                 case .deliveryChanged:
-                    state.ackTimer?.cancel()
+                    state.ackTimer?()
                     state.ackTimer = nil
                     deliveryChanged.bump()
                 case .keepForAfterMatch(let final):

@@ -81,7 +81,8 @@ public final class SpectatorGallery: Participant {
         var staysForRematch = false
         /// Who sits where while a table fills (TABLE with no seat of its own), until its match begins.
         var seating: TableSeating?
-        var ticker: Task<Void, Never>?
+        /// Disarms the heartbeats (an alarm on the event loop); nil while nobody watches.
+        var ticker: (@Sendable () -> Void)?
         var dropped: [String] = []
         /// Table talk (section 18): where a spectator's own lines are judged, the
         /// controller that relays them, and relayed lines waiting for the change they follow.
@@ -431,12 +432,7 @@ public final class SpectatorGallery: Participant {
         state.withLock { state in
             guard state.ticker == nil else { return }
             let interval = self.interval
-            state.ticker = Task { [weak self] in
-                while !Task.isCancelled {
-                    do { try await Task.sleep(for: interval) } catch { return }
-                    guard let self, self.tick() else { return }
-                }
-            }
+            state.ticker = LoopAlarm.every(interval) { [weak self] in self?.tick() ?? false }
         }
     }
 
@@ -686,7 +682,8 @@ public final class SpectatorFeed: Sendable {
         var waiters: [(after: MatchID?, continuation: CheckedContinuation<MatchState?, Never>)] = []
         var failure: String?
         var ended = false
-        var ticker: Task<Void, Never>?
+        /// Disarms the heartbeats to the host (an alarm on the event loop).
+        var ticker: (@Sendable () -> Void)?
         var seating: TableSeating?
         /// What came before the controller started (blobs after the first state, and
         /// talk): shown in order when it does, so a line still follows its change.
@@ -724,12 +721,7 @@ public final class SpectatorFeed: Sendable {
         guard failure == nil else { return }
         connection.setHandler { [weak self] inbound in await self?.receive(inbound) }
         connection.markHeard()
-        let ticker = Task { [weak self] in
-            while !Task.isCancelled {
-                do { try await Task.sleep(for: interval) } catch { return }
-                guard let self, await self.tick() else { return }
-            }
-        }
+        let ticker = LoopAlarm.every(interval) { [weak self] in self?.tick() ?? false }
         state.withLock { $0.ticker = ticker }
     }
 
@@ -744,12 +736,12 @@ public final class SpectatorFeed: Sendable {
 
     /// Leaves: GOODBYE(leaving) to the host, then close.
     public func leave() {
-        let (ticker, waiters) = state.withLock { state -> (Task<Void, Never>?, [CheckedContinuation<MatchState?, Never>]) in
+        let (ticker, waiters) = state.withLock { state -> ((@Sendable () -> Void)?, [CheckedContinuation<MatchState?, Never>]) in
             state.ended = true
             defer { state.waiters = [] }
             return (state.ticker, state.waiters.map(\.continuation))
         }
-        ticker?.cancel()
+        ticker?()
         for waiter in waiters { waiter.resume(returning: nil) }
         seatingSink.finish()
         connection.send(.goodbye(.goodbyeLeaving, sentence: "stopped watching", finalBlob: []))
@@ -891,7 +883,7 @@ public final class SpectatorFeed: Sendable {
         seatingSink.finish()
         if let controller, let seat { await show(blob, match, in: controller, from: seat) }
         if final {
-            state.withLock { $0.ticker }?.cancel()
+            state.withLock { $0.ticker }?()
             connection.close()
         }
     }
@@ -907,24 +899,26 @@ public final class SpectatorFeed: Sendable {
     }
 
     private func stop(_ why: String) async {
-        let (waiters, controller, ticker) = state.withLock { state -> ([CheckedContinuation<MatchState?, Never>], MatchController?, Task<Void, Never>?) in
+        let (waiters, controller, ticker) = state.withLock { state -> ([CheckedContinuation<MatchState?, Never>], MatchController?, (@Sendable () -> Void)?) in
             guard !state.ended else { return ([], nil, nil) }
             state.ended = true
             state.failure = why
             defer { state.waiters = [] }
             return (state.waiters.map(\.continuation), state.controller, state.ticker)
         }
-        ticker?.cancel()
+        ticker?()
         connection.close()
         for waiter in waiters { waiter.resume(returning: nil) }
         seatingSink.finish()
         await controller?.fail(.connectionLost(why))
     }
 
-    private func tick() async -> Bool {
+    /// One heartbeat, on the loop's thread; false (and the stop begun) once the host is silent or the watch is over.
+    private func tick() -> Bool {
         if state.withLock({ $0.ended }) { return false }
         if ContinuousClock.now - connection.lastHeard > timeout {
-            await stop("no word from the host for \(timeout.roundedUpSeconds) s")
+            let why = "no word from the host for \(timeout.roundedUpSeconds) s"
+            Task { await self.stop(why) }
             return false
         }
         connection.send(.heartbeat(senderTime: UInt64(clamping: clock())))

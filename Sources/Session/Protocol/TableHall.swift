@@ -341,13 +341,12 @@ enum FirstFrame: Sendable {
     /// Reads `stream` until a whole frame, a framing error, `limit` bytes, its end, or `timeout` (which closes it).
     static func read(_ stream: any ByteStream, timeout: Duration, limit: Int) async -> FirstFrame {
         let replay = ReplayedStream(stream)
-        let timer = Task {
-            do { try await Task.sleep(for: timeout) } catch { return }
+        let disarm = LoopAlarm.after(timeout) {
             // As a table's own handshake answers it (sections 7, 12, 19): never a silent close.
             stream.send(Message.reject(.handshakeTimeout, sentence: HostHandshake.noHelloInTime).encoded)
             stream.close()
         }
-        defer { timer.cancel() }
+        defer { disarm() }
         var decoder = FrameDecoder()
         while let event = await replay.take() {
             switch event {
