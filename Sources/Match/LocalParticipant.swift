@@ -50,9 +50,9 @@ public final class LocalParticipant: Participant {
     ///
     /// A quit is valid in any state, so it is not lost to timing: when the
     /// authority's change overtakes it (rolled back as `.superseded`, e.g. the
-    /// host's move crossed it on the wire) or another change is still being
-    /// confirmed, it is proposed again on the new state, for at most one
-    /// confirmation timeout.
+    /// host's move crossed it on the wire) it is proposed again at once on the
+    /// new state, and when another change is still being confirmed, again as
+    /// soon as that one is settled; for at most one confirmation timeout.
     public func quit() async -> SubmitResult {
         guard let controller = controllerBox.withLock({ $0 }) else { return .rejected(.matchOver) }
         guard let seat = await controller.state.seat(of: playerID) else { return .rejected(.notAParticipant) }
@@ -60,9 +60,11 @@ public final class LocalParticipant: Participant {
         while true {
             let result = await controller.submit(.quit(seat), from: speaksAs ?? self)
             switch result {
-            case .rolledBack(.superseded), .rejected(.awaitingConfirmation):
+            case .rolledBack(.superseded):
                 guard ContinuousClock.now < giveUp else { return result }
-                try? await Task.sleep(for: .milliseconds(5))
+            case .rejected(.awaitingConfirmation):
+                guard ContinuousClock.now < giveUp else { return result }
+                await controller.untilNothingIsPending()
             default:
                 return result
             }

@@ -78,6 +78,8 @@ public actor MatchController {
     /// submit), so keeping them would make a reference cycle that outlives the match.
     private var participants: [any Participant]
     private var pending: Pending?
+    /// Waiting for the change awaiting confirmation to be settled (`untilNothingIsPending`).
+    private var settleWaiters: [CheckedContinuation<Void, Never>] = []
     private var nextToken: UInt64 = 1
     private var started = false
     private var stopped = false
@@ -305,6 +307,11 @@ public actor MatchController {
     private func resolvePending(_ result: SubmitResult, beginsNextTurn: Bool = true) {
         guard let current = pending else { return }
         pending = nil
+        defer {
+            let waiters = settleWaiters
+            settleWaiters = []
+            for waiter in waiters { waiter.resume() }
+        }
         current.deliveries?.cancel()
         let event: MatchEvent
         switch result {
@@ -431,6 +438,16 @@ public actor MatchController {
         subscribers = [:]
         for waiter in finishWaiters { waiter.resume(returning: state) }
         finishWaiters = []
+        for waiter in settleWaiters { waiter.resume() }
+        settleWaiters = []
+    }
+
+    /// Returns once no change awaits confirmation (at once when none does, or
+    /// the match has stopped): what a change refused as `awaitingConfirmation`
+    /// waits for before it is proposed again.
+    public func untilNothingIsPending() async {
+        guard pending != nil, !stopped else { return }
+        await withCheckedContinuation { settleWaiters.append($0) }
     }
 
     private func beginTurn() {
