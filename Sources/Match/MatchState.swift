@@ -45,8 +45,9 @@ public enum MatchRuleError: Error, Hashable, Sendable {
     case notYourTurn(active: SeatIndex?, attempted: SeatIndex)
     /// The rules refused the move.
     case illegalMove(Move)
-    /// The move's encoding is outside 0...65535, which a match blob cannot
-    /// carry: refused, never cut to fit (a registered game's moves must fit 16 bits).
+    /// The move's encoding is outside `Move.wireRange` (0...65535), which a
+    /// match blob cannot carry: refused, never cut to fit (a registered game's
+    /// moves must fit two bytes).
     case moveNotEncodable(Move)
     /// The turn deadline has not passed, so the turn cannot expire.
     case deadlineNotReached
@@ -145,7 +146,7 @@ public struct MatchState: Sendable {
             if type(of: game).alternatesStrictly, !someSeatHasLeft, game.paritySeat != seat {
                 throw .notYourTurn(active: game.paritySeat, attempted: seat)
             }
-            guard (0...Int(UInt16.max)).contains(move.rawValue) else { throw .moveNotEncodable(move) }
+            guard move.fitsOnTheWire else { throw .moveNotEncodable(move) }
             MatchWork.note(matchID, \.applies)
             do { try next.game.apply(move) } catch { throw .illegalMove(move) }
             next.moves.append(PlayedMove(seat: seat, move: move))
