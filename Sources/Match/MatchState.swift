@@ -60,7 +60,7 @@ public enum MatchRuleError: Error, Hashable, Sendable {
 /// time expiries); the state hash covers everything but the deadline.
 public struct MatchState: Sendable {
     public var matchID: MatchID { didSet { encoding = nil } }
-    /// The game position after `moves`.
+    /// The game position after `moves`, as any game; `game(as:)` gives it as your type.
     public private(set) var game: any Game { didSet { encoding = nil } }
     public var seats: [Seat] { didSet { encoding = nil } }
     public private(set) var moves: [PlayedMove] { didSet { encoding = nil } }
@@ -106,6 +106,13 @@ public struct MatchState: Sendable {
 
     /// Whether any seat has left while the match went on (the rotation is then no longer strict).
     public var someSeatHasLeft: Bool { leftAfter.contains { $0 != nil } }
+
+    /// The game position as the game type you wrote, e.g. `state.game(as: Nim.self)?.heaps`;
+    /// nil when the match is of another game (check `gameID` to tell which).
+    ///
+    /// Use it instead of casting `game`: a match decoded from a peer or from
+    /// disk holds whichever registered type its game id names.
+    public func game<G: Game>(as type: G.Type) -> G? { game as? G }
 
     /// The game's id, e.g. `connect4`.
     public var gameID: String { type(of: game).id }
