@@ -6,15 +6,26 @@ public typealias SeatIndex = Int
 
 /// One move, in a game's own compact encoding (a column, a cell, a peg).
 ///
-/// Raw values are 0-based and small (they travel as `UInt16` in the match
-/// blob). What a raw value means is the game's business; `Game.notation(for:)`
-/// and `Game.move(fromNotation:)` translate to and from what a person types.
+/// Raw values are 0-based and small: they travel as two bytes in the match
+/// blob, so only raw values in `Move.wireRange` can be played (a match refuses
+/// any other, see `fitsOnTheWire`). What a raw value means is the game's
+/// business; `Game.notation(for:)` and `Game.move(fromNotation:)` translate to
+/// and from what a person types.
 public struct Move: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The game-specific, 0-based encoding.
     public var rawValue: Int
 
     /// Wraps a raw, game-specific encoding. No validation: ask the game.
     public init(_ rawValue: Int) { self.rawValue = rawValue }
+
+    /// The raw values a match can carry: two bytes in the match blob (on the
+    /// wire and on disk), 0...65535. The one place this limit is decided.
+    public static let wireRange: ClosedRange<Int> = 0...Int(UInt16.max)
+
+    /// Whether this move's raw value is in `wireRange`. A match refuses a move
+    /// that does not fit (`MatchRuleError.moveNotEncodable`) instead of
+    /// changing it to one that does; keep a game's legal moves within range.
+    public var fitsOnTheWire: Bool { Self.wireRange.contains(rawValue) }
 
     public static func < (lhs: Move, rhs: Move) -> Bool { lhs.rawValue < rhs.rawValue }
     public var description: String { "Move(\(rawValue))" }

@@ -137,7 +137,10 @@ public enum MatchBlob {
         writer.write(UInt16(clamping: state.moves.count))
         for played in state.moves {
             writer.write(UInt8(clamping: played.seat))
-            writer.write(UInt16(clamping: played.move.rawValue))
+            // Never clamped: every move of a state came through `MatchState.applying`,
+            // which refuses one that does not fit, or from a blob's two bytes.
+            precondition(played.move.fitsOnTheWire, "move \(played.move.rawValue) is outside Move.wireRange; MatchState.applying refuses it")
+            writer.write(UInt16(played.move.rawValue))
         }
         return writer
     }

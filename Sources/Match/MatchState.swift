@@ -45,8 +45,9 @@ public enum MatchRuleError: Error, Hashable, Sendable {
     case notYourTurn(active: SeatIndex?, attempted: SeatIndex)
     /// The rules refused the move.
     case illegalMove(Move)
-    /// The move's encoding is outside 0...65535, which a match blob cannot
-    /// carry: refused, never cut to fit (a registered game's moves must fit 16 bits).
+    /// The move's encoding is outside `Move.wireRange` (0...65535), which a
+    /// match blob cannot carry: refused, never cut to fit (a registered game's
+    /// moves must fit two bytes).
     case moveNotEncodable(Move)
     /// The turn deadline has not passed, so the turn cannot expire.
     case deadlineNotReached
@@ -59,7 +60,7 @@ public enum MatchRuleError: Error, Hashable, Sendable {
 /// time expiries); the state hash covers everything but the deadline.
 public struct MatchState: Sendable {
     public var matchID: MatchID { didSet { encoding = nil } }
-    /// The game position after `moves`.
+    /// The game position after `moves`, as any game; `game(as:)` gives it as your type.
     public private(set) var game: any Game { didSet { encoding = nil } }
     public var seats: [Seat] { didSet { encoding = nil } }
     public private(set) var moves: [PlayedMove] { didSet { encoding = nil } }
@@ -106,6 +107,13 @@ public struct MatchState: Sendable {
     /// Whether any seat has left while the match went on (the rotation is then no longer strict).
     public var someSeatHasLeft: Bool { leftAfter.contains { $0 != nil } }
 
+    /// The game position as the game type you wrote, e.g. `state.game(as: Nim.self)?.heaps`;
+    /// nil when the match is of another game (check `gameID` to tell which).
+    ///
+    /// Use it instead of casting `game`: a match decoded from a peer or from
+    /// disk holds whichever registered type its game id names.
+    public func game<G: Game>(as type: G.Type) -> G? { game as? G }
+
     /// The game's id, e.g. `connect4`.
     public var gameID: String { type(of: game).id }
     /// The game's rules version.
@@ -145,7 +153,7 @@ public struct MatchState: Sendable {
             if type(of: game).alternatesStrictly, !someSeatHasLeft, game.paritySeat != seat {
                 throw .notYourTurn(active: game.paritySeat, attempted: seat)
             }
-            guard (0...Int(UInt16.max)).contains(move.rawValue) else { throw .moveNotEncodable(move) }
+            guard move.fitsOnTheWire else { throw .moveNotEncodable(move) }
             MatchWork.note(matchID, \.applies)
             do { try next.game.apply(move) } catch { throw .illegalMove(move) }
             next.moves.append(PlayedMove(seat: seat, move: move))

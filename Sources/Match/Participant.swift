@@ -165,7 +165,8 @@ public enum SubmitRejection: Error, Hashable, Sendable, CustomStringConvertible 
         case .rule(.notYourTurn): "it is not your turn"
         case .rule(.illegalMove): "that move is not allowed"
         case .rule(.moveNotEncodable(let move)):
-            "that move's encoding (\(move.rawValue)) is outside 0...65535, which a saved or sent match cannot carry"
+            "that move's encoding (\(move.rawValue)) is outside \(Move.wireRange.lowerBound)...\(Move.wireRange.upperBound), "
+                + "which a saved or sent match cannot carry (a game's moves must fit Move.wireRange)"
         case .rule(.matchEnded), .matchOver: "the match is over"
         case .rule(let error): "refused: \(error)"
         case .authoritativeStateDisagrees: "the state sent with the move does not match it"

@@ -104,7 +104,7 @@ import Testing
         var state = try play(3, in: table("chinese-checkers", seats: 6))
         #expect(state.activeSeat == 3)
         state = try state.applying(.quit(4), now: 3_000)
-        let checkers = try #require(state.game as? ChineseCheckers)
+        let checkers = try #require(state.game(as: ChineseCheckers.self))
         #expect(!checkers.holes.contains(4), "seat 4's pegs are off the board")
         #expect(checkers.placements?[4] == 6)
         state = try play(2, in: state)

@@ -1,6 +1,7 @@
 import Bots
 import Games
 import Match
+import ParlorTestSupport
 import Synchronization
 import Testing
 @testable import Session
@@ -11,8 +12,8 @@ import Testing
 struct LoopbackBenchMatchTests {
     final class Count: Sendable { let value = Mutex(0) }
 
-    static func start(seed: UInt64, recorded: Count? = nil) async throws -> LoopbackMatch {
-        try await LoopbackMatch.start(seed: seed, appVersion: "test",
+    static func start(_ gameID: String = Connect4.id, seed: UInt64, recorded: Count? = nil) async throws -> LoopbackMatch {
+        try await LoopbackMatch.start(gameID: gameID, seed: seed, appVersion: "test",
             hostPlayer: { id, random in BotParticipant(playerID: id) { game, _ in random.pick(from: game.legalMoves) } },
             record: { sides in
                 recorded?.value.withLock { $0 += 1 }
@@ -38,6 +39,42 @@ struct LoopbackBenchMatchTests {
         #expect(host.isEnded)
         #expect(host.stateHash == guest.stateHash)
         #expect(host.moves.count >= 7)
+    }
+
+    @Test("a loopback match of another game than Connect Four, built-in or registered, is played to its end with equal hashes on both sides",
+          arguments: [TicTacToe.id, Nim.id])
+    func anyRegisteredGamePlaysToTheEnd(gameID: String) async throws {
+        Nim.register()
+        let match = try await Self.start(gameID, seed: 5)
+        #expect(match.joined.initialState.gameID == gameID)
+        var guestMoves = 0
+        for await event in match.events {
+            if case .ended = event { break }
+            guard case .turnBegan(let seat, let state) = event, seat == match.joined.seat else { continue }
+            let (move, _) = try #require(match.randomMove(in: state))
+            guard case .committed = await match.local.play(move) else { break }
+            guestMoves += 1
+        }
+        await match.finish()
+        let host = await match.hostController.finished()
+        let guest = await match.guestController.finished()
+        #expect(host.gameID == gameID && guest.gameID == gameID)
+        #expect(host.isEnded && host.game.isOver, "the match ended by the rules, not by the guest quitting")
+        #expect(guestMoves > 0)
+        #expect(host.stateHash == guest.stateHash)
+        #expect(host.moves == guest.moves)
+        #expect(!host.seats.contains { $0.outcome == .quit })
+    }
+
+    @Test("a loopback match of a game nobody registered is refused with the host's sentence naming it")
+    func anUnknownGameIsRefused() async throws {
+        do {
+            _ = try await Self.start("no-such-game", seed: 1)
+            Issue.record("a loopback match of an unknown game started")
+        } catch let error as HostError {
+            #expect(error == .unknownGame("no-such-game"))
+            #expect("\(error)" == "there is no game called 'no-such-game'")
+        }
     }
 
     @Test func finishingAMatchInPlayQuitsItForTheGuest() async throws {

@@ -2,8 +2,8 @@ import Bots
 import Games
 import Match
 import ParlorTestSupport
-import Session
 import Testing
+@testable import Session
 
 /// Issue 39: a game from another package (Nim, registered by the caller) is
 /// hosted, joined, played to the end and resumed through the unchanged
@@ -28,9 +28,9 @@ struct RegisteredGameProtocolTests {
 
     /// Checks what a person would see at the end of a Nim match on both sides.
     static func expectSameEnd(_ final: (host: MatchState, guest: MatchState)) {
-        #expect(final.host.gameID == "nim" && final.guest.game is Nim)
+        #expect(final.host.gameID == "nim" && final.guest.game(as: Nim.self) != nil)
         #expect(final.host.isEnded && final.guest.isEnded)
-        #expect((final.guest.game as? Nim)?.heaps == [0, 0, 0])
+        #expect(final.guest.game(as: Nim.self)?.heaps == [0, 0, 0])
         #expect(final.host.stateHash == final.guest.stateHash)
         #expect(final.host.moves == final.guest.moves)
         #expect(Set(final.host.seats.map(\.outcome)) == [.won, .lost])
@@ -84,6 +84,52 @@ struct RegisteredGameProtocolTests {
         Self.expectSameEnd(final)
         #expect(Array(final.host.moves.prefix(2)) == saved.moves)
         await host.shutdown()
+    }
+
+    @Test("a guest with more than 32 games joins Nim when its HELLO puts Nim first; listed last, Nim was not among the 32 sent")
+    func moreGamesThanAHelloCarries() async throws {
+        // 40 games before Nim, as a process with that many registered would list them.
+        let many = (1...40).map { GameVersion(id: "game-\($0)", rulesVersion: 1) } + [try #require(GameVersion.local(Nim.id))]
+        func hello(_ games: [GameVersion]) -> Hello { Hello(appVersion: "test", playerID: .random(), playerName: "Ben", games: games) }
+        let host = try MatchHost(configuration: HostConfiguration(
+            gameID: Nim.id, hostName: "Ana", hostPlayerID: .random(), timeouts: quickTimeouts, appVersion: "test"))
+
+        // Listed last, Nim is cut from the HELLO: the host does not see it.
+        let (lateEnd, lateHostEnd) = InMemoryByteStream.pair()
+        await host.accept(lateHostEnd)
+        do {
+            _ = try await Guest.join(over: lateEnd, hello: hello(many))
+            Issue.record("Nim was found in a HELLO that cut it")
+        } catch {
+            guard case .rejected(let reason, let sentence) = error else { Issue.record("\(error)"); return }
+            #expect(reason == .gameUnknown && sentence.contains("you offered game-1, game-2"))
+        }
+        #expect(await host.hasGuest == false)
+
+        // Nim first: it travels, with the first 31 of the others after it.
+        let first = GameVersion.listing(many, first: Nim.id)
+        let sent = try Message.decode(Frame(type: .hello, payload: Message.hello(hello(first)).payload))
+        guard case .hello(let received) = sent else { Issue.record("not a HELLO: \(sent)"); await host.shutdown(); return }
+        #expect(received.games.count == MessageLimits.maximumGames)
+        #expect(received.games.first == GameVersion.local(Nim.id))
+        #expect(Array(received.games.dropFirst()) == Array(many.prefix(MessageLimits.maximumGames - 1)))
+        let (guestEnd, hostEnd) = InMemoryByteStream.pair()
+        await host.accept(hostEnd)
+        async let joining = Guest.join(over: guestEnd, hello: hello(first))
+        let hosted = try await host.waitForGuest()
+        let joined = try await joining
+        #expect(joined.initialState.gameID == Nim.id)
+        Self.expectSameEnd(try await Self.playToTheEnd(hosted, joined))
+        await host.shutdown()
+    }
+
+    @Test("this process's catalog with the game being joined first: every game once, that one first, unknown ids change nothing")
+    func catalogWithTheJoinedGameFirst() {
+        let listed = GameVersion.catalog(first: Nim.id)
+        #expect(listed.first == GameVersion.local(Nim.id))
+        #expect(listed.count == GameVersion.catalog.count && Set(listed) == Set(GameVersion.catalog))
+        #expect(GameVersion.catalog(first: "no-such-game") == GameVersion.catalog)
+        #expect(GameVersion.catalog(first: Connect4.id) == GameVersion.catalog, "the first game is already first")
     }
 
     @Test("a guest whose parlor lacks Nim is refused with a sentence naming the game and its rules version")

@@ -30,6 +30,6 @@ struct RegisteredGameStoreTests {
         #expect(loaded.state.stateHash == state.stateHash)
         #expect(loaded.state.activeSeat == 2)
         #expect(loaded.state.moveNotations == ["b4", "c1"])
-        #expect(loaded.state.replayPositions.compactMap { ($0.game as? Nim)?.heaps } == [[3, 4, 5], [3, 0, 5], [3, 0, 4]])
+        #expect(loaded.state.replayPositions.compactMap { $0.game(as: Nim.self)?.heaps } == [[3, 4, 5], [3, 0, 5], [3, 0, 4]])
     }
 }

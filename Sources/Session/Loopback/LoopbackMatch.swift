@@ -1,5 +1,6 @@
-// Host and guest of one connect4 match in this process, over 127.0.0.1:
-// what `parlor bench turns` times and the durability tests play. Session
+// Host and guest of one match in this process, over 127.0.0.1: Connect Four
+// for what `parlor bench turns` times and the durability tests play, or any
+// registered game for a developer's own tests. Session
 // knows neither bots nor the store: the host's participant and the recording
 // of both sides are passed in.
 
@@ -8,8 +9,9 @@ import Secure
 import Match
 import Synchronization
 
-/// A connect4 match between a host playing seeded random moves and a guest
-/// whose moves the caller plays, over real loopback TCP sockets.
+/// A match of any registered game (Connect Four unless told) between a host
+/// playing seeded random moves and a guest whose moves the caller plays, over
+/// real loopback TCP sockets.
 public final class LoopbackMatch: Sendable {
     /// The host, serving its loopback listener.
     public let host: MatchHost
@@ -61,14 +63,16 @@ public final class LoopbackMatch: Sendable {
     /// Listens on 127.0.0.1, joins a guest, and starts both controllers.
     ///
     /// - Parameters:
+    ///   - gameID: the registered game, played by two seats (`connect4` by default: what the benches' figures are of).
     ///   - seed: seeds the moves of both the host and `randomMove(in:)`.
     ///   - spectators: places for spectators (at least the host's default).
     ///   - hostPlayer: the host's participant for its player id, choosing with the `RandomMoves` given.
     ///   - beforeGuest: runs once the host listens, before the guest joins (spectators watching from the start).
     ///   - record: has both sides recorded before they start; `finish()` waits for the tasks it returns.
     ///   - sealed: both sides speak protocol 3's encrypted channel, each with a fresh identity key (false: clear frames).
-    /// - Throws: what listening, connecting, joining, `beforeGuest` or starting threw.
-    public static func start(seed: UInt64, spectators: Int = 0, appVersion: String,
+    /// - Throws: what listening, connecting, joining, `beforeGuest` or starting threw;
+    ///   `HostError.unknownGame` for a game id nobody registered.
+    public static func start(gameID: String = Connect4.id, seed: UInt64, spectators: Int = 0, appVersion: String,
                              hostPlayer: @Sendable (PlayerID, RandomMoves) -> any Participant,
                              beforeGuest: @Sendable (MatchHost, UInt16) async throws -> Void = { _, _ in },
                              record: @Sendable (Sides) async -> [Task<Void, Never>] = { _ in [] },
@@ -76,7 +80,7 @@ public final class LoopbackMatch: Sendable {
         let hostSecurity: ChannelSecurity = sealed ? .encrypted(SecureChannelOptions(identity: try IdentityKeyPair.generate())) : .clear
         let guestSecurity: ChannelSecurity = sealed ? .encrypted(SecureChannelOptions(identity: try IdentityKeyPair.generate())) : .clear
         let listener = try TCPListener.listen(port: 0, on: .specific(try SocketAddress(ipAddress: "127.0.0.1", port: 0)))
-        var configuration = HostConfiguration(gameID: Connect4.id, hostName: "Host", hostPlayerID: .random(), seatPreference: .first,
+        var configuration = HostConfiguration(gameID: gameID, hostName: "Host", hostPlayerID: .random(), seatPreference: .first,
                                               appVersion: appVersion)
         configuration.spectators = max(configuration.spectators, spectators)
         let host: MatchHost

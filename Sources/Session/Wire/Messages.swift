@@ -43,7 +43,9 @@ public struct Hello: Hashable, Sendable {
     public var playerName: String
     /// The games the guest can play, with its rules version of each: one
     /// entry when the player named a game, the whole catalog for
-    /// `parlor join HOST:PORT`. 1 to 32 entries.
+    /// `parlor join HOST:PORT`. 1 to 32 entries: only the first 32 are sent,
+    /// so a process with more registered games joins with
+    /// `GameVersion.catalog(first:)`, the game being joined first.
     public var games: [GameVersion]
     /// The match to resume, nil for a new match (sent as 16 zero bytes).
     public var matchID: MatchID?
@@ -92,6 +94,24 @@ public struct GameVersion: Hashable, Sendable {
     /// Every game this parlor knows.
     public static var catalog: [GameVersion] {
         GameCatalog.all.map { GameVersion(id: $0.id, rulesVersion: UInt16(clamping: $0.rulesVersion)) }
+    }
+
+    /// Every game this parlor knows, `gameID` first: the games of a HELLO
+    /// that joins a match of `gameID` (found by name, so its game is known).
+    ///
+    /// A HELLO carries at most `MessageLimits.maximumGames`, and a process
+    /// with more registered sends the first ones only; with the game being
+    /// joined first, it is always among them.
+    public static func catalog(first gameID: String) -> [GameVersion] {
+        listing(catalog, first: gameID)
+    }
+
+    /// `games` with the entry for `gameID` moved to the front; unchanged when it has none.
+    static func listing(_ games: [GameVersion], first gameID: String) -> [GameVersion] {
+        guard let index = games.firstIndex(where: { $0.id == gameID }) else { return games }
+        var listed = games
+        listed.insert(listed.remove(at: index), at: 0)
+        return listed
     }
 }
 

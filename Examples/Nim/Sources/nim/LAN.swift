@@ -30,7 +30,9 @@ func joinMatch(host: String, port: UInt16, bot: Bool, home: NimHome) async throw
     let sealed = ChannelSecurity.encrypted(SecureChannelOptions(identity: try home.playerKey()))
     let connection = try await TCPConnection.connect(host: host, port: port)
     let joined = try await Guest.join(over: sealed.connecting(connection.byteStream()),
-                                      hello: Hello(appVersion: appVersion, playerID: .random(), playerName: "Guest"))
+                                      hello: Hello(appVersion: appVersion, playerID: .random(), playerName: "Guest",
+                                                   // Nim first: sent even when more games than a HELLO's 32 are registered.
+                                                   games: GameVersion.catalog(first: Nim.id)))
     print("Joined \(joined.hostName), key \(joined.remote.peerKey.map { "\($0.fingerprint)" } ?? "none")")
     let me = seatPlayer(joined.playerID, bot: bot)
     let final = try await playToTheEnd(joined.makeController(with: me), player: me, seat: joined.seat)

@@ -52,7 +52,7 @@ func playToTheEnd(_ controller: MatchController, player: any Participant, seat: 
 
 /// The heaps in `state`, as a person reads them: "3 1 5".
 func heaps(_ state: MatchState) -> String {
-    ((state.game as? Nim)?.heaps ?? []).map(String.init).joined(separator: " ")
+    (state.game(as: Nim.self)?.heaps ?? []).map(String.init).joined(separator: " ")
 }
 
 /// Lines typed on stdin, read on a thread of their own: waiting for a person
