@@ -18,9 +18,9 @@ struct SavedBeforeShownEndToEndTests {
     @Test("the moment a guest is told it joined, both sides have the match on disk; the host killed then is resumed and the match ends with one hash")
     func joinedMeansSavedOnBothSides() async throws {
         let hostHome = LANTableEndToEndTests.environment(), guestHome = LANTableEndToEndTests.environment()
-        // The host moves first and thinks for a while, so the match is at its start when the guest is told.
-        let host = try SpawnedParlor(["host", "connect4", "--bot", "easy", "--json", "--port", "0", "--seat", "first", "--grace", "60"],
-                                     environment: hostHome)
+        // The host moves first and its player types nothing, so the match is at its start when the host is killed.
+        let host = try SpawnedParlor(["host", "connect4", "--json", "--port", "0", "--seat", "first", "--grace", "60"],
+                                     environment: hostHome, keepStdinOpen: true)
         defer { host.send(SIGKILL) }
         let port = try await LANTableEndToEndTests.port(host)
         let guest = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--bot", "easy", "--json", "--grace", "60"], environment: guestHome)
@@ -45,6 +45,25 @@ struct SavedBeforeShownEndToEndTests {
         #expect(await guest.wait(timeout: .seconds(30)) == 0, Comment(rawValue: guest.transcript))
         let hostEnd = try LANTableEndToEndTests.end(resumed), guestEnd = try LANTableEndToEndTests.end(guest)
         #expect(hostEnd["hash"] as? String == guestEnd["hash"] as? String)
+        #expect((hostEnd["moves"] as? Int ?? 0) > 0 && !FirstHourEndToEndTests.events(resumed, "move").isEmpty,
+                "the resumed host played the match on: \(resumed.transcript)")
+    }
+
+    @Test("a many-table host has a new table's match on disk before its guest is told it joined")
+    func aHallSavesATableBeforeWelcomingItsGuest() async throws {
+        let hostHome = LANTableEndToEndTests.environment(), guestHome = LANTableEndToEndTests.environment()
+        let host = try SpawnedParlor(["host", "connect4", "--bot", "easy", "--tables", "2", "--json", "--port", "0", "--seat", "first"],
+                                     environment: hostHome)
+        defer { host.send(SIGKILL) }
+        let port = try await LANTableEndToEndTests.port(host)
+        let guest = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--bot", "easy", "--json"], environment: guestHome)
+        defer { guest.send(SIGKILL) }
+        let joined = await FirstHourEndToEndTests.waitFor(guest, "joined")
+        let matchID = try #require(joined?["match"] as? String, Comment(rawValue: guest.transcript))
+        let hostCopy = Self.storedMatch(hostHome)
+        #expect(hostCopy?.state.matchID.hex == matchID, "the table's guest was welcomed before the host's record existed")
+        #expect(hostCopy?.listenPort == UInt16(port), "the table's record lost its port: \(String(describing: hostCopy))")
+        #expect(await guest.wait(timeout: .seconds(60)) == 0, Comment(rawValue: guest.transcript))
     }
 
     @Test("every move a host prints is in its store when printed")

@@ -39,7 +39,16 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
     let listener = try HostSetup.listen(options, preferring: saved.first?.listenPort, quiet: presentation.isJSON)
     defer { listener.close() }
     let port = listener.port
-    let configuration = HostSetup.configuration(options, game: gameType, passcode: passcode)
+    var configuration = HostSetup.configuration(options, game: gameType, passcode: passcode)
+    // Sixteen writer threads for every table's saves: a thread per table would cost
+    // a thread's memory each, and one would make every table wait for every sync.
+    let writers = (0..<Hall.writerCount).map { _ in DurableWriter() }
+    // A new table's match is saved before its guest is welcomed into it (Session's saveBeforeWelcome).
+    let firstSaves = SavedBeforeWelcome(record: { hosted in
+        StoredMatch(state: hosted.initialState, role: .host, localSeat: hosted.hostSeat, lastActivity: wallClockMilliseconds(),
+                    seatToken: hosted.seatToken.bytes, listenPort: port)
+    }, writer: { hosted in writers[Int(UInt(bitPattern: hosted.initialState.matchID.hashValue) % UInt(writers.count))] })
+    configuration.saveBeforeWelcome = { await firstSaves.save($0) }
     let savedMatches = saved.compactMap { record in
         SeatToken(bytes: record.seatToken).map { TableRecord.savedTwoSeat(record, token: $0) }
     }
@@ -80,14 +89,11 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
     header += ["Students join with:"] + (join.lan + [join.here + "   (on this machine)"]).map { "  " + $0 }
     board.setHeader(header)
 
-    // Sixteen writer threads for every table's saves: a thread per table would cost
-    // a thread's memory each, and one would make every table wait for every sync.
-    let writers = (0..<Hall.writerCount).map { _ in DurableWriter() }
     // On the full screen the table list says it all: no lines under it.
     let dropped: (@Sendable (String) -> Void)? = if presentation.isFullScreen { { _ in } } else { nil }
     let tableAnnouncer = Announcer(json: presentation.isJSON, sink: dropped)
     let context = Hall.Context(options: options, level: level, port: port, announcer: tableAnnouncer, board: board,
-                               hall: hall, writers: writers, saved: Dictionary(saved.map { ($0.state.matchID, $0) }) { first, _ in first })
+                               hall: hall, writers: writers, firstSaves: firstSaves, saved: Dictionary(saved.map { ($0.state.matchID, $0) }) { first, _ in first })
     let refusals = Task { await Hall.relay(hall.reports, context: context) }
     defer { refusals.cancel() }
     // Saved tables wait for their guests as long as one match would (--grace); then their places go to new guests.
@@ -152,6 +158,8 @@ enum Hall {
         let board: HallBoard
         let hall: TableHall
         let writers: [DurableWriter]
+        /// The recorders that saved new tables' matches before their WELCOME.
+        let firstSaves: SavedBeforeWelcome
         /// The saved record of each resumed match, by id.
         let saved: [MatchID: StoredMatch]
     }
@@ -170,7 +178,8 @@ enum Hall {
                                                       listenPort: context.port)
         record.listenPort = context.port
         let writer = context.writers[table.number % context.writers.count]
-        let recorder = MatchRecorder(store: LocalData.matchStore, record: record, writer: writer)
+        // A new table's recorder is the one that saved it before its guest was welcomed; a resumed one's is made here.
+        let recorder = context.firstSaves.taken(hosted) ?? MatchRecorder(store: LocalData.matchStore, record: record, writer: writer)
         SessionRunner.record(hosted, with: recorder)
         // A table's lines and its row on the board show what is saved.
         let (events, showing) = AsyncStream<MatchEvent>.makeStream()

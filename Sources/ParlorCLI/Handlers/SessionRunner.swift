@@ -161,13 +161,19 @@ enum SessionRunner {
 final class SavedBeforeWelcome: Sendable {
     private let made = Mutex<[MatchID: MatchRecorder]>([:])
     private let record: @Sendable (HostedMatch) -> StoredMatch
+    private let writer: @Sendable (HostedMatch) -> DurableWriter?
 
-    /// `record` is what the store keeps of a match as it starts.
-    init(record: @escaping @Sendable (HostedMatch) -> StoredMatch) { self.record = record }
+    /// `record` is what the store keeps of a match as it starts; `writer`,
+    /// where its recorder writes (nil: a writer of its own).
+    init(record: @escaping @Sendable (HostedMatch) -> StoredMatch,
+         writer: @escaping @Sendable (HostedMatch) -> DurableWriter? = { _ in nil }) {
+        self.record = record
+        self.writer = writer
+    }
 
     /// Saves `hosted` as it starts; nil once it is on disk, else why not.
     func save(_ hosted: HostedMatch) async -> String? {
-        let recorder = MatchRecorder(store: LocalData.matchStore, record: record(hosted))
+        let recorder = MatchRecorder(store: LocalData.matchStore, record: record(hosted), writer: writer(hosted))
         let failure = await withCheckedContinuation { (done: CheckedContinuation<SaveFailure?, Never>) in
             recorder.saveBeforeRevealing(hosted.initialState) { done.resume(returning: $0) }
         }
@@ -178,8 +184,12 @@ final class SavedBeforeWelcome: Sendable {
 
     /// The recorder that saved `hosted` before its WELCOME (a fresh one if none did).
     func recorder(for hosted: HostedMatch) -> MatchRecorder {
+        taken(hosted) ?? MatchRecorder(store: LocalData.matchStore, record: record(hosted), writer: writer(hosted))
+    }
+
+    /// The recorder that saved `hosted` before its WELCOME; nil when none did (a resumed match).
+    func taken(_ hosted: HostedMatch) -> MatchRecorder? {
         made.withLock { $0.removeValue(forKey: hosted.initialState.matchID) }
-            ?? MatchRecorder(store: LocalData.matchStore, record: record(hosted))
     }
 }
 

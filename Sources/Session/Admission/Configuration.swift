@@ -122,8 +122,9 @@ public struct HostConfiguration: Sendable {
     /// then do the guests get WELCOME (and spectators the start), so a host
     /// that dies at any moment keeps the record of every match a guest was
     /// welcomed into. A failure turns the guests away (REJECT busy, with the
-    /// reason) and stops the host (`HostError.cannotSave`). nil: WELCOME at
-    /// once (a match that is not kept, or one resumed from its record).
+    /// reason) and stops the host (`HostError.cannotSave`). Not called for a
+    /// match resumed from its record (`MatchHost(configuration:resuming:)`),
+    /// nor for a rematch. nil: WELCOME at once (a match that is not kept).
     /// Session does not know the store: ParlorCLI passes the save in.
     public var saveBeforeWelcome: (@Sendable (HostedMatch) async -> String?)?
 

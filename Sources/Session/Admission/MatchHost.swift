@@ -910,7 +910,8 @@ public actor MatchHost {
     /// away (REJECT busy, with why) and stops the host: `waitForGuest` throws `.cannotSave`.
     private func welcomeOnceSaved(_ match: HostedMatch, _ links: [(connection: WireConnection, welcome: Welcome)],
                          also: @escaping () -> Void = {}) {
-        guard let save = configuration.saveBeforeWelcome else {
+        // A match resumed from its record is on disk already.
+        guard let save = configuration.saveBeforeWelcome, saved == nil else {
             return welcomeSaved(match, links, also: also)
         }
         welcoming = true

@@ -297,8 +297,13 @@ public actor TableHall {
             for await report in host.reports { await self?.reported(number, report) }
         }
         let seated = Task { [weak self] in
-            guard let match = try? await host.waitForGuest() else { return }
-            await self?.seated(number, match, resumed: resumed)
+            do {
+                let match = try await host.waitForGuest()
+                await self?.seated(number, match, resumed: resumed)
+            } catch {
+                // The table's match could not be saved before its WELCOME: its guest was turned away; the place is free again.
+                if case HostError.cannotSave = error { await self?.release(number) }
+            }
         }
         tables[number]?.watchers = [reports, seated]
     }
