@@ -66,6 +66,26 @@ struct SavedBeforeShownEndToEndTests {
         #expect(await guest.wait(timeout: .seconds(60)) == 0, Comment(rawValue: guest.transcript))
     }
 
+    @Test("a rematch is on the host's disk before its guest is told it began")
+    func aRematchIsSavedBeforeItsWelcome() async throws {
+        let hostHome = LANTableEndToEndTests.environment()
+        let host = try SpawnedParlor(["host", "connect4", "--bot", "easy", "--json", "--port", "0", "--rematch", "1"],
+                                     environment: hostHome)
+        defer { host.send(SIGKILL) }
+        let port = try await LANTableEndToEndTests.port(host)
+        let guest = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--bot", "easy", "--json", "--rematch", "1"],
+                                      environment: LANTableEndToEndTests.environment())
+        defer { guest.send(SIGKILL) }
+        let rematch = await FirstHourEndToEndTests.waitFor(guest, "rematch", timeout: .seconds(60))
+        let matchID = try #require(rematch?["match"] as? String, Comment(rawValue: guest.transcript))
+        let store = MatchStore(directory: MatchStore.defaultDirectory(environment: hostHome))
+        #expect(store.list().matches.contains { $0.state.matchID.hex == matchID },
+                "the guest was welcomed into the rematch before the host saved it")
+        for process in [guest, host] {
+            #expect(await process.wait(timeout: .seconds(60)) == 0, Comment(rawValue: process.transcript))
+        }
+    }
+
     @Test("every move a host prints is in its store when printed")
     func everyPrintedMoveIsSaved() async throws {
         let hostHome = LANTableEndToEndTests.environment()

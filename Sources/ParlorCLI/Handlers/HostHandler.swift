@@ -184,10 +184,9 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
     filler?.cancel()
     await advertised.update(facts(options.seats, true, hosted.initialState.matchID.hex))
 
-    let recorder = firstSave.recorder(for: hosted)
     let exit: FrontendExit
     do {
-        exit = try await SessionRunner.playAsHost(hosted, host: host, record: recorder.current, recorder: recorder,
+        exit = try await SessionRunner.playAsHost(hosted, host: host, record: firstSave.record(hosted), saves: firstSave,
                                                   bot: options.bot, presentation: presentation,
                                                   grace: configuration.timeouts.grace, rematches: options.rematches, botLevels: options.bots,
                                                   awayBot: options.awayBotAfter)

@@ -66,16 +66,15 @@ enum SessionRunner {
     /// (Session's `MatchSeries`). `record` is what the store keeps for this
     /// side; every committed state is saved before the guest can see it.
     /// Returns how the last match ended.
-    /// `recorder`, when given, is the first match's (made when it was saved before WELCOME).
-    static func playAsHost(_ first: HostedMatch, host: MatchHost, record: StoredMatch, recorder firstRecorder: MatchRecorder? = nil,
+    /// `saves`, when given, made each match's recorder when it saved the match before its WELCOME.
+    static func playAsHost(_ first: HostedMatch, host: MatchHost, record: StoredMatch, saves: SavedBeforeWelcome? = nil,
                            bot: BotLevelChoice?, presentation: MatchPresentation, grace: Duration, rematches: Int?,
                            botLevels: [BotLevelChoice] = [], awayBot: Duration? = nil) async throws -> FrontendExit {
         var player = SeriesSide(first, rematches: rematches, bot: bot, presentation: presentation, record: record,
             playOne: { hosted, record, question in
                 let (me, locals) = localParticipant(hosted.hostPlayerID, bot: bot, presentation: presentation)
                 let controller = hosted.makeController(with: me, bots: tableBots(hosted, levels: botLevels, presentation: presentation))
-                let recorder = firstRecorder.flatMap { $0.current.state.matchID == hosted.initialState.matchID ? $0 : nil }
-                    ?? MatchRecorder(store: LocalData.matchStore, record: record)
+                let recorder = saves?.taken(hosted) ?? MatchRecorder(store: LocalData.matchStore, record: record)
                 Self.record(hosted, with: recorder)
                 if let awayBot { standIn(for: hosted, after: awayBot, presentation: presentation) }
                 var presentation = presentation
@@ -153,14 +152,15 @@ enum SessionRunner {
     }
 }
 
-/// The host's first save of a new match, made before any guest is welcomed
-/// into it (Session's `HostConfiguration.saveBeforeWelcome`): the match's
-/// recorder is made then, writes the match file, and plays on with the match
-/// (`recorder(for:)`), so a host killed at any moment after a WELCOME keeps
-/// the record `parlor resume` finishes.
+/// The host's first save of each new match (a rematch too), made before any
+/// guest is welcomed into it (Session's `HostConfiguration.saveBeforeWelcome`):
+/// the match's recorder is made then, writes the match file, and plays on
+/// with the match (`taken(_:)`), so a host killed at any moment after a
+/// WELCOME keeps the record `parlor resume` finishes.
 final class SavedBeforeWelcome: Sendable {
     private let made = Mutex<[MatchID: MatchRecorder]>([:])
-    private let record: @Sendable (HostedMatch) -> StoredMatch
+    /// What the store keeps of a match as it starts.
+    let record: @Sendable (HostedMatch) -> StoredMatch
     private let writer: @Sendable (HostedMatch) -> DurableWriter?
 
     /// `record` is what the store keeps of a match as it starts; `writer`,
@@ -180,11 +180,6 @@ final class SavedBeforeWelcome: Sendable {
         if let failure { return failure.description }
         made.withLock { $0[hosted.initialState.matchID] = recorder }
         return nil
-    }
-
-    /// The recorder that saved `hosted` before its WELCOME (a fresh one if none did).
-    func recorder(for hosted: HostedMatch) -> MatchRecorder {
-        taken(hosted) ?? MatchRecorder(store: LocalData.matchStore, record: record(hosted), writer: writer(hosted))
     }
 
     /// The recorder that saved `hosted` before its WELCOME; nil when none did (a resumed match).
@@ -293,6 +288,7 @@ struct RematchPlan {
         case .peerLeft: "\(peer) left; no rematch."
         case .noAnswer: "\(peer) did not answer the rematch offer."
         case .protocolError(let why): "No rematch: \(why)."
+        case .cannotSave(let why): "No rematch: it could not be saved: \(why)."
         }
     }
 }

@@ -123,8 +123,10 @@ public struct HostConfiguration: Sendable {
     /// that dies at any moment keeps the record of every match a guest was
     /// welcomed into. A failure turns the guests away (REJECT busy, with the
     /// reason) and stops the host (`HostError.cannotSave`). Not called for a
-    /// match resumed from its record (`MatchHost(configuration:resuming:)`),
-    /// nor for a rematch. nil: WELCOME at once (a match that is not kept).
+    /// match resumed from its record (`MatchHost(configuration:resuming:)`).
+    /// A rematch is saved the same way before its WELCOME; a failure there
+    /// ends the series (`RematchEnd.cannotSave`). nil: WELCOME at once (a
+    /// match that is not kept).
     /// Session does not know the store: ParlorCLI passes the save in.
     public var saveBeforeWelcome: (@Sendable (HostedMatch) async -> String?)?
 

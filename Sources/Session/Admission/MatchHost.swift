@@ -1032,8 +1032,10 @@ public actor MatchHost {
     }
 
     /// The rematch both sides agreed to: a new match of the same game with
-    /// seats swapped, a new id and seat token, WELCOME over `connection`.
-    func startRematch(after previous: HostedMatch, on connection: WireConnection) -> HostedMatch {
+    /// seats swapped, a new id and seat token, WELCOME over `connection` once
+    /// it is saved (`HostConfiguration.saveBeforeWelcome`); a save that fails
+    /// sends GOODBYE cannotSave with the reason instead, and there is no rematch.
+    func startRematch(after previous: HostedMatch, on connection: WireConnection) async -> RematchOutcome<HostedMatch> {
         let old = previous.initialState
         let hostSeat = previous.guestSeat  // swapped
         let guestSeat = previous.hostSeat
@@ -1048,18 +1050,23 @@ public actor MatchHost {
         let remote = RemoteGuest(connection: connection, seat: guestSeat, initial: state,
                                  timeouts: configuration.timeouts, clock: configuration.clock,
                                  talk: talk, protocolVersion: welcome.protocolVersion)
-        remote.takeOver()
-        connection.send(.welcome(welcome))
         var match = HostedMatch(
             initialState: state, hostSeat: hostSeat, guestSeat: guestSeat,
             hostPlayerID: state.seats[hostSeat].playerID, seatToken: welcome.seatToken, remote: remote,
             controllerConfiguration: MatchController.Configuration(confirmationTimeout: configuration.timeouts.confirmation,
                                                                    clock: configuration.clock).talking(through: talk))
         match.spectators = spectators
+        if let save = configuration.saveBeforeWelcome, let failure = await save(match) {
+            connection.send(.goodbye(.goodbyeCannotSave, sentence: "The host could not save the rematch: \(failure)", finalBlob: []))
+            connection.close()
+            return .over(.cannotSave(failure))
+        }
+        remote.takeOver()
+        connection.send(.welcome(welcome))
         spectators.begin(state)
         hosted = match
         report(connection.peerDescription, .admitted(name: remote.name, seat: guestSeat))
-        return match
+        return .newMatch(match)
     }
 
     private func report(_ peer: String, _ outcome: HandshakeOutcome) {

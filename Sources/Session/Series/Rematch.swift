@@ -16,6 +16,8 @@ public enum RematchEnd: Error, Hashable, Sendable {
     case protocolError(String)
     /// The connection did not stay open after the match (the peer was away at the end).
     case notConnected
+    /// Both wanted one, but the host could not save the new match, so it was not started (the reason).
+    case cannotSave(String)
 }
 
 /// The after-match conversation as a pure state machine (docs/PROTOCOL.md,
@@ -284,7 +286,8 @@ extension MatchHost {
     /// After `hosted` ended normally: says whether the host wants a rematch
     /// and, if the guest wants one too, starts it over the same connection
     /// as a new match (a new id and seat token, seats swapped) and sends
-    /// WELCOME. The guest's `RemoteGuest` must have kept its connection
+    /// WELCOME once the new match is saved (`HostConfiguration.saveBeforeWelcome`;
+    /// a failed save ends the series with GOODBYE cannotSave). The guest's `RemoteGuest` must have kept its connection
     /// (`keepConnectionForRematch()` before the end).
     public func rematch(after hosted: HostedMatch, wants: Bool, answerTimeout: Duration = .seconds(120)) async
         -> RematchOutcome<HostedMatch> {
@@ -295,7 +298,7 @@ extension MatchHost {
         case .failure(let end):
             return .over(end)
         case .success:
-            return .newMatch(startRematch(after: hosted, on: talk.connection))
+            return await startRematch(after: hosted, on: talk.connection)
         }
     }
 }
