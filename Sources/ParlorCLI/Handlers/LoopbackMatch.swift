@@ -20,13 +20,24 @@ extension LoopbackMatch {
                 guard let spectators else { return }
                 // They watch from their own process before the guest joins, and so see the match begin.
                 spectators.watch(port: port)
-                let deadline = ContinuousClock.now + .seconds(10)
-                while host.spectators.count < spectators.count {
-                    guard ContinuousClock.now < deadline else {
-                        throw SpectatorLoad.Failure.notWatching(host.spectators.count, of: spectators.count)
+                // Each arrival is a change of the gallery's count (the newest kept): no polling.
+                let wanted = spectators.count
+                let gallery = host.spectators
+                let arrived = await withTaskGroup(of: Bool.self) { group in
+                    group.addTask {
+                        if gallery.count >= wanted { return true }
+                        for await count in gallery.changes where count >= wanted { return true }
+                        return false
                     }
-                    try await Task.sleep(for: .milliseconds(2))
+                    group.addTask {
+                        try? await Task.sleep(for: .seconds(10))
+                        return false
+                    }
+                    let first = await group.next() ?? false
+                    group.cancelAll()
+                    return first
                 }
+                if !arrived { throw SpectatorLoad.Failure.notWatching(gallery.count, of: wanted) }
             },
             record: { sides in
                 guard let store else { return [] }
