@@ -15,16 +15,28 @@ struct SavedBeforeShownEndToEndTests {
         return store.list().matches.first
     }
 
+    /// A host run with `hostArguments` in `hostHome` and a guest joining it with `guestArguments`; both killed when released.
+    static func pair(host hostArguments: [String], in hostHome: [String: String], guest guestArguments: [String],
+                     in guestHome: [String: String] = LANTableEndToEndTests.environment(), hostTypes: Bool = false)
+        async throws -> (host: SpawnedParlor, guest: SpawnedParlor, port: Int) {
+        let host = try SpawnedParlor(["host", "connect4", "--json", "--port", "0"] + hostArguments, environment: hostHome,
+                                     keepStdinOpen: hostTypes)
+        let port: Int
+        do { port = try await LANTableEndToEndTests.port(host) } catch {
+            host.send(SIGKILL)
+            throw error
+        }
+        let guest = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--bot", "easy", "--json"] + guestArguments, environment: guestHome)
+        return (host, guest, port)
+    }
+
     @Test("the moment a guest is told it joined, both sides have the match on disk; the host killed then is resumed and the match ends with one hash")
     func joinedMeansSavedOnBothSides() async throws {
         let hostHome = LANTableEndToEndTests.environment(), guestHome = LANTableEndToEndTests.environment()
         // The host moves first and its player types nothing, so the match is at its start when the host is killed.
-        let host = try SpawnedParlor(["host", "connect4", "--json", "--port", "0", "--seat", "first", "--grace", "60"],
-                                     environment: hostHome, keepStdinOpen: true)
-        defer { host.send(SIGKILL) }
-        let port = try await LANTableEndToEndTests.port(host)
-        let guest = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--bot", "easy", "--json", "--grace", "60"], environment: guestHome)
-        defer { guest.send(SIGKILL) }
+        let (host, guest, _) = try await Self.pair(host: ["--seat", "first", "--grace", "60"], in: hostHome,
+                                                   guest: ["--grace", "60"], in: guestHome, hostTypes: true)
+        defer { host.send(SIGKILL); guest.send(SIGKILL) }
         let joined = await FirstHourEndToEndTests.waitFor(guest, "joined")
         let matchID = try #require(joined?["match"] as? String, Comment(rawValue: guest.transcript))
         // Read at once: the guest printed it, so its record exists; the host welcomed it, so the host's does.
@@ -52,12 +64,9 @@ struct SavedBeforeShownEndToEndTests {
     @Test("a many-table host has a new table's match on disk before its guest is told it joined")
     func aHallSavesATableBeforeWelcomingItsGuest() async throws {
         let hostHome = LANTableEndToEndTests.environment(), guestHome = LANTableEndToEndTests.environment()
-        let host = try SpawnedParlor(["host", "connect4", "--bot", "easy", "--tables", "2", "--json", "--port", "0", "--seat", "first"],
-                                     environment: hostHome)
-        defer { host.send(SIGKILL) }
-        let port = try await LANTableEndToEndTests.port(host)
-        let guest = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--bot", "easy", "--json"], environment: guestHome)
-        defer { guest.send(SIGKILL) }
+        let (host, guest, port) = try await Self.pair(host: ["--bot", "easy", "--tables", "2", "--seat", "first"], in: hostHome,
+                                                      guest: [], in: guestHome)
+        defer { host.send(SIGKILL); guest.send(SIGKILL) }
         let joined = await FirstHourEndToEndTests.waitFor(guest, "joined")
         let matchID = try #require(joined?["match"] as? String, Comment(rawValue: guest.transcript))
         let hostCopy = Self.storedMatch(hostHome)
@@ -69,13 +78,8 @@ struct SavedBeforeShownEndToEndTests {
     @Test("a rematch is on the host's disk before its guest is told it began")
     func aRematchIsSavedBeforeItsWelcome() async throws {
         let hostHome = LANTableEndToEndTests.environment()
-        let host = try SpawnedParlor(["host", "connect4", "--bot", "easy", "--json", "--port", "0", "--rematch", "1"],
-                                     environment: hostHome)
-        defer { host.send(SIGKILL) }
-        let port = try await LANTableEndToEndTests.port(host)
-        let guest = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--bot", "easy", "--json", "--rematch", "1"],
-                                      environment: LANTableEndToEndTests.environment())
-        defer { guest.send(SIGKILL) }
+        let (host, guest, _) = try await Self.pair(host: ["--bot", "easy", "--rematch", "1"], in: hostHome, guest: ["--rematch", "1"])
+        defer { host.send(SIGKILL); guest.send(SIGKILL) }
         let rematch = await FirstHourEndToEndTests.waitFor(guest, "rematch", timeout: .seconds(60))
         let matchID = try #require(rematch?["match"] as? String, Comment(rawValue: guest.transcript))
         let store = MatchStore(directory: MatchStore.defaultDirectory(environment: hostHome))
@@ -89,13 +93,8 @@ struct SavedBeforeShownEndToEndTests {
     @Test("every move a host prints is in its store when printed")
     func everyPrintedMoveIsSaved() async throws {
         let hostHome = LANTableEndToEndTests.environment()
-        let host = try SpawnedParlor(["host", "connect4", "--bot", "easy", "--json", "--port", "0", "--seat", "first"],
-                                     environment: hostHome)
-        defer { host.send(SIGKILL) }
-        let port = try await LANTableEndToEndTests.port(host)
-        let guest = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--bot", "easy", "--json"],
-                                      environment: LANTableEndToEndTests.environment())
-        defer { guest.send(SIGKILL) }
+        let (host, guest, _) = try await Self.pair(host: ["--bot", "easy", "--seat", "first"], in: hostHome, guest: [])
+        defer { host.send(SIGKILL); guest.send(SIGKILL) }
         // Each time the host has printed more moves, its store holds at least as many.
         var checked = 0
         let deadline = ContinuousClock.now + .seconds(60)
