@@ -75,16 +75,19 @@ struct SavedBeforeShownEndToEndTests {
         #expect(await guest.wait(timeout: .seconds(60)) == 0, Comment(rawValue: guest.transcript))
     }
 
-    @Test("a rematch is on the host's disk before its guest is told it began")
+    @Test("a rematch is on both disks before its guest says it began")
     func aRematchIsSavedBeforeItsWelcome() async throws {
-        let hostHome = LANTableEndToEndTests.environment()
-        let (host, guest, _) = try await Self.pair(host: ["--bot", "easy", "--rematch", "1"], in: hostHome, guest: ["--rematch", "1"])
+        let hostHome = LANTableEndToEndTests.environment(), guestHome = LANTableEndToEndTests.environment()
+        let (host, guest, _) = try await Self.pair(host: ["--bot", "easy", "--rematch", "1"], in: hostHome,
+                                                   guest: ["--rematch", "1"], in: guestHome)
         defer { host.send(SIGKILL); guest.send(SIGKILL) }
         let rematch = await FirstHourEndToEndTests.waitFor(guest, "rematch", timeout: .seconds(60))
         let matchID = try #require(rematch?["match"] as? String, Comment(rawValue: guest.transcript))
-        let store = MatchStore(directory: MatchStore.defaultDirectory(environment: hostHome))
-        #expect(store.list().matches.contains { $0.state.matchID.hex == matchID },
-                "the guest was welcomed into the rematch before the host saved it")
+        for (home, side) in [(hostHome, "host"), (guestHome, "guest")] {
+            let store = MatchStore(directory: MatchStore.defaultDirectory(environment: home))
+            #expect(store.list().matches.contains { $0.state.matchID.hex == matchID },
+                    "the guest said the rematch began before the \(side) saved it")
+        }
         for process in [guest, host] {
             #expect(await process.wait(timeout: .seconds(60)) == 0, Comment(rawValue: process.transcript))
         }

@@ -67,7 +67,7 @@ import Testing
             return answer
         }
         func noRematch(_ end: RematchEnd, peer: String) { said.ends.withLock { $0.append(end) } }
-        mutating func rematchStarted(_ next: Game) { log.append("rematch \(next.number)") }
+        mutating func rematchStarted(_ next: Game) async { log.append("rematch \(next.number)") }
         func tell(_ notice: SeriesNotice) {}
     }
 

@@ -70,11 +70,8 @@ func runJoin(_ options: JoinOptions, desk: MatchDesk? = nil) async throws -> Exi
     // "Joined" keeps a record that `parlor resume` finishes.
     let record = StoredMatch(state: joined.initialState, role: .guest, localSeat: joined.seat, lastActivity: wallClockMilliseconds(),
                              peerAddress: peerAddress, seatToken: joined.seatToken.bytes, peerKey: joined.remote.peerKey?.bytes)
-    let recorder = MatchRecorder(store: LocalData.matchStore, record: record)
-    let failure = await withCheckedContinuation { (done: CheckedContinuation<SaveFailure?, Never>) in
-        recorder.saveBeforeRevealing(joined.initialState) { done.resume(returning: $0) }
-    }
-    if let failure {
+    let saves = FirstSaves()
+    if let failure = await saves.save(record) {
         await joined.remote.leaveForNow("cannot save the match")
         throw CommandFailure("could not save the match, so it was left: \(failure)", exitCode: .ioError)
     }
@@ -89,7 +86,7 @@ func runJoin(_ options: JoinOptions, desk: MatchDesk? = nil) async throws -> Exi
         announcer.say("The host allows hints: press h for the best move.")
     }
 
-    let exit = try await SessionRunner.playAsGuest(joined, record: record, recorder: recorder, bot: options.bot,
+    let exit = try await SessionRunner.playAsGuest(joined, record: record, saves: saves, bot: options.bot,
                                                    presentation: presentation, rematches: options.rematches)
     return exit.exitCode
 }

@@ -97,15 +97,16 @@ enum SessionRunner {
 
     /// Plays a joined match (new or resumed) to the end, then any rematches
     /// (Session's `MatchSeries`); the recorder keeps `record` up to date.
-    /// `recorder`, when given, is the first match's (made when it was first saved, before anything was shown).
-    static func playAsGuest(_ first: JoinedMatch, record: StoredMatch, recorder firstRecorder: MatchRecorder? = nil,
+    /// `saves` holds the recorder of a match saved before anything of it was
+    /// shown (the first, by `parlor join`); each rematch is saved there too
+    /// before its line is printed.
+    static func playAsGuest(_ first: JoinedMatch, record: StoredMatch, saves: FirstSaves = FirstSaves(),
                             bot: BotLevelChoice?, presentation: MatchPresentation, rematches: Int?) async throws -> FrontendExit {
         var player = SeriesSide(first, rematches: rematches, bot: bot, presentation: presentation, record: record,
             playOne: { joined, record, question in
                 let (me, locals) = localParticipant(joined.playerID, bot: bot, presentation: presentation)
                 let controller = joined.makeController(with: me)
-                let recorder = firstRecorder.flatMap { $0.current.state.matchID == joined.initialState.matchID ? $0 : nil }
-                    ?? MatchRecorder(store: LocalData.matchStore, record: record)
+                let recorder = saves.take(joined.initialState.matchID) ?? MatchRecorder(store: LocalData.matchStore, record: record)
                 Self.record(joined, with: recorder)
                 return try await play(controller, locals: locals, recorder: recorder, talk: joined.remote, peer: joined.hostName,
                                       link: joined.remote, question: question, presentation: presentation)
@@ -114,6 +115,13 @@ enum SessionRunner {
                 StoredMatch(state: next.initialState, role: .guest, localSeat: next.seat, lastActivity: wallClockMilliseconds(),
                             peerAddress: record.peerAddress, seatToken: next.seatToken.bytes, peerKey: record.peerKey)
             })
+        // A rematch is on disk before "Rematch: match …" is said; a failed save is said, and the match's recorder tries again.
+        let announcer = Announcer(json: presentation.isJSON)
+        player.saveFirst = { _, record in
+            if let failure = await saves.save(record) {
+                announcer.say("could not save the rematch: \(failure)", event: JSONEvents.notice("could not save the rematch: \(failure)"))
+            }
+        }
         // The grace is the host's: a guest owes nobody the end.
         return try await MatchSeries.play(from: first, with: &player, timing: MatchSeries.Timing(grace: .zero)) {
             await Guest.rematch(after: $0, wants: $1)
@@ -152,13 +160,36 @@ enum SessionRunner {
     }
 }
 
-/// The host's first save of each new match (a rematch too), made before any
-/// guest is welcomed into it (Session's `HostConfiguration.saveBeforeWelcome`):
-/// the match's recorder is made then, writes the match file, and plays on
-/// with the match (`taken(_:)`), so a host killed at any moment after a
-/// WELCOME keeps the record `parlor resume` finishes.
-final class SavedBeforeWelcome: Sendable {
+/// Recorders made by a match's first save, before anything of it is shown
+/// or sent, by match id; the match's play goes on with its own (`take`).
+/// The guest saves here before it says "Joined" or "Rematch", the host
+/// before its WELCOME (`SavedBeforeWelcome`).
+final class FirstSaves: Sendable {
     private let made = Mutex<[MatchID: MatchRecorder]>([:])
+
+    /// Saves `record` as its match starts, with a recorder writing on `writer`
+    /// (nil: a writer of its own); nil once it is on disk, else why not.
+    func save(_ record: StoredMatch, writer: DurableWriter? = nil) async -> SaveFailure? {
+        let recorder = MatchRecorder(store: LocalData.matchStore, record: record, writer: writer)
+        let failure = await withCheckedContinuation { (done: CheckedContinuation<SaveFailure?, Never>) in
+            recorder.saveBeforeRevealing(record.state) { done.resume(returning: $0) }
+        }
+        if failure == nil { made.withLock { $0[record.state.matchID] = recorder } }
+        return failure
+    }
+
+    /// The recorder that first saved match `id`; nil when none did (a resumed match).
+    func take(_ id: MatchID) -> MatchRecorder? {
+        made.withLock { $0.removeValue(forKey: id) }
+    }
+}
+
+/// The host's first save of each new match (a rematch too), made before any
+/// guest is welcomed into it (Session's `HostConfiguration.saveBeforeWelcome`),
+/// so a host killed at any moment after a WELCOME keeps the record `parlor
+/// resume` finishes; the match's play goes on with its recorder (`taken(_:)`).
+final class SavedBeforeWelcome: Sendable {
+    private let saves = FirstSaves()
     /// What the store keeps of a match as it starts.
     let record: @Sendable (HostedMatch) -> StoredMatch
     private let writer: @Sendable (HostedMatch) -> DurableWriter?
@@ -173,18 +204,12 @@ final class SavedBeforeWelcome: Sendable {
 
     /// Saves `hosted` as it starts; nil once it is on disk, else why not.
     func save(_ hosted: HostedMatch) async -> String? {
-        let recorder = MatchRecorder(store: LocalData.matchStore, record: record(hosted), writer: writer(hosted))
-        let failure = await withCheckedContinuation { (done: CheckedContinuation<SaveFailure?, Never>) in
-            recorder.saveBeforeRevealing(hosted.initialState) { done.resume(returning: $0) }
-        }
-        if let failure { return failure.description }
-        made.withLock { $0[hosted.initialState.matchID] = recorder }
-        return nil
+        await saves.save(record(hosted), writer: writer(hosted))?.description
     }
 
     /// The recorder that saved `hosted` before its WELCOME; nil when none did (a resumed match).
     func taken(_ hosted: HostedMatch) -> MatchRecorder? {
-        made.withLock { $0.removeValue(forKey: hosted.initialState.matchID) }
+        saves.take(hosted.initialState.matchID)
     }
 }
 
@@ -308,6 +333,8 @@ struct SeriesSide<Match: SeriesMatch>: SeriesPlayer {
     private var ended: MatchState?
     /// The final board kept on the full screen while our offer waits for an answer.
     private var hold: FinalBoardHold?
+    /// Saves a rematch's record before it is announced (the guest's side; the host saved it before its WELCOME).
+    var saveFirst: ((Match, StoredMatch) async -> Void)?
 
     init(_ first: Match, rematches: Int?, bot: BotLevelChoice?, presentation: MatchPresentation, record: StoredMatch,
          playOne: @escaping (Match, StoredMatch, EndQuestion?) async throws -> FrontendExit,
@@ -342,10 +369,11 @@ struct SeriesSide<Match: SeriesMatch>: SeriesPlayer {
         plan.explain(end, peer: peer)
     }
 
-    mutating func rematchStarted(_ next: Match) {
+    mutating func rematchStarted(_ next: Match) async {
         hold?.close()
         hold = nil
         record = nextRecord(next, record)
+        if let saveFirst { await saveFirst(next, record) }
         plan.started(next.initialState, localSeat: next.localSeat)
     }
 

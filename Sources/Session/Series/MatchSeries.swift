@@ -89,7 +89,8 @@ public protocol SeriesPlayer {
     /// There will be no rematch, for the reason `end`.
     func noRematch(_ end: RematchEnd, peer: String)
     /// A rematch begins: `next` is the new match (a new id, seats swapped).
-    mutating func rematchStarted(_ next: Match)
+    /// Awaited before the match is played, so a side can save it before it says so.
+    mutating func rematchStarted(_ next: Match) async
     /// Something worth saying while the series waits for a guest.
     func tell(_ notice: SeriesNotice)
 }
@@ -176,7 +177,7 @@ public enum MatchSeries {
                 return result
             case .newMatch(let next):
                 match = next
-                player.rematchStarted(next)
+                await player.rematchStarted(next)
             }
         }
     }
