@@ -47,7 +47,7 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
     let firstSaves = SavedBeforeWelcome(record: { hosted in
         StoredMatch(state: hosted.initialState, role: .host, localSeat: hosted.hostSeat, lastActivity: wallClockMilliseconds(),
                     seatToken: hosted.seatToken.bytes, listenPort: port)
-    }, writer: { hosted in writers[Int(UInt(bitPattern: hosted.initialState.matchID.hashValue) % UInt(writers.count))] })
+    }, writer: { hosted in Hall.writer(for: hosted.initialState.matchID, in: writers) })
     configuration.saveBeforeWelcome = { await firstSaves.save($0) }
     let savedMatches = saved.compactMap { record in
         SeatToken(bytes: record.seatToken).map { TableRecord.savedTwoSeat(record, token: $0) }
@@ -149,6 +149,11 @@ enum Hall {
     /// Writer threads shared by every table's saves.
     static let writerCount = 16
 
+    /// The shared writer a match's saves run on, the same whether its recorder is made new or for a resumed table.
+    static func writer(for id: MatchID, in writers: [DurableWriter]) -> DurableWriter {
+        writers[Int(UInt(bitPattern: id.hashValue) % UInt(writers.count))]
+    }
+
     /// What every table's play needs from the run.
     struct Context: Sendable {
         let options: HostOptions
@@ -177,9 +182,9 @@ enum Hall {
                                                       lastActivity: wallClockMilliseconds(), seatToken: hosted.seatToken.bytes,
                                                       listenPort: context.port)
         record.listenPort = context.port
-        let writer = context.writers[table.number % context.writers.count]
         // A new table's recorder is the one that saved it before its guest was welcomed; a resumed one's is made here.
-        let recorder = context.firstSaves.taken(hosted) ?? MatchRecorder(store: LocalData.matchStore, record: record, writer: writer)
+        let recorder = context.firstSaves.taken(hosted)
+            ?? MatchRecorder(store: LocalData.matchStore, record: record, writer: Hall.writer(for: id, in: context.writers))
         SessionRunner.record(hosted, with: recorder)
         // A table's lines and its row on the board show what is saved.
         let (events, showing) = AsyncStream<MatchEvent>.makeStream()
