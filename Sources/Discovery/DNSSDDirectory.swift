@@ -494,10 +494,13 @@ final class BrowseSession: @unchecked Sendable {
 
     private func resolve(_ service: TrackedService) {
         service.resolveAnswered = false
-        let lookup = PooledLookup { [weak self, weak service] lookup in
-            guard let self, let service else { return nil }
-            return self.beginResolve(service, lookup: lookup)
-        }
+        service.session = self
+        let lookup = PooledLookup(
+            operation: "DNSServiceResolve", make: Self.resolving(service, library: loop.library),
+            opened: { [weak self, weak service] code in
+                guard let self, let service else { return }
+                self.resolveOpened(service, code: code)
+            })
         lookup.onFailure = { [weak self, weak service] _ in
             guard let self, let service else { return }
             self.retryResolve(service)
@@ -507,35 +510,38 @@ final class BrowseSession: @unchecked Sendable {
         loop.lookUp(lookup, priority: service.reported == nil ? .listing : .filling)
     }
 
-    private func beginResolve(_ service: TrackedService, lookup: PooledLookup) -> ServiceRef? {
-        var newRef: DNSServiceRef?
-        let context = Unmanaged.passUnretained(service).toOpaque()
+    /// The dns_sd call of a service's resolve, for a maker thread.
+    private static func resolving(_ service: TrackedService, library: DNSSDFunctions) -> @Sendable () -> MadeRef {
+        let context = CallbackContext(service)
         let instance = service.instance
-        service.session = self
-        let code = loop.library.resolve(
-            &newRef, 0, service.interfaceIndex, instance.name, instance.type, instance.domain,
-            { _, _, interfaceIndex, errorCode, _, hostTarget, port, txtLength, txt, context in
-                guard let context else { return }
-                let service = Unmanaged<TrackedService>.fromOpaque(context).takeUnretainedValue()
-                let bytes = txt.map { Array(UnsafeBufferPointer(start: $0, count: Int(txtLength))) } ?? []
-                service.session?.handleResolve(
-                    service, errorCode: errorCode, hostTarget: hostTarget.map { String(cString: $0) },
-                    port: UInt16(bigEndian: port), txt: bytes)
-            }, context)
-        guard code == 0, let newRef else {
+        let interfaceIndex = service.interfaceIndex
+        return {
+            var newRef: DNSServiceRef?
+            let code = library.resolve(
+                &newRef, 0, interfaceIndex, instance.name, instance.type, instance.domain,
+                { _, _, interfaceIndex, errorCode, _, hostTarget, port, txtLength, txt, context in
+                    guard let context else { return }
+                    let service = Unmanaged<TrackedService>.fromOpaque(context).takeUnretainedValue()
+                    let bytes = txt.map { Array(UnsafeBufferPointer(start: $0, count: Int(txtLength))) } ?? []
+                    service.session?.handleResolve(
+                        service, errorCode: errorCode, hostTarget: hostTarget.map { String(cString: $0) },
+                        port: UInt16(bigEndian: port), txt: bytes)
+                }, context.pointer)
+            return MadeRef(ref: newRef, code: code)
+        }
+    }
+
+    private func resolveOpened(_ service: TrackedService, code: DNSServiceErrorType) {
+        guard code == 0 else {
             refused(code, operation: "DNSServiceResolve")
-            // The pool frees the place; try again later.
-            loop.later { [weak self, weak service] in
-                guard let self, let service else { return }
-                self.retryResolve(service)
-            }
-            return nil
+            // The pool freed the place; try again later.
+            retryResolve(service)
+            return
         }
         service.resolveTimer = loop.schedule(after: Self.resolveTimeout) { [weak self, weak service] in
             guard let self, let service, !service.resolveAnswered else { return }
             self.retryResolve(service)
         }
-        return ServiceRef(newRef, operation: "DNSServiceResolve", library: loop.library)
     }
 
     /// Closes the service's resolve and asks for it again after a wait.
@@ -624,10 +630,13 @@ final class BrowseSession: @unchecked Sendable {
         hosts[key] = host
         for recordType in [UInt16(kDNSServiceType_A), UInt16(kDNSServiceType_AAAA)] {
             let query = AddressQuery(host: host, recordType: recordType)
-            query.lookup = PooledLookup { [weak self, weak query] lookup in
-                guard let self, let query else { return nil }
-                return self.beginQuery(query)
-            }
+            query.session = self
+            query.lookup = PooledLookup(
+                operation: "DNSServiceQueryRecord", make: Self.querying(query, key: key, library: loop.library),
+                opened: { [weak self, weak query] code in
+                    guard let self, let query else { return }
+                    self.queryOpened(query, code: code)
+                })
             query.lookup?.onFailure = { [weak self, weak query] _ in
                 guard let self, let query else { return }
                 self.finishQuery(query, retry: query.addresses.isEmpty)
@@ -645,35 +654,37 @@ final class BrowseSession: @unchecked Sendable {
         stop(host)
     }
 
-    private func beginQuery(_ query: AddressQuery) -> ServiceRef? {
-        guard let host = query.host else { return nil }
-        var newRef: DNSServiceRef?
-        let context = Unmanaged.passUnretained(query).toOpaque()
-        query.session = self
-        let code = loop.library.queryRecord(
-            &newRef, 0, host.key.interfaceIndex, host.key.target, query.recordType, UInt16(kDNSServiceClass_IN),
-            { _, flags, interfaceIndex, errorCode, _, recordType, _, length, data, _, context in
-                guard let context else { return }
-                let query = Unmanaged<AddressQuery>.fromOpaque(context).takeUnretainedValue()
-                let bytes = data.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(length))) } ?? []
-                query.session?.handleAddress(
-                    query, added: flags & DNSServiceFlags(kDNSServiceFlagsAdd) != 0,
-                    interfaceIndex: interfaceIndex, errorCode: errorCode, recordType: recordType, bytes: bytes)
-            }, context)
-        guard code == 0, let newRef else {
+    /// The dns_sd call of a host's A or AAAA query, for a maker thread.
+    private static func querying(_ query: AddressQuery, key: HostKey, library: DNSSDFunctions) -> @Sendable () -> MadeRef {
+        let context = CallbackContext(query)
+        let recordType = query.recordType
+        return {
+            var newRef: DNSServiceRef?
+            let code = library.queryRecord(
+                &newRef, 0, key.interfaceIndex, key.target, recordType, UInt16(kDNSServiceClass_IN),
+                { _, flags, interfaceIndex, errorCode, _, recordType, _, length, data, _, context in
+                    guard let context else { return }
+                    let query = Unmanaged<AddressQuery>.fromOpaque(context).takeUnretainedValue()
+                    let bytes = data.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(length))) } ?? []
+                    query.session?.handleAddress(
+                        query, added: flags & DNSServiceFlags(kDNSServiceFlagsAdd) != 0,
+                        interfaceIndex: interfaceIndex, errorCode: errorCode, recordType: recordType, bytes: bytes)
+                }, context.pointer)
+            return MadeRef(ref: newRef, code: code)
+        }
+    }
+
+    private func queryOpened(_ query: AddressQuery, code: DNSServiceErrorType) {
+        guard code == 0 else {
             refused(code, operation: "DNSServiceQueryRecord")
-            loop.later { [weak self, weak query] in
-                guard let self, let query else { return }
-                self.finishQuery(query, retry: true)
-            }
-            return nil
+            finishQuery(query, retry: true)
+            return
         }
         query.timer = loop.schedule(after: Self.addressTimeout) { [weak self, weak query] in
             guard let self, let query else { return }
             // No answer: a host without IPv6 (or IPv4) is normal.
             self.finishQuery(query, retry: false)
         }
-        return ServiceRef(newRef, operation: "DNSServiceQueryRecord", library: loop.library)
     }
 
     fileprivate func handleAddress(
@@ -875,7 +886,13 @@ final class SingleResolution: @unchecked Sendable {
         closeLookups()
         resolved = nil
         addresses = []
-        let lookup = PooledLookup { [weak self] _ in self?.beginResolve() }
+        let lookup = PooledLookup(
+            operation: "DNSServiceResolve", make: resolving(),
+            opened: { [weak self] code in
+                guard let self, code != 0 else { return }
+                self.refusal = DNSSDLibrary.error(code, operation: "DNSServiceResolve")
+                self.attemptLater()
+            })
         lookup.onFailure = { [weak self] _ in self?.attemptLater() }
         lookups.append(lookup)
         loop.lookUp(lookup, urgent: true)
@@ -889,25 +906,25 @@ final class SingleResolution: @unchecked Sendable {
         timers.append(loop.schedule(after: 0.2) { [weak self] in self?.attempt() })
     }
 
-    private func beginResolve() -> ServiceRef? {
-        var newRef: DNSServiceRef?
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        let code = loop.library.resolve(
-            &newRef, 0, 0, instance.name, instance.type, instance.domain,
-            { _, _, interfaceIndex, errorCode, _, hostTarget, port, txtLength, txt, context in
-                guard let context else { return }
-                let resolution = Unmanaged<SingleResolution>.fromOpaque(context).takeUnretainedValue()
-                let bytes = txt.map { Array(UnsafeBufferPointer(start: $0, count: Int(txtLength))) } ?? []
-                resolution.handleResolve(
-                    errorCode: errorCode, interfaceIndex: interfaceIndex,
-                    hostTarget: hostTarget.map { String(cString: $0) }, port: UInt16(bigEndian: port), txt: bytes)
-            }, context)
-        guard code == 0, let newRef else {
-            refusal = DNSSDLibrary.error(code, operation: "DNSServiceResolve")
-            loop.later { [weak self] in self?.attemptLater() }
-            return nil
+    /// The dns_sd call of the resolve, for a maker thread.
+    private func resolving() -> @Sendable () -> MadeRef {
+        let context = CallbackContext(self)
+        let instance = instance
+        let library = loop.library
+        return {
+            var newRef: DNSServiceRef?
+            let code = library.resolve(
+                &newRef, 0, 0, instance.name, instance.type, instance.domain,
+                { _, _, interfaceIndex, errorCode, _, hostTarget, port, txtLength, txt, context in
+                    guard let context else { return }
+                    let resolution = Unmanaged<SingleResolution>.fromOpaque(context).takeUnretainedValue()
+                    let bytes = txt.map { Array(UnsafeBufferPointer(start: $0, count: Int(txtLength))) } ?? []
+                    resolution.handleResolve(
+                        errorCode: errorCode, interfaceIndex: interfaceIndex,
+                        hostTarget: hostTarget.map { String(cString: $0) }, port: UInt16(bigEndian: port), txt: bytes)
+                }, context.pointer)
+            return MadeRef(ref: newRef, code: code)
         }
-        return ServiceRef(newRef, operation: "DNSServiceResolve", library: loop.library)
     }
 
     private func handleResolve(errorCode: DNSServiceErrorType, interfaceIndex: UInt32, hostTarget: String?,
@@ -920,30 +937,34 @@ final class SingleResolution: @unchecked Sendable {
         resolved = (hostTarget, port, interfaceIndex, TXTRecord(decoding: txt))
         if let lookup = lookups.first { loop.answered(lookup) }
         for recordType in [UInt16(kDNSServiceType_A), UInt16(kDNSServiceType_AAAA)] {
-            let lookup = PooledLookup { [weak self] _ in
-                self?.beginQuery(host: hostTarget, interfaceIndex: interfaceIndex, recordType: recordType)
-            }
+            let lookup = PooledLookup(
+                operation: "DNSServiceQueryRecord",
+                make: querying(host: hostTarget, interfaceIndex: interfaceIndex, recordType: recordType),
+                opened: { [weak self] code in
+                    guard let self, code != 0 else { return }
+                    self.refusal = DNSSDLibrary.error(code, operation: "DNSServiceQueryRecord")
+                })
             lookups.append(lookup)
             loop.lookUp(lookup, urgent: true)
         }
     }
 
-    private func beginQuery(host: String, interfaceIndex: UInt32, recordType: UInt16) -> ServiceRef? {
-        var newRef: DNSServiceRef?
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        let code = loop.library.queryRecord(
-            &newRef, 0, interfaceIndex, host, recordType, UInt16(kDNSServiceClass_IN),
-            { _, flags, interfaceIndex, errorCode, _, recordType, _, length, data, _, context in
-                guard let context, errorCode == 0, flags & DNSServiceFlags(kDNSServiceFlagsAdd) != 0 else { return }
-                let resolution = Unmanaged<SingleResolution>.fromOpaque(context).takeUnretainedValue()
-                let bytes = data.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(length))) } ?? []
-                resolution.handleAddress(interfaceIndex: interfaceIndex, recordType: recordType, bytes: bytes)
-            }, context)
-        guard code == 0, let newRef else {
-            refusal = DNSSDLibrary.error(code, operation: "DNSServiceQueryRecord")
-            return nil
+    /// The dns_sd call of an A or AAAA query, for a maker thread.
+    private func querying(host: String, interfaceIndex: UInt32, recordType: UInt16) -> @Sendable () -> MadeRef {
+        let context = CallbackContext(self)
+        let library = loop.library
+        return {
+            var newRef: DNSServiceRef?
+            let code = library.queryRecord(
+                &newRef, 0, interfaceIndex, host, recordType, UInt16(kDNSServiceClass_IN),
+                { _, flags, interfaceIndex, errorCode, _, recordType, _, length, data, _, context in
+                    guard let context, errorCode == 0, flags & DNSServiceFlags(kDNSServiceFlagsAdd) != 0 else { return }
+                    let resolution = Unmanaged<SingleResolution>.fromOpaque(context).takeUnretainedValue()
+                    let bytes = data.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(length))) } ?? []
+                    resolution.handleAddress(interfaceIndex: interfaceIndex, recordType: recordType, bytes: bytes)
+                }, context.pointer)
+            return MadeRef(ref: newRef, code: code)
         }
-        return ServiceRef(newRef, operation: "DNSServiceQueryRecord", library: loop.library)
     }
 
     private func handleAddress(interfaceIndex: UInt32, recordType: UInt16, bytes: [UInt8]) {
