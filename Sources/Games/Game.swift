@@ -146,8 +146,10 @@ public protocol Game: Sendable {
 extension Game {
     public static var seatCounts: [Int] { Array(seatRange) }
 
+    /// No chance by default: the match carries no seed and its blob keeps format 1 or 2.
     public static var usesRandomness: Bool { false }
 
+    /// By default the seed is ignored: the start is `init(seats:)`.
     public init(seats: Int, seed: UInt64) { self.init(seats: seats) }
 
     public var scores: [Int]? { nil }
