@@ -22,6 +22,14 @@ let package = Package(
             .product(name: "Store", package: "parlor"),
         ]),
         // The rules, and the `nim` executable run as a user runs it (offline, two processes on the LAN, replay).
-        .testTarget(name: "NimTests", dependencies: ["NimRules", "nim", .product(name: "Games", package: "parlor")]),
+        // Random heaps over loopback and through the store, with the library alone.
+        .testTarget(name: "NimTests", dependencies: [
+            "NimRules", "nim",
+            .product(name: "Games", package: "parlor"),
+            .product(name: "Match", package: "parlor"),
+            .product(name: "Session", package: "parlor"),
+            .product(name: "Store", package: "parlor"),
+            .product(name: "Bots", package: "parlor"),
+        ]),
     ]
 )

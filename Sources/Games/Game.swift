@@ -79,8 +79,33 @@ public protocol Game: Sendable {
     /// Whether seats move in strict rotation (seat = move count mod seats).
     static var alternatesStrictly: Bool { get }
 
+    /// Whether the game uses chance: its start (or its dice, its deck) is
+    /// drawn from a seed the host picks for each match. False by default.
+    ///
+    /// A game that says true is made with `init(seats:seed:)`, and its
+    /// matches carry the seed in the match blob (format 3, docs/PROTOCOL.md
+    /// section 5), so that every peer, a saved match and its replay start
+    /// from the same position. Games that say false keep format 1 and 2 byte
+    /// for byte.
+    static var usesRandomness: Bool { get }
+
     /// The starting position for `seats` players (a value from `seatCounts`).
+    ///
+    /// For a game that uses randomness, a fixed start (as if the seed were 0)
+    /// for callers that have no seed; a match always uses `init(seats:seed:)`.
     init(seats: Int)
+
+    /// The starting position for `seats` players, with every chance drawn from
+    /// `seed` (the role of GameplayKit's `GKARC4RandomSource(seed:)`).
+    ///
+    /// Equal seeds must give equal games, on every peer and every parlor
+    /// version that has the same rules version: draw with your own arithmetic
+    /// on a `SplitMix64(seed: seed)` kept in the game (the standard library's
+    /// `random(in:using:)` does not promise to map bits to numbers the same
+    /// way in every Swift release). Called by the match layer only when
+    /// `usesRandomness` is true; by default it ignores the seed and calls
+    /// `init(seats:)`.
+    init(seats: Int, seed: UInt64)
 
     /// How many seats this game was started with.
     var seatCount: Int { get }
@@ -121,6 +146,12 @@ public protocol Game: Sendable {
 extension Game {
     public static var seatCounts: [Int] { Array(seatRange) }
 
+    /// No chance by default: the match carries no seed and its blob keeps format 1 or 2.
+    public static var usesRandomness: Bool { false }
+
+    /// By default the seed is ignored: the start is `init(seats:)`.
+    public init(seats: Int, seed: UInt64) { self.init(seats: seats) }
+
     public var scores: [Int]? { nil }
 
     public mutating func seatLeft(_ seat: SeatIndex) {}
@@ -130,6 +161,12 @@ extension Game {
     /// Places for `scores`, higher is better, ties share the better place.
     public static func places(byScore scores: [Int]) -> [Int] {
         scores.map { score in 1 + scores.filter { $0 > score }.count }
+    }
+
+    /// The start of a match: `init(seats:seed:)` for a game that uses
+    /// randomness, `init(seats:)` for any other (which never sees a seed).
+    public static func start(seats: Int, seed: UInt64) -> Self {
+        usesRandomness ? Self(seats: seats, seed: seed) : Self(seats: seats)
     }
 
     /// Returns a copy with `move` applied, or throws and changes nothing.

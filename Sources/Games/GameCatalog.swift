@@ -50,10 +50,11 @@ public enum GameCatalog {
     }
 
     /// A fresh game with this id for `seats` players, or nil for an unknown id
-    /// or an unsupported number of seats.
-    public static func newGame(id: String, seats: Int = 2) -> (any Game)? {
+    /// or an unsupported number of seats. `seed` draws the start of a game
+    /// that uses randomness (`Game.usesRandomness`); other games ignore it.
+    public static func newGame(id: String, seats: Int = 2, seed: UInt64 = 0) -> (any Game)? {
         guard let type = game(id: id), type.seatCounts.contains(seats) else { return nil }
-        return type.init(seats: seats)
+        return type.start(seats: seats, seed: seed)
     }
 
     /// A registered game and the other names a person may call it.

@@ -59,10 +59,12 @@ public enum MatchBlob {
     public static let magic: [UInt8] = [0x50, 0x4D, 0x42, 0x00]
     /// The newest format this parlor reads and writes. Format 1 is written for
     /// two-seat matches (byte for byte what release 1 wrote); format 2, which
-    /// adds when each seat left, for three seats or more.
-    public static let currentFormat: UInt16 = 2
-    /// The format a state is written in.
-    static func format(of state: MatchState) -> UInt16 { state.seats.count == 2 ? 1 : 2 }
+    /// adds when each seat left, for three seats or more; format 3, format 2
+    /// with the match's seed, for a game that uses randomness, at any number
+    /// of seats (only such games: every other game's bytes are as before).
+    public static let currentFormat: UInt16 = 3
+    /// The format a state is written in: each state has exactly one.
+    static func format(of state: MatchState) -> UInt16 { state.seed != nil ? 3 : state.seats.count == 2 ? 1 : 2 }
     /// Format 2's "left after" value for a seat that has not left.
     static let stillPlaying: UInt16 = 0xFFFF
     /// The largest blob accepted or produced (GameKit's limit).
@@ -123,6 +125,7 @@ public enum MatchBlob {
         writer.write(bytes: state.matchID.bytes)
         writer.writeShortString(state.gameID)
         writer.write(UInt16(clamping: state.rulesVersion))
+        if let seed = state.seed { writer.write(seed) }  // format 3 only
         writer.write(UInt8(clamping: state.seats.count))
         for (index, seat) in state.seats.enumerated() {
             writer.write(bytes: seat.playerID.bytes)
@@ -158,7 +161,7 @@ public enum MatchBlob {
             guard try reader.readBytes(4) == magic else { throw MatchBlobError.notAMatch }
             let format = try reader.readUInt16()
             switch format {
-            case 1, 2: break
+            case 1, 2, 3: break
             case 0: throw MatchBlobError.unknownFormat(format)
             default: throw MatchBlobError.newerFormat(format)
             }
@@ -178,6 +181,7 @@ public enum MatchBlob {
         var matchID: MatchID
         var gameID: String
         var type: any Game.Type
+        var seed: UInt64?
         var seats: [Seat]
         var leftAfter: [Int?]
         var sequence: UInt32
@@ -187,7 +191,8 @@ public enum MatchBlob {
         var storedHash: UInt64
     }
 
-    /// Formats 1 and 2: the same fields, format 2 with each seat's "left after".
+    /// Formats 1 to 3: the same fields, format 2 with each seat's "left after",
+    /// format 3 as format 2 with the match's seed after the rules version.
     private static func readFields(_ reader: inout ByteReader, format: UInt16) throws -> Fields {
         guard let matchID = MatchID(bytes: try reader.readBytes(16)) else { throw MatchBlobError.invalidField("match id") }
         let gameBytes = try reader.readShortBytes()
@@ -197,10 +202,11 @@ public enum MatchBlob {
             throw MatchBlobError.invalidField("game id")
         }
         let rulesVersion = Int(try reader.readUInt16())
+        let seed = format >= 3 ? try reader.readUInt64() : nil
         let seatCount = Int(try reader.readUInt8())
         guard seatLimit.contains(seatCount) else { throw MatchBlobError.invalidField("seat count") }
-        // Each state has one encoding: two seats are always format 1.
-        guard format == 1 || seatCount > 2 else { throw MatchBlobError.invalidField("format for two seats") }
+        // Each state has one encoding: two seats without a seed are always format 1.
+        guard format != 2 || seatCount > 2 else { throw MatchBlobError.invalidField("format for two seats") }
         var seats: [Seat] = []
         var leftAfter: [Int?] = []
         for _ in 0..<seatCount {
@@ -241,6 +247,10 @@ public enum MatchBlob {
             throw MatchBlobError.rulesVersionMismatch(game: gameID, theirs: rulesVersion, ours: type.rulesVersion)
         }
         guard type.seatCounts.contains(seatCount) else { throw MatchBlobError.invalidField("seat count for \(gameID)") }
+        // A game with chance always carries its seed, and no other game does.
+        guard type.usesRandomness == (seed != nil) else {
+            throw MatchBlobError.invalidField(type.usesRandomness ? "format for \(gameID), which needs a seed" : "seed for \(gameID), which uses none")
+        }
         let departed = seats.map { $0.outcome == .quit || $0.outcome == .timeExpired }
         if format == 1 {
             // Release 1's two-seat matches end at their one departure.
@@ -249,7 +259,7 @@ public enum MatchBlob {
         guard zip(leftAfter, departed).allSatisfy({ ($0 != nil) == $1 && ($0 ?? 0) <= moves.count }) else {
             throw MatchBlobError.invalidField("seat left after")
         }
-        return Fields(format: format, matchID: matchID, gameID: gameID, type: type, seats: seats, leftAfter: leftAfter,
+        return Fields(format: format, matchID: matchID, gameID: gameID, type: type, seed: seed, seats: seats, leftAfter: leftAfter,
                       sequence: sequence, turnTimeout: turnTimeout, deadline: deadline, moves: moves, storedHash: storedHash)
     }
 
@@ -265,7 +275,7 @@ public enum MatchBlob {
         // skips a seat that left while two or more played on.
         let departures = leftAfter.enumerated().compactMap { seat, after in after.map { (seat: seat, after: $0) } }
             .sorted { ($0.after, $0.seat) < ($1.after, $1.seat) }
-        var game = type.init(seats: seatCount)
+        var game = type.start(seats: seatCount, seed: fields.seed ?? 0)
         var playing = seatCount
         var nextDeparture = departures.startIndex
         func leave(before moveIndex: Int) {
@@ -281,7 +291,7 @@ public enum MatchBlob {
             do { try game.apply(played.move) } catch { throw MatchBlobError.illegalHistory(moveIndex: index) }
         }
         leave(before: moves.count)
-        var state = MatchState(matchID: matchID, game: game, seats: seats, moves: moves, sequence: sequence,
+        var state = MatchState(matchID: matchID, game: game, seed: fields.seed, seats: seats, moves: moves, sequence: sequence,
                                turnTimeout: turnTimeout, deadline: deadline, leftAfter: leftAfter)
         // Departures happen only while the match goes on, so at most one seat of
         // a two-seat match can have left, and nothing can follow the end.
@@ -316,7 +326,7 @@ public enum MatchBlob {
               fields.sequence == base.sequence &+ 1 else { return nil }
         MatchWork.note(base.matchID, \.decodes)
         // The received fields with our position: `judge` compares everything but the game, and makes the game.
-        let received = MatchState(matchID: fields.matchID, game: base.game, seats: fields.seats, moves: fields.moves,
+        let received = MatchState(matchID: fields.matchID, game: base.game, seed: fields.seed, seats: fields.seats, moves: fields.moves,
                                   sequence: fields.sequence, turnTimeout: fields.turnTimeout, deadline: fields.deadline,
                                   leftAfter: fields.leftAfter)
         guard let (change, expected) = try? base.judge(received) else { return nil }

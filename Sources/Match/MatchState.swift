@@ -78,15 +78,53 @@ public struct MatchState: Sendable {
     /// or more seats the match goes on after a departure, and replaying the
     /// history needs to know when each seat stopped taking turns.
     public private(set) var leftAfter: [Int?] { didSet { encoding = nil } }
+    /// The seed the host drew for this match's chance, for a game that uses
+    /// randomness (`Game.usesRandomness`); nil for every other game. Fixed
+    /// for the whole match: the game's start was made from it, the blob
+    /// carries it (format 3), and a peer's state with another seed is refused
+    /// (`SuccessorError.seedChanged`).
+    public let seed: UInt64?
     /// This state's blob and hash, worked out at most once and shared by its
     /// copies (`MatchBlob.encode`, `stateHash`). Any change drops it; nil
     /// means "work it out every time".
     var encoding: EncodingCache? = EncodingCache()
 
     /// A new match of `game` between `seats`, nobody has moved yet.
+    ///
+    /// For a game without chance. A game that uses randomness needs its seed
+    /// in the match, so it starts with `init(matchID:gameType:seats:seed:…)`;
+    /// passing one here is a programming error and traps.
     public init(matchID: MatchID, game: any Game, seats: [Seat], turnTimeout: UInt32 = 0, now: Int64 = 0) {
+        precondition(!type(of: game).usesRandomness,
+                     "\(type(of: game).id) uses randomness: start its match with MatchState(matchID:gameType:seats:seed:)")
+        self.init(matchID: matchID, starting: game, seed: nil, seats: seats, turnTimeout: turnTimeout, now: now)
+    }
+
+    /// A new match of `gameType` between `seats`, nobody has moved yet; a game
+    /// that uses randomness starts from `seed` (`Game.init(seats:seed:)`),
+    /// any other ignores it.
+    ///
+    /// The host of a match makes it this way and a guest adopts the host's
+    /// state, seed and all. `seed` defaults to a fresh draw from the system's
+    /// cryptographic generator (`drawSeed()`); pass one to reproduce a start.
+    public init(matchID: MatchID, gameType: any Game.Type, seats: [Seat], seed: UInt64 = MatchState.drawSeed(),
+                turnTimeout: UInt32 = 0, now: Int64 = 0) {
+        self.init(matchID: matchID, starting: gameType.start(seats: seats.count, seed: seed),
+                  seed: gameType.usesRandomness ? seed : nil, seats: seats, turnTimeout: turnTimeout, now: now)
+    }
+
+    /// A seed for a new match from the system's cryptographic generator
+    /// (`SystemRandomNumberGenerator`: getrandom on Linux), so that no seat
+    /// can choose or predict the start before the host makes it.
+    public static func drawSeed() -> UInt64 {
+        var system = SystemRandomNumberGenerator()
+        return system.next()
+    }
+
+    private init(matchID: MatchID, starting game: any Game, seed: UInt64?, seats: [Seat], turnTimeout: UInt32, now: Int64) {
         self.matchID = matchID
         self.game = game
+        self.seed = seed
         self.seats = seats
         self.moves = []
         self.sequence = 0
@@ -97,9 +135,9 @@ public struct MatchState: Sendable {
     }
 
     /// Rebuilds a state from decoded parts without checking them; the blob decoder validates.
-    init(matchID: MatchID, game: any Game, seats: [Seat], moves: [PlayedMove], sequence: UInt32,
+    init(matchID: MatchID, game: any Game, seed: UInt64? = nil, seats: [Seat], moves: [PlayedMove], sequence: UInt32,
          turnTimeout: UInt32, deadline: Int64, leftAfter: [Int?]) {
-        self.matchID = matchID; self.game = game; self.seats = seats; self.moves = moves
+        self.matchID = matchID; self.game = game; self.seed = seed; self.seats = seats; self.moves = moves
         self.sequence = sequence; self.turnTimeout = turnTimeout; self.deadline = deadline
         self.leftAfter = leftAfter
     }
@@ -270,6 +308,8 @@ public struct MatchState: Sendable {
             throw .seatsChanged
         }
         guard next.turnTimeout == turnTimeout else { throw .settingsChanged }
+        // The start was drawn from the seed: another seed rewrites the whole history.
+        guard next.seed == seed else { throw .seedChanged }
         guard next.moves.count >= moves.count, Array(next.moves.prefix(moves.count)) == moves else {
             throw .historyRewritten
         }
@@ -361,6 +401,9 @@ public enum SuccessorError: Error, Hashable, Sendable {
     case seatsChanged
     case settingsChanged
     case historyRewritten
+    /// The state carries another seed than the match began with (a game that
+    /// uses randomness): its start, and so its history, is not ours.
+    case seedChanged
     case notOneChange
     case ruleViolation(MatchRuleError)
     case outcomesDisagree

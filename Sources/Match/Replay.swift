@@ -9,8 +9,9 @@ extension MatchState {
     /// when it was decoded, so they all apply. Should one not, the positions
     /// stop before it and the saved state still comes last.
     public var replayPositions: [MatchState] {
-        guard let game = GameCatalog.newGame(id: gameID, seats: seats.count) else { return [self] }
-        var position = MatchState(matchID: matchID, game: game, seats: seats)
+        guard let type = GameCatalog.game(id: gameID) else { return [self] }
+        // The start as the host made it: a game with chance from the match's seed.
+        var position = MatchState(matchID: matchID, gameType: type, seats: seats, seed: seed ?? 0)
         var positions = [position]
         for played in moves.dropLast() {
             guard let next = try? position.applying(.move(played.move, by: played.seat), now: 0) else { break }
@@ -23,7 +24,7 @@ extension MatchState {
 
     /// How each move is written, in the game's notation (what a person types in plain mode).
     public var moveNotations: [String] {
-        guard var game = GameCatalog.newGame(id: gameID, seats: seats.count) else { return [] }
+        guard var game = GameCatalog.newGame(id: gameID, seats: seats.count, seed: seed ?? 0) else { return [] }
         var texts: [String] = []
         for played in moves {
             texts.append(game.notation(for: played.move))

@@ -29,6 +29,12 @@ public struct Nim: Game, Hashable {
 
     public init(seats: Int) { rotation = SeatRotation(seatCount: seats) }
 
+    /// A start with other heaps (1 to 8 each, so that a count fits a move's three bits).
+    public init(seats: Int, heaps: [Int]) {
+        self.init(seats: seats)
+        self.heaps = heaps
+    }
+
     /// Registers Nim with the catalog; safe to call from every test (registration is idempotent).
     public static func register() {
         do { try GameCatalog.register(Nim.self, otherNames: ["heaps"]) } catch { preconditionFailure("\(error)") }

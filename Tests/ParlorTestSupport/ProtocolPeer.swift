@@ -120,6 +120,7 @@ public enum BlobForge {
         let format = Int(blob[4]) << 8 | Int(blob[5])
         offset += 1 + Int(blob[offset])                          // game id
         offset += 2                                              // rules version
+        if format >= 3 { offset += 8 }                           // seed (format 3)
         guard blob.count > offset else { return nil }
         let seats = Int(blob[offset]); offset += 1
         for _ in 0..<seats {
@@ -129,6 +130,13 @@ public enum BlobForge {
             if format >= 2 { offset += 2 }                      // left after (format 2)
         }
         offset += 4 + 4                                          // sequence, turn timeout
+        return offset + 8 <= blob.count ? offset : nil
+    }
+
+    /// Offset of the seed field (u64) in a format-3 blob (a game with chance), nil in any other.
+    public static func seedOffset(in blob: [UInt8]) -> Int? {
+        guard blob.count > 4 + 2 + 16, Int(blob[4]) << 8 | Int(blob[5]) >= 3 else { return nil }
+        let offset = 4 + 2 + 16 + 1 + Int(blob[4 + 2 + 16]) + 2   // magic, format, match id, game id, rules version
         return offset + 8 <= blob.count ? offset : nil
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Games
 import Match
+import ParlorTestSupport
 import Testing
 @testable import Session
 
@@ -32,6 +33,18 @@ enum ProtocolExamples {
     static var afterBoQuits: MatchState {
         // Bo (index 1) quits after Ada's move, 2 s later: both seats are done, Bo quit, Ada won.
         (try? afterOneMove.applying(.quit(1), now: now + 7_000)) ?? afterOneMove
+    }
+
+    /// The seed of the format-3 example, as the host drew it.
+    static let seed: UInt64 = 0x0123_4567_89ab_cdef
+
+    /// Ada and Bo's match of a game with chance (the test suite's Seeded Nim,
+    /// heaps dealt from the seed), after Ada takes one from the first heap (raw move 0).
+    static var seeded: MatchState {
+        SeededNim.register()
+        let start = MatchState(matchID: matchID, gameType: SeededNim.self, seats: [Seat(playerID: ada, name: "Ada"), Seat(playerID: bo, name: "Bo")],
+                               seed: seed, turnTimeout: 60, now: now)
+        return (try? start.applying(.move(Move(0), by: 0), now: now + 5_000)) ?? start
     }
 
     static var hello: Hello {
@@ -121,6 +134,7 @@ enum ProtocolExamples {
         return [
             ("blob", blobSegments(blob)),
             ("blob-quit", blobSegments(MatchBlob.encode(afterBoQuits))),
+            ("blob-seeded", blobSegments(MatchBlob.encode(seeded))),
             ("hello", frame(.hello(hello))),
             ("welcome", frame(.welcome(welcome))),
             ("turn", frame(.turn(sequence: 1, blob: blob))),
@@ -173,6 +187,7 @@ enum ProtocolExamples {
         let game = String(decoding: blob[offset + 1..<offset + 1 + gameLength], as: UTF8.self)
         take(1 + gameLength, "game id, u8 length + \"\(game)\"")
         take(2, "rules version \(Int(blob[offset]) << 8 | Int(blob[offset + 1]))")
+        if format >= 3 { take(8, "seed, u64 (format 3)") }
         let seats = Int(blob[offset])
         take(1, "seat count \(seats)")
         for index in 0..<seats {
@@ -181,7 +196,7 @@ enum ProtocolExamples {
             take(1 + nameLength, "seat \(index): name, u8 length + UTF-8")
             take(1, "seat \(index): status \(blob[offset]) \(SeatStatus(rawValue: blob[offset]).map { "\($0)" } ?? "?")")
             take(1, "seat \(index): outcome \(blob[offset]) \(Outcome(rawValue: blob[offset]).map { "\($0)" } ?? "?")")
-            if format == 2 {
+            if format >= 2 {
                 let left = Int(blob[offset]) << 8 | Int(blob[offset + 1])
                 take(2, "seat \(index): left after " + (left == 0xFFFF ? "FFFF (has not left)" : "\(left) moves"))
             }
@@ -385,6 +400,10 @@ enum ProtocolExamples {
         #expect(quit.seats.map(\.status) == [.done, .done])
         #expect(quit.seats.map(\.outcome) == [.won, .quit])
         #expect(quit.isEnded && quit.deadline == 0)
+        SeededNim.register()
+        let seeded = try MatchBlob.decode(try #require(documented["blob-seeded"]))
+        #expect(seeded.seed == ProtocolExamples.seed && seeded.moves == [PlayedMove(seat: 0, move: Move(0))])
+        #expect(seeded.replayPositions.first?.game(as: SeededNim.self)?.heaps == SeededNim.heaps(dealtFrom: ProtocolExamples.seed))
         for (name, bytes) in documented where !name.hasPrefix("blob") && name != "passcode-key" {
             var decoder = FrameDecoder()
             decoder.append(bytes)

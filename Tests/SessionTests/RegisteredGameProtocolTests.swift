@@ -36,6 +36,26 @@ struct RegisteredGameProtocolTests {
         #expect(Set(final.host.seats.map(\.outcome)) == [.won, .lost])
     }
 
+    /// `saved` as the host (seat 0) and the guest (seat 1) kept it on disk, taken back up by both:
+    /// the host resumes it and the guest resumes its seat over an in-memory switchboard (kept for reconnects).
+    static func resume(_ saved: MatchState) async throws -> (MatchHost, HostedMatch, JoinedMatch, Switchboard) {
+        let onDisk = try MatchBlob.decode(MatchBlob.encode(saved))
+        let token = SeatToken.random()
+        let (hostSeat, guestSeat) = (saved.seats[0], saved.seats[1])
+        let host = try MatchHost(configuration: HostConfiguration(gameID: saved.gameID, hostName: hostSeat.name, hostPlayerID: hostSeat.playerID,
+                                                                  timeouts: quickTimeouts, appVersion: "test"),
+                                 resuming: SavedHostMatch(state: onDisk, hostSeat: 0, seatToken: token))
+        let board = Switchboard()
+        board.connect(to: host)
+        let hello = Hello(appVersion: "test", playerID: guestSeat.playerID, playerName: guestSeat.name,
+                          games: [GameVersion.local(saved.gameID)].compactMap { $0 }, matchID: onDisk.matchID, seatToken: token)
+        async let resuming = Guest.resume(dial: board.dialer, hello: hello, saved: onDisk,
+                                          options: GuestOptions(grace: .seconds(5), reconnect: quickRetry))
+        let hosted = try await host.waitForGuest()
+        let joined = try await resuming
+        return (host, hosted, joined, board)
+    }
+
     @Test("over an in-memory link, host and guest play Nim to the end with equal state hashes")
     func inMemory() async throws {
         let pair = try await JoinedPair.make(game: Nim.id)
@@ -65,20 +85,7 @@ struct RegisteredGameProtocolTests {
                                seats: [Seat(playerID: hostID, name: "Ana"), Seat(playerID: guestID, name: "Ben")])
         saved = try saved.applying(.move(Nim.move(heap: 2, count: 2), by: 0), now: 1)
         saved = try saved.applying(.move(Nim.move(heap: 0, count: 3), by: 1), now: 2)
-        // What the host and the guest kept on disk.
-        let onDisk = try MatchBlob.decode(MatchBlob.encode(saved))
-        let token = SeatToken.random()
-        let host = try MatchHost(configuration: HostConfiguration(gameID: Nim.id, hostName: "Ana", hostPlayerID: hostID,
-                                                                  timeouts: quickTimeouts, appVersion: "test"),
-                                 resuming: SavedHostMatch(state: onDisk, hostSeat: 0, seatToken: token))
-        let board = Switchboard()
-        board.connect(to: host)
-        let hello = Hello(appVersion: "test", playerID: guestID, playerName: "Ben", games: [GameVersion.local(Nim.id)].compactMap { $0 },
-                          matchID: onDisk.matchID, seatToken: token)
-        async let resuming = Guest.resume(dial: board.dialer, hello: hello, saved: onDisk,
-                                          options: GuestOptions(grace: .seconds(5), reconnect: quickRetry))
-        let hosted = try await host.waitForGuest()
-        let joined = try await resuming
+        let (host, hosted, joined, _) = try await Self.resume(saved)
         #expect(joined.initialState.moves == saved.moves)
         let final = try await Self.playToTheEnd(hosted, joined)
         Self.expectSameEnd(final)

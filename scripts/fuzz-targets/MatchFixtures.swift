@@ -12,15 +12,59 @@ enum FixtureIDs {
     static let seatToken = Identifier128(bytes: Array(repeating: 0x54, count: 16))!  // "TTTT..."
 }
 
+/// A game with chance, so that format-3 blobs (with the host's seed) are
+/// fuzzed too: a race to 10 in which each turn adds one of two step sizes
+/// that the seed deals (1 to 3 each). No built-in game uses chance.
+struct SeededRace: Game {
+    static let id = "fuzz-seeded-race"
+    static let rulesVersion = 1
+    static let displayName = "Seeded race"
+    static let summary = "Add one of the two dealt steps; whoever reaches 10 wins."
+    static let moveHelp = "0 or 1"
+    static let seatRange = 2...2
+    static let alternatesStrictly = true
+    static let usesRandomness = true
+
+    private(set) var steps: [Int]
+    private(set) var total = 0
+    private(set) var moveCount = 0
+
+    init(seats: Int) { self.init(seats: seats, seed: 0) }
+    init(seats: Int, seed: UInt64) {
+        var generator = SplitMix64(seed: seed)
+        steps = [1 + Int(generator.next() % 3), 1 + Int(generator.next() % 3)]
+    }
+
+    var seatCount: Int { 2 }
+    var result: GameResult { total >= 10 ? .won(by: (moveCount - 1) % 2) : .inProgress }
+    var activeSeat: SeatIndex? { result == .inProgress ? moveCount % 2 : nil }
+    var legalMoves: [Move] { result == .inProgress ? [Move(0), Move(1)] : [] }
+    func isLegal(_ move: Move) -> Bool { result == .inProgress && (0...1).contains(move.rawValue) }
+    mutating func apply(_ move: Move) throws(RuleViolation) {
+        guard result == .inProgress else { throw .gameOver }
+        guard isLegal(move) else { throw .illegalMove(move) }
+        total += steps[move.rawValue]
+        moveCount += 1
+    }
+    func notation(for move: Move) -> String { String(move.rawValue) }
+    func move(fromNotation text: String) -> Move? { Int(text).map(Move.init).flatMap { isLegal($0) ? $0 : nil } }
+}
+
+/// Registers `SeededRace`, once; a target that decodes blobs reads this
+/// before its first input, so format-3 inputs reach the checks behind the game id.
+let fuzzGamesRegistered: Void = { _ = try? GameCatalog.register(SeededRace.self) }()
+
 /// Matches of every catalog game at several points: fresh, mid-game, ended by
-/// the rules, ended by a quit, with and without a turn timeout.
+/// the rules, ended by a quit, with and without a turn timeout; `SeededRace`
+/// among them, from a fixed seed.
 func sampleMatches() -> [(name: String, state: MatchState)] {
+    _ = fuzzGamesRegistered
     var result: [(String, MatchState)] = []
     var random = SeedRandom(0x5EED)
     for type in GameCatalog.all {
         for (label, timeout) in [("", UInt32(0)), ("-timed", UInt32(30))] {
             let seats = [Seat(playerID: FixtureIDs.host, name: "Ada"), Seat(playerID: FixtureIDs.guest, name: "Grace Hopper ♛")]
-            let fresh = MatchState(matchID: FixtureIDs.match, game: type.init(seats: 2), seats: seats,
+            let fresh = MatchState(matchID: FixtureIDs.match, gameType: type, seats: seats, seed: 0x5EED,
                                    turnTimeout: timeout, now: timeout > 0 ? 1_700_000_000_000 : 0)
             result.append(("\(type.id)\(label)-fresh", fresh))
             var state = fresh
@@ -49,7 +93,7 @@ func sampleMatches() -> [(name: String, state: MatchState)] {
             }
             let seatList = (0..<seats).map { Seat(playerID: players[$0], name: names[$0]) }
             for quitter in [nil, 1] as [Int?] {
-                var state = MatchState(matchID: FixtureIDs.match, game: type.init(seats: seats), seats: seatList)
+                var state = MatchState(matchID: FixtureIDs.match, gameType: type, seats: seatList, seed: 0x5EED)
                 while !state.isEnded, let seat = state.activeSeat {
                     if let quitter, state.moves.count == 3, state.seats[quitter].status == .playing,
                        let next = try? state.applying(.quit(quitter), now: 0) {
@@ -68,7 +112,7 @@ func sampleMatches() -> [(name: String, state: MatchState)] {
     return result
 }
 
-/// Where the deadline field starts in a format 1 or 2 blob, or nil if the bytes
+/// Where the deadline field starts in a format 1, 2 or 3 blob, or nil if the bytes
 /// are not laid out far enough to tell (docs/PROTOCOL.md, "The match blob").
 func deadlineOffset(inBlob blob: [UInt8]) -> Int? {
     var reader = ByteReader(blob)
@@ -78,6 +122,7 @@ func deadlineOffset(inBlob blob: [UInt8]) -> Int? {
         _ = try reader.readBytes(16)                // match id
         _ = try reader.readShortBytes()             // game id
         _ = try reader.readUInt16()                 // rules version
+        if format >= 3 { _ = try reader.readUInt64() }   // seed (a game with chance)
         let seats = Int(try reader.readUInt8())
         for _ in 0..<seats {
             _ = try reader.readBytes(16)

@@ -8,6 +8,7 @@ import Games
 import Match
 
 func fuzzOne(_ bytes: [UInt8]) {
+    _ = fuzzGamesRegistered
     check(bytes)
     // Most mutations break the trailing hash; repaired, they reach the checks
     // behind it (history replay, outcomes, sequence).

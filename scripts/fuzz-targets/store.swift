@@ -17,6 +17,7 @@ import Match
 import Store
 
 func fuzzOne(_ bytes: [UInt8]) {
+    _ = fuzzGamesRegistered
     check(bytes)
     // Repair the file checksum and the blob's hash so mutations reach the fields.
     if let repaired = storeFileWithRepairedChecksums(bytes), repaired != bytes { check(repaired) }

@@ -86,7 +86,8 @@ private func playOnce(_ options: PlayOptions, gameType: any Game.Type, presentat
     seats.insert(seats.removeFirst(), at: localSeatIndex)
 
     let timeout = options.turnTimeout.map { UInt32(max(1, $0.components.seconds)) } ?? 0
-    let state = MatchState(matchID: .random(using: &generator), game: gameType.init(seats: seatCount), seats: seats,
+    // A game with chance draws its start from the same generator, so `--seed` reproduces it too.
+    let state = MatchState(matchID: .random(using: &generator), gameType: gameType, seats: seats, seed: generator.next(),
                            turnTimeout: timeout, now: wallClockMilliseconds())
 
     let controller = MatchController(state: state, participants: participants)

@@ -630,7 +630,8 @@ public actor MatchHost {
             seated[id] = SeatedGuest(seat: guestSeat, hello: hello, token: SeatToken.random())
             return .seat(seating(table, for: guestSeat))
         }
-        let state = MatchState(matchID: upcomingMatchID, game: gameType.init(seats: configuration.seats),
+        // The host draws a game's chance (`MatchState.drawSeed()`); the guests adopt it from the WELCOME.
+        let state = MatchState(matchID: upcomingMatchID, gameType: gameType,
                                seats: table.seats(guests: guests), turnTimeout: configuration.turnTimeoutSeconds, now: configuration.clock())
         return .welcome(welcome(for: state, guestSeat: guestSeat, token: SeatToken.random(), hello: hello))
     }
@@ -841,7 +842,7 @@ public actor MatchHost {
         table.bots.sort { $0.seat < $1.seat }
         table.guestSeats = table.guestSeats.filter { taken.contains($0) }
         layout = table
-        let state = MatchState(matchID: upcomingMatchID, game: gameType.init(seats: configuration.seats),
+        let state = MatchState(matchID: upcomingMatchID, gameType: gameType,
                                seats: table.seats(guests: seated.values.map { ($0.seat, $0.hello) }),
                                turnTimeout: configuration.turnTimeoutSeconds, now: configuration.clock())
         fillTable(table, state: state, last: nil)
@@ -1041,7 +1042,8 @@ public actor MatchHost {
         let guestSeat = previous.hostSeat
         var seats = old.seats.map { Seat(playerID: $0.playerID, name: $0.name) }
         seats.swapAt(0, 1)
-        let state = MatchState(matchID: MatchID.random(), game: gameType.init(seats: 2), seats: seats,
+        // A rematch is a new match: a fresh seed for a game with chance.
+        let state = MatchState(matchID: MatchID.random(), gameType: gameType, seats: seats,
                                turnTimeout: old.turnTimeout, now: configuration.clock())
         var hello = Hello(appVersion: configuration.appVersion, playerID: seats[guestSeat].playerID, playerName: seats[guestSeat].name)
         // The version the guest's first WELCOME chose: a guest that offered only 1 cannot read a 2 (section 11).

@@ -47,6 +47,9 @@ public enum GuestRecordCheck {
               adopted.seats.map(\.playerID) == known.seats.map(\.playerID) else {
             return .failure(PushDesync("the host's state is of another match"))
         }
+        guard adopted.seed == known.seed else {
+            return .failure(PushDesync("the host's state changes the seed the match began with"))
+        }
         guard adopted.sequence >= known.sequence, adopted.moves.count >= known.moves.count,
               Array(adopted.moves.prefix(known.moves.count)) == known.moves else {
             return .failure(PushDesync("the host's state drops moves it had confirmed"))

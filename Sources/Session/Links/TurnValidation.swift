@@ -153,6 +153,7 @@ public enum HostTurnValidator {
         case .seatsChanged: TurnRejection(.notOneChange, "That state changes the players.")
         case .settingsChanged: TurnRejection(.notOneChange, "That state changes the match settings.")
         case .historyRewritten: TurnRejection(.historyRewritten, "That state changes moves that were already played.")
+        case .seedChanged: TurnRejection(.historyRewritten, "That state changes the seed the match began with.")
         case .notOneChange: TurnRejection(.notOneChange, "That state is not exactly one change after the current one.")
         case .ruleViolation(.illegalMove), .ruleViolation(.moveNotEncodable): TurnRejection(.illegalMove, "That move is not allowed by the rules.")
         case .ruleViolation(.notYourTurn(_, let attempted)) where attempted != guestSeat:
@@ -236,6 +237,7 @@ enum BlobPeek {
             _ = try reader.readBytes(16)                          // match id
             _ = try reader.readShortBytes()                       // game id
             _ = try reader.readUInt16()                           // rules version
+            if format >= 3 { _ = try reader.readUInt64() }        // seed (section 5, format 3)
             let seats = Int(try reader.readUInt8())
             for _ in 0..<seats {
                 _ = try reader.readBytes(16)

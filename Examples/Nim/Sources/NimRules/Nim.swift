@@ -21,6 +21,9 @@ public struct Nim: Game, Hashable {
 
     public init(seats: Int) {}
 
+    /// A start with other heaps, 1 to 8 each (a count must fit a move's three bits); `RandomNim` deals them.
+    public init(heaps: [Int]) { self.heaps = heaps }
+
     /// Registers Nim with parlor's catalog, once at start-up, before hosting,
     /// joining or reading a saved match; registering it again does nothing.
     public static func register() throws(GameCatalogError) { try GameCatalog.register(Nim.self) }

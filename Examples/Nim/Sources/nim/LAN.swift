@@ -1,3 +1,4 @@
+import Games
 import Match
 import NimRules
 import Secure
@@ -7,16 +8,18 @@ import Session
 let appVersion = "nim-example 1"
 
 /// `nim host`: listens on `port`, waits for one guest, plays the match and saves it.
-/// Every connection is encrypted and proves a player key (protocol 3).
-func hostMatch(port: UInt16, bot: Bool, home: NimHome) async throws {
+/// Every connection is encrypted and proves a player key (protocol 3). `game`
+/// is `Nim` or `RandomNim`; for the latter parlor draws the seed here, the host.
+func hostMatch(_ game: any Game.Type, port: UInt16, bot: Bool, home: NimHome) async throws {
     let key = try home.playerKey()
     let listener = try TCPListener.listen(port: port)
     let host = try MatchHost(configuration: HostConfiguration(
-        gameID: Nim.id, hostName: "Host", hostPlayerID: .random(), appVersion: appVersion))
+        gameID: game.id, hostName: "Host", hostPlayerID: .random(), appVersion: appVersion))
     Task { await host.serve(listener, security: .encrypted(SecureChannelOptions(identity: key))) }
     print("Hosting Nim on port \(listener.port); your key is \(key.fingerprint)")
     let hosted = try await host.waitForGuest()
     print("\(hosted.guestName) joined, key \(hosted.remote.peerKey.map { "\($0.fingerprint)" } ?? "none")")
+    sayDealtHeaps(hosted.initialState)
     let me = seatPlayer(hosted.hostPlayerID, bot: bot)
     let final = try await playToTheEnd(hosted.makeController(with: me), player: me, seat: hosted.hostSeat)
     try home.save(final, role: .host, seat: hosted.hostSeat)
@@ -34,6 +37,7 @@ func joinMatch(host: String, port: UInt16, bot: Bool, home: NimHome) async throw
                                                    // Nim first: sent even when more games than a HELLO's 32 are registered.
                                                    games: GameVersion.catalog(first: Nim.id)))
     print("Joined \(joined.hostName), key \(joined.remote.peerKey.map { "\($0.fingerprint)" } ?? "none")")
+    sayDealtHeaps(joined.initialState)  // the host's seed, adopted from its WELCOME
     let me = seatPlayer(joined.playerID, bot: bot)
     let final = try await playToTheEnd(joined.makeController(with: me), player: me, seat: joined.seat)
     try home.save(final, role: .guest, seat: joined.seat)

@@ -52,7 +52,13 @@ func playToTheEnd(_ controller: MatchController, player: any Participant, seat: 
 
 /// The heaps in `state`, as a person reads them: "3 1 5".
 func heaps(_ state: MatchState) -> String {
-    (state.game(as: Nim.self)?.heaps ?? []).map(String.init).joined(separator: " ")
+    (state.game(as: Nim.self)?.heaps ?? state.game(as: RandomNim.self)?.heaps ?? []).map(String.init).joined(separator: " ")
+}
+
+/// With `--random-heaps`, the heaps the match's seed dealt: on the LAN both
+/// sides print the same line, since the guest starts from the host's seed.
+func sayDealtHeaps(_ start: MatchState) {
+    if start.game(as: RandomNim.self) != nil { print("Random heaps: \(heaps(start))") }
 }
 
 /// Lines typed on stdin, read on a thread of their own: waiting for a person
@@ -67,11 +73,13 @@ func typedLines() -> AsyncStream<String> {
 }
 
 /// `nim play`: you (or a bot, with `--bot`) at seat 1 against parlor's bot; saved at the end.
-func playOffline(bot: Bool, home: NimHome) async throws {
+/// `game` is `Nim` or `RandomNim` (`--random-heaps`), whose heaps a fresh seed deals.
+func playOffline(_ game: any Game.Type, bot: Bool, home: NimHome) async throws {
     let you = seatPlayer(.random(), bot: bot)
     let opponent = BotParticipant(playerID: .random(), bot: Bot(level: .hard, seed: .random(in: 0...UInt64.max)))
-    let start = MatchState(matchID: .random(), game: Nim(seats: 2),
+    let start = MatchState(matchID: .random(), gameType: game,
                            seats: [Seat(playerID: you.playerID, name: bot ? "Bot 1" : "You"), Seat(playerID: opponent.playerID, name: "Bot 2")])
+    sayDealtHeaps(start)
     let final = try await playToTheEnd(MatchController(state: start, participants: [you, opponent]), player: you, seat: 0)
     try home.save(final, role: .offline, seat: 0)
 }

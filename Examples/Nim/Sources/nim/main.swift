@@ -1,11 +1,13 @@
 @preconcurrency import Glibc  // stdout is a C global
 import Foundation
+import Games
 import NimRules
 
 // nim: Nim on parlor, offline against parlor's bot, on the LAN, saved and replayed.
 let usage = """
     Usage: nim play [--bot]               you (moves like "2 3" on stdin) or a bot, against a bot
            nim host [--port N] [--bot]    host a match on the LAN (port 0: the system picks one)
+           (play and host take --random-heaps: three heaps of 1 to 8, dealt by the host's seed)
            nim join HOST:PORT [--bot]     join a hosted match
            nim replay FILE|ID             print a saved match's positions
     Your player key and saved matches are kept in $NIM_HOME (default ~/.nim).
@@ -19,17 +21,20 @@ setvbuf(stdout, nil, _IOLBF, 0)
 var arguments = Array(CommandLine.arguments.dropFirst())
 let bot = arguments.contains("--bot")
 arguments.removeAll { $0 == "--bot" }
+let game: any Game.Type = arguments.contains("--random-heaps") ? RandomNim.self : Nim.self
+arguments.removeAll { $0 == "--random-heaps" }
 do {
     try Nim.register()
+    try RandomNim.register()
     let home = try NimHome(environment: ProcessInfo.processInfo.environment)
     switch (arguments.first, arguments.count) {
     case ("play", 1):
-        try await playOffline(bot: bot, home: home)
+        try await playOffline(game, bot: bot, home: home)
     case ("host", 1):
-        try await hostMatch(port: 7477, bot: bot, home: home)
+        try await hostMatch(game, port: 7477, bot: bot, home: home)
     case ("host", 3) where arguments[1] == "--port":
         guard let port = UInt16(arguments[2]) else { throw UsageError(message: "--port takes a number from 0 to 65535") }
-        try await hostMatch(port: port, bot: bot, home: home)
+        try await hostMatch(game, port: port, bot: bot, home: home)
     case ("join", 2):
         let parts = arguments[1].split(separator: ":")
         guard parts.count == 2, let port = UInt16(parts[1]) else { throw UsageError(message: "join takes HOST:PORT, e.g. 192.168.1.20:7477") }

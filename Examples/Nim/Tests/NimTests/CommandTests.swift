@@ -24,8 +24,11 @@ import Testing
         #expect(output.contains("Winner: Bot 2"))
     }
 
-    @Test func twoProcessesPlayOnTheLANToTheSameEnd() async throws {
-        let host = try NimProcess(["host", "--port", "0", "--bot"], home: temporaryHome())
+    /// `nim host --port 0 --bot` with `extra` arguments and `nim join … --bot` on 127.0.0.1, both to
+    /// their end: what each printed, their exit statuses and the guest's `$NIM_HOME`.
+    static func hostAndJoin(_ extra: [String] = []) async throws
+        -> (hostOutput: [String], guestOutput: [String], hostStatus: Int32?, guestStatus: Int32?, guestHome: URL) {
+        let host = try NimProcess(["host", "--port", "0", "--bot"] + extra, home: temporaryHome())
         defer { host.stop() }
         var hostLines = host.lines.makeAsyncIterator()
         var hostOutput: [String] = []
@@ -33,11 +36,16 @@ import Testing
             hostOutput.append(line)
         }
         let port = try #require(hostOutput.last?.split(separator: " ")[4].dropLast())
-        let (guestOutput, guestStatus) = try await NimProcess.run(["join", "127.0.0.1:\(port)", "--bot"], home: temporaryHome())
+        let guestHome = try temporaryHome()
+        let (guestOutput, guestStatus) = try await NimProcess.run(["join", "127.0.0.1:\(port)", "--bot"], home: guestHome)
         while let line = await hostLines.next() { hostOutput.append(line) }
+        return (hostOutput, guestOutput, await host.exitStatus(), guestStatus, guestHome)
+    }
 
+    @Test func twoProcessesPlayOnTheLANToTheSameEnd() async throws {
+        let (hostOutput, guestOutput, hostStatus, guestStatus, _) = try await Self.hostAndJoin()
         #expect(guestStatus == 0)
-        #expect(await host.exitStatus() == 0)
+        #expect(hostStatus == 0)
         // Each side proved its key to the other (protocol 3), and names the other's.
         let hostKey = hostOutput[0].split(separator: " ").last.map(String.init)
         #expect(guestOutput.first == "Joined Host, key \(hostKey ?? "?")")
@@ -47,6 +55,22 @@ import Testing
         #expect(ending(hostOutput) == ending(guestOutput))
         #expect(ending(guestOutput).contains { $0 == "Winner: Host" || $0 == "Winner: Guest" })
         #expect(guestOutput.contains { $0.hasPrefix("State hash: ") })
+    }
+
+    @Test func withRandomHeapsBothProcessesDealTheHostsHeapsAndTheReplayStartsFromThem() async throws {
+        let (hostOutput, guestOutput, hostStatus, guestStatus, guestHome) = try await Self.hostAndJoin(["--random-heaps"])
+        #expect(guestStatus == 0)
+        #expect(hostStatus == 0)
+        let dealt = try #require(hostOutput.first { $0.hasPrefix("Random heaps: ") })
+        #expect(guestOutput.first { $0.hasPrefix("Random heaps: ") } == dealt, "the guest starts from the host's heaps")
+        let ending = { (output: [String]) in output.filter { $0.contains(" took ") || $0.hasPrefix("State hash:") } }
+        #expect(!ending(hostOutput).isEmpty && ending(hostOutput) == ending(guestOutput))
+        // The guest's saved match replays from the same heaps.
+        let id = try #require(guestOutput.last?.split(separator: " ").last.map(String.init))
+        let (replayed, status) = try await NimProcess.run(["replay", id], home: guestHome)
+        #expect(status == 0)
+        #expect(replayed.first == "Start: heaps " + dealt.dropFirst("Random heaps: ".count))
+        #expect(Array(replayed.dropFirst().dropLast()) == guestOutput.filter { $0.contains(" took ") })
     }
 
     @Test func aSavedMatchReplaysByIDAndByFile() async throws {
