@@ -10,7 +10,7 @@ public struct ConnectionReport: Hashable, Sendable, CustomStringConvertible {
     public var outcome: HandshakeOutcome
 
     /// The address it came from, without the port: "192.0.2.7", "[::1]".
-    public var address: String { MatchHost.sourceAddress(peer) }
+    public var address: String { SocketAddress.host(ofPeer: peer) }
 
     public var description: String { "\(peer): \(outcome)" }
 }
@@ -420,7 +420,7 @@ public actor MatchHost {
     /// the proof whose place it takes) `busy` unchecked.
     private func queueProof(_ id: UInt64, hello: Hello) {
         guard let entry = pending[id] else { return }
-        switch proofs.arrive(id, from: Self.sourceAddress(entry.connection.peerDescription), at: .now) {
+        switch proofs.arrive(id, from: SocketAddress.host(ofPeer: entry.connection.peerDescription), at: .now) {
         case .refuse:
             decideProof(id, hello: hello, turn: .refused)
         case .judge(let at, let evicting):
@@ -553,12 +553,6 @@ public actor MatchHost {
         if seated.removeValue(forKey: id) != nil { tellTable() }
         waitingProofs.removeValue(forKey: id)?.timer()
         proofs.remove(id)
-    }
-
-    /// "192.0.2.7:5000" → "192.0.2.7", "[::1]:5000" → "[::1]": wrong guesses are counted per address, not per port.
-    static func sourceAddress(_ peer: String) -> String {
-        guard let colon = peer.lastIndex(of: ":"), !peer[colon...].contains("]") else { return peer }
-        return String(peer[..<colon])
     }
 
     /// The words a browser gets when someone opens the port in it.
@@ -918,7 +912,7 @@ public actor MatchHost {
         welcoming = true
         Task {
             let failure = await save(match)
-            await self.saveCalledBack(match, links, failure: failure, also: also)
+            self.saveCalledBack(match, links, failure: failure, also: also)
         }
     }
 

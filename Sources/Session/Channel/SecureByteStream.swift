@@ -148,7 +148,7 @@ final class ChannelCore: Sendable {
         /// The passcode offer waiting for its turn or its third message, by its id in `options.guesses`.
         var offer: UInt64?
         /// Its timer.
-        var offerTimer: Task<Void, Never>?
+        var offerTimer: (@Sendable () -> Void)?
     }
 
     let inner: any ByteStream
@@ -195,7 +195,7 @@ final class ChannelCore: Sendable {
 
     /// A passcode offer was read: its answer goes out when its turn comes, or it is refused now.
     func paceOffer() {
-        let address = MatchHost.sourceAddress(inner.peerDescription)
+        let address = SocketAddress.host(ofPeer: inner.peerDescription)
         let turn = options.guesses.arrive(from: address) { [weak self] in self?.refuseOffer() }
         guard let (id, at) = turn else {
             refuseOffer()
@@ -204,10 +204,7 @@ final class ChannelCore: Sendable {
         // The id is kept before the timer can fire, so the answer's release and the judging both find it.
         state.withLock { state in
             state.offer = id
-            state.offerTimer = Task { [weak self] in
-                do { try await Task.sleep(until: at, clock: .continuous) } catch { return }
-                self?.releaseOffer()
-            }
+            state.offerTimer = LoopAlarm.after(max(.zero, at - .now)) { [weak self] in self?.releaseOffer() }
         }
     }
 
@@ -221,7 +218,7 @@ final class ChannelCore: Sendable {
 
     private func refuseOffer() {
         let failed = state.withLock { state -> Bool in
-            state.offerTimer?.cancel()
+            state.offerTimer?()
             guard let actions = state.channel?.refuseOffer(.busy, PasscodeSentences.tooManyGuesses), !actions.isEmpty else { return false }
             for action in actions {
                 switch action {
@@ -254,7 +251,7 @@ final class ChannelCore: Sendable {
             defer { state.offer = nil; state.offerTimer = nil }
             return (state.offer, state.offerTimer)
         }
-        timer?.cancel()
+        timer?()
         if let id { options.guesses.remove(id) }
     }
 

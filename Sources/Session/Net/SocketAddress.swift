@@ -24,6 +24,14 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
     /// The interface index a link-local IPv6 address is reached through (0 when none).
     public let scopeID: UInt32
 
+    /// A peer's description without its port: "192.0.2.7:5000" → "192.0.2.7",
+    /// "[::1]:5000" → "[::1]". Admission and the encrypted channel count
+    /// wrong passcode guesses per address, not per port.
+    static func host(ofPeer peer: String) -> String {
+        guard let colon = peer.lastIndex(of: ":"), !peer[colon...].contains("]") else { return peer }
+        return String(peer[..<colon])
+    }
+
     /// Creates an address from raw network-order bytes (4 or 16 of them).
     ///
     /// Throws `NetError.invalidAddress` for any other length.
