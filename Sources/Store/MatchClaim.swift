@@ -140,13 +140,14 @@ public enum ResumeRefusal: Error, Sendable, CustomStringConvertible {
     /// Finding the match by id failed.
     case store(StoreError)
 
-    /// What `parlor resume` prints, with what to do next.
+    /// What was found, in a sentence; a program adds what its user can do next
+    /// (parlor's own commands are named by ParlorCLI, not here).
     public var description: String {
         switch self {
         case .nothingSaved: "there is no saved match to resume"
-        case .nothingInterrupted: "no interrupted match is saved here; 'parlor matches' lists the saved ones"
-        case .nothingJoined: "no interrupted match joined as a guest is saved here; see 'parlor matches'"
-        case .over(let id): "match \(id.short) is over; see 'parlor replay \(id.short)'"
+        case .nothingInterrupted: "no interrupted match is saved here"
+        case .nothingJoined: "no interrupted match joined as a guest is saved here"
+        case .over(let id): "match \(id.short) is over"
         case .inPlay(let id, let process):
             "match \(id.short) is being played right now\(process.map { " (by process \($0))" } ?? ""); "
                 + "it can be resumed once that process has ended"

@@ -28,7 +28,7 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .system(let call, let path, let code):
             "\(call) \(path): \(String(cString: strerror(code)))"
-        case .notFound(let id): "no saved match matches '\(id)' (see 'parlor matches')"
+        case .notFound(let id): "no saved match matches '\(id)'"
         case .ambiguous(let id, let candidates):
             "'\(id)' matches several saved matches: \(candidates.joined(separator: ", ")); give more of the id"
         case .unreadable(let path, let error): "\(path): \(error)"

@@ -27,7 +27,10 @@ struct StoreFailure: UserFacingError {
         case .system: .ioError
         }
     }
-    var message: String { error.description }
+    var message: String {
+        guard case .notFound = error else { return error.description }
+        return error.description + " (see 'parlor matches')"
+    }
 }
 
 /// A failure at run time, said in a sentence a person can act on.

@@ -8,6 +8,17 @@ import Store
 import Synchronization
 import TerminalUI
 
+/// Why there is nothing to resume, with the command that helps next.
+private func resumeFailure(_ refusal: ResumeRefusal) -> any Error {
+    switch refusal {
+    case .store(let failure): StoreFailure(error: failure)
+    case .nothingInterrupted: CommandFailure(refusal.description + "; 'parlor matches' lists the saved ones")
+    case .nothingJoined: CommandFailure(refusal.description + "; see 'parlor matches'")
+    case .over(let id): CommandFailure(refusal.description + "; see 'parlor replay \(id.short)'")
+    case .nothingSaved, .inPlay: CommandFailure(refusal.description)
+    }
+}
+
 /// Runs `parlor resume [ID|HOST:PORT]`: picks the saved match, then either
 /// hosts it again (this side was the host) or gets back to its host (this
 /// side was the guest). Either side may be the one that restarted: a host
@@ -25,8 +36,7 @@ func runResume(_ options: ResumeOptions, desk: MatchDesk? = nil) async throws ->
     // The claim is held until this process is done with the match, so a second resume is refused.
     let (record, claim): (StoredMatch, MatchClaim)
     do { (record, claim) = try store.claimForResume(options.target?.request ?? .newest) } catch {
-        if case .store(let failure) = error { throw StoreFailure(error: failure) }
-        throw CommandFailure(error.description)
+        throw resumeFailure(error)
     }
     defer { claim.release() }
     let presentation = desk.map { MatchPresentation(desk: $0) } ?? MatchPresentation(flags: options.display)
