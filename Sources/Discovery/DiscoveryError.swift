@@ -76,6 +76,19 @@ public enum DiscoveryError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether the refusal may pass by itself, so that trying again later can
+    /// succeed: no daemon answering yet (not started, D-Bus not up), one too
+    /// busy to confirm in time, one that went away (restarting), or one at its
+    /// client limit (`kDNSServiceErr_Refused`). The one place this is decided.
+    public var mayPass: Bool {
+        switch self {
+        case .daemonUnavailable, .daemonDisconnected, .timedOut: true
+        case .serviceError(_, let code): code == -65553
+        case .libraryMissing, .nameConflict, .invalidRegistration, .invalidTXTRecord, .withdrawn, .unresolved,
+             .cannotDivertStandardError: false
+        }
+    }
+
     /// A dns_sd.h error code's name, e.g. "kDNSServiceErr_Unknown (-65537)".
     static func codeName(_ code: Int32) -> String {
         let names: [Int32: String] = [

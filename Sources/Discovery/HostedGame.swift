@@ -80,38 +80,67 @@ extension HostedGame {
 /// match as it starts, updated as they change, withdrawn on the way out.
 /// Advertising never fails the host: without DNS-SD the game is still
 /// reachable by address, and `problem` says why it is not listed.
+///
+/// A registration refused for a reason that may pass (the daemon not started
+/// yet, too busy to confirm in time, restarting, at its client limit:
+/// `DiscoveryError.mayPass`) is tried again in the background, 2 s after the
+/// failure and then less often (up to every 30 s), with the facts of that
+/// moment, until it is listed or withdrawn; `listedLater` says when.
 public struct HostedListing: Sendable {
-    /// The registration, nil when advertising failed (`problem` says why).
+    /// The registration to keep and withdraw: nil when advertising failed for
+    /// good; while `isPending`, the registration being tried again.
     public let advertisement: (any ServiceAdvertisement)?
-    /// Why the game is not on the LAN's lists; nil when it is.
+    /// Why the game is not on the LAN's lists at the start; nil when it is.
     public let problem: DiscoveryError?
     /// The name asked for; `name` differs after a clash ("Ana's Connect Four #2").
     public let requestedName: String
+    private let retry: RetryingAdvertisement?
 
-    /// The instance name registered, nil when not advertised.
-    public var name: String? { advertisement?.name }
+    /// The instance name registered, nil when not listed (yet).
+    public var name: String? { problem == nil ? advertisement?.name : nil }
 
-    /// Advertises `info` as `name` on `port`.
+    /// Whether the game is not listed yet but is being tried again.
+    public var isPending: Bool { retry != nil }
+
+    /// Once a pending registration is listed, its name (then the stream ends);
+    /// ends with nothing if it is withdrawn first, or if a later attempt fails
+    /// for good (then `laterProblem` says why). An empty stream when not pending.
+    public var listedLater: AsyncStream<String> {
+        guard let retry else { return AsyncStream { $0.finish() } }
+        return retry.listed()
+    }
+
+    /// Why a pending registration stopped being tried again, if it did.
+    public var laterProblem: DiscoveryError? { retry?.gaveUp }
+
+    /// Advertises `info` as `name` on `port`; a failure that may pass is tried
+    /// again after `retryAfter`, then after twice as long each time, up to 30 s.
     public static func advertise(_ info: ParlorServiceInfo, as name: String, port: UInt16,
-                                 in directory: any ServiceDirectory) async -> HostedListing {
-        do {
-            let txt = try info.txtRecord()
-            let advertisement = try await directory.advertise(ServiceRegistration(name: name, port: port, txt: txt))
-            return HostedListing(advertisement: advertisement, problem: nil, requestedName: name)
-        } catch let error as DiscoveryError {
-            return HostedListing(advertisement: nil, problem: error, requestedName: name)
+                                 in directory: any ServiceDirectory,
+                                 retryAfter: Duration = RetryingAdvertisement.firstDelay) async -> HostedListing {
+        let registration: ServiceRegistration
+        do { registration = ServiceRegistration(name: name, port: port, txt: try info.txtRecord()) } catch {
+            return HostedListing(advertisement: nil, problem: .invalidRegistration("\(error)"), requestedName: name, retry: nil)
+        }
+        do throws(DiscoveryError) {
+            let advertisement = try await directory.advertise(registration)
+            return HostedListing(advertisement: advertisement, problem: nil, requestedName: name, retry: nil)
+        } catch where error.mayPass {
+            let retry = RetryingAdvertisement(registration: registration, directory: directory, firstDelay: retryAfter)
+            return HostedListing(advertisement: retry, problem: error, requestedName: name, retry: retry)
         } catch {
-            return HostedListing(advertisement: nil, problem: .invalidRegistration("\(error)"), requestedName: name)
+            return HostedListing(advertisement: nil, problem: error, requestedName: name, retry: nil)
         }
     }
 
-    /// Says `info` from now on; a failed update is dropped (the next one says it again).
+    /// Says `info` from now on; a failed update is dropped (the next one says
+    /// it again). While pending, the next attempt registers with it.
     public func update(_ info: ParlorServiceInfo) async {
         guard let advertisement, let txt = try? info.txtRecord() else { return }
         try? await advertisement.update(txt: txt)
     }
 
-    /// Removes the game from the LAN's lists; later calls do nothing.
+    /// Removes the game from the LAN's lists, or stops trying to list it; later calls do nothing.
     public func withdraw() async { await advertisement?.withdraw() }
 }
 

@@ -241,6 +241,13 @@ public enum JSONEvents {
         return .object(fields + [("service", optional(service)), ("discovery", optional(discovery))] + trailing)
     }
 
+    /// `{"event":"listed","service":…}`: a game that was not on the LAN's
+    /// lists when its `listening` event was written (its `discovery` said why)
+    /// is listed now, under this name.
+    public static func listed(service: String) -> JSONValue {
+        .object([("event", "listed"), ("service", JSONValue(service))])
+    }
+
     /// `{"event":"resumed","match":…,"moves":N}`: an offline match continued from disk.
     public static func resumed(_ state: MatchState) -> JSONValue {
         .object([("event", "resumed"), ("match", JSONValue(state.matchID.hex)), ("moves", JSONValue(state.moves.count))])

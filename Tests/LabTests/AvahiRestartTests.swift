@@ -37,5 +37,44 @@ extension LabSuite {
                 #expect(hostEnd != nil && hostEnd == guestEnd)
             }
         }
+
+        /// A host started while its avahi-daemon is down (a laptop whose
+        /// daemon starts late, a daemon restarting) says it is not listed yet,
+        /// keeps trying, and is listed, joinable by name, once the daemon answers.
+        @Test func aHostStartedBeforeItsAvahiDaemonIsListedOnceTheDaemonAnswers() async throws {
+            try await Lab.with { lab in
+                let stop = await Lab.runScript(["avahi-stop", "A"], prefix: lab.prefix, timeout: 30)
+                #expect(stop.succeeded, "avahi-stop: \(stop.standardError)")
+                let hostData = try DataDirectory()
+                let host = try lab.start(
+                    host: "A",
+                    ParlorCommand.command(["host", "connect4", "--bot", "medium", "--json", "--port", "7491", "--name", "Ana"],
+                                          data: hostData))
+                try await host.waitForOutput(containing: "\"event\":\"listening\"", timeout: 20)
+                let listening = try #require(JSONLines.events("listening", in: host.output()).first)
+                #expect(listening["service"] is NSNull, "listening: \(listening)")
+                #expect((listening["discovery"] as? String)?.contains("no avahi-daemon is running") == true)
+
+                let start = await Lab.runScript(["avahi-start", "A"], prefix: lab.prefix, timeout: 60)
+                #expect(start.succeeded, "avahi-start: \(start.standardError)")
+                let started = ContinuousClock.now
+                try await host.waitForOutput(containing: "\"event\":\"listed\"", timeout: 45)
+                let listed = try #require(JSONLines.events("listed", in: host.output()).first)
+                #expect(listed["service"] as? String == ParlorOnTheLAN.gameName)
+                print("lab: a host started without its daemon was listed \(ContinuousClock.now - started) after the daemon started")
+
+                let guestData = try DataDirectory()
+                let name = ParlorOnTheLAN.gameName
+                let browse = ParlorCommand.command
+                let seen = try await lab.poll(host: "B", try browse(["browse", "--json", "--timeout", "3"], guestData),
+                                              timeout: 20) { !ParlorOnTheLAN.sightings(of: name, in: $0.standardOutput).isEmpty }
+                let found = try #require(ParlorOnTheLAN.sightings(of: name, in: seen.standardOutput).first)
+                #expect(found["state"] as? String == "open")
+                #expect(found["port"] as? Int == 7491)
+                let guest = await lab.run(host: "B", try browse(["join", name, "--bot", "easy", "--json"], guestData), timeout: 60)
+                #expect(guest.status == 0, "join: \(guest.standardError)")
+                #expect(await host.wait(timeout: 30) == 0, "host: \(host.errors())")
+            }
+        }
     }
 }

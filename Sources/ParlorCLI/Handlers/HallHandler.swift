@@ -75,7 +75,7 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
         let listed = advertising.name.map { " as \"\($0)\"" } ?? ""
         announcer.say("Hosting \(gameType.displayName)\(listed) on port \(port): up to \(limit) tables, "
                       + "each guest against \(level.playerName) at a table of their own.")
-        if let problem = advertising.problem { Console.writeError("parlor: not advertised on the LAN: \(LAN.discoveryAdvice(problem))\n") }
+        if advertising.problem != nil { Console.writeError(LAN.notListedLine(advertising.listing)) }
         if let passcode { announcer.say("Passcode: \(passcode)   (every guest needs it)") }
         if !saved.isEmpty { announcer.say("Waiting for the guests of \(saved.count) saved table\(saved.count == 1 ? "" : "s") to come back.") }
         LAN.sayJoinCommands(join, with: announcer)
@@ -83,11 +83,19 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
     }
 
     // The full screen takes the terminal at once: what was said above is said again at the top of its list.
-    var header = [advertising.name.map { "Listed on the LAN as \"\($0)\"." }
-        ?? "Not listed on the LAN: " + (advertising.problem.map(LAN.discoveryAdvice) ?? "unknown error")]
-    if let passcode { header.append("Passcode: \(passcode) (every guest needs it)") }
-    header += ["Students join with:"] + (join.lan + [join.here + "   (on this machine)"]).map { "  " + $0 }
-    board.setHeader(header)
+    let header: @Sendable (String?) -> [String] = { name in
+        var lines = [name.map { "Listed on the LAN as \"\($0)\"." }
+            ?? "Not listed on the LAN: " + (advertising.problem.map(LAN.discoveryAdvice) ?? "unknown error")
+            + (advertising.listing.isPending ? " (trying again)" : "")]
+        if let passcode { lines.append("Passcode: \(passcode) (every guest needs it)") }
+        return lines + ["Students join with:"] + (join.lan + [join.here + "   (on this machine)"]).map { "  " + $0 }
+    }
+    board.setHeader(header(advertising.name))
+    // Listed later: the board's top says so, and so do the lines (not under the full screen's list).
+    let listedLater = LAN.sayWhenListed(advertising.listing, with: presentation.isFullScreen ? Announcer(json: false) { _ in } : announcer) {
+        board.setHeader(header($0))
+    }
+    defer { listedLater?.cancel() }
 
     // On the full screen the table list says it all: no lines under it.
     let dropped: (@Sendable (String) -> Void)? = if presentation.isFullScreen { { _ in } } else { nil }

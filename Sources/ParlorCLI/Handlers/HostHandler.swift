@@ -70,6 +70,8 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
     let serviceName = advertised.requestedName
     let advertisement = advertised.advertisement
     let discoveryProblem = advertised.problem
+    let listedLater = LAN.sayWhenListed(advertised, with: announcer)
+    defer { listedLater?.cancel() }
     // Withdrawn on every way out below, and by a signal while waiting (see LANListing).
     let listing = LANListing(advertisement: advertisement)
 
@@ -78,16 +80,16 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
     let ssh = LAN.sshHint(port: port) + LAN.codeArgument(passcode)
     announcer.say("", event: JSONEvents.listening(
         port: port, game: gameType.id, offer: .match(join: join.lan + [join.here], passcode: passcode, ssh: ssh),
-        service: advertisement?.name, discovery: discoveryProblem?.description))
+        service: advertised.name, discovery: discoveryProblem?.description))
     if !presentation.isJSON {
-        if let advertisement {
+        if let advertisement, discoveryProblem == nil {
             announcer.say("Hosting \(gameType.displayName) as \"\(advertisement.name)\" on port \(port).")
             if advertisement.name != serviceName {
                 announcer.say("(\"\(serviceName)\" was taken on this network, so the game is listed as \"\(advertisement.name)\".)")
             }
         } else {
             announcer.say("Hosting \(gameType.displayName) on port \(port).")
-            if desk == nil { Console.writeError("parlor: not advertised on the LAN: \(discoveryProblem.map(LAN.discoveryAdvice) ?? "unknown error")\n") }
+            if desk == nil { Console.writeError(LAN.notListedLine(advertised)) }
         }
         if let passcode {
             announcer.say("Passcode: \(passcode)   (only players who know it can take the seat)")
@@ -171,6 +173,8 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
     keys?.finish()
     if let waiting { desk?.doneWaiting(waiting) }
     notices?.cancel()
+    // The full screen owns the terminal from here: a listing that comes later is not said over it.
+    if presentation.isFullScreen { listedLater?.cancel() }
     for guest in hosted.guests where presentation.isJSON {
         announcer.say("", event: JSONEvents.guestJoined(name: guest.name, seat: guest.seat, match: hosted.initialState.matchID.hex,
                                                         key: guest.peerKey?.fingerprint.description))

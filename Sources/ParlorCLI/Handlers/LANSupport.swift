@@ -189,6 +189,33 @@ extension JoinFailure {
     }
 }
 
+extension LAN {
+    /// What stderr says when a game is not on the LAN's lists at the start:
+    /// why, and (while it is being tried again) that it will be said when it is.
+    static func notListedLine(_ listing: HostedListing) -> String {
+        let why = listing.problem.map(discoveryAdvice) ?? "unknown error"
+        guard listing.isPending else { return "parlor: not advertised on the LAN: \(why)\n" }
+        return "parlor: not advertised on the LAN yet: \(why)\n"
+            + "parlor: trying again in the background; the game is listed as soon as avahi-daemon answers.\n"
+    }
+
+    /// Says "Listed on the LAN as …" (JSON `listed`) once a pending listing
+    /// is listed, and calls `then` with its name; nil when it is not pending.
+    static func sayWhenListed(_ listing: HostedListing, with announcer: Announcer,
+                              then: (@Sendable (String) -> Void)? = nil) -> Task<Void, Never>? {
+        guard listing.isPending else { return nil }
+        return Task {
+            for await name in listing.listedLater {
+                announcer.say("Listed on the LAN as \"\(name)\" now.", event: JSONEvents.listed(service: name))
+                then?(name)
+            }
+            if let problem = listing.laterProblem {
+                Console.writeError("parlor: stopped trying to advertise on the LAN: \(discoveryAdvice(problem))\n")
+            }
+        }
+    }
+}
+
 /// A hosted game's advertisement, withdrawn explicitly on every way out.
 ///
 /// A `defer { Task { await advertisement.withdraw() } }` never ran: the

@@ -130,6 +130,8 @@ enum ResumeAsHost {
                                                        as: hostedGame.serviceName, port: port, in: DNSSDDirectory())
         let advertisement = advertised.advertisement
         let discoveryProblem = advertised.problem
+        let listedLater = LAN.sayWhenListed(advertised, with: announcer)
+        defer { listedLater?.cancel() }
         // Withdrawn on every way out below, and by a signal while waiting (see LANListing).
         let listing = LANListing(advertisement: advertisement)
 
@@ -139,14 +141,12 @@ enum ResumeAsHost {
         announcer.say("", event: JSONEvents.listening(
             port: port, game: gameType.id,
             offer: .resume(match: id, commands: ["parlor resume \(id)"] + resume.lan + [resume.here]),
-            service: advertisement?.name, discovery: discoveryProblem?.description))
+            service: advertised.name, discovery: discoveryProblem?.description))
         if !presentation.isJSON {
             announcer.say(state.isEnded
                 ? "Match \(state.matchID.short) (\(gameType.displayName) against \(guestName)) is over here; serving its end on port \(port) for \(guestName)'s copy."
                 : "Resuming \(gameType.displayName) match \(state.matchID.short) against \(guestName) on port \(port) (move \(state.moves.count)).")
-            if let discoveryProblem {
-                Console.writeError("parlor: not advertised on the LAN: \(LAN.discoveryAdvice(discoveryProblem))\n")
-            }
+            if discoveryProblem != nil { Console.writeError(LAN.notListedLine(advertised)) }
             announcer.say("\(guestName) can continue with:")
             announcer.say("  parlor resume \(state.matchID.short)")
             LAN.sayCommands(resume, with: announcer)
@@ -174,6 +174,7 @@ enum ResumeAsHost {
         }
         keys?.finish()
         deadline.cancel()
+        if presentation.isFullScreen { listedLater?.cancel() }
         // Each guest once, as it is back: at a table the first starts the match again and the others follow in any order
         // (one that drops and comes back later is told by the away and back notices).
         let backs = Task {
