@@ -39,10 +39,18 @@ struct WelcomeAfterSaveTests {
         }
     }
 
-    static func host(saving save: HeldSave) throws -> MatchHost {
+    /// The matches the host asked to forget.
+    final class Forgotten: Sendable {
+        let ids = Mutex<[MatchID]>([])
+    }
+
+    static func host(saving save: HeldSave, forgetting forgotten: Forgotten? = nil) throws -> MatchHost {
         var configuration = HostConfiguration(gameID: "connect4", hostName: "Hostess", hostPlayerID: .random(),
                                               timeouts: quickTimeouts, appVersion: "test")
         configuration.saveBeforeWelcome = { await save.save($0) }
+        if let forgotten {
+            configuration.forgetUnwelcomed = { hosted in forgotten.ids.withLock { $0.append(hosted.initialState.matchID) } }
+        }
         return try MatchHost(configuration: configuration)
     }
 
@@ -100,5 +108,43 @@ struct WelcomeAfterSaveTests {
         } catch {
             #expect(error == .cannotSave("No space left on device"))
         }
+    }
+
+    @Test("a host stopped while the match is being saved welcomes nobody, forgets the saved match, and only then returns")
+    func aHostStoppedDuringTheSaveForgetsTheMatch() async throws {
+        let save = HeldSave()
+        let forgotten = Forgotten()
+        let host = try Self.host(saving: save, forgetting: forgotten)
+        let joining = await Self.join(host)
+        let returned = Atomic<Bool>(false)
+        let waiting = Task { () -> Result<HostedMatch, HostError> in
+            defer { returned.store(true, ordering: .sequentiallyConsistent) }
+            do throws(HostError) { return .success(try await host.waitForGuest()) } catch { return .failure(error) }
+        }
+        let limit = ContinuousClock.now + .seconds(5)
+        while save.begun.load(ordering: .sequentiallyConsistent) == 0, ContinuousClock.now < limit {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(save.begun.load(ordering: .sequentiallyConsistent) == 1, "the host never asked to save the match")
+        // q or Ctrl-C while the last guest sits down: the save is under way.
+        await host.shutdown()
+        try await Task.sleep(for: .milliseconds(200))
+        // The process must not exit while its save is still being written.
+        let returnedEarly = returned.load(ordering: .sequentiallyConsistent)
+        #expect(!returnedEarly, "waitForGuest returned while the match was still being saved")
+        #expect(forgotten.ids.withLock { $0.isEmpty }, "the match was forgotten before its save had finished")
+
+        save.finish(nil)
+        switch await waiting.value {
+        case .success: Issue.record("the host's waiter got a match after the host was stopped")
+        case .failure(let error): #expect(error == .shutDown)
+        }
+        // By the time the waiter returns, the saved match has been forgotten: no record of a match nobody joined.
+        #expect(forgotten.ids.withLock { $0.count } == 1, "the match saved before WELCOME was not forgotten")
+        switch await joining.value {
+        case .success: Issue.record("the guest was welcomed by a host that had stopped")
+        case .failure: break
+        }
+        #expect(await host.hasGuest == false)
     }
 }

@@ -49,6 +49,7 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
                     seatToken: hosted.seatToken.bytes, listenPort: port)
     }, writer: { hosted in Hall.writer(for: hosted.initialState.matchID, in: writers) })
     configuration.saveBeforeWelcome = { await firstSaves.save($0) }
+    configuration.forgetUnwelcomed = { firstSaves.forget($0) }
     let savedMatches = saved.compactMap { record in
         SeatToken(bytes: record.seatToken).map { TableRecord.savedTwoSeat(record, token: $0) }
     }

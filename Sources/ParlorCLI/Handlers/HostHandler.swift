@@ -46,6 +46,7 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
                     peerKey: hosted.guests.count == 1 ? hosted.remote.peerKey?.bytes : nil)
     }
     configuration.saveBeforeWelcome = { await firstSave.save($0) }
+    configuration.forgetUnwelcomed = { firstSave.forget($0) }
     let host: MatchHost
     do { host = try MatchHost(configuration: configuration) } catch {
         if case .passcodeUnavailable = error { throw CommandFailure("\(error)", exitCode: .internalError) }

@@ -166,11 +166,17 @@ enum SessionRunner {
 /// before its WELCOME (`SavedBeforeWelcome`).
 final class FirstSaves: Sendable {
     private let made = Mutex<[MatchID: MatchRecorder]>([:])
+    private let store: MatchStore
+
+    /// First saves into `store` (this user's, by default).
+    init(store: MatchStore = LocalData.matchStore) {
+        self.store = store
+    }
 
     /// Saves `record` as its match starts, with a recorder writing on `writer`
     /// (nil: a writer of its own); nil once it is on disk, else why not.
     func save(_ record: StoredMatch, writer: DurableWriter? = nil) async -> SaveFailure? {
-        let recorder = MatchRecorder(store: LocalData.matchStore, record: record, writer: writer)
+        let recorder = MatchRecorder(store: store, record: record, writer: writer)
         let failure = await withCheckedContinuation { (done: CheckedContinuation<SaveFailure?, Never>) in
             recorder.saveBeforeRevealing(record.state) { done.resume(returning: $0) }
         }
@@ -181,6 +187,15 @@ final class FirstSaves: Sendable {
     /// The recorder that first saved match `id`; nil when none did (a resumed match).
     func take(_ id: MatchID) -> MatchRecorder? {
         made.withLock { $0.removeValue(forKey: id) }
+    }
+
+    /// Removes the record that `save` wrote, for a match that never started
+    /// (nobody was welcomed into it); a failure to remove it is said.
+    func forget(_ record: StoredMatch) {
+        _ = take(record.state.matchID)
+        do { try store.remove(record) } catch {
+            Console.writeError("parlor: could not remove the record of match \(record.state.matchID.short), which never started: \(error)\n")
+        }
     }
 }
 
@@ -205,6 +220,12 @@ final class SavedBeforeWelcome: Sendable {
     /// Saves `hosted` as it starts; nil once it is on disk, else why not.
     func save(_ hosted: HostedMatch) async -> String? {
         await saves.save(record(hosted), writer: writer(hosted))?.description
+    }
+
+    /// Removes the record `save` wrote for `hosted`, which nobody was welcomed
+    /// into (the host stopped during that save).
+    func forget(_ hosted: HostedMatch) {
+        saves.forget(record(hosted))
     }
 
     /// The recorder that saved `hosted` before its WELCOME; nil when none did (a resumed match).

@@ -130,6 +130,13 @@ public struct HostConfiguration: Sendable {
     /// Session does not know the store: ParlorCLI passes the save in.
     public var saveBeforeWelcome: (@Sendable (HostedMatch) async -> String?)?
 
+    /// Called when a match that `saveBeforeWelcome` saved will never be
+    /// welcomed into, because the host was shut down while it was being saved
+    /// (q or Ctrl-C as the last guest sat down): remove what was saved, so no
+    /// record of a match nobody joined is left to resume. `waitForGuest`
+    /// returns (throwing `.shutDown`) only after it.
+    public var forgetUnwelcomed: (@Sendable (HostedMatch) async -> Void)?
+
     /// A configuration; see each field for its default.
     public init(gameID: String, hostName: String, hostPlayerID: PlayerID, seatPreference: SeatPreference = .first,
                 turnTimeoutSeconds: UInt32 = 0, timeouts: SessionTimeouts = SessionTimeouts(), appVersion: String,

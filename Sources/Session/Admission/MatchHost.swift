@@ -359,7 +359,8 @@ public actor MatchHost {
     /// Waits until a guest is admitted and returns its match.
     public func waitForGuest() async throws(HostError) -> HostedMatch {
         if let hosted { return hosted }
-        if isShutDown { throw saveFailure.map { .cannotSave($0) } ?? .shutDown }
+        // Shut down during the save before WELCOME: wait for that save's end (and its record forgotten).
+        if isShutDown && !welcoming { throw saveFailure.map { .cannotSave($0) } ?? .shutDown }
         let match = await withCheckedContinuation { waiters.append($0) }
         guard let match else { throw saveFailure.map { .cannotSave($0) } ?? .shutDown }
         return match
@@ -382,8 +383,11 @@ public actor MatchHost {
             proofs.remove(id)
         }
         waitingProofs = [:]
-        for waiter in waiters { waiter.resume(returning: hosted) }
-        waiters = []
+        // A match being saved before WELCOME: the waiters hear when its save has called back.
+        if !welcoming {
+            for waiter in waiters { waiter.resume(returning: hosted) }
+            waiters = []
+        }
         reportSink.finish()
         tableSink.finish()
     }
@@ -912,6 +916,8 @@ public actor MatchHost {
         welcoming = true
         Task {
             let failure = await save(match)
+            // Shut down meanwhile: nobody is welcomed, so the record of the match goes too.
+            if failure == nil, self.isShutDown, let forget = self.configuration.forgetUnwelcomed { await forget(match) }
             self.saveCalledBack(match, links, failure: failure, also: also)
         }
     }
@@ -934,6 +940,8 @@ public actor MatchHost {
                               also: () -> Void) {
         guard !isShutDown else {
             for link in links { link.connection.close() }
+            for waiter in waiters { waiter.resume(returning: nil) }
+            waiters = []
             return
         }
         for link in links {
