@@ -129,9 +129,10 @@ final class RefMakers: @unchecked Sendable {
     func submit(_ job: @escaping @Sendable () -> Void) {
         condition.lock()
         jobs.append(job)
-        if idle > 0 {
-            condition.signal()
-        } else if threads < limit {
+        if idle > 0 { condition.signal() }
+        // More jobs waiting than idle threads to take them (two submitted
+        // before a signalled thread woke): another thread, within the limit.
+        if jobs.count > idle, threads < limit {
             threads += 1
             let thread = Thread { [self] in work() }
             thread.name = "parlor.dnssd-make"

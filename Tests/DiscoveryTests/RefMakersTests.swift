@@ -143,4 +143,31 @@ import Testing
         #expect(heard.code(of: "refused") == -65537)
         #expect(await loop.run { loop.openLookups } == 0)
     }
+
+    @Test func twoJobsSubmittedWhileOneThreadIdlesRunSideBySide() async {
+        var apart = 0
+        // Twenty times (the race is won only when both jobs are in before the idle thread wakes).
+        for _ in 0..<20 {
+            // One thread, done with its job and idle.
+            let makers = RefMakers(limit: 2)
+            let warm = Mutex(false)
+            makers.submit { warm.withLock { $0 = true } }
+            _ = await eventually { warm.withLock { $0 } }
+            try? await Task.sleep(for: .milliseconds(20))
+            // Two jobs at once, each of which waits for the other: the idle
+            // thread takes one, and the second must not wait behind it.
+            let met = Mutex(0)
+            let both = Mutex(0)
+            @Sendable func meet() {
+                met.withLock { $0 += 1 }
+                let limit = ContinuousClock.now + .milliseconds(500)
+                while met.withLock({ $0 }) < 2, ContinuousClock.now < limit { usleep(200) }
+                if met.withLock({ $0 }) == 2 { both.withLock { $0 += 1 } }
+            }
+            makers.submit(meet)
+            makers.submit(meet)
+            if !(await eventually(2) { both.withLock { $0 } == 2 }) { apart += 1 }
+        }
+        #expect(apart == 0, "in \(apart) of 20 rounds the second job waited for the first instead of running beside it")
+    }
 }
