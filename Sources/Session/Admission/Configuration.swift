@@ -84,6 +84,12 @@ public struct HostConfiguration: Sendable {
     public var passcode: String?
     /// How wrong passcodes are slowed down.
     public var passcodeThrottle: PasscodeThrottle = PasscodeThrottle()
+    /// The pacer of passcode guesses to share (a hall's, over all its tables);
+    /// nil: the host makes its own from `passcodeThrottle`. Both kinds of
+    /// guess go through it, protocol 2's proofs in HELLO and protocol 3's
+    /// offers in the encrypted handshake, so a guesser that mixes them
+    /// (`--allow-unencrypted`) is slowed as one.
+    public var sharedGuesses: PasscodeGuesses?
 
     /// The codes protocol 3's handshake checks (section 20.4): the seat's, and the
     /// spectators' (the watch code, else the seat code; none when `watchCode` is empty).

@@ -239,10 +239,10 @@ public actor MatchHost {
     private let upcomingMatchID: MatchID
     /// The key derived from the passcode for `upcomingMatchID`; nil for an open host.
     private let passcodeKey: PasscodeKey?
-    /// When each passcode proof is checked.
-    private var proofs: PasscodeQueue
-    /// Proofs waiting their turn, by handshake id: the HELLO and its timer.
-    private var waitingProofs: [UInt64: (hello: Hello, timer: @Sendable () -> Void)] = [:]
+    /// Proofs waiting their turn, by handshake id: the HELLO, its timer, and its id in `guesses`.
+    private var waitingProofs: [UInt64: (hello: Hello, timer: @Sendable () -> Void, guess: UInt64)] = [:]
+    /// Proofs given their turn in `guesses` and not yet judged, by handshake id: their ids there.
+    private var proofGuesses: [UInt64: UInt64] = [:]
     /// The table talk of this host's matches (section 18): on unless `--no-talk`.
     /// A spectator's link hands its lines to `talk.hear` with role `.spectator`.
     public nonisolated let talk: TableTalk
@@ -250,7 +250,9 @@ public actor MatchHost {
     public nonisolated let spectators: SpectatorGallery
     /// The key a spectator proves: the watch code's, the seat code's, or nil (no code).
     private let watchKey: PasscodeKey?
-    /// How passcode guesses in protocol 3's handshake are paced (`serve`).
+    /// How passcode guesses are paced: protocol 3's offers in the encrypted
+    /// handshake (`serve`) and protocol 2's proofs in HELLO alike, one queue
+    /// (`HostConfiguration.sharedGuesses` when a hall shares its own).
     public nonisolated let guesses: PasscodeGuesses
 
     /// A host for `configuration`; throws if its game or name is invalid.
@@ -278,8 +280,7 @@ public actor MatchHost {
         self.configuration = configuration
         self.gameType = type
         self.talk = TableTalk(configuration.talk ? .on : .off(TableTalk.turnedOff))
-        self.proofs = PasscodeQueue(throttle: configuration.passcodeThrottle)
-        self.guesses = PasscodeGuesses(throttle: configuration.passcodeThrottle)
+        self.guesses = configuration.sharedGuesses ?? PasscodeGuesses(throttle: configuration.passcodeThrottle)
         let seed: UInt64
         if case .random(let given?) = configuration.seatPreference { seed = given } else { seed = UInt64.random(in: .min ... .max) }
         self.random = SplitMix64(seed: seed)
@@ -378,11 +379,10 @@ public actor MatchHost {
         seated = [:]
         tableTicker?()
         tableTicker = nil
-        for (id, waiting) in waitingProofs {
-            waiting.timer()
-            proofs.remove(id)
-        }
+        for (_, waiting) in waitingProofs { waiting.timer() }
+        for (_, guess) in proofGuesses { guesses.remove(guess) }
         waitingProofs = [:]
+        proofGuesses = [:]
         // A match being saved before WELCOME: the waiters hear when its save has called back.
         if !welcoming {
             for waiter in waiters { waiter.resume(returning: hosted) }
@@ -424,19 +424,16 @@ public actor MatchHost {
     /// the proof whose place it takes) `busy` unchecked.
     private func queueProof(_ id: UInt64, hello: Hello) {
         guard let entry = pending[id] else { return }
-        switch proofs.arrive(id, from: SocketAddress.host(ofPeer: entry.connection.peerDescription), at: .now) {
-        case .refuse:
-            decideProof(id, hello: hello, turn: .refused)
-        case .judge(let at, let evicting):
-            if let evicting, let evicted = waitingProofs.removeValue(forKey: evicting) {
-                evicted.timer()
-                decideProof(evicting, hello: evicted.hello, turn: .refused)
-            }
-            let timer = LoopAlarm.after(max(.zero, at - .now)) { [weak self] in
-                Task { await self?.proofDue(id) }
-            }
-            waitingProofs[id] = (hello, timer)
+        let address = SocketAddress.host(ofPeer: entry.connection.peerDescription)
+        // A newer guess (of either kind) that takes this one's place refuses it, on this actor.
+        guard let turn = guesses.arrive(from: address, refuse: { [weak self] in Task { await self?.proofEvicted(id) } }) else {
+            return decideProof(id, hello: hello, turn: .refused)
         }
+        proofGuesses[id] = turn.id
+        let timer = LoopAlarm.after(max(.zero, turn.at - .now)) { [weak self] in
+            Task { await self?.proofDue(id) }
+        }
+        waitingProofs[id] = (hello, timer, turn.id)
     }
 
     /// The proof of handshake `id` has waited its turn: check it now.
@@ -445,14 +442,22 @@ public actor MatchHost {
         decideProof(id, hello: waiting.hello, turn: .due)
     }
 
+    /// A newer guess took the place of handshake `id`'s proof: refuse it `busy`, unchecked.
+    private func proofEvicted(_ id: UInt64) {
+        guard let evicted = waitingProofs.removeValue(forKey: id) else { return }
+        evicted.timer()
+        proofGuesses[id] = nil
+        decideProof(id, hello: evicted.hello, turn: .refused)
+    }
+
     private func decideProof(_ id: UInt64, hello: Hello, turn: PasscodeGate.Turn) {
         guard var entry = pending[id] else { return }
         let decision = admission(for: hello, challenge: entry.machine.challenge, id: id, turn: turn)
-        if turn == .due {
+        if turn == .due, let guess = proofGuesses.removeValue(forKey: id) {
             if case .reject(.passcodeWrong, _) = decision {
-                proofs.judged(id, wrong: true, at: .now)
+                guesses.judged(guess, wrong: true)
             } else {
-                proofs.judged(id, wrong: false, at: .now)
+                guesses.judged(guess, wrong: false)
             }
         }
         let action = entry.machine.decided(decision)
@@ -556,7 +561,7 @@ public actor MatchHost {
         // A guest that leaves a table before it fills frees its seat; the others are told.
         if seated.removeValue(forKey: id) != nil { tellTable() }
         waitingProofs.removeValue(forKey: id)?.timer()
-        proofs.remove(id)
+        if let guess = proofGuesses.removeValue(forKey: id) { guesses.remove(guess) }
     }
 
     /// The words a browser gets when someone opens the port in it.

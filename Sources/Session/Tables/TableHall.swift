@@ -100,8 +100,12 @@ public actor TableHall {
             throw .badTable("\(saved.count) saved matches do not fit in \(limit) tables")
         }
         self.limit = limit
+        let guesses = configuration.sharedGuesses ?? PasscodeGuesses(throttle: configuration.passcodeThrottle)
+        self.guesses = guesses
+        // Every table's host paces its guesses in the hall's one queue.
+        var configuration = configuration
+        configuration.sharedGuesses = guesses
         self.configuration = configuration
-        self.guesses = PasscodeGuesses(throttle: configuration.passcodeThrottle)
         (admissions, admissionSink) = AsyncStream<HallTable>.makeStream()
         (reports, reportSink) = AsyncStream<HallReport>.makeStream(bufferingPolicy: .bufferingNewest(1024))
         for (index, match) in saved.enumerated() {
