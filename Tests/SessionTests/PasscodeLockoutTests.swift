@@ -76,15 +76,20 @@ struct PasscodeLockoutTests {
         return (answer, ContinuousClock.now - started)
     }
 
-    @Test("eight guessing addresses: the guest on its own address gets in within 7 s, one sharing a guesser's address is answered within 7 s, and guessing stays at 4 a second")
-    func guessersDoNotLockTheGuestOut() async throws {
+    /// A host with `code` serving clear connections on 127.0.0.1, and the task that serves them.
+    static func guardedHost() throws -> (MatchHost, TCPListener, Task<Void, Never>) {
         let listener = try TCPListener.listen(port: 0, on: .specific(try SocketAddress(ipAddress: "127.0.0.1", port: 0)))
         var configuration = HostConfiguration(gameID: "connect4", hostName: "Ana", hostPlayerID: .random(), appVersion: "test")
-        configuration.passcode = Self.code
-        let throttle = configuration.passcodeThrottle
+        configuration.passcode = code
         let host = try MatchHost(configuration: configuration)
-        let acceptor = Task { await host.serve(listener, security: .clear) }
+        return (host, listener, Task { await host.serve(listener, security: .clear) })
+    }
+
+    @Test("eight guessing addresses: the guest on its own address gets in within 7 s, one sharing a guesser's address is answered within 7 s, and guessing stays at 4 a second")
+    func guessersDoNotLockTheGuestOut() async throws {
+        let (host, listener, acceptor) = try Self.guardedHost()
         defer { acceptor.cancel(); listener.close() }
+        let throttle = await host.configuration.passcodeThrottle
         let port = listener.port
         let tally = GuessTally()
 

@@ -26,13 +26,9 @@ struct SharedGuessesTests {
 
     @Test("a wrong clear proof slows that address's next guess in the encrypted handshake too")
     func clearAndSealedGuessesShareOneQueue() async throws {
-        let listener = try TCPListener.listen(port: 0, on: .specific(try SocketAddress(ipAddress: "127.0.0.1", port: 0)))
-        var configuration = HostConfiguration(gameID: "connect4", hostName: "Ana", hostPlayerID: .random(), appVersion: "test")
-        configuration.passcode = Self.code
-        let throttle = configuration.passcodeThrottle
-        let host = try MatchHost(configuration: configuration)
-        let acceptor = Task { await host.serve(listener, security: .clear) }
+        let (host, listener, acceptor) = try PasscodeLockoutTests.guardedHost()
         defer { acceptor.cancel(); listener.close() }
+        let throttle = await host.configuration.passcodeThrottle
 
         for _ in 0..<2 {
             guard case .reject(.passcodeWrong, _)? = try await Self.wrongClearProof(from: "127.0.0.7", port: listener.port) else {
