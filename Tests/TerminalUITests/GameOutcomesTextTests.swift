@@ -45,6 +45,12 @@ struct GameOutcomesTextTests {
         #expect(SavedMatchText.whoseTurn(state, localSeat: 1) == "-")
     }
 
+    @Test("a many-table host's line for the finished table names both winners against the seat that took the last counter")
+    func hallLine() throws {
+        let state = try MisereNim.endedWithTwoWinners()
+        #expect(HallBoard.result(table: 2, state: state) == "table 2: Bo and Cy won against Ana, 4 moves")
+    }
+
     @Test("a cooperative game lost by everyone reads 'Nobody wins.'; won by everyone, every name wins")
     func cooperative() throws {
         Together.register()
