@@ -20,7 +20,7 @@ enum GenericPlayer {
         for move in moves {
             if shouldStop() { return nil }
             guard let after = try? game.applying(move) else { continue }
-            if after.result == .won(by: me) { return move }
+            if wins(after, seat: me) { return move }
             if !canWinAtOnce(after, against: me) { safe.append(move) }
         }
         return (safe.isEmpty ? moves : safe).randomElement(using: &random)
@@ -29,7 +29,13 @@ enum GenericPlayer {
     /// Whether the seat to move in `game`, when it is not `seat`, has a winning move.
     static func canWinAtOnce<G: Game>(_ game: G, against seat: SeatIndex) -> Bool {
         guard let next = game.activeSeat, next != seat else { return false }
-        return game.legalMoves.contains { (try? game.applying($0))?.result == .won(by: next) }
+        return game.legalMoves.contains { move in (try? game.applying(move)).map { wins($0, seat: next) } == true }
+    }
+
+    /// Whether `seat` has won `game`: by its result, or by the outcomes the game ended with (several seats may win).
+    static func wins<G: Game>(_ game: G, seat: SeatIndex) -> Bool {
+        if let outcomes = game.outcomes { return outcomes.indices.contains(seat) && outcomes[seat] == .won }
+        return game.result == .won(by: seat)
     }
 
     /// A depth-limited search that assumes every other seat plays against
@@ -63,6 +69,14 @@ enum GenericPlayer {
             nodes += 1
             if nodes & 63 == 0, shouldStop() { stopped = true }
             if stopped || nodes > nodeBudget { return nil }
+            if let outcomes = game.outcomes {
+                // The game's own end: a seat it leaves out lost, as in the match.
+                switch outcomes.indices.contains(me) ? outcomes[me] : .lost {
+                case .won: return win - game.moveCount
+                case .lost: return -(win - game.moveCount)
+                case .tied: return 0
+                }
+            }
             switch game.result {
             case .won(let seat): return seat == me ? win - game.moveCount : -(win - game.moveCount)
             case .draw: return 0

@@ -41,6 +41,24 @@ public enum GameResult: Hashable, Sendable {
     case draw
 }
 
+/// How one seat ended, as the game itself says: what a GameKit game sets as
+/// each participant's `matchOutcome` before `endMatchInTurn(withMatch:)`.
+///
+/// A game that ends otherwise than with one winner or a draw (the seat that
+/// took the last stick lost and every other seat won; a cooperative game
+/// that everyone wins or loses together) returns one per seat from
+/// `Game.outcomes`. The match gives each seat still playing the matching
+/// `Outcome` (`won`, `lost`, `tied`); a seat that quit or ran out of time
+/// keeps that.
+public enum SeatOutcome: Hashable, Sendable, CaseIterable {
+    /// The seat won (several seats may).
+    case won
+    /// The seat lost (every seat may).
+    case lost
+    /// The seat tied.
+    case tied
+}
+
 /// Why a move was refused by the rules.
 public enum RuleViolation: Error, Hashable, Sendable {
     /// The game is already over.
@@ -131,6 +149,21 @@ public protocol Game: Sendable {
     /// game is over; while it goes on it is the standing so far.
     var placements: [Int]? { get }
 
+    /// Each seat's outcome, indexed by seat, once the game has ended with
+    /// outcomes of its own; nil while it goes on, and always nil for a game
+    /// whose end `result` says (the default: every built-in game).
+    ///
+    /// The shape of GameKit's `endMatchInTurn(withMatch:)` after setting each
+    /// participant's `matchOutcome`: return non-nil from the move that ends
+    /// the game, and from then on nil from `activeSeat` and no `legalMoves`.
+    /// When it is non-nil the match ends with these outcomes and does not read
+    /// `result` (which such a game may leave `.inProgress`); `isOver` is true
+    /// either way. A seat that has quit or run out of time keeps that outcome
+    /// whatever this says, and a seat the array leaves out is lost. Like every
+    /// rule it must follow from the moves alone: each peer works it out from
+    /// the history, and a peer's state with other outcomes is refused.
+    var outcomes: [SeatOutcome]? { get }
+
     /// `seat` has left the match (it quit or ran out of time) while at least
     /// two other seats play on: from now on the game never names it to move
     /// and never ranks it above a seat still playing. Games for two seats
@@ -154,6 +187,9 @@ extension Game {
 
     public var scores: [Int]? { nil }
 
+    /// No outcomes of the game's own: `result` says how it ended.
+    public var outcomes: [SeatOutcome]? { nil }
+
     public mutating func seatLeft(_ seat: SeatIndex) {}
 
     public var placements: [Int]? { scores.map(Self.places(byScore:)) }
@@ -176,8 +212,9 @@ extension Game {
         return copy
     }
 
-    /// Whether the game has ended (won or drawn).
-    public var isOver: Bool { result != .inProgress }
+    /// Whether the game has ended: won or drawn (`result`), or ended with
+    /// outcomes of its own (`outcomes`).
+    public var isOver: Bool { result != .inProgress || outcomes != nil }
 
     /// The seat that would move next under strict rotation, for parity checks.
     public var paritySeat: SeatIndex { moveCount % seatCount }

@@ -226,8 +226,11 @@ public struct MatchState: Sendable {
     /// Sets every seat's outcome and status from the rules and departures.
     ///
     /// When one seat is left, it wins (with two seats, any departure ends the
-    /// match); otherwise the rules decide: in a draw the seats the game ranks
-    /// first tie and any it ranks lower lost.
+    /// match); otherwise the rules decide: a game that ends with outcomes of
+    /// its own (`Game.outcomes`) gives each seat still playing its own (a seat
+    /// it leaves out lost); else in a draw the seats the game ranks first tie
+    /// and any it ranks lower lost. The one place a match's end is decided:
+    /// `expectedSeats()` (every received or decoded state) comes here too.
     mutating func settleOutcomes() {
         let present = seats.indices.filter { seats[$0].status != .left }
         if present.count <= 1 {
@@ -235,6 +238,11 @@ public struct MatchState: Sendable {
             for index in seats.indices where seats[index].status == .left {
                 seats[index].status = .done  // keep quit / timeExpired outcomes
             }
+            return
+        }
+        if let own = game.outcomes {
+            for index in present { seats[index].outcome = own.indices.contains(index) ? Outcome(own[index]) : .lost }
+            for index in seats.indices { seats[index].status = .done }
             return
         }
         switch game.result {
@@ -268,8 +276,10 @@ public struct MatchState: Sendable {
     /// Each seat's place once the match has ended, indexed by seat: 1 is first
     /// and seats that tie share a place. nil while the match goes on and for
     /// games that do not rank (`Game.placements` is nil). The one rule for
-    /// every view: the winner is first, a seat that quit or ran out of time
-    /// ranks below every seat that did not, and otherwise the game's own ranking decides.
+    /// every view: the seats that won come first (one, or several when the
+    /// game ends with outcomes of its own; among them the game's ranking
+    /// decides), a seat that quit or ran out of time ranks below every seat
+    /// that did not, and otherwise the game's own ranking decides.
     public var placements: [Int]? {
         guard isEnded, let ranks = game.placements, ranks.count == seats.count else { return nil }
         let keys = seats.indices.map { seat -> (Int, Int) in

@@ -25,6 +25,17 @@ public enum Outcome: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     }
 }
 
+extension Outcome {
+    /// The outcome a game's own `SeatOutcome` gives a seat still playing at the end.
+    public init(_ outcome: SeatOutcome) {
+        switch outcome {
+        case .won: self = .won
+        case .lost: self = .lost
+        case .tied: self = .tied
+        }
+    }
+}
+
 /// Whether a seat is still taking part.
 public enum SeatStatus: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     /// In a match that is still going.

@@ -99,14 +99,16 @@ public final class HallBoard: Sendable {
         lines.withLock { ($0.header, $0.finished, $0.talk) }
     }
 
-    /// "table 3: Ana won against Hard bot, 21 moves": a finished table's line.
+    /// "table 3: Ana won against Hard bot, 21 moves": a finished table's line
+    /// ("Bo and Cy won against Ana" where a game's own outcomes make two winners).
     public static func result(table: Int, state: MatchState) -> String {
         let names = state.seats.map { sanitized($0.name) }
         let winners = state.seats.indices.filter { state.seats[$0].outcome == .won }
         let summary: String
-        if winners.count == 1, let winner = winners.first {
-            let others = state.seats.indices.filter { $0 != winner }.map { names[$0] }
-            summary = "\(names[winner]) won against \(others.joined(separator: " and "))"
+        // Several winners when a game ends with outcomes of its own (misère Nim at three: two won).
+        if !winners.isEmpty, winners.count < state.seats.count {
+            let others = state.seats.indices.filter { !winners.contains($0) }.map { names[$0] }
+            summary = "\(MatchText.listed(winners.map { names[$0] })) won against \(others.joined(separator: " and "))"
         } else if state.seats.allSatisfy({ $0.outcome == .tied }) {
             summary = names.joined(separator: " and ") + " tied"
         } else {

@@ -317,6 +317,7 @@ public enum JSONEvents {
     /// `{"event":"end","outcomes":[…],"winner":SEAT|null,"hash":…,"moves":N,"sequence":S}`; in a game
     /// that keeps score (reversi, dots and boxes, Chinese checkers) each outcome also has `"score"`,
     /// and where the game ranks players `"place"` (1 is first, ties share; `MatchState.placements`).
+    /// `winner` is null unless exactly one seat won (a game's own outcomes may make several winners, or none).
     public static func end(_ state: MatchState) -> JSONValue {
         let winners = state.seats.indices.filter { state.seats[$0].outcome == .won }
         let scores = state.game.scores

@@ -85,15 +85,29 @@ public enum MatchText {
             let base = "\(label(state, seat: winner, options: options)) wins"
             return why.isEmpty ? base + "." : base + " (\(why))."
         }
+        // Several winners: a game that ends with outcomes of its own (Game.outcomes).
+        if winners.count > 1 {
+            let base = listed(winners.map { label(state, seat: $0, options: options) }) + " win"
+            return why.isEmpty ? base + "." : base + " (\(why))."
+        }
         if state.seats.allSatisfy({ $0.outcome == .tied }) { return "It's a draw." }
         let tied = state.seats.indices.filter { state.seats[$0].outcome == .tied }
         if tied.count > 1 {
-            let names = tied.map { label(state, seat: $0, options: options) }
-            let base = names.dropLast().joined(separator: ", ") + " and " + (names.last ?? "") + " share first place"
+            let base = listed(tied.map { label(state, seat: $0, options: options) }) + " share first place"
             return why.isEmpty ? base + "." : base + " (\(why))."
+        }
+        // Everyone still at the table lost together (a game's own outcomes: a cooperative game lost).
+        let stayed = state.seats.indices.filter { !leavers.contains($0) }
+        if state.isEnded, !stayed.isEmpty, stayed.allSatisfy({ state.seats[$0].outcome == .lost }) {
+            return why.isEmpty ? "Nobody wins." : "Nobody wins (\(why))."
         }
         if !why.isEmpty { return "The match is over: \(why)." }
         return state.isEnded ? "The match is over." : "The match is not over."
+    }
+
+    /// `Ana`, `Ana and Bo`, `Ana, Bo and Cy`.
+    static func listed(_ names: [String]) -> String {
+        names.count <= 1 ? names.joined() : names.dropLast().joined(separator: ", ") + " and " + (names.last ?? "")
     }
 
     /// The exact command that continues `state` on a machine that keeps a side of it.

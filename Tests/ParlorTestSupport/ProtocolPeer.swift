@@ -140,6 +140,33 @@ public enum BlobForge {
         return offset + 8 <= blob.count ? offset : nil
     }
 
+    /// Offsets of each seat's outcome byte (u8) in a well-formed blob, in seat order.
+    public static func outcomeOffsets(in blob: [UInt8]) -> [Int] {
+        guard blob.count > 4 + 2 + 16 else { return [] }
+        let format = Int(blob[4]) << 8 | Int(blob[5])
+        var offset = 4 + 2 + 16
+        offset += 1 + Int(blob[offset]) + 2                      // game id, rules version
+        if format >= 3 { offset += 8 }                           // seed (format 3)
+        guard blob.count > offset else { return [] }
+        let seats = Int(blob[offset]); offset += 1
+        var offsets: [Int] = []
+        for _ in 0..<seats {
+            offset += 16                                         // player id
+            guard blob.count > offset else { return [] }
+            offset += 1 + Int(blob[offset]) + 1                  // name, status
+            offsets.append(offset)
+            offset += 1 + (format >= 2 ? 2 : 0)                  // outcome, left after (formats 2 and 3)
+        }
+        return offsets.allSatisfy { $0 < blob.count } ? offsets : []
+    }
+
+    /// `blob` with each seat's outcome byte set to `outcomes` (raw values) and its hash fixed.
+    public static func claimingOutcomes(_ blob: [UInt8], _ outcomes: [UInt8]) -> [UInt8] {
+        forge(blob) { bytes in
+            for (offset, outcome) in zip(outcomeOffsets(in: bytes), outcomes) { bytes[offset] = outcome }
+        }
+    }
+
     /// Recomputes the trailing state hash so the blob passes the hash check.
     public static func rehash(_ blob: [UInt8]) -> [UInt8] {
         guard blob.count > 8, let deadline = deadlineOffset(in: blob) else { return blob }

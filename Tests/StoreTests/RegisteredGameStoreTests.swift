@@ -10,6 +10,17 @@ import Store
 struct RegisteredGameStoreTests {
     init() { Nim.register() }
 
+    /// `state` saved as the host's record in a fresh store, what the store then lists, and the record loaded back.
+    static func savedListedAndLoaded(_ state: MatchState, localSeat: Int) throws -> (listed: [StoredMatch], loaded: StoredMatch) {
+        let store = MatchStore(directory: temporaryDirectory() + "/matches")
+        let record = StoredMatch(state: state, role: .host, localSeat: localSeat, lastActivity: 1_700_000_000_000,
+                                 peerAddress: "", seatToken: Array(repeating: 7, count: 16), writerPID: 42)
+        try store.save(record)
+        let listed = store.list()
+        #expect(listed.problems.isEmpty, "\(listed.problems)")
+        return (listed.matches, try store.load(path: store.path(for: record)))
+    }
+
     @Test("a Nim match saved mid-game loads back with the same state, is listed, and replays its moves")
     func savedAndLoaded() throws {
         var generator = SplitMix64(seed: 39)
@@ -18,14 +29,8 @@ struct RegisteredGameStoreTests {
         for (seat, move) in [(0, Nim.move(heap: 1, count: 4)), (1, Nim.move(heap: 2, count: 1))] {
             state = try state.applying(.move(move, by: seat), now: 1)
         }
-        let store = MatchStore(directory: temporaryDirectory() + "/matches")
-        let record = StoredMatch(state: state, role: .host, localSeat: 0, lastActivity: 1_700_000_000_000,
-                                 peerAddress: "", seatToken: Array(repeating: 7, count: 16), writerPID: 42)
-        try store.save(record)
-        let listed = store.list()
-        #expect(listed.problems.isEmpty, "\(listed.problems)")
-        let loaded = try store.load(path: store.path(for: record))
-        #expect(listed.matches.map(\.state.matchID) == [state.matchID])
+        let (listed, loaded) = try Self.savedListedAndLoaded(state, localSeat: 0)
+        #expect(listed.map(\.state.matchID) == [state.matchID])
         #expect(loaded.state.gameID == "nim")
         #expect(loaded.state.stateHash == state.stateHash)
         #expect(loaded.state.activeSeat == 2)

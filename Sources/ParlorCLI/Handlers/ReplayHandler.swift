@@ -36,14 +36,22 @@ func runReplay(_ options: ReplayOptions, environment: [String: String] = Process
     for (index, played) in state.moves.enumerated() {
         Console.write("\(index + 1). \(state.seats[played.seat].name): \(texts[index])\n")
     }
+    Console.write(replayResultLine(state) + "\n")
+    return .success
+}
+
+/// The plain replay's last line: every seat's outcome as the match settled it
+/// (several may have won, when the game ended with outcomes of its own), its
+/// place at a table of three or more where the game ranks:
+/// `Result: Ana lost, Bo won, Cy won.`
+func replayResultLine(_ state: MatchState) -> String {
     let places = MatchText.tablePlacements(state)
     let outcomes = state.seats.indices.map { seat in
         let player = state.seats[seat]
         return "\(player.name) \(player.outcome == .none ? "still playing" : player.outcome.description)"
             + (places.map { " (\(MatchText.ordinal($0[seat])))" } ?? "")
     }
-    Console.write("Result: " + outcomes.joined(separator: ", ") + ".\n")
-    return .success
+    return "Result: " + outcomes.joined(separator: ", ") + "."
 }
 
 /// The `replay --json` lines, keys sorted.

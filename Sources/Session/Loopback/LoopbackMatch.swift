@@ -122,6 +122,23 @@ public final class LoopbackMatch: Sendable {
         return (move, FrameFormat.headerSize + 4 + MatchBlob.encode(next).count)
     }
 
+    /// Plays the guest's seat with `randomMove(in:)` until the match ends by
+    /// its rules (or a move is not committed), then `finish()`es; returns how
+    /// many moves the guest played. For a test that wants a whole match of a
+    /// game and then looks at both sides' `finished()` states.
+    @discardableResult
+    public func playRandomlyToTheEnd() async -> Int {
+        var played = 0
+        for await event in events {
+            if case .ended = event { break }
+            guard case .turnBegan(let seat, let state) = event, seat == joined.seat else { continue }
+            guard let (move, _) = randomMove(in: state), case .committed = await local.play(move) else { break }
+            played += 1
+        }
+        await finish()
+        return played
+    }
+
     /// Quits if still playing, and waits for both sides and their recordings to finish.
     public func finish() async {
         // A quit that crosses the host's next move is refused as stale; it is tried again once the

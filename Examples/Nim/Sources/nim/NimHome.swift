@@ -33,7 +33,7 @@ struct NimHome {
     }
 }
 
-/// `nim replay FILE|ID`: every position of a saved match, then its winner.
+/// `nim replay FILE|ID`: every position of a saved match, then its winner (or winners).
 func replay(_ fileOrID: String, home: NimHome) throws {
     let state = fileOrID.hasSuffix(".match") ? try home.store.load(path: fileOrID).state : try home.store.find(fileOrID)[0].state
     print("Start: heaps \(heaps(state.replayPositions[0]))")
@@ -41,5 +41,5 @@ func replay(_ fileOrID: String, home: NimHome) throws {
         let name = state.seats[played.seat].name
         print("\(name) took \(played.move.rawValue % 8 + 1) from heap \(played.move.rawValue / 8 + 1): heaps \(heaps(position))")
     }
-    print("Winner: \(state.seats.first { $0.outcome == .won }?.name ?? "nobody")")
+    print(endLine(state))
 }

@@ -45,14 +45,24 @@ func playToTheEnd(_ controller: MatchController, player: any Participant, seat: 
         }
     }
     let final = await controller.finished()
-    print("Winner: \(final.seats.first { $0.outcome == .won }?.name ?? "nobody")")
+    print(endLine(final))
     print("State hash: \(String(final.stateHash, radix: 16))")
     return final
 }
 
+/// How the match ended, from each seat's outcome as parlor settled it:
+/// "Winner: Bot 2", or in misère Nim at three "Winners: Bot 2 and Bot 3 (You took the last one and lost)".
+func endLine(_ final: MatchState) -> String {
+    let winners = final.seats.filter { $0.outcome == .won }.map(\.name)
+    let losers = final.seats.filter { $0.outcome == .lost }.map(\.name)
+    guard winners.count > 1 else { return "Winner: \(winners.first ?? "nobody")" }
+    return "Winners: \(winners.joined(separator: " and "))" + (losers.isEmpty ? "" : " (\(losers.joined(separator: " and ")) took the last one and lost)")
+}
+
 /// The heaps in `state`, as a person reads them: "3 1 5".
 func heaps(_ state: MatchState) -> String {
-    (state.game(as: Nim.self)?.heaps ?? state.game(as: RandomNim.self)?.heaps ?? []).map(String.init).joined(separator: " ")
+    (state.game(as: Nim.self)?.heaps ?? state.game(as: RandomNim.self)?.heaps ?? state.game(as: MisereNim.self)?.heaps ?? [])
+        .map(String.init).joined(separator: " ")
 }
 
 /// With `--random-heaps`, the heaps the match's seed dealt: on the LAN both
@@ -73,13 +83,17 @@ func typedLines() -> AsyncStream<String> {
 }
 
 /// `nim play`: you (or a bot, with `--bot`) at seat 1 against parlor's bot; saved at the end.
-/// `game` is `Nim` or `RandomNim` (`--random-heaps`), whose heaps a fresh seed deals.
+/// `game` is `Nim`, `RandomNim` (`--random-heaps`), whose heaps a fresh seed deals,
+/// or `MisereNim` (`--misere`), at its most seats (three): you against two bots.
 func playOffline(_ game: any Game.Type, bot: Bool, home: NimHome) async throws {
     let you = seatPlayer(.random(), bot: bot)
-    let opponent = BotParticipant(playerID: .random(), bot: Bot(level: .hard, seed: .random(in: 0...UInt64.max)))
-    let start = MatchState(matchID: .random(), gameType: game,
-                           seats: [Seat(playerID: you.playerID, name: bot ? "Bot 1" : "You"), Seat(playerID: opponent.playerID, name: "Bot 2")])
+    let opponents = (2...game.seatRange.upperBound).map { _ in
+        BotParticipant(playerID: .random(), bot: Bot(level: .hard, seed: .random(in: 0...UInt64.max)))
+    }
+    let seats = [Seat(playerID: you.playerID, name: bot ? "Bot 1" : "You")]
+        + opponents.enumerated().map { Seat(playerID: $1.playerID, name: "Bot \($0 + 2)") }
+    let start = MatchState(matchID: .random(), gameType: game, seats: seats)
     sayDealtHeaps(start)
-    let final = try await playToTheEnd(MatchController(state: start, participants: [you, opponent]), player: you, seat: 0)
+    let final = try await playToTheEnd(MatchController(state: start, participants: [you] + opponents), player: you, seat: 0)
     try home.save(final, role: .offline, seat: 0)
 }

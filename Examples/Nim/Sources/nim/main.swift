@@ -7,7 +7,8 @@ import NimRules
 let usage = """
     Usage: nim play [--bot]               you (moves like "2 3" on stdin) or a bot, against a bot
            nim host [--port N] [--bot]    host a match on the LAN (port 0: the system picks one)
-           (play and host take --random-heaps: three heaps of 1 to 8, dealt by the host's seed)
+           (play and host take --random-heaps: three heaps of 1 to 8, dealt by the host's seed,
+            or --misere: whoever takes the last one loses; play --misere seats three, you and two bots)
            nim join HOST:PORT [--bot]     join a hosted match
            nim replay FILE|ID             print a saved match's positions
     Your player key and saved matches are kept in $NIM_HOME (default ~/.nim).
@@ -21,11 +22,12 @@ setvbuf(stdout, nil, _IOLBF, 0)
 var arguments = Array(CommandLine.arguments.dropFirst())
 let bot = arguments.contains("--bot")
 arguments.removeAll { $0 == "--bot" }
-let game: any Game.Type = arguments.contains("--random-heaps") ? RandomNim.self : Nim.self
-arguments.removeAll { $0 == "--random-heaps" }
+let game: any Game.Type = arguments.contains("--random-heaps") ? RandomNim.self : arguments.contains("--misere") ? MisereNim.self : Nim.self
+arguments.removeAll { $0 == "--random-heaps" || $0 == "--misere" }
 do {
     try Nim.register()
     try RandomNim.register()
+    try MisereNim.register()
     let home = try NimHome(environment: ProcessInfo.processInfo.environment)
     switch (arguments.first, arguments.count) {
     case ("play", 1):
