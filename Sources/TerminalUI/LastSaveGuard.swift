@@ -6,14 +6,12 @@ import Synchronization
 /// arrived in between, so that no signal kills the process by its default
 /// action while the end is being written.
 ///
-/// They are ignored from the start (so the frontend's watcher, when it stops,
-/// puts back "ignored", not the default action that would kill the process),
-/// watched again once the frontend has returned, and given their old actions
-/// back by `release()`. Only one watcher per signal at a time: a second
-/// dispatch source for the same signal would take deliveries from the first.
+/// They are held from the start (`SignalHub.hold`: a signal no watcher hears
+/// is ignored, not given the default action that would kill the process),
+/// watched again once the frontend has returned, and given their own actions
+/// back by `release()`.
 public final class LastSaveGuard: Sendable {
-    private struct Held: @unchecked Sendable {
-        var previous: [(Int32, sighandler_t?)] = []
+    private struct Held: Sendable {
         var watcher: SignalWatcher?
         var signal: Int32?
         var released = false
@@ -22,9 +20,7 @@ public final class LastSaveGuard: Sendable {
     private let held = Mutex(Held())
 
     public init() {
-        held.withLock { held in
-            held.previous = SignalWatcher.terminating.map { ($0, signal($0, SIG_IGN)) }
-        }
+        SignalHub.shared.hold(SignalWatcher.terminating)
     }
 
     /// The frontend's own watcher has stopped: watch (and remember) from now on.
@@ -37,18 +33,16 @@ public final class LastSaveGuard: Sendable {
         held.withLock { if $0.signal == nil { $0.signal = number } }
     }
 
-    /// Restores the signals' actions (SIGHUP stays ignored once the terminal
-    /// is gone); returns the signal that arrived meanwhile.
+    /// Gives the signals back their own actions (SIGHUP stays ignored once the
+    /// terminal is gone); returns the signal that arrived meanwhile.
     @discardableResult
     public func release() -> Int32? {
-        let (watcher, previous, signal) = held.withLock { held in
-            defer { held.watcher = nil; held.previous = []; held.released = true }
-            return (held.watcher, held.released ? [] : held.previous, held.signal)
+        let (watcher, releasing, signal) = held.withLock { held in
+            defer { held.watcher = nil; held.released = true }
+            return (held.watcher, !held.released, held.signal)
         }
         watcher?.cancel()
-        for (number, action) in previous where !(number == SIGHUP && SignalWatcher.hangUpsAreIgnored) {
-            _ = Glibc.signal(number, action)
-        }
+        if releasing { SignalHub.shared.release(SignalWatcher.terminating) }
         return signal
     }
 }
