@@ -163,4 +163,40 @@ import Testing
         _ = await Self.expectGivenUp(host, since: heard, heartbeats: 6, "a HEARTBEAT at once after the second TABLE and every 100 ms, then the silent host")
         await #expect(throws: JoinError.timedOut) { try await join.value }
     }
+
+    @Test("a spectator that falls silent is let go with GOODBYE silence after the heartbeat timeout; one that answers stays")
+    func aSilentSpectatorIsLetGo() async throws {
+        let host = try Self.host(seats: 3)
+        let (quiet, keen) = await Self.connect(two: host)
+        await quiet.send(.watch(Self.hello("Quinn", watching: true)))
+        await keen.send(.watch(Self.hello("Kit", watching: true)))
+        guard case .watching? = await quiet.nextMessage(), case .watching? = await keen.nextMessage() else {
+            Issue.record("expected WATCHING"); return
+        }
+        let admitted = ContinuousClock.now
+        let keenWatch = Task { await Self.untilClosed(keen, since: admitted, keepAlive: keen) }
+        let quietGot = await Self.expectGivenUp(quiet, since: admitted, early: .milliseconds(50), heartbeats: 5,
+                                                "HEARTBEAT every 100 ms, then the silent spectator")
+        #expect(quietGot.last == .goodbye(.goodbyeSilence, sentence: "No word from you for 1 s.", finalBlob: []),
+                "\(quietGot)")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(host.spectators.count == 1, "the one that answers its heartbeats still watches")
+        #expect(host.spectators.droppedReasons == ["Quinn: No word from you for 1 s."])
+        await keen.close()
+        _ = await keenWatch.value
+    }
+
+    @Test("a watcher heartbeats the host every interval and stops watching a host silent for its timeout, saying so")
+    func aWatcherStopsWatchingASilentHost() async throws {
+        let (host, watch, first) = await Self.rawHost { try await Spectator.watch(over: $0, hello: Self.hello("Wes")) }
+        guard case .watch? = first else { Issue.record("expected WATCH"); return }
+        await host.send(.watching(SpectatorWelcome(protocolVersion: FrameFormat.tableVersion, heartbeatIntervalMilliseconds: 100,
+                                                   heartbeatTimeoutMilliseconds: 1000, hostAppVersion: "test", watching: 1, matchBlob: [])))
+        let watched = try await watch.value
+        let welcomed = ContinuousClock.now
+        _ = await Self.expectGivenUp(host, since: welcomed, early: .milliseconds(50), heartbeats: 5,
+                                     "HEARTBEAT every 100 ms, then the watcher of a silent host")
+        #expect(await watched.firstState() == nil, "no match came: the wait for one ends")
+        #expect(watched.feed.failure == "no word from the host for 1 s")
+    }
 }
