@@ -185,8 +185,9 @@ final class JoinAttempt<Joined: Sendable>: Sendable {
         var continuation: CheckedContinuation<Result<Joined, JoinError>, Never>?
         /// Disarms the handshake's time limit (an alarm on the event loop).
         var timer: (@Sendable () -> Void)?
-        /// Disarms the heartbeats and the silence watch while seated at a filling table.
-        var waiting: (@Sendable () -> Void)?
+        /// Seated at a filling table: when a HEARTBEAT is due and when the host is silent (no grace),
+        /// and the timer that ticks it (the process's `LivenessClock`; let go, and so disarmed, when resolved).
+        var waiting: (liveness: Liveness, timer: LivenessClock.Timer)?
     }
 
     private let connection: WireConnection
@@ -272,28 +273,43 @@ final class JoinAttempt<Joined: Sendable>: Sendable {
 
     /// Seated at a table that fills: the handshake timer gives way to
     /// heartbeats both ways, and a host silent for the TABLE's heartbeat
-    /// timeout ends the wait (docs/PROTOCOL.md, section 16).
+    /// timeout ends the wait (docs/PROTOCOL.md, section 16). Each TABLE starts
+    /// the heartbeats again with its timing, the first one at once.
     private func waitAtTable(_ table: TableSeating) {
-        let interval = Duration.milliseconds(table.heartbeatIntervalMilliseconds)
-        let silence = Duration.milliseconds(table.heartbeatTimeoutMilliseconds)
-        let connection = self.connection
-        let clock = options.clock
-        connection.send(.heartbeat(senderTime: UInt64(clamping: clock())))
-        let waiting = LoopAlarm.every(interval) { [weak self] in
-            if ContinuousClock.now - connection.lastHeard > silence {
-                self?.event(.timedOut)
-                return false
+        let settings = Liveness.Settings(interval: .milliseconds(table.heartbeatIntervalMilliseconds),
+                                         timeout: .milliseconds(table.heartbeatTimeoutMilliseconds), grace: .zero)
+        let liveness = Liveness(settings: settings, now: .now, heartbeatAtOnce: true)
+        let handshakeTimer = state.withLock { state -> (@Sendable () -> Void)? in
+            defer { state.timer = nil }
+            guard state.continuation != nil else { return state.timer }
+            let timer = state.waiting?.timer ?? LivenessClock.shared.timer { [weak self] in self?.waitingTick() }
+            state.waiting = (liveness, timer)
+            return state.timer
+        }
+        handshakeTimer?()
+        waitingTick()
+    }
+
+    /// The table wait's timer fired (or a TABLE came): a HEARTBEAT, the wait ended for the host's
+    /// silence, or nothing yet. A closed connection is the reader's to report, so it counts as open here.
+    private func waitingTick() {
+        let now = ContinuousClock.now
+        let lastHeard = connection.lastHeard
+        let actions = state.withLock { state -> [Liveness.Action] in
+            guard state.continuation != nil, var waiting = state.waiting else { return [] }
+            let actions = waiting.liveness.tick(now: now, lastHeard: lastHeard, open: true)
+            state.waiting = waiting
+            if !actions.contains(.graceExpired) {
+                waiting.timer.schedule(at: waiting.liveness.nextTick(lastHeard: lastHeard, open: true, now: now),
+                                       tolerance: waiting.liveness.tolerance)
             }
-            connection.send(.heartbeat(senderTime: UInt64(clamping: clock())))
-            return true
+            return actions
         }
-        let (timer, old) = state.withLock { state -> ((@Sendable () -> Void)?, (@Sendable () -> Void)?) in
-            defer { state.timer = nil; state.waiting = waiting }
-            return (state.timer, state.waiting)
+        if actions.contains(.graceExpired) {
+            event(.timedOut)
+        } else if actions.contains(.sendHeartbeat) {
+            connection.send(.heartbeat(senderTime: UInt64(clamping: options.clock())))
         }
-        timer?()
-        old?()
-        if state.withLock({ $0.continuation == nil }) { waiting() }
     }
 
     private func resolve(_ result: Result<Joined, JoinError>) {
@@ -302,7 +318,7 @@ final class JoinAttempt<Joined: Sendable>: Sendable {
             return (state.continuation, state.timer, state.waiting)
         }
         timer?()
-        waiting?()
+        waiting?.timer.cancel()
         continuation?.resume(returning: result)
     }
 }

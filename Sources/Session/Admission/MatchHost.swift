@@ -231,9 +231,6 @@ public actor MatchHost {
     private var fillOnceSeated: (@Sendable (Int) -> String)?
     /// Guests seated at a table of three or more that is still filling, by handshake id.
     private var seated: [UInt64: SeatedGuest] = [:]
-    /// Heartbeats to the seated guests and the watch for their silence.
-    /// Disarms the next beat of the filling table's heartbeats (an alarm on the event loop).
-    private var tableTicker: (@Sendable () -> Void)?
     /// The id the next new match gets; fixed up front so that CHALLENGE can
     /// bind a passcode proof to it.
     private let upcomingMatchID: MatchID
@@ -377,8 +374,6 @@ public actor MatchHost {
         }
         pending = [:]
         seated = [:]
-        tableTicker?()
-        tableTicker = nil
         for (_, waiting) in waitingProofs { waiting.timer() }
         for (_, guess) in proofGuesses { guesses.remove(guess) }
         waitingProofs = [:]
@@ -491,7 +486,7 @@ public actor MatchHost {
             pending[id]?.timer?()
             pending[id]?.timer = nil
             tellTable()
-            startTableTicker()
+            startHeartbeats(id)
             // --fill-with-bots' wait ended before anyone sat down: the first guest starts it.
             if let botName = fillOnceSeated { fillEmptySeatsWithBots(botName) }
         case .welcome(let welcome):
@@ -630,7 +625,11 @@ public actor MatchHost {
         var guests = seated.values.map { ($0.seat, $0.hello) }
         guests.append((guestSeat, hello))
         if guests.count < table.guestSeats.count {
-            seated[id] = SeatedGuest(seat: guestSeat, hello: hello, token: SeatToken.random())
+            let timeouts = configuration.timeouts
+            // No grace while the table fills: silent for the heartbeat timeout, a guest gives its seat up.
+            let liveness = Liveness(settings: Liveness.Settings(interval: timeouts.heartbeatInterval, timeout: timeouts.heartbeatTimeout,
+                                                                grace: .zero), now: .now)
+            seated[id] = SeatedGuest(seat: guestSeat, hello: hello, token: SeatToken.random(), liveness: liveness)
             return .seat(seating(table, for: guestSeat))
         }
         // The host draws a game's chance (`MatchState.drawSeed()`); the guests adopt it from the WELCOME.
@@ -741,6 +740,10 @@ public actor MatchHost {
         var seat: SeatIndex
         var hello: Hello
         var token: SeatToken
+        /// When it gets a HEARTBEAT, and when it is silent (no grace: it gives its seat up then).
+        var liveness: Liveness
+        /// Ticks `liveness` (the process's `LivenessClock`); let go, and so disarmed, with the seat.
+        var timer: LivenessClock.Timer?
     }
 
     /// The host's seat by `--seat` (first, second, or drawn at random among all
@@ -788,39 +791,39 @@ public actor MatchHost {
         tableSink.yield(seating(layout, for: nil))
     }
 
-    /// While guests sit at a filling table: HEARTBEAT to each every interval,
-    /// and a guest silent for the heartbeat timeout loses its seat.
-    private func startTableTicker() {
-        guard tableTicker == nil else { return }
-        let interval = configuration.timeouts.heartbeatInterval
-        tableTicker = LoopAlarm.after(interval) { [weak self] in
-            Task { await self?.tableBeat() }
+    /// While a guest sits at a filling table, its `Liveness` (no grace) says
+    /// when it gets a HEARTBEAT and when, silent for the heartbeat timeout, it
+    /// loses its seat; its timer ticks it until the seat is given up or the table fills.
+    private func startHeartbeats(_ id: UInt64) {
+        guard seated[id] != nil, seated[id]?.timer == nil else { return }
+        seated[id]?.timer = LivenessClock.shared.timer { [weak self] in
+            Task { await self?.seatedGuestTick(id) }
         }
+        armHeartbeats(id, now: .now)
     }
 
-    /// The table ticker's alarm rang: one beat, and the next one armed while guests still wait.
-    private func tableBeat() {
-        guard tableTicker != nil else { return }  // stopped meanwhile
-        tableTicker = nil
-        if tableTick() { startTableTicker() }
+    /// Arms the seated guest's timer for the next instant its liveness can act at.
+    private func armHeartbeats(_ id: UInt64, now: ContinuousClock.Instant) {
+        guard let guest = seated[id], let connection = pending[id]?.connection else { return }
+        let liveness = guest.liveness
+        guest.timer?.schedule(at: liveness.nextTick(lastHeard: connection.lastHeard, open: true, now: now), tolerance: liveness.tolerance)
     }
 
-    /// One beat of the table ticker; false once nobody waits any more.
-    private func tableTick() -> Bool {
-        guard !seated.isEmpty else {
-            tableTicker = nil
-            return false
+    /// The seated guest's timer fired: a HEARTBEAT, its seat given up for silence, or nothing yet.
+    /// A closed connection is the reader's to report (its close says why), so the link counts as open here.
+    private func seatedGuestTick(_ id: UInt64) {
+        guard var liveness = seated[id]?.liveness, let connection = pending[id]?.connection else { return }
+        let now = ContinuousClock.now
+        let actions = liveness.tick(now: now, lastHeard: connection.lastHeard, open: true)
+        seated[id]?.liveness = liveness
+        if actions.contains(.graceExpired) {
+            handshake(id, event: .peerClosed("silent for \(liveness.settings.timeout.roundedUpSeconds) s"))
+            return
         }
-        let silence = configuration.timeouts.heartbeatTimeout
-        for id in seated.keys {
-            guard let connection = pending[id]?.connection else { continue }
-            if ContinuousClock.now - connection.lastHeard > silence {
-                handshake(id, event: .peerClosed("silent for \(silence.roundedUpSeconds) s"))
-            } else {
-                connection.send(.heartbeat(senderTime: UInt64(clamping: configuration.clock())))
-            }
+        if actions.contains(.sendHeartbeat) {
+            connection.send(.heartbeat(senderTime: UInt64(clamping: configuration.clock())))
         }
-        return true
+        armHeartbeats(id, now: now)
     }
 
     /// Fills the table's free seats with bots now (`fillEmptySeatsWithBots`)
@@ -864,8 +867,6 @@ public actor MatchHost {
         var links: [(seat: SeatIndex, connection: WireConnection, welcome: Welcome)] = []
         let full = seated
         seated = [:]
-        tableTicker?()
-        tableTicker = nil
         for (id, guest) in full {
             guard var entry = pending[id] else { continue }
             let welcome = welcome(for: state, guestSeat: guest.seat, token: guest.token, hello: guest.hello)

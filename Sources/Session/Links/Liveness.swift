@@ -9,6 +9,14 @@
 /// - While the peer is away, `stillWaiting` reminds the player every
 ///   `noticeInterval` how much of the grace period is left.
 /// - When the grace period runs out, `graceExpired` is returned once.
+///
+/// It is the one place that decides when a HEARTBEAT is due and when a peer
+/// is silent, for every link of the process: the in-match links (`GuestLink`,
+/// `HostLink`) and, with no grace (`grace` zero: the tick that finds the peer
+/// silent gives it up), a guest seated at a filling table on both sides
+/// (`MatchHost`, `JoinAttempt`), the host's spectators (`SpectatorGallery`)
+/// and a spectator's link to the host (`SpectatorFeed`). A closed connection
+/// is each shell's own: it passes `open`, or lets its reader report the close.
 public struct Liveness: Sendable {
     /// The timing of one session.
     public struct Settings: Hashable, Sendable {
@@ -16,7 +24,8 @@ public struct Liveness: Sendable {
         public var interval: Duration
         /// Silence after which the peer counts as silent.
         public var timeout: Duration
-        /// Time a silent or disconnected peer has to come back.
+        /// Time a silent or disconnected peer has to come back; zero: none,
+        /// a silent peer is given up on the tick that finds it silent.
         public var grace: Duration
         /// How often the player is reminded how long is left while the peer is away.
         public var noticeInterval: Duration
@@ -57,17 +66,20 @@ public struct Liveness: Sendable {
     private var lastSent: ContinuousClock.Instant
     private var lastReminder: ContinuousClock.Instant
 
-    /// A session that starts now: the peer counts as just heard.
-    public init(settings: Settings, now: ContinuousClock.Instant) {
+    /// A session that starts now: the peer counts as just heard. The first
+    /// HEARTBEAT is due one interval from now, or with `heartbeatAtOnce` on
+    /// the first tick (a guest told its seat at a filling table answers at once).
+    public init(settings: Settings, now: ContinuousClock.Instant, heartbeatAtOnce: Bool = false) {
         self.settings = settings
-        self.lastSent = now
+        self.lastSent = heartbeatAtOnce ? now - settings.interval : now
         self.lastReminder = now
     }
 
     /// How often the shell should tick: often enough for every timer to fire
-    /// within a quarter of its length.
+    /// within a quarter of its length (a zero grace has no timer of its own).
     public var tickInterval: Duration {
-        min(settings.interval, settings.timeout / 4, settings.grace / 4, .seconds(1))
+        let grace = settings.grace > .zero ? settings.grace / 4 : .seconds(1)
+        return min(settings.interval, settings.timeout / 4, grace, .seconds(1))
     }
 
     /// The next instant at which `tick` may have something to do, for a

@@ -102,46 +102,4 @@ enum LoopAlarm {
         let id = loop.schedule(after: delay, fire)
         return { loop.cancelTimer(id) }
     }
-
-    /// Calls `beat` on the loop's thread every `interval` (the first after
-    /// one interval) for as long as it returns true and the returned disarm
-    /// has not been called: a heartbeat with no task sleeping between beats.
-    static func every(_ interval: Duration, _ beat: @escaping @Sendable () -> Bool) -> @Sendable () -> Void {
-        let ringing = RepeatingAlarm(interval: interval, beat: beat)
-        ringing.arm()
-        return { ringing.disarm() }
-    }
-}
-
-/// `LoopAlarm.every`'s state: the next ring's disarm, and whether it stopped.
-private final class RepeatingAlarm: Sendable {
-    private let interval: Duration
-    private let beat: @Sendable () -> Bool
-    private let next = Mutex<(disarm: (@Sendable () -> Void)?, stopped: Bool)>((nil, false))
-
-    init(interval: Duration, beat: @escaping @Sendable () -> Bool) {
-        self.interval = interval
-        self.beat = beat
-    }
-
-    func arm() {
-        let disarm = LoopAlarm.after(interval) { [self] in
-            guard !next.withLock({ $0.stopped }) else { return }
-            if beat() { arm() } else { next.withLock { $0.stopped = true } }
-        }
-        let late = next.withLock { next -> Bool in
-            if next.stopped { return true }
-            next.disarm = disarm
-            return false
-        }
-        if late { disarm() }
-    }
-
-    func disarm() {
-        next.withLock { next -> (@Sendable () -> Void)? in
-            next.stopped = true
-            defer { next.disarm = nil }
-            return next.disarm
-        }?()
-    }
 }

@@ -57,6 +57,10 @@ public final class SpectatorGallery: Participant {
     private struct Link {
         var connection: WireConnection
         var name: String
+        /// When it gets a HEARTBEAT, and when it is silent (no grace: it is let go then).
+        var liveness: Liveness
+        /// Ticks `liveness` (the process's `LivenessClock`); let go, and so disarmed, with the link.
+        var timer: LivenessClock.Timer
     }
 
     private struct State {
@@ -81,8 +85,6 @@ public final class SpectatorGallery: Participant {
         var staysForRematch = false
         /// Who sits where while a table fills (TABLE with no seat of its own), until its match begins.
         var seating: TableSeating?
-        /// Disarms the heartbeats (an alarm on the event loop); nil while nobody watches.
-        var ticker: (@Sendable () -> Void)?
         var dropped: [String] = []
         /// Table talk (section 18): where a spectator's own lines are judged, the
         /// controller that relays them, and relayed lines waiting for the change they follow.
@@ -140,8 +142,8 @@ public final class SpectatorGallery: Participant {
     /// Wakes the fan-out thread.
     private let wake = DispatchSemaphore(value: 0)
 
-    private let interval: Duration
-    private let silence: Duration
+    /// Each spectator's heartbeats and silence: no grace, a silent spectator is let go.
+    private let timing: Liveness.Settings
     private let appVersion: String
     private let clock: @Sendable () -> Int64
     private let state: Mutex<State>
@@ -156,8 +158,7 @@ public final class SpectatorGallery: Participant {
          clock: @escaping @Sendable () -> Int64) {
         self.limit = max(0, limit)
         self.queueLimit = queueLimit
-        self.interval = timeouts.heartbeatInterval
-        self.silence = timeouts.heartbeatTimeout
+        self.timing = Liveness.Settings(interval: timeouts.heartbeatInterval, timeout: timeouts.heartbeatTimeout, grace: .zero)
         self.appVersion = appVersion
         self.clock = clock
         let (changes, sink) = AsyncStream<Int>.makeStream(bufferingPolicy: .bufferingNewest(1))
@@ -191,24 +192,26 @@ public final class SpectatorGallery: Participant {
     /// Takes over an admitted spectator's connection: WATCHING with the match as
     /// it stands (the final state and GOODBYE if it has ended), then every change.
     func admit(_ connection: WireConnection, name: String) {
-        let id = state.withLock { state -> UInt64 in
+        connection.markHeard()
+        state.withLock { state in
             state.nextID += 1
             let id = state.nextID
-            state.links[id] = Link(connection: connection, name: name)
+            let timer = LivenessClock.shared.timer { [weak self] in self?.heartbeatTick(id) }
+            state.links[id] = Link(connection: connection, name: name, liveness: Liveness(settings: timing, now: .now), timer: timer)
             connection.setHandler { [weak self] inbound in self?.receive(inbound, from: id) }
             let blob = state.revealed.map { MatchBlob.encode($0) } ?? []
             connection.send(.watching(SpectatorWelcome(
-                protocolVersion: FrameFormat.tableVersion, heartbeatIntervalMilliseconds: interval.wireMilliseconds,
-                heartbeatTimeoutMilliseconds: silence.wireMilliseconds, hostAppVersion: appVersion,
+                protocolVersion: FrameFormat.tableVersion, heartbeatIntervalMilliseconds: timing.interval.wireMilliseconds,
+                heartbeatTimeoutMilliseconds: timing.timeout.wireMilliseconds, hostAppVersion: appVersion,
                 watching: UInt16(clamping: state.links.count), matchBlob: blob)))
             if state.revealed == nil, let seating = state.seating { connection.send(.table(seating)) }
             for presence in state.away.values.sorted(by: { $0.seat < $1.seat }) { connection.send(.seat(presence)) }
-            if let final = state.finalRevealed(), !state.staysForRematch { sayGoodbye(id, final: final, &state) }
-            return id
+            if let final = state.finalRevealed(), !state.staysForRematch {
+                sayGoodbye(id, final: final, &state)
+            } else {
+                armHeartbeats(id, now: .now, &state)
+            }
         }
-        connection.markHeard()
-        _ = id
-        startTicker()
     }
 
     // MARK: The fan-out
@@ -427,29 +430,27 @@ public final class SpectatorGallery: Participant {
         state.closing.append(link.connection)
     }
 
-    /// HEARTBEAT to every spectator each interval; one silent for the heartbeat timeout is let go.
-    private func startTicker() {
-        state.withLock { state in
-            guard state.ticker == nil else { return }
-            let interval = self.interval
-            state.ticker = LoopAlarm.every(interval) { [weak self] in self?.tick() ?? false }
-        }
+    /// Arms spectator `id`'s timer for the next instant its liveness can act at.
+    private func armHeartbeats(_ id: UInt64, now: ContinuousClock.Instant, _ state: inout State) {
+        guard let link = state.links[id] else { return }
+        link.timer.schedule(at: link.liveness.nextTick(lastHeard: link.connection.lastHeard, open: true, now: now),
+                            tolerance: link.liveness.tolerance)
     }
 
-    private func tick() -> Bool {
+    /// Spectator `id`'s timer fired: a HEARTBEAT (its queue checked against the bound after it), the
+    /// spectator let go for its silence, or nothing yet. A closed connection is the reader's to report.
+    private func heartbeatTick(_ id: UInt64) {
         state.withLock { state in
-            guard !state.links.isEmpty else {
-                state.ticker = nil
-                return false
+            guard var link = state.links[id] else { return }
+            let now = ContinuousClock.now
+            let actions = link.liveness.tick(now: now, lastHeard: link.connection.lastHeard, open: true)
+            state.links[id] = link
+            if actions.contains(.graceExpired) {
+                drop(id, .goodbyeSilence, "No word from you for \(timing.timeout.roundedUpSeconds) s.", &state)
+                return
             }
-            for (id, link) in state.links {
-                if ContinuousClock.now - link.connection.lastHeard > silence {
-                    drop(id, .goodbyeSilence, "No word from you for \(silence.roundedUpSeconds) s.", &state)
-                } else {
-                    send(.heartbeat(senderTime: UInt64(clamping: clock())), to: id, &state)
-                }
-            }
-            return true
+            if actions.contains(.sendHeartbeat) { send(.heartbeat(senderTime: UInt64(clamping: clock())), to: id, &state) }
+            armHeartbeats(id, now: now, &state)
         }
     }
 
@@ -682,8 +683,10 @@ public final class SpectatorFeed: Sendable {
         var waiters: [(after: MatchID?, continuation: CheckedContinuation<MatchState?, Never>)] = []
         var failure: String?
         var ended = false
-        /// Disarms the heartbeats to the host (an alarm on the event loop).
-        var ticker: (@Sendable () -> Void)?
+        /// When the host gets a HEARTBEAT and when it is silent (no grace: the watching ends then).
+        var liveness: Liveness
+        /// Ticks `liveness` (the process's `LivenessClock`); nil once the watching ends.
+        var timer: LivenessClock.Timer?
         var seating: TableSeating?
         /// What came before the controller started (blobs after the first state, and
         /// talk): shown in order when it does, so a line still follows its change.
@@ -702,18 +705,15 @@ public final class SpectatorFeed: Sendable {
     public let seatings: AsyncStream<TableSeating>
     private let seatingSink: AsyncStream<TableSeating>.Continuation
     private let connection: WireConnection
-    private let interval: Duration
-    private let timeout: Duration
     private let clock: @Sendable () -> Int64
     private let state: Mutex<State>
 
     init(connection: WireConnection, first: MatchState?, interval: Duration, timeout: Duration,
          clock: @escaping @Sendable () -> Int64, failure: String? = nil) {
         self.connection = connection
-        self.interval = interval
-        self.timeout = timeout
         self.clock = clock
-        self.state = Mutex(State(latest: first, failure: failure))
+        let liveness = Liveness(settings: Liveness.Settings(interval: interval, timeout: timeout, grace: .zero), now: .now)
+        self.state = Mutex(State(latest: first, failure: failure, liveness: liveness))
         (seatings, seatingSink) = AsyncStream<TableSeating>.makeStream(bufferingPolicy: .bufferingNewest(16))
         // WATCHING carried the match (it had begun): no seating will come, and
         // whoever follows the seatings must not wait for the next move to learn it.
@@ -721,8 +721,12 @@ public final class SpectatorFeed: Sendable {
         guard failure == nil else { return }
         connection.setHandler { [weak self] inbound in await self?.receive(inbound) }
         connection.markHeard()
-        let ticker = LoopAlarm.every(interval) { [weak self] in self?.tick() ?? false }
-        state.withLock { $0.ticker = ticker }
+        let timer = LivenessClock.shared.timer { [weak self] in self?.heartbeatTick() }
+        state.withLock { state in
+            guard !state.ended else { return }
+            state.timer = timer
+            arm(timer, state.liveness, now: .now)
+        }
     }
 
     /// Why watching stopped before the end, if it did.
@@ -736,12 +740,12 @@ public final class SpectatorFeed: Sendable {
 
     /// Leaves: GOODBYE(leaving) to the host, then close.
     public func leave() {
-        let (ticker, waiters) = state.withLock { state -> ((@Sendable () -> Void)?, [CheckedContinuation<MatchState?, Never>]) in
+        let waiters = state.withLock { state -> [CheckedContinuation<MatchState?, Never>] in
             state.ended = true
+            state.timer = nil
             defer { state.waiters = [] }
-            return (state.ticker, state.waiters.map(\.continuation))
+            return state.waiters.map(\.continuation)
         }
-        ticker?()
         for waiter in waiters { waiter.resume(returning: nil) }
         seatingSink.finish()
         connection.send(.goodbye(.goodbyeLeaving, sentence: "stopped watching", finalBlob: []))
@@ -883,7 +887,7 @@ public final class SpectatorFeed: Sendable {
         seatingSink.finish()
         if let controller, let seat { await show(blob, match, in: controller, from: seat) }
         if final {
-            state.withLock { $0.ticker }?()
+            state.withLock { $0.timer = nil }
             connection.close()
         }
     }
@@ -899,30 +903,41 @@ public final class SpectatorFeed: Sendable {
     }
 
     private func stop(_ why: String) async {
-        let (waiters, controller, ticker) = state.withLock { state -> ([CheckedContinuation<MatchState?, Never>], MatchController?, (@Sendable () -> Void)?) in
-            guard !state.ended else { return ([], nil, nil) }
+        let (waiters, controller) = state.withLock { state -> ([CheckedContinuation<MatchState?, Never>], MatchController?) in
+            guard !state.ended else { return ([], nil) }
             state.ended = true
             state.failure = why
+            state.timer = nil
             defer { state.waiters = [] }
-            return (state.waiters.map(\.continuation), state.controller, state.ticker)
+            return (state.waiters.map(\.continuation), state.controller)
         }
-        ticker?()
         connection.close()
         for waiter in waiters { waiter.resume(returning: nil) }
         seatingSink.finish()
         await controller?.fail(.connectionLost(why))
     }
 
-    /// One heartbeat, on the loop's thread; false (and the stop begun) once the host is silent or the watch is over.
-    private func tick() -> Bool {
-        if state.withLock({ $0.ended }) { return false }
-        if ContinuousClock.now - connection.lastHeard > timeout {
+    /// Arms `timer` for the next instant `liveness` can act at.
+    private func arm(_ timer: LivenessClock.Timer, _ liveness: Liveness, now: ContinuousClock.Instant) {
+        timer.schedule(at: liveness.nextTick(lastHeard: connection.lastHeard, open: true, now: now), tolerance: liveness.tolerance)
+    }
+
+    /// The timer fired, on the loop's thread: a HEARTBEAT, the watching stopped for the host's
+    /// silence, or nothing yet. A closed connection is the reader's to report (`stop`).
+    private func heartbeatTick() {
+        let now = ContinuousClock.now
+        let (actions, timeout) = state.withLock { state -> ([Liveness.Action], Duration) in
+            guard !state.ended, let timer = state.timer else { return ([], .zero) }
+            let actions = state.liveness.tick(now: now, lastHeard: connection.lastHeard, open: true)
+            if !actions.contains(.graceExpired) { arm(timer, state.liveness, now: now) }
+            return (actions, state.liveness.settings.timeout)
+        }
+        if actions.contains(.graceExpired) {
             let why = "no word from the host for \(timeout.roundedUpSeconds) s"
             Task { await self.stop(why) }
-            return false
+        } else if actions.contains(.sendHeartbeat) {
+            connection.send(.heartbeat(senderTime: UInt64(clamping: clock())))
         }
-        connection.send(.heartbeat(senderTime: UInt64(clamping: clock())))
-        return true
     }
 }
 
