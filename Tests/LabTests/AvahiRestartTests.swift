@@ -76,5 +76,30 @@ extension LabSuite {
                 #expect(await host.wait(timeout: 30) == 0, "host: \(host.errors())")
             }
         }
+
+        /// A host listed on the LAN whose terminal hangs up mid-match (its SSH
+        /// connection drops) leaves for now and exits 129, and its guest hears
+        /// it: the listing's own signal watcher, made and let go while the host
+        /// waited, once left the match deaf to SIGHUP, Ctrl-C and kill.
+        @Test func aListedHostThatHangsUpMidMatchLeavesForNow() async throws {
+            try await Lab.with { lab in
+                let hostData = try DataDirectory()
+                let guestData = try DataDirectory()
+                // A person who never types: input held open by sleep; bash execs parlor, so `host` is parlor.
+                let parlor = try ParlorCommand.executable()
+                let host = try lab.start(host: "A", ["env", "XDG_DATA_HOME=\(hostData.path)", "USER=lab", "bash", "-c",
+                                                     "exec \(parlor) host connect4 --json --port 7492 --seat first --grace 60 --name Ana < <(sleep 600)"])
+                try await host.waitForOutput(containing: "\"event\":\"listening\"", timeout: 20)
+                let listening = try #require(JSONLines.events("listening", in: host.output()).first)
+                #expect(listening["service"] as? String == ParlorOnTheLAN.gameName, "the host is not listed: \(host.errors())")
+                let guest = try lab.start(host: "B", try ParlorCommand.command(
+                    ["join", ParlorOnTheLAN.gameName, "--bot", "easy", "--json", "--grace", "60"], data: guestData))
+                try await host.waitForOutput(containing: "\"event\":\"turn\",\"seat\":0,\"sequence\":0", timeout: 30)
+                host.send(SIGHUP)
+                try await guest.waitForOutput(containing: "leaving, may resume", timeout: 15)
+                #expect(await host.wait(timeout: 15) == 129, "host: \(host.output()) \(host.errors())")
+                await guest.stop()
+            }
+        }
     }
 }
