@@ -54,9 +54,6 @@ public final class RetryingAdvertisement: ServiceAdvertisement, Sendable {
         state.withLock { $0.listed?.name ?? $0.registration.name }
     }
 
-    /// Whether the daemon has listed it.
-    public var isListed: Bool { state.withLock { $0.listed != nil } }
-
     /// Why the attempts stopped before it was listed, if a later refusal was for good.
     public var gaveUp: DiscoveryError? { state.withLock { $0.gaveUp } }
 

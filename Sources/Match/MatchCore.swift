@@ -109,9 +109,6 @@ public struct MatchCore: Sendable {
     /// Whether a tentative change waits for confirmation.
     public var isAwaitingConfirmation: Bool { pending != nil }
 
-    /// Whether `start()` has run.
-    public var hasStarted: Bool { started }
-
     private mutating func nextNumber() -> UInt64 {
         defer { nextToken += 1 }
         return nextToken

@@ -236,8 +236,8 @@ public actor MatchHost {
     private let upcomingMatchID: MatchID
     /// The key derived from the passcode for `upcomingMatchID`; nil for an open host.
     private let passcodeKey: PasscodeKey?
-    /// Proofs waiting their turn, by handshake id: the HELLO, its timer, and its id in `guesses`.
-    private var waitingProofs: [UInt64: (hello: Hello, timer: @Sendable () -> Void, guess: UInt64)] = [:]
+    /// Proofs waiting their turn, by handshake id: the HELLO and its timer.
+    private var waitingProofs: [UInt64: (hello: Hello, timer: @Sendable () -> Void)] = [:]
     /// Proofs given their turn in `guesses` and not yet judged, by handshake id: their ids there.
     private var proofGuesses: [UInt64: UInt64] = [:]
     /// The table talk of this host's matches (section 18): on unless `--no-talk`.
@@ -428,7 +428,7 @@ public actor MatchHost {
         let timer = LoopAlarm.after(max(.zero, turn.at - .now)) { [weak self] in
             Task { await self?.proofDue(id) }
         }
-        waitingProofs[id] = (hello, timer, turn.id)
+        waitingProofs[id] = (hello, timer)
     }
 
     /// The proof of handshake `id` has waited its turn: check it now.
