@@ -31,6 +31,7 @@ let package = Package(
         .library(name: "Discovery", targets: ["Discovery"]),
         // Player keys, fingerprints and known players (protocol 3's identities).
         .library(name: "Secure", targets: ["Secure"]),
+        .library(name: "ParlorKit", targets: ["ParlorKit"]),
     ],
     targets: [
         // C library: avahi's Bonjour compatibility layer (Debian libavahi-compat-libdnssd-dev).
@@ -70,13 +71,15 @@ let package = Package(
         .target(name: "Discovery", dependencies: ["CDNSSD"]),
         // Rendering and input; the only module that touches termios.
         .target(name: "TerminalUI", dependencies: ["Match", "Games"]),
+        // The typed, GameKit-shaped front door: host, join and play a game of the caller's.
+        .target(name: "ParlorKit", dependencies: ["Games", "Match", "Session", "Secure", "Discovery"]),
         // The benchmarks' engines: load generators, floors, percentiles and goals,
         // their figures returned as values (ParlorCLI prints them).
         .target(name: "Bench", dependencies: ["Games", "Match", "Bots", "Store", "Session", "Secure"]),
         // Commands, flags, help text and error rendering.
         .target(
             name: "ParlorCLI",
-            dependencies: ["Games", "Bots", "Match", "Store", "Session", "Secure", "Discovery", "TerminalUI", "Bench"]
+            dependencies: ["Games", "Bots", "Match", "Store", "Session", "Secure", "Discovery", "ParlorKit", "TerminalUI", "Bench"]
         ),
         // A release build links the Swift runtime and Foundation in: loading
         // their twenty shared libraries was most of `parlor games`' start-up
@@ -117,6 +120,7 @@ let package = Package(
         .testTarget(name: "BenchTests", dependencies: ["Bench", "Games", "Match", "Store", "Session", "ParlorTestSupport"]),
         .testTarget(name: "ParlorCLITests", dependencies: ["ParlorCLI", "Bench", "Games", "Match", "Session", "Secure", "TerminalUI", "ParlorTestSupport"]),
         // Tests that need root, network namespaces and real avahi-daemons (scripts/lab).
+        .testTarget(name: "ParlorKitTests", dependencies: ["ParlorKit", "Games", "Match", "Session", "Secure", "Discovery", "ParlorTestSupport"]),
         .testTarget(name: "LabTests", dependencies: ["Discovery", "ParlorTestSupport"]),
     ]
 )

@@ -20,6 +20,7 @@ let package = Package(
             .product(name: "Session", package: "parlor"),
             .product(name: "Secure", package: "parlor"),
             .product(name: "Store", package: "parlor"),
+            .product(name: "ParlorKit", package: "parlor"),
         ]),
         // The rules, and the `nim` executable run as a user runs it (offline, two processes on the LAN, replay).
         // Random heaps over loopback and through the store, with the library alone.

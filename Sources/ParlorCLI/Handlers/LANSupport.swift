@@ -2,6 +2,7 @@ import Discovery
 import Foundation
 import Games
 import Match
+import ParlorKit
 import Session
 import Synchronization
 import TerminalUI
@@ -83,12 +84,8 @@ enum LAN {
     /// TXT `key` carries the start of the host's key fingerprint, so lists can mark a player already known.
     static func hostedGame(_ game: any Game.Type, host: String, seatsTotal: Int = 2, needsCode: Bool = false, hints: Bool = false,
                            allowsClear: Bool = false) -> HostedGame {
-        let version = allowsClear ? (seatsTotal > 2 ? Int(FrameFormat.tableVersion) : 1) : Int(SecureChannel.protocolVersion)
-        var hosted = HostedGame(gameID: game.id, gameDisplayName: game.displayName, rulesVersion: game.rulesVersion, hostPlayerName: host,
-                                protocolVersion: version, appVersion: ParlorVersion.current,
-                                seatsTotal: seatsTotal, needsPasscode: needsCode, hintsAllowed: hints)
-        hosted.hostKey = (try? PlayerKey.current())?.fingerprint.short
-        return hosted
+        Listing.hostedGame(game, host: host, seatsTotal: seatsTotal, encrypted: !allowsClear, needsCode: needsCode, hints: hints,
+                           appVersion: ParlorVersion.current, hostKey: (try? PlayerKey.current())?.fingerprint.short)
     }
 
     /// `info` with what spectators need to know (TXT `watch` and `wcode`, docs/PROTOCOL.md section 17).
@@ -99,19 +96,11 @@ enum LAN {
         return info
     }
 
-    /// Where to connect to a resolved service: its addresses in DNS-SD's order (IPv4 first), link-local IPv6 through the interface it was seen on.
-    static func socketAddresses(of service: DiscoveredService) -> [SocketAddress] {
-        service.addresses.compactMap { address in
-            try? SocketAddress(addressBytes: address.bytes, port: service.port, scopeID: address.isLinkLocal ? address.interfaceIndex : 0)
-        }
-    }
+    /// Where to connect to a resolved service (`Listing.socketAddresses`).
+    static func socketAddresses(of service: DiscoveredService) -> [SocketAddress] { Listing.socketAddresses(of: service) }
 
-    /// Whether this parlor can join a service with this TXT record, and why not.
-    static func assess(_ txt: TXTRecord) -> ParlorServiceAssessment {
-        ParlorServiceInfo.assess(txt, supportedProtocolVersion: Int(SecureChannel.protocolVersion)) { id, rules in
-            GameCatalog.game(id: id)?.rulesVersion == rules
-        }
-    }
+    /// Whether this parlor can join a service with this TXT record, and why not (`Listing.assess`).
+    static func assess(_ txt: TXTRecord) -> ParlorServiceAssessment { Listing.assess(txt) }
 
     /// What to tell someone whose DNS-SD is not working.
     static func discoveryAdvice(_ error: DiscoveryError) -> String {

@@ -1,6 +1,8 @@
+import Bots
 import Games
 import Match
 import NimRules
+import ParlorKit
 import Secure
 import Session
 
@@ -9,36 +11,77 @@ let appVersion = "nim-example 1"
 
 /// `nim host`: listens on `port`, waits for one guest, plays the match and saves it.
 /// Every connection is encrypted and proves a player key (protocol 3). `game`
-/// is `Nim` or `RandomNim`; for the latter parlor draws the seed here, the host.
-func hostMatch(_ game: any Game.Type, port: UInt16, bot: Bool, home: NimHome) async throws {
+/// is `Nim`, `RandomNim` or `MisereNim`; for `RandomNim` parlor draws the seed here, the host.
+func hostMatch<G: Game>(_ game: G.Type, port: UInt16, bot: Bool, home: NimHome) async throws {
     let key = try home.playerKey()
-    let listener = try TCPListener.listen(port: port)
-    let host = try MatchHost(configuration: HostConfiguration(
-        gameID: game.id, hostName: "Host", hostPlayerID: .random(), appVersion: appVersion))
-    Task { await host.serve(listener, security: .encrypted(SecureChannelOptions(identity: key))) }
-    print("Hosting Nim on port \(listener.port); your key is \(key.fingerprint)")
-    let hosted = try await host.waitForGuest()
-    print("\(hosted.guestName) joined, key \(hosted.remote.peerKey.map { "\($0.fingerprint)" } ?? "none")")
-    sayDealtHeaps(hosted.initialState)
-    let me = seatPlayer(hosted.hostPlayerID, bot: bot)
-    let final = try await playToTheEnd(hosted.makeController(with: me), player: me, seat: hosted.hostSeat)
-    try home.save(final, role: .host, seat: hosted.hostSeat)
+    let table = try await TurnBasedLAN.host(G.self, as: "Host", port: port,
+                                            security: .encrypted(SecureChannelOptions(identity: key)),
+                                            advertise: false, appVersion: appVersion)
+    print("Hosting Nim on port \(table.port); your key is \(key.fingerprint)")
+    let match = try await table.waitForMatch()
+    let guest = await match.participants.first { !$0.isLocal }
+    print("\(guest?.name ?? "?") joined, key \(guest?.key.map { "\($0.fingerprint)" } ?? "none")")
+    sayDealtHeaps(await match.state)
+    let final = try await playToTheEnd(match, bot: bot)
+    try home.save(final, role: .host, seat: match.localSeat)
     // Leave only once the guest has the final state: closing at once could
     // roll back its last move (docs/LIBRARY.md, the contract's third rule).
-    _ = await hosted.remote.waitForFinalDelivery(within: .seconds(5))
+    await match.leave()
 }
 
 /// `nim join HOST:PORT`: joins a hosted match over protocol 3, plays it and saves it.
-func joinMatch(host: String, port: UInt16, bot: Bool, home: NimHome) async throws {
-    let sealed = ChannelSecurity.encrypted(SecureChannelOptions(identity: try home.playerKey()))
-    let connection = try await TCPConnection.connect(host: host, port: port)
-    let joined = try await Guest.join(over: sealed.connecting(connection.byteStream()),
-                                      hello: Hello(appVersion: appVersion, playerID: .random(), playerName: "Guest",
-                                                   // Nim first: sent even when more games than a HELLO's 32 are registered.
-                                                   games: GameVersion.catalog(first: Nim.id)))
-    print("Joined \(joined.hostName), key \(joined.remote.peerKey.map { "\($0.fingerprint)" } ?? "none")")
-    sayDealtHeaps(joined.initialState)  // the host's seed, adopted from its WELCOME
-    let me = seatPlayer(joined.playerID, bot: bot)
-    let final = try await playToTheEnd(joined.makeController(with: me), player: me, seat: joined.seat)
-    try home.save(final, role: .guest, seat: joined.seat)
+func joinMatch<G: Game>(_ game: G.Type, host: String, port: UInt16, bot: Bool, home: NimHome) async throws {
+    let match = try await TurnBasedLAN.join(G.self, host: host, port: port, as: "Guest",
+                                            security: .encrypted(SecureChannelOptions(identity: try home.playerKey())),
+                                            appVersion: appVersion)
+    let host = await match.participants.first { !$0.isLocal }
+    print("Joined \(host?.name ?? "?"), key \(host?.key.map { "\($0.fingerprint)" } ?? "none")")
+    sayDealtHeaps(await match.state)  // the host's seed, adopted from its WELCOME
+    let final = try await playToTheEnd(match, bot: bot)
+    try home.save(final, role: .guest, seat: match.localSeat)
+}
+
+/// Plays a LAN match to its end through parlor's front door: prints each
+/// move, the winner and the final hash (equal on both sides); on this side's
+/// turn, parlor's hard bot picks the move (`bot`), or the person typing on stdin.
+func playToTheEnd<G: Game>(_ match: TurnBasedMatch<G>, bot: Bool) async throws -> MatchState {
+    var typed = bot ? nil : typedLines().makeAsyncIterator()
+    var robot = Bot(level: .hard, seed: .random(in: 0...UInt64.max))
+    for await event in match.events {
+        switch event {
+        case .turnBegan(let participant, let game) where participant.isLocal:
+            if bot {
+                guard let move = robot.chooseMove(in: game) else { continue }
+                try await match.endTurn(with: move)
+                continue
+            }
+            while true {
+                guard let move = await askForMove(in: game, typed: &typed) else {
+                    try? await match.quit()
+                    break
+                }
+                do {
+                    try await match.endTurn(with: move)
+                    break
+                } catch .matchOver {
+                    break  // the other side left meanwhile
+                } catch {
+                    print("That move did not count (\(error)); type it again.")
+                }
+            }
+        case .turnEnded(let participant, let move?, let game):
+            print("\(participant.name) took \(move.rawValue % 8 + 1) from heap \(move.rawValue / 8 + 1): heaps \(heaps(of: game))")
+        default:
+            break
+        }
+    }
+    let final = await match.state
+    print(endLine(final))
+    print("State hash: \(String(final.stateHash, radix: 16))")
+    return final
+}
+
+/// The heaps of a Nim game of any of the three kinds, as a person reads them: "3 1 5".
+func heaps(of game: any Game) -> String {
+    ((game as? Nim)?.heaps ?? (game as? RandomNim)?.heaps ?? (game as? MisereNim)?.heaps ?? []).map(String.init).joined(separator: " ")
 }

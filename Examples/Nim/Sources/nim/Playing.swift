@@ -21,16 +21,10 @@ func playToTheEnd(_ controller: MatchController, player: any Participant, seat: 
     for await event in events {
         switch event {
         case .turnBegan(seat: seat, let state) where person != nil:
-            print("Heaps \(heaps(state)). Your move (heap and count, e.g. 2 3)?")
             while true {
-                guard let line = await typed?.next() else {
-                    print("No more moves on stdin: you quit.")
+                guard let move = await askForMove(in: state.game, typed: &typed) else {
                     _ = await person?.quit()
                     break
-                }
-                guard let move = state.game.move(fromNotation: line), state.game.isLegal(move) else {
-                    print("That is not a move here: a heap (1-3) and at most what is left in it, e.g. 1 1.")
-                    continue
                 }
                 let result = await person?.play(move)
                 // A match that stopped meanwhile (the other side left) asks for nothing more.
@@ -50,6 +44,20 @@ func playToTheEnd(_ controller: MatchController, player: any Participant, seat: 
     return final
 }
 
+/// Asks the person for a move in `game` until they type a legal one; nil
+/// (they quit) when stdin ends.
+func askForMove(in game: any Game, typed: inout AsyncStream<String>.AsyncIterator?) async -> Move? {
+    print("Heaps \(heaps(of: game)). Your move (heap and count, e.g. 2 3)?")
+    while true {
+        guard let line = await typed?.next() else {
+            print("No more moves on stdin: you quit.")
+            return nil
+        }
+        if let move = game.move(fromNotation: line), game.isLegal(move) { return move }
+        print("That is not a move here: a heap (1-3) and at most what is left in it, e.g. 1 1.")
+    }
+}
+
 /// How the match ended, from each seat's outcome as parlor settled it:
 /// "Winner: Bot 2", or in misère Nim at three "Winners: Bot 2 and Bot 3 (You took the last one and lost)".
 func endLine(_ final: MatchState) -> String {
@@ -60,10 +68,7 @@ func endLine(_ final: MatchState) -> String {
 }
 
 /// The heaps in `state`, as a person reads them: "3 1 5".
-func heaps(_ state: MatchState) -> String {
-    (state.game(as: Nim.self)?.heaps ?? state.game(as: RandomNim.self)?.heaps ?? state.game(as: MisereNim.self)?.heaps ?? [])
-        .map(String.init).joined(separator: " ")
-}
+func heaps(_ state: MatchState) -> String { heaps(of: state.game) }
 
 /// With `--random-heaps`, the heaps the match's seed dealt: on the LAN both
 /// sides print the same line, since the guest starts from the host's seed.

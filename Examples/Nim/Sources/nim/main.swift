@@ -7,9 +7,9 @@ import NimRules
 let usage = """
     Usage: nim play [--bot]               you (moves like "2 3" on stdin) or a bot, against a bot
            nim host [--port N] [--bot]    host a match on the LAN (port 0: the system picks one)
-           (play and host take --random-heaps: three heaps of 1 to 8, dealt by the host's seed,
+           (play, host and join take --random-heaps: three heaps of 1 to 8, dealt by the host's seed,
             or --misere: whoever takes the last one loses; play --misere seats three, you and two bots)
-           nim join HOST:PORT [--bot]     join a hosted match
+           nim join HOST:PORT [--bot]     join a hosted match of the same variant
            nim replay FILE|ID             print a saved match's positions
     Your player key and saved matches are kept in $NIM_HOME (default ~/.nim).
     """
@@ -40,7 +40,7 @@ do {
     case ("join", 2):
         let parts = arguments[1].split(separator: ":")
         guard parts.count == 2, let port = UInt16(parts[1]) else { throw UsageError(message: "join takes HOST:PORT, e.g. 192.168.1.20:7477") }
-        try await joinMatch(host: String(parts[0]), port: port, bot: bot, home: home)
+        try await joinMatch(game, host: String(parts[0]), port: port, bot: bot, home: home)
     case ("replay", 2):
         try replay(arguments[1], home: home)
     default:

@@ -24,7 +24,7 @@ import Testing
         #expect(output.contains("Winner: Bot 2"))
     }
 
-    /// `nim host --port 0 --bot` with `extra` arguments and `nim join … --bot` on 127.0.0.1, both to
+    /// `nim host --port 0 --bot` and `nim join … --bot` on 127.0.0.1, both with `extra` arguments (the variant), both to
     /// their end: what each printed, their exit statuses and the guest's `$NIM_HOME`.
     static func hostAndJoin(_ extra: [String] = []) async throws
         -> (hostOutput: [String], guestOutput: [String], hostStatus: Int32?, guestStatus: Int32?, guestHome: URL) {
@@ -37,7 +37,7 @@ import Testing
         }
         let port = try #require(hostOutput.last?.split(separator: " ")[4].dropLast())
         let guestHome = try temporaryHome()
-        let (guestOutput, guestStatus) = try await NimProcess.run(["join", "127.0.0.1:\(port)", "--bot"], home: guestHome)
+        let (guestOutput, guestStatus) = try await NimProcess.run(["join", "127.0.0.1:\(port)", "--bot"] + extra, home: guestHome)
         while let line = await hostLines.next() { hostOutput.append(line) }
         return (hostOutput, guestOutput, await host.exitStatus(), guestStatus, guestHome)
     }

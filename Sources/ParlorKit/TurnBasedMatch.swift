@@ -1,0 +1,263 @@
+import Games
+import Match
+import Secure
+import Session
+
+/// One seat of a match as a player of the game sees it: GameKit's
+/// `GKTurnBasedParticipant`.
+public struct TurnBasedParticipant: Sendable, Hashable, CustomStringConvertible {
+    /// The seat, 0-based, in the game's order of play.
+    public let seat: SeatIndex
+    /// The player's id, the same on every side for the whole match.
+    public let playerID: PlayerID
+    /// The player's name as it was given when the seat was taken.
+    public let name: String
+    /// Playing, left (quit or timed out while the others play on), or done.
+    public let status: SeatStatus
+    /// How the seat ended: none while it plays, then won, lost, tied, quit or timeExpired.
+    public let outcome: Outcome
+    /// Whether this is the seat of the player on this side of the match.
+    public let isLocal: Bool
+    /// The player's proved identity key (an encrypted match, protocol 3); nil
+    /// for the local player, a clear match, and the seats of a table's other
+    /// guests, whose keys only the host has.
+    public let key: PlayerPublicKey?
+
+    public var description: String { "\(name) (seat \(seat + 1))" }
+}
+
+/// What happens in a match, in the order it happened: GameKit's turn-based
+/// event listener (`player(_:receivedTurnEventFor:didBecomeActive:)`,
+/// `player(_:matchEnded:)`, `player(_:wantsToQuitMatch:)`) as one stream.
+public enum TurnBasedEvent<G: Game>: Sendable {
+    /// It is `participant`'s turn; `participant.isLocal` says it is yours.
+    case turnBegan(TurnBasedParticipant, G)
+    /// A change was committed (saved by the host, confirmed to the side that
+    /// made it): `participant` played `move`, or left (`move` nil: quit or
+    /// timed out, `participant.outcome` says which).
+    case turnEnded(by: TurnBasedParticipant, move: Move?, G)
+    /// A remote player went away (its connection broke); it may come back within `graceLeft`.
+    case away(TurnBasedParticipant, graceLeft: Duration)
+    /// A remote player that was away is back.
+    case back(TurnBasedParticipant)
+    /// A line of table talk.
+    case talk(TalkLine)
+    /// The match ended; every participant carries its outcome.
+    case ended([TurnBasedParticipant], G)
+    /// The match stopped before its end (the other side stayed away past its
+    /// grace, a save failed, the sides disagreed); `reason` says why in a sentence.
+    case stopped(reason: String, G)
+}
+
+/// Why `endTurn(with:)` or `quit()` did not change the match.
+public enum TurnBasedError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The rules, the turn or the host refused the change; the match is unchanged.
+    case refused(String)
+    /// The match has ended or stopped.
+    case matchOver
+
+    public var description: String {
+        switch self {
+        case .refused(let why): "refused: \(why)"
+        case .matchOver: "the match is over"
+        }
+    }
+}
+
+/// A match of the game `G` on the LAN, from one player's side: GameKit's
+/// `GKTurnBasedMatch` for a game that does not live in parlor.
+///
+/// Made by `TurnBasedLAN`: `host(...)` then `waitForMatch()` on the host,
+/// `join(...)` on a guest. It has started when you get it. Follow `events`
+/// (one reader), play with `endTurn(with:)` when it is your turn, `quit()`
+/// at any time, and `leave()` once the match is over.
+///
+/// The host is the authoritative turn holder: it validates, sequences and
+/// saves every change, and its state wins. A change you make is committed
+/// once the host has it (`endTurn` returns then); its `turnEnded` event
+/// comes in the same order on both sides.
+public final class TurnBasedMatch<G: Game>: Sendable {
+    /// The controller that runs the match on this side, for what the front door does not cover.
+    public let controller: MatchController
+    /// The seat of the player on this side.
+    public let localSeat: SeatIndex
+    /// What happens in the match, from the start, for one reader.
+    public let events: AsyncStream<TurnBasedEvent<G>>
+
+    private let local: LocalParticipant
+    private let side: Side
+
+    /// The session under the match: the host's guests or the guest's host.
+    enum Side: Sendable {
+        case host(HostedMatch)
+        case guest(JoinedMatch)
+    }
+
+    /// Subscribes to the controller's events, then starts it.
+    init(side: Side, controller: MatchController, local: LocalParticipant, localSeat: SeatIndex) async throws {
+        self.side = side
+        self.controller = controller
+        self.local = local
+        self.localSeat = localSeat
+        let keys = Self.keys(of: side)
+        let raw = await controller.events()
+        let first = await controller.state
+        let (events, continuation) = AsyncStream<TurnBasedEvent<G>>.makeStream(bufferingPolicy: .unbounded)
+        let translator = Task {
+            // A presence event carries no state: its seat is read from the last one seen.
+            var last = first
+            for await event in raw {
+                if let state = event.state { last = state }
+                guard let translated = Self.translate(event, last: last, localSeat: localSeat, keys: keys) else { continue }
+                continuation.yield(translated)
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in translator.cancel() }
+        self.events = events
+        try await controller.start()
+    }
+
+    // MARK: The match now
+
+    /// The game as it stands: typed, no cast needed.
+    public var game: G {
+        get async { Self.game(of: await controller.state) }
+    }
+
+    /// The whole committed match (seats, history, turn deadline).
+    public var state: MatchState {
+        get async { await controller.state }
+    }
+
+    /// The match as bytes (the versioned match blob of docs/PROTOCOL.md
+    /// section 5): GameKit's `matchData`, what both sides saved.
+    public var matchData: [UInt8] {
+        get async { MatchBlob.encode(await controller.state) }
+    }
+
+    /// Every seat, in the order of play.
+    public var participants: [TurnBasedParticipant] {
+        get async { Self.participants(of: await controller.state, localSeat: localSeat, keys: Self.keys(of: side)) }
+    }
+
+    /// Whose turn it is; nil once the match is over.
+    public var currentParticipant: TurnBasedParticipant? {
+        get async {
+            let state = await controller.state
+            guard let active = state.activeSeat else { return nil }
+            return Self.participants(of: state, localSeat: localSeat, keys: Self.keys(of: side))[active]
+        }
+    }
+
+    /// The participant on this side.
+    public var localParticipant: TurnBasedParticipant {
+        get async { await participants[localSeat] }
+    }
+
+    /// Whether the match has ended (every seat done).
+    public var isOver: Bool {
+        get async { await controller.state.isEnded }
+    }
+
+    // MARK: Playing
+
+    /// Plays `move` for the local player and ends the turn: GameKit's
+    /// `endTurn(withNextParticipants:turnTimeout:match:)`; the game's rules
+    /// say who is next. Returns once the change is committed.
+    /// - Throws: `TurnBasedError.refused` (not your turn, an illegal move, the
+    ///   host refused it; the match is unchanged), `.matchOver`.
+    public func endTurn(with move: Move) async throws(TurnBasedError) {
+        try Self.check(await local.play(move))
+    }
+
+    /// Leaves the match for good, in turn or out of turn: GameKit's
+    /// `participantQuitInTurn` and `participantQuitOutOfTurn`. In a two-seat
+    /// match the other player wins; at a table the others play on.
+    public func quit() async throws(TurnBasedError) {
+        try Self.check(await local.quit())
+    }
+
+    /// Waits until the match has ended or stopped and returns the final game.
+    public func finished() async -> G {
+        Self.game(of: await controller.finished())
+    }
+
+    /// After the end: waits (up to `limit`) until the other side has the
+    /// final state, then lets the connection go. Leaving at once could cost
+    /// the other side its view of the last move (docs/LIBRARY.md, the
+    /// participant contract's third rule).
+    public func leave(within limit: Duration = .seconds(5)) async {
+        switch side {
+        case .host(let hosted):
+            for guest in hosted.guests { _ = await guest.waitForFinalDelivery(within: limit) }
+        case .guest:
+            break  // the guest acknowledges the end as soon as it has it
+        }
+    }
+
+    // MARK: Translation, decided here once
+
+    private static func check(_ result: SubmitResult) throws(TurnBasedError) {
+        switch result {
+        case .committed: return
+        case .rejected(let rejection):
+            if case .matchOver = rejection { throw .matchOver }
+            throw .refused("\(rejection)")
+        case .rolledBack(let reason): throw .refused("\(reason)")
+        }
+    }
+
+    /// The game of a state of this match: a state of another game never reaches a match of `G`.
+    private static func game(of state: MatchState) -> G {
+        guard let game = state.game(as: G.self) else {
+            preconditionFailure("a TurnBasedMatch<\(G.self)> holds a match of \(state.gameID)")
+        }
+        return game
+    }
+
+    private static func keys(of side: Side) -> [SeatIndex: PlayerPublicKey] {
+        switch side {
+        case .host(let hosted):
+            var keys: [SeatIndex: PlayerPublicKey] = [:]
+            for guest in hosted.guests { keys[guest.seat] = guest.peerKey }
+            return keys
+        case .guest(let joined):
+            return joined.remote.peerKey.map { [joined.remote.hostSeat: $0] } ?? [:]
+        }
+    }
+
+    private static func participants(of state: MatchState, localSeat: SeatIndex,
+                                     keys: [SeatIndex: PlayerPublicKey]) -> [TurnBasedParticipant] {
+        state.seats.indices.map { seat in
+            let seated = state.seats[seat]
+            return TurnBasedParticipant(seat: seat, playerID: seated.playerID, name: seated.name, status: seated.status,
+                                        outcome: seated.outcome, isLocal: seat == localSeat, key: keys[seat])
+        }
+    }
+
+    private static func translate(_ event: MatchEvent, last: MatchState, localSeat: SeatIndex,
+                                  keys: [SeatIndex: PlayerPublicKey]) -> TurnBasedEvent<G>? {
+        func seated(_ state: MatchState) -> [TurnBasedParticipant] {
+            participants(of: state, localSeat: localSeat, keys: keys)
+        }
+        switch event {
+        case .turnBegan(let seat, let state):
+            return .turnBegan(seated(state)[seat], game(of: state))
+        case .committed(let change, let state):
+            let move: Move? = if case .move(let move, _) = change { move } else { nil }
+            return .turnEnded(by: seated(state)[change.seat], move: move, game(of: state))
+        case .presence(let seat, let away, let graceLeft):
+            let participant = seated(last)[seat]
+            return away ? .away(participant, graceLeft: graceLeft) : .back(participant)
+        case .talk(let line):
+            return .talk(line)
+        case .ended(let state):
+            return .ended(seated(state), game(of: state))
+        case .failed(let failure, let state):
+            return .stopped(reason: "\(failure)", game(of: state))
+        case .started, .awaitingConfirmation, .rolledBack, .adopted, .notice, .talkRefused, .standIn:
+            return nil
+        }
+    }
+}
