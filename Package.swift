@@ -72,7 +72,7 @@ let package = Package(
         // Rendering and input; the only module that touches termios.
         .target(name: "TerminalUI", dependencies: ["Match", "Games"]),
         // The typed, GameKit-shaped front door: host, join and play a game of the caller's.
-        .target(name: "ParlorKit", dependencies: ["Games", "Match", "Session", "Secure", "Discovery"]),
+        .target(name: "ParlorKit", dependencies: ["Games", "Match", "Session", "Secure", "Discovery", "Store"]),
         // The benchmarks' engines: load generators, floors, percentiles and goals,
         // their figures returned as values (ParlorCLI prints them).
         .target(name: "Bench", dependencies: ["Games", "Match", "Bots", "Store", "Session", "Secure"]),
@@ -120,7 +120,7 @@ let package = Package(
         .testTarget(name: "BenchTests", dependencies: ["Bench", "Games", "Match", "Store", "Session", "ParlorTestSupport"]),
         .testTarget(name: "ParlorCLITests", dependencies: ["ParlorCLI", "Bench", "Games", "Match", "Session", "Secure", "TerminalUI", "ParlorTestSupport"]),
         // Tests that need root, network namespaces and real avahi-daemons (scripts/lab).
-        .testTarget(name: "ParlorKitTests", dependencies: ["ParlorKit", "Games", "Match", "Session", "Secure", "Discovery", "ParlorTestSupport"]),
+        .testTarget(name: "ParlorKitTests", dependencies: ["ParlorKit", "Games", "Match", "Session", "Secure", "Discovery", "Store", "ParlorTestSupport"]),
         .testTarget(name: "LabTests", dependencies: ["Discovery", "ParlorTestSupport"]),
     ]
 )

@@ -3,6 +3,7 @@ import Games
 import Match
 import Secure
 import Session
+import Store
 
 /// Where matches of a game come from on a LAN: GameKit's matchmaking
 /// (`GKTurnBasedMatch.find(for:)`) for peers with no server.
@@ -31,39 +32,135 @@ public enum TurnBasedLAN {
     ///   - security: `.encrypted` (protocol 3, what the `parlor` command
     ///     always speaks) or `.clear`.
     ///   - directory: where to advertise (avahi's DNS-SD by default).
+    ///   - store: where the match is saved (nil: nowhere). It is on disk
+    ///     before the guest is welcomed, and each change before anyone sees it.
     /// - Throws: `HostError` (an unregistered game), `NetError` (the port).
     public static func host<G: Game>(_ game: G.Type, as playerName: String, port: UInt16 = 0,
                                      security: ChannelSecurity = .clear, advertise: Bool = true,
-                                     directory: any ServiceDirectory = DNSSDDirectory(),
+                                     directory: any ServiceDirectory = DNSSDDirectory(), store: MatchStore? = nil,
                                      appVersion: String = defaultAppVersion) async throws -> TurnBasedHost<G> {
+        // Before listening: nobody is welcomed into a match that cannot be saved.
+        try store?.checkWritable()
         let listener = try TCPListener.listen(port: port)
+        var configuration = HostConfiguration(gameID: G.id, hostName: playerName, hostPlayerID: .random(), appVersion: appVersion)
+        let listenPort = listener.port
+        let saves = store.map { store in
+            SavedBeforeWelcome(store: store) { hosted in
+                StoredMatch(state: hosted.initialState, role: .host, localSeat: hosted.hostSeat, lastActivity: wallClockMilliseconds(),
+                            seatToken: hosted.seatToken.bytes, listenPort: listenPort, peerKey: hosted.remote.peerKey?.bytes)
+            }
+        }
+        // A record that could not be removed stays as an interrupted match at move 0, which resuming lists.
+        saves?.install(in: &configuration, forgetFailed: { _, _ in })
+        return try await serve(G.self, configuration, resuming: nil, on: listener, security: security,
+                               advertise: advertise ? directory : nil, appVersion: appVersion, saves: saves)
+    }
+
+    /// Takes a saved host's match (`record`, from `store`) back up: listens on
+    /// its port again (any free one if it is taken), lists it with its match
+    /// id when `advertise`, and waits in `waitForMatch()` for its guest to
+    /// come back (`resume(_:joined:...)` on the guest's side). Changes go on
+    /// being saved into `store`.
+    /// - Throws: `TurnBasedLANError.notResumable` (not a host's two-seat
+    ///   record, no seat token, another game), `StoreError`, `NetError`.
+    public static func resume<G: Game>(_ game: G.Type, hosting record: StoredMatch, store: MatchStore,
+                                       security: ChannelSecurity = .clear, advertise: Bool = true,
+                                       directory: any ServiceDirectory = DNSSDDirectory(),
+                                       appVersion: String = defaultAppVersion) async throws -> TurnBasedHost<G> {
+        let state = record.state
+        guard record.role == .host, state.gameID == G.id, state.seats.count == 2,
+              let token = SeatToken(bytes: record.seatToken) else {
+            throw TurnBasedLANError.notResumable("match \(state.matchID.short) is not a two-seat match of \(G.id) this side hosted")
+        }
+        try store.checkWritable()
+        let listener: TCPListener
+        do { listener = try TCPListener.listen(port: record.listenPort) } catch { listener = try TCPListener.listen(port: 0) }
+        var saved = SavedHostMatch(state: state, hostSeat: record.localSeat, seatToken: token)
+        if record.hasPeerKey, let key = try? PlayerPublicKey(bytes: record.peerKey) { saved.guestKeys[1 - record.localSeat] = key }
+        var configuration = HostConfiguration(gameID: G.id, hostName: state.seats[record.localSeat].name,
+                                              hostPlayerID: state.seats[record.localSeat].playerID, appVersion: appVersion)
+        configuration.turnTimeoutSeconds = state.turnTimeout
+        var resumed = record
+        resumed.listenPort = listener.port
+        return try await serve(G.self, configuration, resuming: saved, on: listener, security: security,
+                               advertise: advertise ? directory : nil, appVersion: appVersion, resumed: (store, resumed))
+    }
+
+    /// Hosts `configuration` (a saved match when `resuming`) on `listener`,
+    /// listed in `advertise` when given (with the match id of a resumed one).
+    private static func serve<G: Game>(_ game: G.Type, _ configuration: HostConfiguration, resuming: SavedHostMatch?,
+                                       on listener: TCPListener, security: ChannelSecurity, advertise: (any ServiceDirectory)?,
+                                       appVersion: String, saves: SavedBeforeWelcome? = nil,
+                                       resumed: (store: MatchStore, record: StoredMatch)? = nil) async throws -> TurnBasedHost<G> {
         let host: MatchHost
-        do {
-            host = try MatchHost(configuration: HostConfiguration(gameID: G.id, hostName: playerName, hostPlayerID: .random(),
-                                                                  appVersion: appVersion))
-        } catch {
+        do { host = try MatchHost(configuration: configuration, resuming: resuming) } catch {
             listener.close()
             throw error
         }
         let acceptor = Task { await host.serve(listener, security: security) }
         var listing: HostedListing?
-        if advertise {
+        if let directory = advertise {
             let encrypted = if case .encrypted = security { true } else { false }
-            let hosted = Listing.hostedGame(G.self, host: playerName, encrypted: encrypted, appVersion: appVersion)
-            listing = await HostedListing.advertise(hosted.serviceInfo(seatsTaken: 1, playing: false, matchID: ""),
+            let hosted = Listing.hostedGame(G.self, host: configuration.hostName, encrypted: encrypted, appVersion: appVersion)
+            let matchID = resuming.map { $0.state.matchID.hex } ?? ""
+            listing = await HostedListing.advertise(hosted.serviceInfo(seatsTaken: 1, playing: resuming != nil, matchID: matchID),
                                                     as: hosted.serviceName, port: listener.port, in: directory)
         }
-        return TurnBasedHost(host: host, listener: listener, acceptor: acceptor, listing: listing)
+        return TurnBasedHost(host: host, listener: listener, acceptor: acceptor, listing: listing, saves: saves, resumed: resumed)
+    }
+
+    /// Takes a saved guest's match (`record`, from `store`) back up: dials
+    /// the host where it was reached (`record.peerAddress`), again and again
+    /// within `grace`, until the host (resumed, or still waiting) takes the
+    /// seat back. Changes go on being saved into `store`.
+    /// - Throws: `TurnBasedLANError.notResumable`, `ResumeError` (the host
+    ///   did not take the seat back within `grace`, or its state disagrees).
+    public static func resume<G: Game>(_ game: G.Type, joined record: StoredMatch, store: MatchStore,
+                                       security: ChannelSecurity = .clear, grace: Duration = .seconds(60),
+                                       appVersion: String = defaultAppVersion) async throws -> TurnBasedMatch<G> {
+        let state = record.state
+        guard record.role == .guest, state.gameID == G.id, let token = SeatToken(bytes: record.seatToken),
+              let (host, port) = Self.hostAndPort(record.peerAddress) else {
+            throw TurnBasedLANError.notResumable("match \(state.matchID.short) is not a match of \(G.id) this side joined")
+        }
+        try store.checkWritable()
+        let seat = state.seats[record.localSeat]
+        let hello = Hello(appVersion: appVersion, playerID: seat.playerID, playerName: seat.name,
+                          games: [GameVersion(id: G.id, rulesVersion: UInt16(clamping: G.rulesVersion))],
+                          matchID: state.matchID, seatToken: token)
+        var options = GuestOptions()
+        options.grace = grace
+        let joined = try await Guest.resume(dial: { timeout in
+            security.connecting(try await TCPConnection.connect(host: host, port: port, timeout: timeout).byteStream())
+        }, hello: hello, saved: state, options: options)
+        let recorder = MatchRecorder(store: store, record: record)
+        recorder.keep(joined)
+        let (controller, local) = joined.makeController { LocalParticipant(playerID: $0) }
+        return try await TurnBasedMatch(side: .guest(joined), controller: controller, local: local, localSeat: joined.seat,
+                                        recorder: recorder)
+    }
+
+    /// `HOST:PORT` or `[IPV6]:PORT`, as a connection's `remoteAddress` says it.
+    static func hostAndPort(_ address: String) -> (String, UInt16)? {
+        guard let colon = address.lastIndex(of: ":"), let port = UInt16(address[address.index(after: colon)...]) else { return nil }
+        var host = String(address[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return host.isEmpty ? nil : (host, port)
     }
 
     /// Joins the match hosted at `host`:`port` as `playerName`.
     /// - Throws: `NetError` (nobody listens there), `JoinError` (the host
     ///   refused: another game, a full table, an older or newer parlor).
+    /// With a `store`, the match is saved there before this returns, and each
+    /// change before it is acknowledged or shown; a store where nothing can
+    /// be saved throws `StoreError` before anything is sent.
     public static func join<G: Game>(_ game: G.Type, host: String, port: UInt16, as playerName: String,
-                                     security: ChannelSecurity = .clear,
+                                     security: ChannelSecurity = .clear, store: MatchStore? = nil,
                                      appVersion: String = defaultAppVersion) async throws -> TurnBasedMatch<G> {
+        // Before connecting: a seat this side could not save is not taken from others.
+        try store?.checkWritable()
         let connection = try await TCPConnection.connect(host: host, port: port)
-        return try await join(G.self, over: connection, as: playerName, security: security, appVersion: appVersion)
+        return try await join(G.self, over: connection, as: playerName, security: security, store: store, appVersion: appVersion)
     }
 
     /// Finds the game listed on the LAN as `name` (its exact name, ignoring
@@ -72,17 +169,19 @@ public enum TurnBasedLAN {
     ///   no DNS-SD), `NetError`, `JoinError`.
     public static func join<G: Game>(_ game: G.Type, named name: String, as playerName: String,
                                      security: ChannelSecurity = .clear, timeout: Duration = GameFinder.defaultTimeout,
-                                     directory: any ServiceDirectory = DNSSDDirectory(),
+                                     directory: any ServiceDirectory = DNSSDDirectory(), store: MatchStore? = nil,
                                      appVersion: String = defaultAppVersion) async throws -> TurnBasedMatch<G> {
+        try store?.checkWritable()
         let finder = GameFinder(directory: directory, timeout: timeout, assess: Listing.assess)
         let listed = try await finder.find(name: name, picker: nil)
         let connection = try await TCPConnection.connect(addresses: Listing.socketAddresses(of: listed.service),
                                                          timeout: .seconds(5))
-        return try await join(G.self, over: connection, as: playerName, security: security, appVersion: appVersion)
+        return try await join(G.self, over: connection, as: playerName, security: security, store: store, appVersion: appVersion)
     }
 
     private static func join<G: Game>(_ game: G.Type, over connection: TCPConnection, as playerName: String,
-                                      security: ChannelSecurity, appVersion: String) async throws -> TurnBasedMatch<G> {
+                                      security: ChannelSecurity, store: MatchStore?,
+                                      appVersion: String) async throws -> TurnBasedMatch<G> {
         // Only `G`: a host of another game refuses the guest with a sentence naming it.
         let hello = Hello(appVersion: appVersion, playerID: .random(), playerName: playerName,
                           games: [GameVersion(id: G.id, rulesVersion: UInt16(clamping: G.rulesVersion))])
@@ -90,10 +189,27 @@ public enum TurnBasedLAN {
         // A host that does not read the games list (protocol 1) may still seat us at another game.
         guard joined.initialState.gameID == G.id else {
             await joined.remote.leaveForNow("this player came for another game")
+            connection.close()
             throw TurnBasedLANError.otherGame(hosted: joined.initialState.gameID, wanted: G.id)
         }
+        var recorder: MatchRecorder?
+        if let store {
+            // On disk before anything of the match is shown: else the host would keep a match this side cannot resume.
+            let saves = FirstSaves(store: store)
+            let record = StoredMatch(state: joined.initialState, role: .guest, localSeat: joined.seat,
+                                     lastActivity: wallClockMilliseconds(), peerAddress: connection.remoteAddress,
+                                     seatToken: joined.seatToken.bytes, peerKey: joined.remote.peerKey?.bytes)
+            if let failure = await saves.save(record) {
+                await joined.remote.leaveForNow("cannot save the match")
+                connection.close()
+                throw TurnBasedLANError.notSaved("\(failure)")
+            }
+            recorder = saves.take(joined.initialState.matchID)
+            recorder?.keep(joined)
+        }
         let (controller, local) = joined.makeController { LocalParticipant(playerID: $0) }
-        return try await TurnBasedMatch(side: .guest(joined), controller: controller, local: local, localSeat: joined.seat)
+        return try await TurnBasedMatch(side: .guest(joined), controller: controller, local: local, localSeat: joined.seat,
+                                        recorder: recorder)
     }
 }
 
@@ -101,10 +217,16 @@ public enum TurnBasedLAN {
 public enum TurnBasedLANError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The host plays another game than the one asked for.
     case otherGame(hosted: String, wanted: String)
+    /// The match could not be saved as it started, so this side left it (for now: the host keeps it).
+    case notSaved(String)
+    /// The saved match is not one this call can take back up; the sentence says why.
+    case notResumable(String)
 
     public var description: String {
         switch self {
         case .otherGame(let hosted, let wanted): "the host plays \(hosted), not \(wanted)"
+        case .notSaved(let why): "could not save the match, so it was left: \(why)"
+        case .notResumable(let why): why
         }
     }
 }
@@ -123,8 +245,14 @@ public final class TurnBasedHost<G: Game>: Sendable {
     private let listener: TCPListener
     private let acceptor: Task<Void, Never>
     private let listing: HostedListing?
+    private let saves: SavedBeforeWelcome?
+    /// A resumed match: where it is saved, and its record.
+    private let resumed: (store: MatchStore, record: StoredMatch)?
 
-    init(host: MatchHost, listener: TCPListener, acceptor: Task<Void, Never>, listing: HostedListing?) {
+    init(host: MatchHost, listener: TCPListener, acceptor: Task<Void, Never>, listing: HostedListing?,
+         saves: SavedBeforeWelcome?, resumed: (store: MatchStore, record: StoredMatch)? = nil) {
+        self.saves = saves
+        self.resumed = resumed
         self.host = host
         self.listener = listener
         self.acceptor = acceptor
@@ -132,7 +260,8 @@ public final class TurnBasedHost<G: Game>: Sendable {
         self.port = listener.port
     }
 
-    /// Waits for a guest, then starts the match with the host's player at its seat.
+    /// Waits for a guest (a resumed match: for its guest to come back), then
+    /// starts the match with the host's player at its seat.
     /// The game leaves the LAN's lists once the guest is seated.
     public func waitForMatch() async throws -> TurnBasedMatch<G> {
         let hosted: HostedMatch
@@ -142,8 +271,12 @@ public final class TurnBasedHost<G: Game>: Sendable {
         }
         await listing?.withdraw()
         listener.close()
+        // Saved before the guest was welcomed: its recorder goes on with the match (a resumed one, with its record).
+        let recorder = saves?.taken(hosted) ?? resumed.map { MatchRecorder(store: $0.store, record: $0.record) }
+        recorder?.keep(hosted)
         let (controller, local) = hosted.makeController { LocalParticipant(playerID: $0) }
-        return try await TurnBasedMatch(side: .host(hosted), controller: controller, local: local, localSeat: hosted.hostSeat)
+        return try await TurnBasedMatch(side: .host(hosted), controller: controller, local: local, localSeat: hosted.hostSeat,
+                                        recorder: recorder)
     }
 
     /// Stops waiting: withdraws the listing and closes the port.

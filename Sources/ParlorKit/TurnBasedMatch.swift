@@ -2,6 +2,7 @@ import Games
 import Match
 import Secure
 import Session
+import Store
 
 /// One seat of a match as a player of the game sees it: GameKit's
 /// `GKTurnBasedParticipant`.
@@ -86,6 +87,8 @@ public final class TurnBasedMatch<G: Game>: Sendable {
 
     private let local: LocalParticipant
     private let side: Side
+    /// Saving this side's match, when it has a store: done once the final state is on disk.
+    private let recording: Task<Void, Never>?
 
     /// The session under the match: the host's guests or the guest's host.
     enum Side: Sendable {
@@ -93,14 +96,24 @@ public final class TurnBasedMatch<G: Game>: Sendable {
         case guest(JoinedMatch)
     }
 
-    /// Subscribes to the controller's events, then starts it.
-    init(side: Side, controller: MatchController, local: LocalParticipant, localSeat: SeatIndex) async throws {
+    /// Subscribes to the controller's events, then starts it. With a
+    /// `recorder`, every event comes after the save that makes it durable.
+    init(side: Side, controller: MatchController, local: LocalParticipant, localSeat: SeatIndex,
+         recorder: MatchRecorder?) async throws {
         self.side = side
         self.controller = controller
         self.local = local
         self.localSeat = localSeat
         let keys = Self.keys(of: side)
-        let raw = await controller.events()
+        let raw: AsyncStream<MatchEvent>
+        if let recorder {
+            let (shown, showing) = AsyncStream<MatchEvent>.makeStream()
+            recording = await recorder.follow(controller, showing: showing)
+            raw = shown
+        } else {
+            recording = nil
+            raw = await controller.events()
+        }
         let first = await controller.state
         let (events, continuation) = AsyncStream<TurnBasedEvent<G>>.makeStream(bufferingPolicy: .unbounded)
         let translator = Task {
@@ -178,9 +191,28 @@ public final class TurnBasedMatch<G: Game>: Sendable {
         try Self.check(await local.quit())
     }
 
-    /// Waits until the match has ended or stopped and returns the final game.
+    /// Leaves the match for now without quitting it: the other side hears
+    /// that this one is away, the match stops here as interrupted (saved so,
+    /// with a store), and `TurnBasedLAN.resume` takes it back up later, on
+    /// either side, within the host's grace period.
+    public func leaveForNow() async {
+        guard await !controller.isStopped else { return }
+        switch side {
+        case .host(let hosted):
+            for guest in hosted.guests { await guest.leaveForNow() }
+        case .guest(let joined):
+            await joined.remote.leaveForNow()
+        }
+        await controller.fail(.connectionLost("this side left for now"))
+        await recording?.value
+    }
+
+    /// Waits until the match has ended or stopped (and, with a store, its
+    /// final state is on disk) and returns the final game.
     public func finished() async -> G {
-        Self.game(of: await controller.finished())
+        let final = await controller.finished()
+        await recording?.value
+        return Self.game(of: final)
     }
 
     /// After the end: waits (up to `limit`) until the other side has the

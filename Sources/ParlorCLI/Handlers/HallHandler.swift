@@ -3,6 +3,7 @@ import Discovery
 import Foundation
 import Games
 import Match
+import ParlorKit
 import Session
 import Store
 import Synchronization
@@ -44,12 +45,11 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
     // a thread's memory each, and one would make every table wait for every sync.
     let writers = (0..<Hall.writerCount).map { _ in DurableWriter() }
     // A new table's match is saved before its guest is welcomed into it (Session's saveBeforeWelcome).
-    let firstSaves = SavedBeforeWelcome(record: { hosted in
+    let firstSaves = SavedBeforeWelcome(store: LocalData.matchStore, record: { hosted in
         StoredMatch(state: hosted.initialState, role: .host, localSeat: hosted.hostSeat, lastActivity: wallClockMilliseconds(),
                     seatToken: hosted.seatToken.bytes, listenPort: port)
     }, writer: { hosted in Hall.writer(for: hosted.initialState.matchID, in: writers) })
-    configuration.saveBeforeWelcome = { await firstSaves.save($0) }
-    configuration.forgetUnwelcomed = { firstSaves.forget($0) }
+    firstSaves.install(in: &configuration, forgetFailed: LocalData.sayNotRemoved)
     let savedMatches = saved.compactMap { record in
         SeatToken(bytes: record.seatToken).map { TableRecord.savedTwoSeat(record, token: $0) }
     }
@@ -194,7 +194,7 @@ enum Hall {
         // A new table's recorder is the one that saved it before its guest was welcomed; a resumed one's is made here.
         let recorder = context.firstSaves.taken(hosted)
             ?? MatchRecorder(store: LocalData.matchStore, record: record, writer: Hall.writer(for: id, in: context.writers))
-        SessionRunner.record(hosted, with: recorder)
+        recorder.keep(hosted)
         // A table's lines and its row on the board show what is saved.
         let (events, showing) = AsyncStream<MatchEvent>.makeStream()
         let recording = await recorder.follow(controller, showing: showing)

@@ -3,6 +3,7 @@ import Discovery
 import Foundation
 import Games
 import Match
+import ParlorKit
 import Session
 import Store
 import TerminalUI
@@ -38,15 +39,14 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
     var configuration = HostSetup.configuration(options, game: gameType, passcode: passcode)
     // What the store keeps of the match: saved before any guest is welcomed into it (Session's saveBeforeWelcome).
     let settings = HostSetup.settings(options, configuration: configuration)
-    let firstSave = SavedBeforeWelcome { hosted in
+    let firstSave = SavedBeforeWelcome(store: LocalData.matchStore) { hosted in
         StoredMatch(state: hosted.initialState, role: .host, localSeat: hosted.hostSeat,
                     lastActivity: wallClockMilliseconds(), seatToken: hosted.seatToken.bytes, listenPort: port,
                     tableSeats: TableRecord.seats(of: hosted, botLevels: options.bots), hostSettings: settings,
                     // A two-seat match keeps its guest's key: a resumed host takes the seat back only for it.
                     peerKey: hosted.guests.count == 1 ? hosted.remote.peerKey?.bytes : nil)
     }
-    configuration.saveBeforeWelcome = { await firstSave.save($0) }
-    configuration.forgetUnwelcomed = { firstSave.forget($0) }
+    firstSave.install(in: &configuration, forgetFailed: LocalData.sayNotRemoved)
     let host: MatchHost
     do { host = try MatchHost(configuration: configuration) } catch {
         if case .passcodeUnavailable = error { throw CommandFailure("\(error)", exitCode: .internalError) }

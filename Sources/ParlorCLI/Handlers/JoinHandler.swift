@@ -3,6 +3,7 @@ import Discovery
 import Foundation
 import Games
 import Match
+import ParlorKit
 import Session
 import Store
 import TerminalUI
@@ -70,7 +71,7 @@ func runJoin(_ options: JoinOptions, desk: MatchDesk? = nil) async throws -> Exi
     // "Joined" keeps a record that `parlor resume` finishes.
     let record = StoredMatch(state: joined.initialState, role: .guest, localSeat: joined.seat, lastActivity: wallClockMilliseconds(),
                              peerAddress: peerAddress, seatToken: joined.seatToken.bytes, peerKey: joined.remote.peerKey?.bytes)
-    let saves = FirstSaves()
+    let saves = FirstSaves(store: LocalData.matchStore)
     if let failure = await saves.save(record) {
         await joined.remote.leaveForNow("cannot save the match")
         throw CommandFailure("could not save the match, so it was left: \(failure)", exitCode: .ioError)

@@ -1,5 +1,6 @@
 import Bots
 import Match
+import ParlorKit
 import Session
 import Bench
 import Store
@@ -44,12 +45,12 @@ extension LoopbackMatch {
                 let hostRecorder = MatchRecorder(store: store, record: StoredMatch(
                     state: sides.hosted.initialState, role: .host, localSeat: sides.hosted.hostSeat,
                     lastActivity: wallClockMilliseconds(), seatToken: sides.hosted.seatToken.bytes, listenPort: sides.port))
-                SessionRunner.record(sides.hosted, with: hostRecorder)
+                hostRecorder.keep(sides.hosted)
                 let guestRecorder = MatchRecorder(store: store, record: StoredMatch(
                     state: sides.joined.initialState, role: .guest, localSeat: sides.joined.seat,
                     lastActivity: wallClockMilliseconds(), peerAddress: "127.0.0.1:\(sides.port)",
                     seatToken: sides.joined.seatToken.bytes))
-                SessionRunner.record(sides.joined, with: guestRecorder)
+                guestRecorder.keep(sides.joined)
                 return [await hostRecorder.follow(sides.hostController), await guestRecorder.follow(sides.guestController)]
             },
             sealed: sealed)

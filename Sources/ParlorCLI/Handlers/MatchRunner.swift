@@ -168,6 +168,11 @@ enum Hints {
 /// Where this user's parlor data lives (from the environment): the one
 /// store every command uses, and the stable player id kept beside it.
 enum LocalData {
+    /// Says that the record of match `id`, which never started, could not be removed.
+    @Sendable static func sayNotRemoved(_ id: MatchID, _ error: any Error) {
+        Console.writeError("parlor: could not remove the record of match \(id.short), which never started: \(error)\n")
+    }
+
     static var matchStore: MatchStore {
         MatchStore(directory: MatchStore.defaultDirectory(environment: ProcessInfo.processInfo.environment))
     }

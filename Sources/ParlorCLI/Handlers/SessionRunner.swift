@@ -2,6 +2,7 @@ import Bots
 import Foundation
 import Games
 import Match
+import ParlorKit
 import Session
 import Store
 import Synchronization
@@ -23,12 +24,6 @@ enum SessionRunner {
         }
         let local = LocalParticipant(playerID: playerID)
         return (local, [local])
-    }
-
-    /// Has `recorder` keep the host's side of `hosted`: each committed state
-    /// is saved on the recorder's writer before the frames that reveal it (Session's `saveBeforeRevealing`).
-    static func record(_ hosted: HostedMatch, with recorder: MatchRecorder) {
-        hosted.saveBeforeRevealing { state, then in recorder.saveBeforeRevealing(state) { then($0) } }
     }
 
     /// The host's bots at a table (`--bots`, then medium bots for the seats
@@ -56,12 +51,6 @@ enum SessionRunner {
         }
     }
 
-    /// Has `recorder` keep the guest's side of `joined`: states queued on its
-    /// writer, each calling back once on disk (Session's `saveBeforeAcknowledging`).
-    static func record(_ joined: JoinedMatch, with recorder: MatchRecorder) {
-        joined.saveBeforeAcknowledging { state, done in recorder.saveBeforeRevealing(state) { _ in done() } }
-    }
-
     /// Plays a hosted match (new or resumed) to the end, then any rematches
     /// (Session's `MatchSeries`). `record` is what the store keeps for this
     /// side; every committed state is saved before the guest can see it.
@@ -75,7 +64,7 @@ enum SessionRunner {
                 let (me, locals) = localParticipant(hosted.hostPlayerID, bot: bot, presentation: presentation)
                 let controller = hosted.makeController(with: me, bots: tableBots(hosted, levels: botLevels, presentation: presentation))
                 let recorder = saves?.taken(hosted) ?? MatchRecorder(store: LocalData.matchStore, record: record)
-                Self.record(hosted, with: recorder)
+                recorder.keep(hosted)
                 if let awayBot { standIn(for: hosted, after: awayBot, presentation: presentation) }
                 var presentation = presentation
                 if hosted.initialState.seats.count > 2 {
@@ -100,14 +89,14 @@ enum SessionRunner {
     /// `saves` holds the recorder of a match saved before anything of it was
     /// shown (the first, by `parlor join`); each rematch is saved there too
     /// before its line is printed.
-    static func playAsGuest(_ first: JoinedMatch, record: StoredMatch, saves: FirstSaves = FirstSaves(),
+    static func playAsGuest(_ first: JoinedMatch, record: StoredMatch, saves: FirstSaves = FirstSaves(store: LocalData.matchStore),
                             bot: BotLevelChoice?, presentation: MatchPresentation, rematches: Int?) async throws -> FrontendExit {
         var player = SeriesSide(first, rematches: rematches, bot: bot, presentation: presentation, record: record,
             playOne: { joined, record, question in
                 let (me, locals) = localParticipant(joined.playerID, bot: bot, presentation: presentation)
                 let controller = joined.makeController(with: me)
                 let recorder = saves.take(joined.initialState.matchID) ?? MatchRecorder(store: LocalData.matchStore, record: record)
-                Self.record(joined, with: recorder)
+                recorder.keep(joined)
                 return try await play(controller, locals: locals, recorder: recorder, talk: joined.remote, peer: joined.hostName,
                                       link: joined.remote, question: question, presentation: presentation)
             },
@@ -157,80 +146,6 @@ enum SessionRunner {
         var options = GuestOptions(redial: dial)
         if let grace { options.grace = grace }
         return options
-    }
-}
-
-/// Recorders made by a match's first save, before anything of it is shown
-/// or sent, by match id; the match's play goes on with its own (`take`).
-/// The guest saves here before it says "Joined" or "Rematch", the host
-/// before its WELCOME (`SavedBeforeWelcome`).
-final class FirstSaves: Sendable {
-    private let made = Mutex<[MatchID: MatchRecorder]>([:])
-    private let store: MatchStore
-
-    /// First saves into `store` (this user's, by default).
-    init(store: MatchStore = LocalData.matchStore) {
-        self.store = store
-    }
-
-    /// Saves `record` as its match starts, with a recorder writing on `writer`
-    /// (nil: a writer of its own); nil once it is on disk, else why not.
-    func save(_ record: StoredMatch, writer: DurableWriter? = nil) async -> SaveFailure? {
-        let recorder = MatchRecorder(store: store, record: record, writer: writer)
-        let failure = await withCheckedContinuation { (done: CheckedContinuation<SaveFailure?, Never>) in
-            recorder.saveBeforeRevealing(record.state) { done.resume(returning: $0) }
-        }
-        if failure == nil { made.withLock { $0[record.state.matchID] = recorder } }
-        return failure
-    }
-
-    /// The recorder that first saved match `id`; nil when none did (a resumed match).
-    func take(_ id: MatchID) -> MatchRecorder? {
-        made.withLock { $0.removeValue(forKey: id) }
-    }
-
-    /// Removes the record that `save` wrote, for a match that never started
-    /// (nobody was welcomed into it); a failure to remove it is said.
-    func forget(_ record: StoredMatch) {
-        _ = take(record.state.matchID)
-        do { try store.remove(record) } catch {
-            Console.writeError("parlor: could not remove the record of match \(record.state.matchID.short), which never started: \(error)\n")
-        }
-    }
-}
-
-/// The host's first save of each new match (a rematch too), made before any
-/// guest is welcomed into it (Session's `HostConfiguration.saveBeforeWelcome`),
-/// so a host killed at any moment after a WELCOME keeps the record `parlor
-/// resume` finishes; the match's play goes on with its recorder (`taken(_:)`).
-final class SavedBeforeWelcome: Sendable {
-    private let saves = FirstSaves()
-    /// What the store keeps of a match as it starts.
-    let record: @Sendable (HostedMatch) -> StoredMatch
-    private let writer: @Sendable (HostedMatch) -> DurableWriter?
-
-    /// `record` is what the store keeps of a match as it starts; `writer`,
-    /// where its recorder writes (nil: a writer of its own).
-    init(record: @escaping @Sendable (HostedMatch) -> StoredMatch,
-         writer: @escaping @Sendable (HostedMatch) -> DurableWriter? = { _ in nil }) {
-        self.record = record
-        self.writer = writer
-    }
-
-    /// Saves `hosted` as it starts; nil once it is on disk, else why not.
-    func save(_ hosted: HostedMatch) async -> String? {
-        await saves.save(record(hosted), writer: writer(hosted))?.description
-    }
-
-    /// Removes the record `save` wrote for `hosted`, which nobody was welcomed
-    /// into (the host stopped during that save).
-    func forget(_ hosted: HostedMatch) {
-        saves.forget(record(hosted))
-    }
-
-    /// The recorder that saved `hosted` before its WELCOME; nil when none did (a resumed match).
-    func taken(_ hosted: HostedMatch) -> MatchRecorder? {
-        saves.take(hosted.initialState.matchID)
     }
 }
 

@@ -9,36 +9,36 @@ import Session
 /// Sent in HELLO and WELCOME, for logs and "please update" hints.
 let appVersion = "nim-example 1"
 
-/// `nim host`: listens on `port`, waits for one guest, plays the match and saves it.
+/// `nim host`: listens on `port`, waits for one guest, plays the match, saving every move.
 /// Every connection is encrypted and proves a player key (protocol 3). `game`
 /// is `Nim`, `RandomNim` or `MisereNim`; for `RandomNim` parlor draws the seed here, the host.
 func hostMatch<G: Game>(_ game: G.Type, port: UInt16, bot: Bool, home: NimHome) async throws {
     let key = try home.playerKey()
     let table = try await TurnBasedLAN.host(G.self, as: "Host", port: port,
                                             security: .encrypted(SecureChannelOptions(identity: key)),
-                                            advertise: false, appVersion: appVersion)
+                                            advertise: false, store: home.store, appVersion: appVersion)
     print("Hosting Nim on port \(table.port); your key is \(key.fingerprint)")
     let match = try await table.waitForMatch()
     let guest = await match.participants.first { !$0.isLocal }
     print("\(guest?.name ?? "?") joined, key \(guest?.key.map { "\($0.fingerprint)" } ?? "none")")
     sayDealtHeaps(await match.state)
     let final = try await playToTheEnd(match, bot: bot)
-    try home.save(final, role: .host, seat: match.localSeat)
+    home.saidSaved(final)
     // Leave only once the guest has the final state: closing at once could
     // roll back its last move (docs/LIBRARY.md, the contract's third rule).
     await match.leave()
 }
 
-/// `nim join HOST:PORT`: joins a hosted match over protocol 3, plays it and saves it.
+/// `nim join HOST:PORT`: joins a hosted match over protocol 3 and plays it, saving every move.
 func joinMatch<G: Game>(_ game: G.Type, host: String, port: UInt16, bot: Bool, home: NimHome) async throws {
     let match = try await TurnBasedLAN.join(G.self, host: host, port: port, as: "Guest",
                                             security: .encrypted(SecureChannelOptions(identity: try home.playerKey())),
-                                            appVersion: appVersion)
+                                            store: home.store, appVersion: appVersion)
     let host = await match.participants.first { !$0.isLocal }
     print("Joined \(host?.name ?? "?"), key \(host?.key.map { "\($0.fingerprint)" } ?? "none")")
     sayDealtHeaps(await match.state)  // the host's seed, adopted from its WELCOME
     let final = try await playToTheEnd(match, bot: bot)
-    try home.save(final, role: .guest, seat: match.localSeat)
+    home.saidSaved(final)
 }
 
 /// Plays a LAN match to its end through parlor's front door: prints each
@@ -75,6 +75,8 @@ func playToTheEnd<G: Game>(_ match: TurnBasedMatch<G>, bot: Bool) async throws -
             break
         }
     }
+    // With a store, the final state is on disk once `finished` returns.
+    _ = await match.finished()
     let final = await match.state
     print(endLine(final))
     print("State hash: \(String(final.stateHash, radix: 16))")

@@ -29,6 +29,11 @@ struct NimHome {
     /// Saves `final` for `nim replay`, and says how to replay it.
     func save(_ final: MatchState, role: StoredMatch.Role, seat: Int) throws {
         try store.save(StoredMatch(state: final, role: role, localSeat: seat, lastActivity: wallClockMilliseconds()))
+        saidSaved(final)
+    }
+
+    /// Says how to replay `final`, which is saved.
+    func saidSaved(_ final: MatchState) {
         print("Saved; replay it with: nim replay \(final.matchID.short)")
     }
 }

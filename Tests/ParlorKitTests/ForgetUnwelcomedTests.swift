@@ -2,7 +2,7 @@ import Foundation
 import Games
 import Match
 import Testing
-@testable import ParlorCLI
+import ParlorKit
 @testable import Store
 
 /// A host stopped (q, Ctrl-C) while a new match is saved before its first
@@ -28,7 +28,7 @@ import Testing
         #expect(store.list().matches.count == 2)
         #expect(FileManager.default.fileExists(atPath: store.path(for: record)))
 
-        saves.forget(record)
+        try saves.forget(record)
         #expect(!FileManager.default.fileExists(atPath: store.path(for: record)))
         #expect(!FileManager.default.fileExists(atPath: MatchStore.journalPath(forMatchFile: store.path(for: record))))
         #expect(saves.take(record.state.matchID) == nil, "the forgotten match's recorder was left to be used")

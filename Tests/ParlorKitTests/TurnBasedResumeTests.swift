@@ -1,0 +1,89 @@
+import Foundation
+import Games
+import Match
+import ParlorKit
+import ParlorTestSupport
+import Session
+import Store
+import Testing
+
+/// Left for now and taken back up through the front door, both sides from
+/// their own store, over real sockets: the match ends as if never stopped.
+@Suite(.timeLimit(.minutes(1)))
+struct TurnBasedResumeTests {
+    init() { Nim.register() }
+
+    /// Plays the first legal move on this side's turns, `turns` times (nil: to the end).
+    static func play(_ match: TurnBasedMatch<Nim>, turns: Int?) async throws -> Int {
+        var played = 0
+        for await event in match.events {
+            guard case .turnBegan(let participant, let game) = event, participant.isLocal else { continue }
+            guard let move = game.legalMoves.first else { continue }
+            try await match.endTurn(with: move)
+            played += 1
+            if let turns, played == turns { return played }
+        }
+        return played
+    }
+
+    static func theMatch(in store: MatchStore) throws -> StoredMatch {
+        let matches = store.list().matches
+        try #require(matches.count == 1)
+        return matches[0]
+    }
+
+    @Test("both sides leave for now after a few moves, resume from their stores, and end with one hash")
+    func leftForNowAndResumed() async throws {
+        let root = NSTemporaryDirectory() + "parlorkit-resume-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let hostStore = MatchStore(directory: root + "/host"), guestStore = MatchStore(directory: root + "/guest")
+        let table = try await TurnBasedLAN.host(Nim.self, as: "Ana", advertise: false, store: hostStore)
+        async let joining = TurnBasedLAN.join(Nim.self, host: "127.0.0.1", port: table.port, as: "Bo", store: guestStore)
+        let host = try await table.waitForMatch()
+        let guest = try await joining
+        // One move each, committed; then both leave for now.
+        async let hostPlayed = Self.play(host, turns: 1)
+        async let guestPlayed = Self.play(guest, turns: 1)
+        _ = try await (hostPlayed, guestPlayed)
+        await host.leaveForNow()
+        await guest.leaveForNow()
+        let (hostRecord, guestRecord) = (try Self.theMatch(in: hostStore), try Self.theMatch(in: guestStore))
+        #expect(hostRecord.phase == .interrupted && guestRecord.phase == .interrupted)
+        #expect(hostRecord.state.moves.count == 2 && guestRecord.state.stateHash == hostRecord.state.stateHash)
+
+        let again = try await TurnBasedLAN.resume(Nim.self, hosting: hostRecord, store: hostStore, advertise: false)
+        #expect(again.port == table.port, "the same port, free again")
+        async let guestBack = TurnBasedLAN.resume(Nim.self, joined: guestRecord, store: guestStore, grace: .seconds(20))
+        let hostBack = try await again.waitForMatch()
+        let guestAgain = try await guestBack
+        let (hostMoves, guestMoves) = (await hostBack.game.moveCount, await guestAgain.game.moveCount)
+        #expect(hostMoves == 2 && guestMoves == 2)
+        async let hostRest = Self.play(hostBack, turns: nil)
+        async let guestRest = Self.play(guestAgain, turns: nil)
+        _ = try await (hostRest, guestRest)
+        _ = await (hostBack.finished(), guestAgain.finished())
+        await hostBack.leave()
+        let (hostEnd, guestEnd) = (try Self.theMatch(in: hostStore), try Self.theMatch(in: guestStore))
+        #expect(hostEnd.phase == .ended && guestEnd.phase == .ended)
+        #expect(hostEnd.state.stateHash == guestEnd.state.stateHash)
+        #expect(hostEnd.state.game(as: Nim.self)?.heaps == [0, 0, 0])
+        #expect(hostEnd.state.matchID == hostRecord.state.matchID)
+    }
+
+    @Test("a record this side did not host, or of another game, is refused with a sentence")
+    func wrongRecordsAreRefused() async throws {
+        let state = MatchState(matchID: .random(), gameType: Nim.self,
+                               seats: [Seat(playerID: .random(), name: "Ana"), Seat(playerID: .random(), name: "Bo")])
+        let store = MatchStore(directory: NSTemporaryDirectory() + "parlorkit-refused-" + UUID().uuidString)
+        defer { try? FileManager.default.removeItem(atPath: store.directory) }
+        let joinedRecord = StoredMatch(state: state, role: .guest, localSeat: 1, lastActivity: 1, peerAddress: "127.0.0.1:1",
+                                       seatToken: [UInt8](repeating: 3, count: 16))
+        await #expect(throws: TurnBasedLANError.notResumable("match \(state.matchID.short) is not a two-seat match of nim this side hosted")) {
+            _ = try await TurnBasedLAN.resume(Nim.self, hosting: joinedRecord, store: store, advertise: false)
+        }
+        MisereNim.register()
+        await #expect(throws: TurnBasedLANError.self) {
+            _ = try await TurnBasedLAN.resume(MisereNim.self, joined: joinedRecord, store: store)
+        }
+    }
+}
