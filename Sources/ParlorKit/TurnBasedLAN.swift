@@ -221,12 +221,15 @@ public enum TurnBasedLANError: Error, Sendable, Equatable, CustomStringConvertib
     case notSaved(String)
     /// The saved match is not one this call can take back up; the sentence says why.
     case notResumable(String)
+    /// The host stopped before there was anything to watch; the sentence says why.
+    case stopped(String)
 
     public var description: String {
         switch self {
         case .otherGame(let hosted, let wanted): "the host plays \(hosted), not \(wanted)"
         case .notSaved(let why): "could not save the match, so it was left: \(why)"
         case .notResumable(let why): why
+        case .stopped(let why): "stopped watching: \(why)"
         }
     }
 }
@@ -261,7 +264,9 @@ public final class TurnBasedHost<G: Game>: Sendable {
     }
 
     /// Waits for a guest (a resumed match: for its guest to come back), then
-    /// starts the match with the host's player at its seat.
+    /// starts the match with the host's player at its seat. The game leaves
+    /// the LAN's lists; the port stays open for the match (a guest coming
+    /// back, spectators) until the match's `leave()`.
     /// The game leaves the LAN's lists once the guest is seated.
     public func waitForMatch() async throws -> TurnBasedMatch<G> {
         let hosted: HostedMatch
@@ -269,17 +274,18 @@ public final class TurnBasedHost<G: Game>: Sendable {
             await close()
             throw error
         }
+        // The port stays open through the match: a guest that drops comes back on it, spectators watch through it.
         await listing?.withdraw()
-        listener.close()
         // Saved before the guest was welcomed: its recorder goes on with the match (a resumed one, with its record).
         let recorder = saves?.taken(hosted) ?? resumed.map { MatchRecorder(store: $0.store, record: $0.record) }
         recorder?.keep(hosted)
         let (controller, local) = hosted.makeController { LocalParticipant(playerID: $0) }
         return try await TurnBasedMatch(side: .host(hosted), controller: controller, local: local, localSeat: hosted.hostSeat,
-                                        recorder: recorder)
+                                        recorder: recorder, onLeave: { await self.close() })
     }
 
-    /// Stops waiting: withdraws the listing and closes the port.
+    /// Stops hosting: withdraws the listing and closes the port (a match's
+    /// `leave()` and `leaveForNow()` do it).
     public func close() async {
         await listing?.withdraw()
         acceptor.cancel()

@@ -89,6 +89,8 @@ public final class TurnBasedMatch<G: Game>: Sendable {
     private let side: Side
     /// Saving this side's match, when it has a store: done once the final state is on disk.
     private let recording: Task<Void, Never>?
+    /// Lets the host's port go, once this side leaves.
+    private let onLeave: (@Sendable () async -> Void)?
 
     /// The session under the match: the host's guests or the guest's host.
     enum Side: Sendable {
@@ -99,7 +101,8 @@ public final class TurnBasedMatch<G: Game>: Sendable {
     /// Subscribes to the controller's events, then starts it. With a
     /// `recorder`, every event comes after the save that makes it durable.
     init(side: Side, controller: MatchController, local: LocalParticipant, localSeat: SeatIndex,
-         recorder: MatchRecorder?) async throws {
+         recorder: MatchRecorder?, onLeave: (@Sendable () async -> Void)? = nil) async throws {
+        self.onLeave = onLeave
         self.side = side
         self.controller = controller
         self.local = local
@@ -114,20 +117,7 @@ public final class TurnBasedMatch<G: Game>: Sendable {
             recording = nil
             raw = await controller.events()
         }
-        let first = await controller.state
-        let (events, continuation) = AsyncStream<TurnBasedEvent<G>>.makeStream(bufferingPolicy: .unbounded)
-        let translator = Task {
-            // A presence event carries no state: its seat is read from the last one seen.
-            var last = first
-            for await event in raw {
-                if let state = event.state { last = state }
-                guard let translated = Self.translate(event, last: last, localSeat: localSeat, keys: keys) else { continue }
-                continuation.yield(translated)
-            }
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in translator.cancel() }
-        self.events = events
+        self.events = TurnBasedView<G>.events(from: raw, first: await controller.state, localSeat: localSeat, keys: keys)
         try await controller.start()
     }
 
@@ -135,7 +125,7 @@ public final class TurnBasedMatch<G: Game>: Sendable {
 
     /// The game as it stands: typed, no cast needed.
     public var game: G {
-        get async { Self.game(of: await controller.state) }
+        get async { TurnBasedView<G>.game(of: await controller.state) }
     }
 
     /// The whole committed match (seats, history, turn deadline).
@@ -151,7 +141,7 @@ public final class TurnBasedMatch<G: Game>: Sendable {
 
     /// Every seat, in the order of play.
     public var participants: [TurnBasedParticipant] {
-        get async { Self.participants(of: await controller.state, localSeat: localSeat, keys: Self.keys(of: side)) }
+        get async { TurnBasedView<G>.participants(of: await controller.state, localSeat: localSeat, keys: Self.keys(of: side)) }
     }
 
     /// Whose turn it is; nil once the match is over.
@@ -159,7 +149,7 @@ public final class TurnBasedMatch<G: Game>: Sendable {
         get async {
             let state = await controller.state
             guard let active = state.activeSeat else { return nil }
-            return Self.participants(of: state, localSeat: localSeat, keys: Self.keys(of: side))[active]
+            return TurnBasedView<G>.participants(of: state, localSeat: localSeat, keys: Self.keys(of: side))[active]
         }
     }
 
@@ -205,6 +195,7 @@ public final class TurnBasedMatch<G: Game>: Sendable {
         }
         await controller.fail(.connectionLost("this side left for now"))
         await recording?.value
+        await onLeave?()
     }
 
     /// Waits until the match has ended or stopped (and, with a store, its
@@ -212,13 +203,13 @@ public final class TurnBasedMatch<G: Game>: Sendable {
     public func finished() async -> G {
         let final = await controller.finished()
         await recording?.value
-        return Self.game(of: final)
+        return TurnBasedView<G>.game(of: final)
     }
 
     /// After the end: waits (up to `limit`) until the other side has the
-    /// final state, then lets the connection go. Leaving at once could cost
-    /// the other side its view of the last move (docs/LIBRARY.md, the
-    /// participant contract's third rule).
+    /// final state, then lets the connection (and the host's port) go.
+    /// Leaving at once could cost the other side its view of the last move
+    /// (docs/LIBRARY.md, the participant contract's third rule).
     public func leave(within limit: Duration = .seconds(5)) async {
         switch side {
         case .host(let hosted):
@@ -226,6 +217,7 @@ public final class TurnBasedMatch<G: Game>: Sendable {
         case .guest:
             break  // the guest acknowledges the end as soon as it has it
         }
+        await onLeave?()
     }
 
     // MARK: Translation, decided here once
@@ -240,14 +232,6 @@ public final class TurnBasedMatch<G: Game>: Sendable {
         }
     }
 
-    /// The game of a state of this match: a state of another game never reaches a match of `G`.
-    private static func game(of state: MatchState) -> G {
-        guard let game = state.game(as: G.self) else {
-            preconditionFailure("a TurnBasedMatch<\(G.self)> holds a match of \(state.gameID)")
-        }
-        return game
-    }
-
     private static func keys(of side: Side) -> [SeatIndex: PlayerPublicKey] {
         switch side {
         case .host(let hosted):
@@ -258,9 +242,22 @@ public final class TurnBasedMatch<G: Game>: Sendable {
             return joined.remote.peerKey.map { [joined.remote.hostSeat: $0] } ?? [:]
         }
     }
+}
 
-    private static func participants(of state: MatchState, localSeat: SeatIndex,
-                                     keys: [SeatIndex: PlayerPublicKey]) -> [TurnBasedParticipant] {
+/// What a match looks like to the front door's types, decided once: the typed
+/// game, the seats as participants, and the controller's events as turn-based events.
+enum TurnBasedView<G: Game> {
+    /// The game of a state of this match: a state of another game never reaches a match of `G`.
+    static func game(of state: MatchState) -> G {
+        guard let game = state.game(as: G.self) else {
+            preconditionFailure("a match of \(G.self) holds a match of \(state.gameID)")
+        }
+        return game
+    }
+
+    /// Every seat of `state`; `localSeat` is this side's (nil: a spectator's view).
+    static func participants(of state: MatchState, localSeat: SeatIndex?,
+                             keys: [SeatIndex: PlayerPublicKey]) -> [TurnBasedParticipant] {
         state.seats.indices.map { seat in
             let seated = state.seats[seat]
             return TurnBasedParticipant(seat: seat, playerID: seated.playerID, name: seated.name, status: seated.status,
@@ -268,7 +265,27 @@ public final class TurnBasedMatch<G: Game>: Sendable {
         }
     }
 
-    private static func translate(_ event: MatchEvent, last: MatchState, localSeat: SeatIndex,
+    /// `raw` translated, in order, for one reader; `first` is the state before its first event.
+    static func events(from raw: AsyncStream<MatchEvent>, first: MatchState, localSeat: SeatIndex?,
+                       keys: [SeatIndex: PlayerPublicKey]) -> AsyncStream<TurnBasedEvent<G>> {
+        let (events, continuation) = AsyncStream<TurnBasedEvent<G>>.makeStream(bufferingPolicy: .unbounded)
+        let translator = Task {
+            // A presence event carries no state: its seat is read from the last one seen.
+            var last = first
+            for await event in raw {
+                let before = last
+                if let state = event.state { last = state }
+                guard let translated = translate(event, before: before, localSeat: localSeat, keys: keys) else { continue }
+                continuation.yield(translated)
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in translator.cancel() }
+        return events
+    }
+
+    /// One event, `before` being the state before it.
+    private static func translate(_ event: MatchEvent, before: MatchState, localSeat: SeatIndex?,
                                   keys: [SeatIndex: PlayerPublicKey]) -> TurnBasedEvent<G>? {
         func seated(_ state: MatchState) -> [TurnBasedParticipant] {
             participants(of: state, localSeat: localSeat, keys: keys)
@@ -279,8 +296,17 @@ public final class TurnBasedMatch<G: Game>: Sendable {
         case .committed(let change, let state):
             let move: Move? = if case .move(let move, _) = change { move } else { nil }
             return .turnEnded(by: seated(state)[change.seat], move: move, game(of: state))
+        case .adopted(let state):
+            // A spectator's copy (and a side put right by the host) takes the host's whole state: one change on is a turn ended.
+            guard state.matchID == before.matchID, state.sequence == before.sequence + 1 else { return nil }
+            if state.moves.count == before.moves.count + 1, let played = state.moves.last {
+                return .turnEnded(by: seated(state)[played.seat], move: played.move, game(of: state))
+            }
+            guard let left = state.seats.indices.first(where: { state.seats[$0].outcome != before.seats[$0].outcome
+                && [.quit, .timeExpired].contains(state.seats[$0].outcome) }) else { return nil }
+            return .turnEnded(by: seated(state)[left], move: nil, game(of: state))
         case .presence(let seat, let away, let graceLeft):
-            let participant = seated(last)[seat]
+            let participant = seated(before)[seat]
             return away ? .away(participant, graceLeft: graceLeft) : .back(participant)
         case .talk(let line):
             return .talk(line)
@@ -288,7 +314,7 @@ public final class TurnBasedMatch<G: Game>: Sendable {
             return .ended(seated(state), game(of: state))
         case .failed(let failure, let state):
             return .stopped(reason: "\(failure)", game(of: state))
-        case .started, .awaitingConfirmation, .rolledBack, .adopted, .notice, .talkRefused, .standIn:
+        case .started, .awaitingConfirmation, .rolledBack, .notice, .talkRefused, .standIn:
             return nil
         }
     }
