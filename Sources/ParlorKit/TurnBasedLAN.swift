@@ -56,6 +56,18 @@ public enum TurnBasedLAN {
                                advertise: advertise ? directory : nil, appVersion: appVersion, saves: saves)
     }
 
+    /// The games of `G` listed on the LAN now, looking for `timeout`:
+    /// GameKit's matchmaking list for peers. Each has its listed `name` (join
+    /// it with `join(_:named:as:)`), its host and seats in its `info`, and
+    /// whether this side can join it (`isJoinable`, and why not in its
+    /// `assessment`: a newer parlor, a table that is full or playing).
+    /// - Throws: `GameSearchError.browseFailed` (no DNS-SD daemon, refused).
+    public static func games<G: Game>(of game: G.Type, lookingFor timeout: Duration = GameFinder.defaultTimeout,
+                                      directory: any ServiceDirectory = DNSSDDirectory()) async throws -> [ListedGame] {
+        let list = try await GameFinder(directory: directory, timeout: timeout, assess: Listing.assess).collect(name: nil)
+        return list.games.filter { $0.gameID == G.id }
+    }
+
     /// Takes a saved host's match (`record`, from `store`) back up: listens on
     /// its port again (any free one if it is taken), lists it with its match
     /// id when `advertise`, and waits in `waitForMatch()` for its guest to

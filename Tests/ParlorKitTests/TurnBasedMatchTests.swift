@@ -135,6 +135,12 @@ struct TurnBasedMatchTests {
         let lan = InMemoryDirectory()
         let table = try await TurnBasedLAN.host(Nim.self, as: "Ana", directory: lan)
         #expect(table.listedName == "Ana's Nim")
+        // Listed as a game of Nim that this side can join; another game is not in the list.
+        let misere = try await TurnBasedLAN.host(MisereNim.self, as: "Eve", directory: lan)
+        let listed = try await TurnBasedLAN.games(of: Nim.self, lookingFor: .milliseconds(300), directory: lan)
+        #expect(listed.map(\.name) == ["Ana's Nim"] && listed.allSatisfy(\.isJoinable))
+        #expect(listed.first?.info?.hostPlayerName == "Ana")
+        await misere.close()
         async let guest = TurnBasedLAN.join(Nim.self, named: "ana's nim", as: "Bo", directory: lan)
         let host = try await table.waitForMatch()
         let joined = try await guest
