@@ -1,4 +1,5 @@
 import Match
+import Secure
 import Session
 import Store
 import Synchronization
@@ -103,5 +104,15 @@ public final class SavedBeforeWelcome: Sendable {
     /// The recorder that saved `hosted` before its WELCOME; nil when none did (a resumed match).
     public func taken(_ hosted: HostedMatch) -> MatchRecorder? {
         saves.take(hosted.initialState.matchID)
+    }
+}
+
+extension SavedHostMatch {
+    /// The two-seat match a host saved in `record`, to host again: its state,
+    /// the host's seat, the guest's `token`, and the guest's key when the
+    /// record kept one (the seat is then taken back only for that key).
+    public init(twoSeat record: StoredMatch, token: SeatToken) {
+        self.init(state: record.state, hostSeat: record.localSeat, seatToken: token)
+        if record.hasPeerKey, let key = try? PlayerPublicKey(bytes: record.peerKey) { guestKeys[1 - record.localSeat] = key }
     }
 }

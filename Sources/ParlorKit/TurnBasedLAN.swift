@@ -87,8 +87,7 @@ public enum TurnBasedLAN {
         try store.checkWritable()
         let listener: TCPListener
         do { listener = try TCPListener.listen(port: record.listenPort) } catch { listener = try TCPListener.listen(port: 0) }
-        var saved = SavedHostMatch(state: state, hostSeat: record.localSeat, seatToken: token)
-        if record.hasPeerKey, let key = try? PlayerPublicKey(bytes: record.peerKey) { saved.guestKeys[1 - record.localSeat] = key }
+        let saved = SavedHostMatch(twoSeat: record, token: token)
         var configuration = HostConfiguration(gameID: G.id, hostName: state.seats[record.localSeat].name,
                                               hostPlayerID: state.seats[record.localSeat].playerID, appVersion: appVersion)
         configuration.turnTimeoutSeconds = state.turnTimeout

@@ -51,7 +51,7 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
     }, writer: { hosted in Hall.writer(for: hosted.initialState.matchID, in: writers) })
     firstSaves.install(in: &configuration, forgetFailed: LocalData.sayNotRemoved)
     let savedMatches = saved.compactMap { record in
-        SeatToken(bytes: record.seatToken).map { TableRecord.savedTwoSeat(record, token: $0) }
+        SeatToken(bytes: record.seatToken).map { SavedHostMatch(twoSeat: record, token: $0) }
     }
     let hall: TableHall
     do { hall = try TableHall(configuration: configuration, limit: limit, resuming: savedMatches) } catch {

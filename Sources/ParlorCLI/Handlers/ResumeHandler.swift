@@ -2,6 +2,7 @@ import Discovery
 import Foundation
 import Games
 import Match
+import ParlorKit
 import Secure
 import Session
 import Store
@@ -100,7 +101,7 @@ enum ResumeAsHost {
         if state.seats.count > 2 {
             (saved, botLevels) = try TableRecord.saved(record).get()
         } else {
-            (saved, botLevels) = (TableRecord.savedTwoSeat(record, token: token), [])
+            (saved, botLevels) = (SavedHostMatch(twoSeat: record, token: token), [])
         }
         let guestSeats = saved.guestTokens.keys.sorted()
         let guestName = Self.names(guestSeats.map { state.seats[$0].name })

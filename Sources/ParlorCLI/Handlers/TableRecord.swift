@@ -24,14 +24,6 @@ enum TableRecord {
         }
     }
 
-    /// The two-seat match in `record` to offer again: its guest's token, and the key it played
-    /// with when one was saved (format 5), so only that player takes the seat back.
-    static func savedTwoSeat(_ record: StoredMatch, token: SeatToken) -> SavedHostMatch {
-        var saved = SavedHostMatch(state: record.state, hostSeat: record.localSeat, seatToken: token)
-        if record.hasPeerKey, let key = try? PlayerPublicKey(bytes: record.peerKey) { saved.guestKeys[1 - record.localSeat] = key }
-        return saved
-    }
-
     /// The level of the host's `index`th bot: `--bots` in order, medium for the seats `--fill-with-bots` gave.
     static func level(_ index: Int, of levels: [BotLevelChoice]) -> BotLevelChoice {
         index < levels.count ? levels[index] : .medium
