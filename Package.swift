@@ -72,7 +72,7 @@ let package = Package(
         // Rendering and input; the only module that touches termios.
         .target(name: "TerminalUI", dependencies: ["Match", "Games"]),
         // The typed, GameKit-shaped front door: host, join and play a game of the caller's.
-        .target(name: "ParlorKit", dependencies: ["Games", "Match", "Session", "Secure", "Discovery", "Store"]),
+        .target(name: "ParlorKit", dependencies: ["Games", "Match", "Bots", "Session", "Secure", "Discovery", "Store"]),
         // The benchmarks' engines: load generators, floors, percentiles and goals,
         // their figures returned as values (ParlorCLI prints them).
         .target(name: "Bench", dependencies: ["Games", "Match", "Bots", "Store", "Session", "Secure"]),

@@ -128,6 +128,7 @@ public enum TurnBasedLAN {
     ///   did not take the seat back within `grace`, or its state disagrees).
     public static func resume<G: Game>(_ game: G.Type, joined record: StoredMatch, store: MatchStore,
                                        security: ChannelSecurity = .clear, grace: Duration = .seconds(60),
+                                       playedBy player: TurnBasedPlayer<G> = .caller,
                                        appVersion: String = defaultAppVersion) async throws -> TurnBasedMatch<G> {
         let state = record.state
         guard record.role == .guest, state.gameID == G.id, let token = SeatToken(bytes: record.seatToken),
@@ -146,7 +147,8 @@ public enum TurnBasedLAN {
         }, hello: hello, saved: state, options: options)
         let recorder = MatchRecorder(store: store, record: record)
         recorder.keep(joined)
-        let (controller, local) = joined.makeController { LocalParticipant(playerID: $0) }
+        let (seated, local) = player.seat(joined.playerID)
+        let controller = joined.makeController(with: seated)
         return try await TurnBasedMatch(side: .guest(joined), controller: controller, local: local, localSeat: joined.seat,
                                         recorder: recorder)
     }
@@ -167,11 +169,13 @@ public enum TurnBasedLAN {
     /// be saved throws `StoreError` before anything is sent.
     public static func join<G: Game>(_ game: G.Type, host: String, port: UInt16, as playerName: String,
                                      security: ChannelSecurity = .clear, store: MatchStore? = nil,
+                                     playedBy player: TurnBasedPlayer<G> = .caller,
                                      appVersion: String = defaultAppVersion) async throws -> TurnBasedMatch<G> {
         // Before connecting: a seat this side could not save is not taken from others.
         try store?.checkWritable()
         let connection = try await TCPConnection.connect(host: host, port: port)
-        return try await join(G.self, over: connection, as: playerName, security: security, store: store, appVersion: appVersion)
+        return try await join(G.self, over: connection, as: playerName, security: security, store: store, player: player,
+                              appVersion: appVersion)
     }
 
     /// Finds the game listed on the LAN as `name` (its exact name, ignoring
@@ -181,17 +185,19 @@ public enum TurnBasedLAN {
     public static func join<G: Game>(_ game: G.Type, named name: String, as playerName: String,
                                      security: ChannelSecurity = .clear, timeout: Duration = GameFinder.defaultTimeout,
                                      directory: any ServiceDirectory = DNSSDDirectory(), store: MatchStore? = nil,
+                                     playedBy player: TurnBasedPlayer<G> = .caller,
                                      appVersion: String = defaultAppVersion) async throws -> TurnBasedMatch<G> {
         try store?.checkWritable()
         let finder = GameFinder(directory: directory, timeout: timeout, assess: Listing.assess)
         let listed = try await finder.find(name: name, picker: nil)
         let connection = try await TCPConnection.connect(addresses: Listing.socketAddresses(of: listed.service),
                                                          timeout: .seconds(5))
-        return try await join(G.self, over: connection, as: playerName, security: security, store: store, appVersion: appVersion)
+        return try await join(G.self, over: connection, as: playerName, security: security, store: store, player: player,
+                              appVersion: appVersion)
     }
 
     private static func join<G: Game>(_ game: G.Type, over connection: TCPConnection, as playerName: String,
-                                      security: ChannelSecurity, store: MatchStore?,
+                                      security: ChannelSecurity, store: MatchStore?, player: TurnBasedPlayer<G>,
                                       appVersion: String) async throws -> TurnBasedMatch<G> {
         // Only `G`: a host of another game refuses the guest with a sentence naming it.
         let hello = Hello(appVersion: appVersion, playerID: .random(), playerName: playerName,
@@ -218,7 +224,8 @@ public enum TurnBasedLAN {
             recorder = saves.take(joined.initialState.matchID)
             recorder?.keep(joined)
         }
-        let (controller, local) = joined.makeController { LocalParticipant(playerID: $0) }
+        let (seated, local) = player.seat(joined.playerID)
+        let controller = joined.makeController(with: seated)
         return try await TurnBasedMatch(side: .guest(joined), controller: controller, local: local, localSeat: joined.seat,
                                         recorder: recorder)
     }
@@ -279,7 +286,8 @@ public final class TurnBasedHost<G: Game>: Sendable {
     /// the LAN's lists; the port stays open for the match (a guest coming
     /// back, spectators) until the match's `leave()`.
     /// The game leaves the LAN's lists once the guest is seated.
-    public func waitForMatch() async throws -> TurnBasedMatch<G> {
+    /// `player`: who plays the host's seat (your code by default, or parlor's bot, or a strategy).
+    public func waitForMatch(playedBy player: TurnBasedPlayer<G> = .caller) async throws -> TurnBasedMatch<G> {
         let hosted: HostedMatch
         do { hosted = try await host.waitForGuest() } catch {
             await close()
@@ -290,7 +298,8 @@ public final class TurnBasedHost<G: Game>: Sendable {
         // Saved before the guest was welcomed: its recorder goes on with the match (a resumed one, with its record).
         let recorder = saves?.taken(hosted) ?? resumed.map { MatchRecorder(store: $0.store, record: $0.record) }
         recorder?.keep(hosted)
-        let (controller, local) = hosted.makeController { LocalParticipant(playerID: $0) }
+        let (seated, local) = player.seat(hosted.hostPlayerID)
+        let controller = hosted.makeController(with: seated)
         return try await TurnBasedMatch(side: .host(hosted), controller: controller, local: local, localSeat: hosted.hostSeat,
                                         recorder: recorder, onLeave: { await self.close() })
     }

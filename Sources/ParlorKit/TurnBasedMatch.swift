@@ -118,6 +118,8 @@ public final class TurnBasedMatch<G: Game>: Sendable {
             raw = await controller.events()
         }
         self.events = TurnBasedView<G>.events(from: raw, first: await controller.state, localSeat: localSeat, keys: keys)
+        // A seat a bot or a strategy plays: its voice is not asked for moves, so the controller does not know it.
+        if !local.playsFromInput { local.attach(to: controller) }
         try await controller.start()
     }
 
@@ -169,8 +171,10 @@ public final class TurnBasedMatch<G: Game>: Sendable {
     /// `endTurn(withNextParticipants:turnTimeout:match:)`; the game's rules
     /// say who is next. Returns once the change is committed.
     /// - Throws: `TurnBasedError.refused` (not your turn, an illegal move, the
-    ///   host refused it; the match is unchanged), `.matchOver`.
+    ///   host refused it, a seat `TurnBasedPlayer.bot` or `.strategy` plays;
+    ///   the match is unchanged), `.matchOver`.
     public func endTurn(with move: Move) async throws(TurnBasedError) {
+        guard local.playsFromInput else { throw .refused("this seat is played by parlor (a bot or a strategy), not by endTurn") }
         try Self.check(await local.play(move))
     }
 

@@ -158,3 +158,32 @@ struct TurnBasedMatchTests {
         try await hostAgain.quit()
     }
 }
+
+/// Seats parlor plays for the caller, through the front door.
+@Suite(.timeLimit(.minutes(1)))
+struct TurnBasedPlayerTests {
+    init() { Nim.register() }
+
+    @Test("a host played by parlor's bot and a guest played by a strategy finish the match with nobody calling endTurn")
+    func botAndStrategyPlayTheirSeats() async throws {
+        let table = try await TurnBasedLAN.host(Nim.self, as: "Ana", advertise: false)
+        // The strategy always takes one from the first heap that has any.
+        let takeOne: @Sendable (Nim) -> Move? = { nim in
+            nim.heaps.firstIndex { $0 > 0 }.map { Nim.move(heap: $0, count: 1) }
+        }
+        async let joining = TurnBasedLAN.join(Nim.self, host: "127.0.0.1", port: table.port, as: "Bo", playedBy: .strategy(takeOne))
+        let host = try await table.waitForMatch(playedBy: .bot(.easy))
+        let guest = try await joining
+        var guestMoves: [Move] = []
+        for await event in guest.events {
+            if case .turnEnded(let participant, let move?, _) = event, participant.isLocal { guestMoves.append(move) }
+        }
+        let final = await host.finished()
+        #expect(final.heaps == [0, 0, 0])
+        #expect(!guestMoves.isEmpty && guestMoves.allSatisfy { $0.rawValue % 8 == 0 }, "the strategy took one each time")
+        await #expect(throws: TurnBasedError.refused("this seat is played by parlor (a bot or a strategy), not by endTurn")) {
+            try await guest.endTurn(with: Nim.move(heap: 0, count: 1))
+        }
+        await host.leave()
+    }
+}

@@ -1,4 +1,3 @@
-import Bots
 import Games
 import Match
 import NimRules
@@ -18,10 +17,10 @@ func hostMatch<G: Game>(_ game: G.Type, port: UInt16, bot: Bool, home: NimHome) 
                                             security: .encrypted(SecureChannelOptions(identity: key)),
                                             advertise: false, store: home.store, appVersion: appVersion)
     print("Hosting Nim on port \(table.port); your key is \(key.fingerprint)")
-    let match = try await table.waitForMatch()
+    let match = try await table.waitForMatch(playedBy: bot ? .bot(.hard) : .caller)
     let guest = await match.participants.first { !$0.isLocal }
     print("\(guest?.name ?? "?") joined, key \(guest?.key.map { "\($0.fingerprint)" } ?? "none")")
-    sayDealtHeaps(await match.state)
+    sayDealtHeaps(await match.state.replayPositions[0])  // as dealt: parlor's bot may have moved already
     let final = try await playToTheEnd(match, bot: bot)
     home.saidSaved(final)
     // Leave only once the guest has the final state: closing at once could
@@ -33,28 +32,22 @@ func hostMatch<G: Game>(_ game: G.Type, port: UInt16, bot: Bool, home: NimHome) 
 func joinMatch<G: Game>(_ game: G.Type, host: String, port: UInt16, bot: Bool, home: NimHome) async throws {
     let match = try await TurnBasedLAN.join(G.self, host: host, port: port, as: "Guest",
                                             security: .encrypted(SecureChannelOptions(identity: try home.playerKey())),
-                                            store: home.store, appVersion: appVersion)
+                                            store: home.store, playedBy: bot ? .bot(.hard) : .caller, appVersion: appVersion)
     let host = await match.participants.first { !$0.isLocal }
     print("Joined \(host?.name ?? "?"), key \(host?.key.map { "\($0.fingerprint)" } ?? "none")")
-    sayDealtHeaps(await match.state)  // the host's seed, adopted from its WELCOME
+    sayDealtHeaps(await match.state.replayPositions[0])  // the host's seed, adopted from its WELCOME
     let final = try await playToTheEnd(match, bot: bot)
     home.saidSaved(final)
 }
 
 /// Plays a LAN match to its end through parlor's front door: prints each
 /// move, the winner and the final hash (equal on both sides); on this side's
-/// turn, parlor's hard bot picks the move (`bot`), or the person typing on stdin.
+/// turn, the person typing on stdin moves (with `bot`, parlor's bot plays the seat itself).
 func playToTheEnd<G: Game>(_ match: TurnBasedMatch<G>, bot: Bool) async throws -> MatchState {
     var typed = bot ? nil : typedLines().makeAsyncIterator()
-    var robot = Bot(level: .hard, seed: .random(in: 0...UInt64.max))
     for await event in match.events {
         switch event {
-        case .turnBegan(let participant, let game) where participant.isLocal:
-            if bot {
-                guard let move = robot.chooseMove(in: game) else { continue }
-                try await match.endTurn(with: move)
-                continue
-            }
+        case .turnBegan(let participant, let game) where participant.isLocal && !bot:
             while true {
                 guard let move = await askForMove(in: game, typed: &typed) else {
                     try? await match.quit()
