@@ -340,7 +340,8 @@ public enum JSONEvents {
     }
 
     /// `{"event":"error","kind":…,"reason":…,"sequence":S,"hash":…}`: the match stopped on this side.
-    public static func error(_ failure: MatchFailure, _ state: MatchState) -> JSONValue {
+    /// `spectator`: this side has no seat, so there is nothing it resumes (the players do).
+    public static func error(_ failure: MatchFailure, _ state: MatchState, spectator: Bool = false) -> JSONValue {
         let kind: String
         switch failure {
         case .desync: kind = "desync"
@@ -351,7 +352,7 @@ public enum JSONEvents {
         return .object([("event", "error"), ("kind", JSONValue(kind)), ("reason", JSONValue(failure.description)),
                         ("sequence", JSONValue(Int(state.sequence))), ("hash", JSONValue(hex16(state.stateHash))),
                         ("canContinue", .bool(resumable)),
-                        ("resume", resumable ? JSONValue(MatchText.resumeCommand(state)) : .null)])
+                        ("resume", resumable && !spectator ? JSONValue(MatchText.resumeCommand(state)) : .null)])
     }
 
     /// `{"event":"error","kind":"input","reason":…}` for a frontend failure that is not the match's (e.g. stdout closed).

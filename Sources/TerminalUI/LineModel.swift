@@ -164,7 +164,7 @@ struct LineModel {
         case .failed(let failure, let new):
             state = new
             over = true
-            if isJSON { return json(JSONEvents.error(failure, new)) + [.finish(.failed(failure, new))] }
+            if isJSON { return json(JSONEvents.error(failure, new, spectator: localSeats.isEmpty)) + [.finish(.failed(failure, new))] }
             return MatchText.endingLines(new, failure: failure, localSeats: localSeats, options: options).flatMap(say)
                 + [.finish(.failed(failure, new))]
         }

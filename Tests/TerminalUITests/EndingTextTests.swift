@@ -52,6 +52,10 @@ struct EndingTextTests {
         var desynced = LineModel(format: .json, state: Self.state, localSeats: [0])
         let other = try #require(Self.texts(desynced.handle(.failed(.desync("two copies"), Self.state))).first)
         #expect(other.contains("\"canContinue\":false") && other.contains("\"resume\":null"), "\(other)")
+        // A spectator has no seat to resume: the match can continue, by the players, and no command is given.
+        var watching = LineModel(format: .json, state: Self.state, localSeats: [])
+        let watched = try #require(Self.texts(watching.handle(.failed(Self.lost, Self.state))).first)
+        #expect(watched.contains("\"canContinue\":true") && watched.contains("\"resume\":null"), "\(watched)")
     }
 
     @Test("full screen, 80 and 40 columns: the stale waiting line is gone, every line fits, nothing is lost", arguments: [80, 40])
