@@ -4,6 +4,7 @@ import Match
 import Secure
 import Session
 import Store
+import Synchronization
 
 /// Where matches of a game come from on a LAN: GameKit's matchmaking
 /// (`GKTurnBasedMatch.find(for:)`) for peers with no server.
@@ -121,13 +122,16 @@ public enum TurnBasedLAN {
     }
 
     /// Takes a saved guest's match (`record`, from `store`) back up: dials
-    /// the host where it was reached (`record.peerAddress`), again and again
-    /// within `grace`, until the host (resumed, or still waiting) takes the
-    /// seat back. Changes go on being saved into `store`.
+    /// the host advertising the match on the LAN (`lookOnTheLAN`: it may have
+    /// had to take another port), else where it was reached
+    /// (`record.peerAddress`), again and again within `grace`, until the
+    /// host (resumed, or still waiting) takes the seat back. Changes go on
+    /// being saved into `store`.
     /// - Throws: `TurnBasedLANError.notResumable`, `ResumeError` (the host
     ///   did not take the seat back within `grace`, or its state disagrees).
     public static func resume<G: Game>(_ game: G.Type, joined record: StoredMatch, store: MatchStore,
                                        security: ChannelSecurity = .clear, grace: Duration = .seconds(60),
+                                       lookOnTheLAN: Bool = true, directory: any ServiceDirectory = DNSSDDirectory(),
                                        playedBy player: TurnBasedPlayer<G> = .caller,
                                        appVersion: String = defaultAppVersion) async throws -> TurnBasedMatch<G> {
         let state = record.state
@@ -142,10 +146,14 @@ public enum TurnBasedLAN {
                           matchID: state.matchID, seatToken: token)
         var options = GuestOptions()
         options.grace = grace
-        let joined = try await Guest.resume(dial: { timeout in
-            security.connecting(try await TCPConnection.connect(host: host, port: port, timeout: timeout).byteStream())
-        }, hello: hello, saved: state, options: options)
-        let recorder = MatchRecorder(store: store, record: record)
+        let reached = Mutex<String?>(nil)
+        let dial = Listing.dialer(toHostOf: state.matchID.hex, lookOnTheLAN: lookOnTheLAN, address: (host, port),
+                                  directory: directory, security: { security }, reached: { address in reached.withLock { $0 = address } })
+        let joined = try await Guest.resume(dial: dial, hello: hello, saved: state, options: options)
+        // Where the host was found this time is where to look first next time.
+        var updated = record
+        if let address = reached.withLock({ $0 }) { updated.peerAddress = address }
+        let recorder = MatchRecorder(store: store, record: updated)
         recorder.keep(joined)
         let (seated, local) = player.seat(joined.playerID)
         let controller = joined.makeController(with: seated)
@@ -343,6 +351,34 @@ public enum Listing {
     public static func assess(_ txt: TXTRecord) -> ParlorServiceAssessment {
         ParlorServiceInfo.assess(txt, supportedProtocolVersion: Int(SecureChannel.protocolVersion)) { id, rules in
             GameCatalog.game(id: id)?.rulesVersion == rules
+        }
+    }
+
+    /// Dials the host of match `matchID` (hex) again, for a guest getting
+    /// back to its seat: the host advertising that match on the LAN first
+    /// (`lookOnTheLAN`; a resumed host may have had to take another port),
+    /// else `address`. One dial stays within its `timeout`, the looking
+    /// included. `security` is read at each dial (a passcode learnt meanwhile);
+    /// `reached` hears where a dial got to.
+    public static func dialer(toHostOf matchID: String, lookOnTheLAN: Bool, address: (host: String, port: UInt16)?,
+                              directory: any ServiceDirectory = DNSSDDirectory(),
+                              security: @escaping @Sendable () -> ChannelSecurity,
+                              reached: @escaping @Sendable (String) -> Void = { _ in }) -> Dialer {
+        { timeout in
+            let began = ContinuousClock.now
+            let left = { max(timeout - (ContinuousClock.now - began), .milliseconds(100)) }
+            if lookOnTheLAN,
+               let service = await MatchFinder.find(matchID: matchID, within: min(.seconds(2), timeout / 2), in: directory),
+               let connection = try? await TCPConnection.connect(addresses: socketAddresses(of: service), timeout: left()) {
+                reached(connection.remoteAddress)
+                return security().connecting(connection.byteStream())
+            }
+            guard let address else {
+                throw NetError.connectFailed(host: "match \(matchID.prefix(8))", port: 0, attempts: [])
+            }
+            let connection = try await TCPConnection.connect(host: address.host, port: address.port, timeout: left())
+            reached(address.host.contains(":") ? "[\(address.host)]:\(address.port)" : "\(address.host):\(address.port)")
+            return security().connecting(connection.byteStream())
         }
     }
 }

@@ -70,6 +70,41 @@ struct TurnBasedResumeTests {
         #expect(hostEnd.state.matchID == hostRecord.state.matchID)
     }
 
+    @Test("a resumed host whose port was taken meanwhile listens on another; its guest finds it on the LAN by the match id")
+    func portTakenGuestFindsTheHostByMatchID() async throws {
+        let root = NSTemporaryDirectory() + "parlorkit-moved-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let hostStore = MatchStore(directory: root + "/host"), guestStore = MatchStore(directory: root + "/guest")
+        let lan = InMemoryDirectory()
+        let table = try await TurnBasedLAN.host(Nim.self, as: "Ana", advertise: false, store: hostStore)
+        async let joining = TurnBasedLAN.join(Nim.self, host: "127.0.0.1", port: table.port, as: "Bo", store: guestStore)
+        let host = try await table.waitForMatch()
+        let guest = try await joining
+        async let hostPlayed = Self.play(host, turns: 1)
+        async let guestPlayed = Self.play(guest, turns: 1)
+        _ = try await (hostPlayed, guestPlayed)
+        await host.leaveForNow()
+        await guest.leaveForNow()
+        // Someone else takes the port the match was played on.
+        let squatter = try TCPListener.listen(port: table.port)
+        defer { squatter.close() }
+        let again = try await TurnBasedLAN.resume(Nim.self, hosting: try Self.theMatch(in: hostStore), store: hostStore,
+                                                  directory: lan)
+        #expect(again.port != table.port)
+        async let guestBack = TurnBasedLAN.resume(Nim.self, joined: try Self.theMatch(in: guestStore), store: guestStore,
+                                                  grace: .seconds(20), directory: lan)
+        let hostBack = try await again.waitForMatch()
+        let guestAgain = try await guestBack
+        async let hostRest = Self.play(hostBack, turns: nil)
+        async let guestRest = Self.play(guestAgain, turns: nil)
+        _ = try await (hostRest, guestRest)
+        _ = await (hostBack.finished(), guestAgain.finished())
+        await hostBack.leave()
+        let (hostEnd, guestEnd) = (try Self.theMatch(in: hostStore), try Self.theMatch(in: guestStore))
+        #expect(hostEnd.phase == .ended && guestEnd.phase == .ended && hostEnd.state.stateHash == guestEnd.state.stateHash)
+        #expect(guestEnd.peerAddress.hasSuffix(":\(again.port)"), "the guest keeps where it found the host")
+    }
+
     @Test("a record this side did not host, or of another game, is refused with a sentence")
     func wrongRecordsAreRefused() async throws {
         let state = MatchState(matchID: .random(), gameType: Nim.self,

@@ -249,29 +249,13 @@ enum ResumeAsGuest {
             chosen = (host, port)
         }
         let target = chosen
-        let matchHex = state.matchID.hex
         let lookOnTheLAN = address == nil
         let reached = AddressBox()
         // The host we played: a known name with another key is refused before the seat token leaves.
         let savedKey = record.hasPeerKey ? try? PlayerPublicKey(bytes: record.peerKey) : nil
         let channel = GuestChannel(try LocalChannel.connecting(expectingHost: hostName, key: savedKey))
-        // One dial stays within its `timeout` (the looking included), so the retries end within --grace.
-        let dial: Dialer = { timeout in
-            let began = ContinuousClock.now
-            let left = { max(timeout - (ContinuousClock.now - began), .milliseconds(100)) }
-            if lookOnTheLAN, let service = await MatchFinder.find(matchID: matchHex, within: min(.seconds(2), timeout / 2)) {
-                if let connection = try? await TCPConnection.connect(addresses: LAN.socketAddresses(of: service), timeout: left()) {
-                    reached.set(connection.remoteAddress)
-                    return channel.security.connecting(connection.byteStream())
-                }
-            }
-            guard let target else {
-                throw NetError.connectFailed(host: "match \(matchHex.prefix(8))", port: 0, attempts: [])
-            }
-            let stream = channel.security.connecting(try await TCPConnection.connect(host: target.host, port: target.port, timeout: left()).byteStream())
-            reached.set(target.host.contains(":") ? "[\(target.host)]:\(target.port)" : "\(target.host):\(target.port)")
-            return stream
-        }
+        let dial = Listing.dialer(toHostOf: state.matchID.hex, lookOnTheLAN: lookOnTheLAN, address: target,
+                                  security: { channel.security }, reached: { reached.set($0) })
 
         var guestOptions = SessionRunner.guestOptions(grace: options.timeouts.grace, dial: dial)
         guestOptions.clock = wallClockMilliseconds
@@ -304,7 +288,7 @@ enum ResumeAsGuest {
         }
         let address = reached.value ?? record.peerAddress
         announcer.say("Back in \(hostName)'s match at \(address) (move \(joined.initialState.moves.count)).", event: JSONEvents.joinedHost(
-            joined.hostName, seat: joined.seat, match: matchHex, address: address, resumed: true))
+            joined.hostName, seat: joined.seat, match: state.matchID.hex, address: address, resumed: true))
         var updated = record
         updated.peerAddress = address
         // A record from before format 5 learns the key of the host it came back to.
