@@ -249,6 +249,8 @@ public enum TurnBasedLANError: Error, Sendable, Equatable, CustomStringConvertib
     case notResumable(String)
     /// The host stopped before there was anything to watch; the sentence says why.
     case stopped(String)
+    /// Nobody took the seat (or came back to it) within the wait.
+    case nobodyCame(Duration)
 
     public var description: String {
         switch self {
@@ -256,6 +258,7 @@ public enum TurnBasedLANError: Error, Sendable, Equatable, CustomStringConvertib
         case .notSaved(let why): "could not save the match, so it was left: \(why)"
         case .notResumable(let why): why
         case .stopped(let why): "stopped watching: \(why)"
+        case .nobodyCame(let limit): "nobody came within \(limit.components.seconds) s"
         }
     }
 }
@@ -295,12 +298,27 @@ public final class TurnBasedHost<G: Game>: Sendable {
     /// back, spectators) until the match's `leave()`.
     /// The game leaves the LAN's lists once the guest is seated.
     /// `player`: who plays the host's seat (your code by default, or parlor's bot, or a strategy).
-    public func waitForMatch(playedBy player: TurnBasedPlayer<G> = .caller) async throws -> TurnBasedMatch<G> {
+    /// `limit`: how long to wait (nil: until `close()`); past it the port is
+    /// closed and `TurnBasedLANError.nobodyCame` thrown (a resumed match stays
+    /// interrupted in its store).
+    public func waitForMatch(playedBy player: TurnBasedPlayer<G> = .caller,
+                             within limit: Duration? = nil) async throws -> TurnBasedMatch<G> {
+        let expired = Expiry()
+        let deadline = limit.map { limit in
+            Task {
+                try await Task.sleep(for: limit)
+                expired.fired.withLock { $0 = true }
+                await self.close()
+            }
+        }
         let hosted: HostedMatch
         do { hosted = try await host.waitForGuest() } catch {
+            deadline?.cancel()
             await close()
+            if let limit, expired.fired.withLock({ $0 }) { throw TurnBasedLANError.nobodyCame(limit) }
             throw error
         }
+        deadline?.cancel()
         // The port stays open through the match: a guest that drops comes back on it, spectators watch through it.
         await listing?.withdraw()
         // Saved before the guest was welcomed: its recorder goes on with the match (a resumed one, with its record).
@@ -320,6 +338,11 @@ public final class TurnBasedHost<G: Game>: Sendable {
         listener.close()
         await host.shutdown()
     }
+}
+
+/// Whether a wait's limit has passed.
+private final class Expiry: Sendable {
+    let fired = Mutex(false)
 }
 
 /// What a LAN listing says and where it leads, decided once for the front

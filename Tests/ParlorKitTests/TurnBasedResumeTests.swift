@@ -105,6 +105,19 @@ struct TurnBasedResumeTests {
         #expect(guestEnd.peerAddress.hasSuffix(":\(again.port)"), "the guest keeps where it found the host")
     }
 
+    @Test("a host that waits within a limit for a guest who never comes says so, and lets its port go")
+    func nobodyCame() async throws {
+        let table = try await TurnBasedLAN.host(Nim.self, as: "Ana", advertise: false)
+        let began = ContinuousClock.now
+        await #expect(throws: TurnBasedLANError.nobodyCame(.milliseconds(300))) {
+            _ = try await table.waitForMatch(within: .milliseconds(300))
+        }
+        #expect(ContinuousClock.now - began < .seconds(5))
+        // The port is free again.
+        let again = try TCPListener.listen(port: table.port)
+        again.close()
+    }
+
     @Test("a record this side did not host, or of another game, is refused with a sentence")
     func wrongRecordsAreRefused() async throws {
         let state = MatchState(matchID: .random(), gameType: Nim.self,
