@@ -28,6 +28,8 @@ public enum TurnBasedLAN {
 
     /// Listens on `port` (0: any free port) and, with `advertise`, lists the
     /// game on the LAN by DNS-SD as "NAME's GAME" (`TurnBasedHost.listedName`).
+    /// `seats`: the table's size, one of the game's seat counts; with more
+    /// than two, `waitForMatch()` returns once every seat is taken.
     /// Without a DNS-SD daemon the game is still reachable by address.
     /// - Parameters:
     ///   - security: `.encrypted` (protocol 3, what the `parlor` command
@@ -36,7 +38,7 @@ public enum TurnBasedLAN {
     ///   - store: where the match is saved (nil: nowhere). It is on disk
     ///     before the guest is welcomed, and each change before anyone sees it.
     /// - Throws: `HostError` (an unregistered game), `NetError` (the port).
-    public static func host<G: Game>(_ game: G.Type, as playerName: String, port: UInt16 = 0,
+    public static func host<G: Game>(_ game: G.Type, as playerName: String, seats: Int = 2, port: UInt16 = 0,
                                      security: ChannelSecurity = .clear, advertise: Bool = true,
                                      directory: any ServiceDirectory = DNSSDDirectory(), store: MatchStore? = nil,
                                      appVersion: String = defaultAppVersion) async throws -> TurnBasedHost<G> {
@@ -44,11 +46,14 @@ public enum TurnBasedLAN {
         try store?.checkWritable()
         let listener = try TCPListener.listen(port: port)
         var configuration = HostConfiguration(gameID: G.id, hostName: playerName, hostPlayerID: .random(), appVersion: appVersion)
+        configuration.seats = seats
         let listenPort = listener.port
         let saves = store.map { store in
             SavedBeforeWelcome(store: store) { hosted in
                 StoredMatch(state: hosted.initialState, role: .host, localSeat: hosted.hostSeat, lastActivity: wallClockMilliseconds(),
-                            seatToken: hosted.seatToken.bytes, listenPort: listenPort, peerKey: hosted.remote.peerKey?.bytes)
+                            seatToken: hosted.seatToken.bytes, listenPort: listenPort,
+                            // A two-seat match keeps its guest's key: resumed, the seat goes back only to that player.
+                            peerKey: hosted.guests.count == 1 ? hosted.remote.peerKey?.bytes : nil)
             }
         }
         // A record that could not be removed stays as an interrupted match at move 0, which resuming lists.
@@ -113,7 +118,8 @@ public enum TurnBasedLAN {
         var listing: HostedListing?
         if let directory = advertise {
             let encrypted = if case .encrypted = security { true } else { false }
-            let hosted = Listing.hostedGame(G.self, host: configuration.hostName, encrypted: encrypted, appVersion: appVersion)
+            let hosted = Listing.hostedGame(G.self, host: configuration.hostName, seatsTotal: configuration.seats, encrypted: encrypted,
+                                            appVersion: appVersion)
             let matchID = resuming.map { $0.state.matchID.hex } ?? ""
             listing = await HostedListing.advertise(hosted.serviceInfo(seatsTaken: 1, playing: resuming != nil, matchID: matchID),
                                                     as: hosted.serviceName, port: listener.port, in: directory)

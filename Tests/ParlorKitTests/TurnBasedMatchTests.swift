@@ -159,6 +159,30 @@ struct TurnBasedMatchTests {
     }
 }
 
+/// A table of three through the front door.
+@Suite(.timeLimit(.minutes(1)))
+struct TurnBasedTableTests {
+    init() { Nim.register() }
+
+    @Test("a table of three fills with two guests, and all three sides see the same turns and the same end")
+    func aTableOfThree() async throws {
+        let table = try await TurnBasedLAN.host(Nim.self, as: "Ana", seats: 3, advertise: false)
+        async let bo = TurnBasedLAN.join(Nim.self, host: "127.0.0.1", port: table.port, as: "Bo")
+        async let cy = TurnBasedLAN.join(Nim.self, host: "127.0.0.1", port: table.port, as: "Cy")
+        let host = try await table.waitForMatch()
+        let guests = try await [bo, cy]
+        #expect(await host.participants.map(\.name).sorted() == ["Ana", "Bo", "Cy"])
+        async let hostSaw = TurnBasedMatchTests.playToTheEnd(host)
+        async let boSaw = TurnBasedMatchTests.playToTheEnd(guests[0])
+        async let cySaw = TurnBasedMatchTests.playToTheEnd(guests[1])
+        let seen = try await [hostSaw, boSaw, cySaw]
+        #expect(seen[0].events == seen[1].events && seen[1].events == seen[2].events)
+        #expect(seen[0].events.last == "over" && seen.allSatisfy { $0.turnsPlayed > 0 })
+        #expect(seen[0].endedWith.filter { $0.outcome == .won }.count == 1)
+        await host.leave()
+    }
+}
+
 /// Seats parlor plays for the caller, through the front door.
 @Suite(.timeLimit(.minutes(1)))
 struct TurnBasedPlayerTests {
