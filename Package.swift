@@ -103,6 +103,8 @@ let package = Package(
             swiftSettings: [.unsafeFlags(["-O"])]),
         // The floor of `parlor bench startup`: a Swift program that prints one line; not installed.
         .executableTarget(name: "parlor-trivial", path: "Tools/parlor-trivial"),
+        // The front door on a real LAN, for the lab test (not installed).
+        .executableTarget(name: "parlorkit-lan", dependencies: ["ParlorKit", "Games"], path: "Tools/parlorkit-lan"),
         // Fakes shared by every test target.
         .target(
             name: "ParlorTestSupport",
