@@ -138,7 +138,7 @@ public enum TurnBasedLAN {
     public static func resume<G: Game>(_ game: G.Type, joined record: StoredMatch, store: MatchStore,
                                        security: ChannelSecurity = .clear, grace: Duration = .seconds(60),
                                        lookOnTheLAN: Bool = true, directory: any ServiceDirectory = DNSSDDirectory(),
-                                       playedBy player: TurnBasedPlayer<G> = .caller,
+                                       playedBy player: TurnBasedPlayer<G> = .caller, rematches: Bool = false,
                                        appVersion: String = defaultAppVersion) async throws -> TurnBasedMatch<G> {
         let state = record.state
         guard record.role == .guest, state.gameID == G.id, let token = SeatToken(bytes: record.seatToken),
@@ -159,12 +159,8 @@ public enum TurnBasedLAN {
         // Where the host was found this time is where to look first next time.
         var updated = record
         if let address = reached.withLock({ $0 }) { updated.peerAddress = address }
-        let recorder = MatchRecorder(store: store, record: updated)
-        recorder.keep(joined)
-        let (seated, local) = player.seat(joined.playerID)
-        let controller = joined.makeController(with: seated)
-        return try await TurnBasedMatch(side: .guest(joined), controller: controller, local: local, localSeat: joined.seat,
-                                        recorder: recorder)
+        let series = TurnBasedSeries<G>(player: player, rematches: rematches, store: store, peerAddress: updated.peerAddress)
+        return try await series.guestMatch(joined, recorder: MatchRecorder(store: store, record: updated))
     }
 
     /// `HOST:PORT` or `[IPV6]:PORT`, as a connection's `remoteAddress` says it.
@@ -183,13 +179,13 @@ public enum TurnBasedLAN {
     /// be saved throws `StoreError` before anything is sent.
     public static func join<G: Game>(_ game: G.Type, host: String, port: UInt16, as playerName: String,
                                      security: ChannelSecurity = .clear, store: MatchStore? = nil,
-                                     playedBy player: TurnBasedPlayer<G> = .caller,
+                                     playedBy player: TurnBasedPlayer<G> = .caller, rematches: Bool = false,
                                      appVersion: String = defaultAppVersion) async throws -> TurnBasedMatch<G> {
         // Before connecting: a seat this side could not save is not taken from others.
         try store?.checkWritable()
         let connection = try await TCPConnection.connect(host: host, port: port)
         return try await join(G.self, over: connection, as: playerName, security: security, store: store, player: player,
-                              appVersion: appVersion)
+                              rematches: rematches, appVersion: appVersion)
     }
 
     /// Finds the game listed on the LAN as `name` (its exact name, ignoring
@@ -199,7 +195,7 @@ public enum TurnBasedLAN {
     public static func join<G: Game>(_ game: G.Type, named name: String, as playerName: String,
                                      security: ChannelSecurity = .clear, timeout: Duration = GameFinder.defaultTimeout,
                                      directory: any ServiceDirectory = DNSSDDirectory(), store: MatchStore? = nil,
-                                     playedBy player: TurnBasedPlayer<G> = .caller,
+                                     playedBy player: TurnBasedPlayer<G> = .caller, rematches: Bool = false,
                                      appVersion: String = defaultAppVersion) async throws -> TurnBasedMatch<G> {
         try store?.checkWritable()
         let finder = GameFinder(directory: directory, timeout: timeout, assess: Listing.assess)
@@ -207,12 +203,12 @@ public enum TurnBasedLAN {
         let connection = try await TCPConnection.connect(addresses: Listing.socketAddresses(of: listed.service),
                                                          timeout: .seconds(5))
         return try await join(G.self, over: connection, as: playerName, security: security, store: store, player: player,
-                              appVersion: appVersion)
+                              rematches: rematches, appVersion: appVersion)
     }
 
     private static func join<G: Game>(_ game: G.Type, over connection: TCPConnection, as playerName: String,
                                       security: ChannelSecurity, store: MatchStore?, player: TurnBasedPlayer<G>,
-                                      appVersion: String) async throws -> TurnBasedMatch<G> {
+                                      rematches: Bool, appVersion: String) async throws -> TurnBasedMatch<G> {
         // Only `G`: a host of another game refuses the guest with a sentence naming it.
         let hello = Hello(appVersion: appVersion, playerID: .random(), playerName: playerName,
                           games: [GameVersion(id: G.id, rulesVersion: UInt16(clamping: G.rulesVersion))])
@@ -223,25 +219,11 @@ public enum TurnBasedLAN {
             connection.close()
             throw TurnBasedLANError.otherGame(hosted: joined.initialState.gameID, wanted: G.id)
         }
-        var recorder: MatchRecorder?
-        if let store {
-            // On disk before anything of the match is shown: else the host would keep a match this side cannot resume.
-            let saves = FirstSaves(store: store)
-            let record = StoredMatch(state: joined.initialState, role: .guest, localSeat: joined.seat,
-                                     lastActivity: wallClockMilliseconds(), peerAddress: connection.remoteAddress,
-                                     seatToken: joined.seatToken.bytes, peerKey: joined.remote.peerKey?.bytes)
-            if let failure = await saves.save(record) {
-                await joined.remote.leaveForNow("cannot save the match")
-                connection.close()
-                throw TurnBasedLANError.notSaved("\(failure)")
-            }
-            recorder = saves.take(joined.initialState.matchID)
-            recorder?.keep(joined)
+        let series = TurnBasedSeries<G>(player: player, rematches: rematches, store: store, peerAddress: connection.remoteAddress)
+        do { return try await series.guestMatch(joined) } catch {
+            connection.close()
+            throw error
         }
-        let (seated, local) = player.seat(joined.playerID)
-        let controller = joined.makeController(with: seated)
-        return try await TurnBasedMatch(side: .guest(joined), controller: controller, local: local, localSeat: joined.seat,
-                                        recorder: recorder)
     }
 }
 
@@ -307,7 +289,9 @@ public final class TurnBasedHost<G: Game>: Sendable {
     /// `limit`: how long to wait (nil: until `close()`); past it the port is
     /// closed and `TurnBasedLANError.nobodyCame` thrown (a resumed match stays
     /// interrupted in its store).
-    public func waitForMatch(playedBy player: TurnBasedPlayer<G> = .caller,
+    /// `rematches`: keep the connection past a normal end, so that
+    /// `TurnBasedMatch.rematch()` can agree on another match (two seats).
+    public func waitForMatch(playedBy player: TurnBasedPlayer<G> = .caller, rematches: Bool = false,
                              within limit: Duration? = nil) async throws -> TurnBasedMatch<G> {
         let expired = Expiry()
         let deadline = limit.map { limit in
@@ -328,12 +312,8 @@ public final class TurnBasedHost<G: Game>: Sendable {
         // The port stays open through the match: a guest that drops comes back on it, spectators watch through it.
         await listing?.withdraw()
         // Saved before the guest was welcomed: its recorder goes on with the match (a resumed one, with its record).
-        let recorder = saves?.taken(hosted) ?? resumed.map { MatchRecorder(store: $0.store, record: $0.record) }
-        recorder?.keep(hosted)
-        let (seated, local) = player.seat(hosted.hostPlayerID)
-        let controller = hosted.makeController(with: seated)
-        return try await TurnBasedMatch(side: .host(hosted), controller: controller, local: local, localSeat: hosted.hostSeat,
-                                        recorder: recorder, onLeave: { await self.close() })
+        let series = TurnBasedSeries<G>(player: player, rematches: rematches, host: host, saves: saves, onLeave: { await self.close() })
+        return try await series.hostMatch(hosted, recorder: resumed.map { MatchRecorder(store: $0.store, record: $0.record) })
     }
 
     /// Stops hosting: withdraws the listing and closes the port (a match's

@@ -89,8 +89,10 @@ public final class TurnBasedMatch<G: Game>: Sendable {
     private let side: Side
     /// Saving this side's match, when it has a store: done once the final state is on disk.
     private let recording: Task<Void, Never>?
+    /// How this side starts each match of its series (the next one: `rematch`).
+    private let series: TurnBasedSeries<G>
     /// Lets the host's port go, once this side leaves.
-    private let onLeave: (@Sendable () async -> Void)?
+    private var onLeave: (@Sendable () async -> Void)? { series.onLeave }
 
     /// The session under the match: the host's guests or the guest's host.
     enum Side: Sendable {
@@ -101,8 +103,8 @@ public final class TurnBasedMatch<G: Game>: Sendable {
     /// Subscribes to the controller's events, then starts it. With a
     /// `recorder`, every event comes after the save that makes it durable.
     init(side: Side, controller: MatchController, local: LocalParticipant, localSeat: SeatIndex,
-         recorder: MatchRecorder?, onLeave: (@Sendable () async -> Void)? = nil) async throws {
-        self.onLeave = onLeave
+         recorder: MatchRecorder?, series: TurnBasedSeries<G>) async throws {
+        self.series = series
         self.side = side
         self.controller = controller
         self.local = local
@@ -183,6 +185,36 @@ public final class TurnBasedMatch<G: Game>: Sendable {
     /// match the other player wins; at a table the others play on.
     public func quit() async throws(TurnBasedError) {
         try Self.check(await local.quit())
+    }
+
+    /// After a normal end, agrees on another match with the other side:
+    /// GameKit's `rematch`. Both sides call it (`wants: false` declines);
+    /// once both want one, the new match starts over the same connection,
+    /// seats swapped, saved as the first was, and is returned. nil: no
+    /// rematch (declined, the other side left, or no answer within
+    /// `answerTimeout`). Needs `rematches: true` when the match was made,
+    /// and two seats.
+    /// - Throws: `TurnBasedError.refused` when the match is not over, or was
+    ///   not made for rematches.
+    public func rematch(wants: Bool = true, answerTimeout: Duration = .seconds(120)) async throws -> TurnBasedMatch<G>? {
+        guard series.rematches else { throw TurnBasedError.refused("this match was made without rematches: true") }
+        guard await controller.state.isEnded else { throw TurnBasedError.refused("the match is not over") }
+        // The end is on disk before the other side hears this side's answer.
+        await recording?.value
+        switch side {
+        case .host(let hosted):
+            guard let host = series.host,
+                  case .newMatch(let next) = await host.rematch(after: hosted, wants: wants, answerTimeout: answerTimeout) else {
+                await onLeave?()
+                return nil
+            }
+            return try await series.hostMatch(next)
+        case .guest(let joined):
+            guard case .newMatch(let next) = await Guest.rematch(after: joined, wants: wants, answerTimeout: answerTimeout) else {
+                return nil
+            }
+            return try await series.guestMatch(next)
+        }
     }
 
     /// Leaves the match for now without quitting it: the other side hears
