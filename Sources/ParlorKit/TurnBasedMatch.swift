@@ -247,6 +247,10 @@ public final class TurnBasedMatch<G: Game>: Sendable {
     /// Leaving at once could cost the other side its view of the last move
     /// (docs/LIBRARY.md, the participant contract's third rule).
     public func leave(within limit: Duration = .seconds(5)) async {
+        // A match kept open for a rematch is answered no, so the other side need not wait for one.
+        if series.rematches, await controller.state.isEnded {
+            _ = try? await rematch(wants: false, answerTimeout: limit)
+        }
         switch side {
         case .host(let hosted):
             for guest in hosted.guests { _ = await guest.waitForFinalDelivery(within: limit) }

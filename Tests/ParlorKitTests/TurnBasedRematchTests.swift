@@ -49,6 +49,23 @@ struct TurnBasedRematchTests {
         #expect(guestStore.list().matches.allSatisfy { $0.phase == .ended })
     }
 
+    @Test("a side that leaves after the end says no to a rematch at once: the other side is not kept waiting")
+    func leavingDeclines() async throws {
+        let table = try await TurnBasedLAN.host(Nim.self, as: "Ana", advertise: false)
+        async let joining = TurnBasedLAN.join(Nim.self, host: "127.0.0.1", port: table.port, as: "Bo", rematches: true)
+        let host = try await table.waitForMatch(rematches: true)
+        let guest = try await joining
+        try await guest.quit()
+        _ = await (host.finished(), guest.finished())
+        let began = ContinuousClock.now
+        async let hostAsks = host.rematch(answerTimeout: .seconds(30))
+        await guest.leave()
+        let answer = try await hostAsks
+        #expect(answer == nil)
+        #expect(ContinuousClock.now - began < .seconds(10), "answered by the guest's no, not by the timeout")
+        await host.leave()
+    }
+
     @Test("a match made without rematches refuses one with a sentence")
     func notMadeForRematches() async throws {
         let table = try await TurnBasedLAN.host(Nim.self, as: "Ana", advertise: false)
