@@ -46,6 +46,22 @@ public final class FirstSaves: Sendable {
         return failure
     }
 
+    /// Saves the guest's side of `joined` as it starts (the host reached at
+    /// `peerAddress`), before anything of it is shown: a guest killed after
+    /// saying it joined keeps a record that resuming finishes. When it cannot
+    /// be saved, the match is left for now (the host keeps it) and this
+    /// throws. Returns the record; `take` gives its recorder.
+    public func saveJoined(_ joined: JoinedMatch, peerAddress: String) async throws(TurnBasedLANError) -> StoredMatch {
+        let record = StoredMatch(state: joined.initialState, role: .guest, localSeat: joined.seat,
+                                 lastActivity: wallClockMilliseconds(), peerAddress: peerAddress,
+                                 seatToken: joined.seatToken.bytes, peerKey: joined.remote.peerKey?.bytes)
+        if let failure = await save(record) {
+            await joined.remote.leaveForNow("cannot save the match")
+            throw .notSaved("\(failure)")
+        }
+        return record
+    }
+
     /// The recorder that first saved match `id`; nil when none did (a resumed match).
     public func take(_ id: MatchID) -> MatchRecorder? {
         made.withLock { $0.removeValue(forKey: id) }

@@ -36,13 +36,7 @@ struct TurnBasedSeries<G: Game>: Sendable {
         var recorder = recorder
         if recorder == nil, let store {
             let saves = FirstSaves(store: store)
-            let record = StoredMatch(state: joined.initialState, role: .guest, localSeat: joined.seat,
-                                     lastActivity: wallClockMilliseconds(), peerAddress: peerAddress,
-                                     seatToken: joined.seatToken.bytes, peerKey: joined.remote.peerKey?.bytes)
-            if let failure = await saves.save(record) {
-                await joined.remote.leaveForNow("cannot save the match")
-                throw TurnBasedLANError.notSaved("\(failure)")
-            }
+            _ = try await saves.saveJoined(joined, peerAddress: peerAddress)
             recorder = saves.take(joined.initialState.matchID)
         }
         recorder?.keep(joined)

@@ -69,12 +69,10 @@ func runJoin(_ options: JoinOptions, desk: MatchDesk? = nil) async throws -> Exi
     }
     // Nothing is shown of the match before it is on disk: a guest killed after
     // "Joined" keeps a record that `parlor resume` finishes.
-    let record = StoredMatch(state: joined.initialState, role: .guest, localSeat: joined.seat, lastActivity: wallClockMilliseconds(),
-                             peerAddress: peerAddress, seatToken: joined.seatToken.bytes, peerKey: joined.remote.peerKey?.bytes)
     let saves = FirstSaves(store: LocalData.matchStore)
-    if let failure = await saves.save(record) {
-        await joined.remote.leaveForNow("cannot save the match")
-        throw CommandFailure("could not save the match, so it was left: \(failure)", exitCode: .ioError)
+    let record: StoredMatch
+    do { record = try await saves.saveJoined(joined, peerAddress: peerAddress) } catch {
+        throw CommandFailure("\(error)", exitCode: .ioError)
     }
     announcer.say("Joined \(joined.hostName)'s \(joined.initialState.game.gameDisplayName) at \(peerAddress).", event: JSONEvents.joinedHost(
         joined.hostName, seat: joined.seat, match: joined.initialState.matchID.hex, address: peerAddress, key: hostKey?.description))
