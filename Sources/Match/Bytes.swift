@@ -5,17 +5,24 @@ public struct ByteWriter: Sendable {
     /// The bytes written so far.
     public private(set) var bytes: [UInt8] = []
 
+    /// An empty writer with room for `capacity` bytes before it grows.
     public init(capacity: Int = 64) { bytes.reserveCapacity(capacity) }
 
+    /// Writes one byte.
     public mutating func write(_ value: UInt8) { bytes.append(value) }
+    /// Writes two bytes, most significant first.
     public mutating func write(_ value: UInt16) { bytes.append(UInt8(value >> 8)); bytes.append(UInt8(value & 0xff)) }
+    /// Writes four bytes, most significant first.
     public mutating func write(_ value: UInt32) {
         for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8((value >> UInt32(shift)) & 0xff)) }
     }
+    /// Writes eight bytes, most significant first.
     public mutating func write(_ value: UInt64) {
         for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8((value >> UInt64(shift)) & 0xff)) }
     }
+    /// Writes eight bytes of two's complement, most significant first.
     public mutating func write(_ value: Int64) { write(UInt64(bitPattern: value)) }
+    /// Writes `more` as it is, with no length in front.
     public mutating func write<C: Collection>(bytes more: C) where C.Element == UInt8 { bytes.append(contentsOf: more) }
     /// Writes a string as a 1-byte length and its UTF-8 bytes; the caller has checked it fits in 255 bytes.
     public mutating func writeShortString(_ text: String) {
@@ -35,25 +42,30 @@ public struct ByteReader: Sendable {
         public var offset: Int
     }
 
+    /// The input, as given.
     public let bytes: [UInt8]
     /// Offset of the next byte to read.
     public private(set) var offset: Int
 
+    /// Reads `bytes` from `offset` on.
     public init(_ bytes: [UInt8], offset: Int = 0) { self.bytes = bytes; self.offset = offset }
 
     /// Bytes not yet read.
     public var remaining: Int { bytes.count - offset }
 
+    /// Reads one byte.
     public mutating func readUInt8() throws(Truncated) -> UInt8 {
         guard remaining >= 1 else { throw Truncated(offset: offset) }
         defer { offset += 1 }
         return bytes[offset]
     }
+    /// Reads two bytes, most significant first.
     public mutating func readUInt16() throws(Truncated) -> UInt16 {
         guard remaining >= 2 else { throw Truncated(offset: offset) }
         defer { offset += 2 }
         return UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
     }
+    /// Reads four bytes, most significant first.
     public mutating func readUInt32() throws(Truncated) -> UInt32 {
         guard remaining >= 4 else { throw Truncated(offset: offset) }
         var value: UInt32 = 0
@@ -61,6 +73,7 @@ public struct ByteReader: Sendable {
         offset += 4
         return value
     }
+    /// Reads eight bytes, most significant first.
     public mutating func readUInt64() throws(Truncated) -> UInt64 {
         guard remaining >= 8 else { throw Truncated(offset: offset) }
         var value: UInt64 = 0
@@ -68,7 +81,9 @@ public struct ByteReader: Sendable {
         offset += 8
         return value
     }
+    /// Reads eight bytes of two's complement, most significant first.
     public mutating func readInt64() throws(Truncated) -> Int64 { Int64(bitPattern: try readUInt64()) }
+    /// Reads `count` bytes as they are.
     public mutating func readBytes(_ count: Int) throws(Truncated) -> [UInt8] {
         guard count >= 0, remaining >= count else { throw Truncated(offset: offset) }
         defer { offset += count }

@@ -33,8 +33,10 @@ public struct Identifier128: Hashable, Sendable, Comparable, CustomStringConvert
     public var hex: String { bytes.hexString }
     /// The first 8 hex digits, enough for a person to tell matches apart.
     public var short: String { String(hex.prefix(8)) }
+    /// The full hex form (`hex`).
     public var description: String { hex }
 
+    /// Byte order, for sorting ids the same way everywhere.
     public static func < (lhs: Identifier128, rhs: Identifier128) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
 }
 

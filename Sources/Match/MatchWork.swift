@@ -17,12 +17,14 @@ public enum MatchWork {
         /// Moves applied by the game's rules (each move replayed by a decode counts).
         public var applies = 0
 
+        /// Counts to start from (zero by default).
         public init(decodes: Int = 0, encodes: Int = 0, applies: Int = 0) {
             self.decodes = decodes
             self.encodes = encodes
             self.applies = applies
         }
 
+        /// "N decodes, N encodes, N moves applied", for a bench's line.
         public var description: String { "\(decodes) decodes, \(encodes) encodes, \(applies) moves applied" }
     }
 

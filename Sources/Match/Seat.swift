@@ -45,6 +45,7 @@ public enum SeatStatus: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     /// The match has ended.
     case done = 2
 
+    /// The status as the store's and the JSON's lines say it: "playing", "left" or "done".
     public var description: String {
         switch self {
         case .playing: "playing"
@@ -62,11 +63,16 @@ public struct Seat: Hashable, Sendable {
     /// Longest name, in UTF-8 bytes.
     public static let maximumNameBytes = 64
 
+    /// Who sits here, the same on every side for the whole match.
     public var playerID: PlayerID
+    /// The player's name as given when the seat was taken (1 to `maximumNameBytes` bytes of UTF-8).
     public var name: String
+    /// Playing, left, or done.
     public var status: SeatStatus
+    /// How the seat ended (none while it plays).
     public var outcome: Outcome
 
+    /// A seat for `playerID` called `name`, playing with no outcome unless given.
     public init(playerID: PlayerID, name: String, status: SeatStatus = .playing, outcome: Outcome = .none) {
         self.playerID = playerID
         self.name = name

@@ -13,6 +13,7 @@ public struct TalkLine: Hashable, Sendable {
         /// Someone watching the table without a seat.
         case spectator = 1
 
+        /// "player" or "spectator", as the JSON's lines say it.
         public var description: String {
             switch self {
             case .player: "player"
@@ -59,6 +60,7 @@ public struct TalkRefusal: Hashable, Sendable, CustomStringConvertible {
         self.sentence = sentence
     }
 
+    /// The refusal as a person reads it.
     public var description: String { sentence }
 }
 
@@ -76,5 +78,6 @@ public protocol TalkOutlet: Sendable {
 }
 
 extension TalkOutlet {
+    /// No: a side with no seat has nothing to speak for, unless the outlet says so.
     public var speaksWithoutSeat: Bool { false }
 }
