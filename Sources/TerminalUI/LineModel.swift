@@ -123,8 +123,8 @@ struct LineModel {
             var actions = json(JSONEvents.committed(change, new))
             if !isJSON {
                 switch change {
-                case .move(let move, let seat):
-                    actions += say(MatchText.moveLine(new, move: PlayedMove(seat: seat, move: move), options: options))
+                case .move(let move, let seat, let message):
+                    actions += say(MatchText.moveLine(new, move: PlayedMove(seat: seat, move: move, message: message), options: options))
                     if localSeats.isEmpty && !new.isEnded { actions += board() }
                 case .quit(let seat): actions += say("\(MatchText.label(new, seat: seat, options: options)) quit.")
                 case .timeExpired(let seat):

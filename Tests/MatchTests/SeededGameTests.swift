@@ -178,7 +178,7 @@ struct SeededGameTests {
 
     @Test("a parlor that reads formats 1 and 2 only calls a seeded blob newer, with the sentence that says to update")
     func olderParlorsSayNewer() {
-        #expect(MatchBlob.currentFormat == 3)
+        #expect(MatchBlob.currentFormat >= 3)  // format 4 (a move's message) came later
         #expect(MatchBlobError.newerFormat(3).description == "the match was made by a newer parlor (format 3); update parlor to open it")
     }
 }
