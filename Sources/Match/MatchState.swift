@@ -161,6 +161,16 @@ public struct MatchState: Sendable {
     /// Whether any move of the match came with a message (its blob is then format 4).
     public var hasMessages: Bool { moves.contains { $0.message != nil } }
 
+    /// The same match with no move's message: what a peer that cannot read
+    /// one (an older spectator) is shown. A valid state of its own, with its
+    /// own hash; each change after it is one change after this one too.
+    public var withoutMessages: MatchState {
+        guard hasMessages else { return self }
+        var copy = self
+        copy.moves = moves.map { PlayedMove(seat: $0.seat, move: $0.move) }
+        return copy
+    }
+
     /// Whether any seat has left while the match went on (the rotation is then no longer strict).
     public var someSeatHasLeft: Bool { leftAfter.contains { $0 != nil } }
 
