@@ -138,3 +138,60 @@ struct TurnMessageProtocolTests {
         #expect(desync.description == "the host's change 2 is invalid: the match data has an invalid message with move 2")
     }
 }
+
+/// A saved match with messages taken back up: by a guest of this build, and not by an older one.
+@Suite("A message with a turn, resumed", .serialized)
+struct TurnMessageResumeTests {
+    /// A connect4 match the host (seat 0) saved after two moves, each with a message.
+    static func saved() throws -> MatchState {
+        var state = MatchState(matchID: .random(), game: Connect4(), seats: [Seat(playerID: .random(), name: "Ana"),
+                                                                           Seat(playerID: .random(), name: "Ben")])
+        state = try state.applying(.move(Move(3), by: 0, message: TurnMessage("Your move")), now: 1)
+        return try state.applying(.move(Move(3), by: 1, message: TurnMessage("Thanks")), now: 2)
+    }
+
+    @Test("the host resumes a saved match with messages, the guest takes its seat back with them, and the next message travels")
+    func resumedWithItsMessages() async throws {
+        let saved = try Self.saved()
+        let (host, hosted, joined, _) = try await RegisteredGameProtocolTests.resume(saved)
+        #expect(joined.initialState.moves.map(\.message?.text) == ["Your move", "Thanks"])
+        #expect(joined.initialState.stateHash == saved.stateHash)
+        let (hostController, ana) = hosted.makeController { LocalParticipant(playerID: $0) }
+        let (guestController, _) = joined.makeController { LocalParticipant(playerID: $0) }
+        let guestEvents = EventRecorder()
+        await guestEvents.record(guestController)
+        try await hostController.start()
+        try await guestController.start()
+        guard case .committed(let after) = await ana.play(Move(2), message: try TurnMessage("Back again")) else {
+            Issue.record("the host's move with a message was not committed after the resume")
+            return
+        }
+        #expect(after.moves.map(\.message?.text) == ["Your move", "Thanks", "Back again"])
+        // The host does not wait for the guest to take its push: wait for the guest's commit.
+        #expect(await guestEvents.waitUntil { $0.contains { if case .committed(_, let state) = $0 { state.sequence == 3 } else { false } } })
+        let guestState = await guestController.state
+        #expect(guestState.message?.text == "Back again" && guestState.stateHash == after.stateHash)
+        await host.shutdown()
+    }
+
+    @Test("a guest whose parlor offers protocols 2 and 1 cannot take back the seat of a match with messages: REJECT versionUnsupported with a sentence")
+    func anOlderGuestIsRefused() async throws {
+        let saved = try Self.saved()
+        let token = SeatToken.random()
+        let host = try MatchHost(configuration: HostConfiguration(gameID: "connect4", hostName: "Ana", hostPlayerID: saved.seats[0].playerID,
+                                                                  timeouts: quickTimeouts, appVersion: "test"),
+                                 resuming: SavedHostMatch(state: saved, hostSeat: 0, seatToken: token))
+        let (guestEnd, hostEnd) = InMemoryByteStream.pair()
+        await host.accept(hostEnd)
+        let peer = RawPeer(stream: guestEnd)
+        await peer.send(.hello(Hello(protocolVersions: [2, 1], appVersion: "0.2.0", playerID: saved.seats[1].playerID, playerName: "Ben",
+                                     matchID: saved.matchID, seatToken: token)))
+        guard case .reject(let reason, let sentence)? = await peer.nextMessage() else {
+            Issue.record("an older guest was welcomed back to a match with messages")
+            return
+        }
+        #expect(reason == .versionUnsupported)
+        #expect(sentence == "This match carries messages with its moves, which needs parlor protocol 4; yours speaks 2, 1: update parlor to take your seat back.")
+        await host.shutdown()
+    }
+}
