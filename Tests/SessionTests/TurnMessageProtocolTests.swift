@@ -195,3 +195,21 @@ struct TurnMessageResumeTests {
         await host.shutdown()
     }
 }
+
+/// A hostile guest that offered protocols 2 and 1, then sends a move with a message anyway.
+@Suite("A message over a connection below protocol 4", .serialized)
+struct TurnMessageBelowProtocol4Tests {
+    @Test("the host answers TURN_REJECTED badBlob with a sentence, commits nothing, and the same move without the message is confirmed")
+    func refusedAtTheHost() async throws {
+        var session = try await RawGuestSession.start(hello: Hello(protocolVersions: [2, 1], appVersion: "0.2.0",
+                                                                   playerID: .random(), playerName: "Mallory"))
+        #expect(session.welcome.protocolVersion == 2)
+        let (sequence, blob) = try session.proposal(.move(Move(3), by: session.seat, message: try TurnMessage("gotcha")))
+        let answer = await session.send(.turn(sequence: sequence, blob: blob))
+        #expect(answer == .turnRejected(sequence: 1, reason: .badBlob,
+                                        sentence: "This match's connection is below protocol 4: a move cannot carry a message."))
+        #expect(await session.hostController.state.sequence == 0)
+        try await session.play(3)
+        #expect(session.state.sequence == 1)
+    }
+}
