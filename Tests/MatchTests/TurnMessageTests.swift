@@ -110,6 +110,25 @@ struct TurnMessageTests {
         #expect(throws: MatchBlobError.invalidField("message's move index")) { try MatchBlob.decode(none) }
     }
 
+    @Test("a format-4 blob cut anywhere is a clean error; mutated bytes never trap, and whatever decodes encodes back to the same bytes")
+    func truncatedAndMutated() throws {
+        let blob = MatchBlob.encode(try Self.chatty())
+        for length in 0..<blob.count {
+            #expect(throws: MatchBlobError.self) { try MatchBlob.decode(Array(blob.prefix(length))) }
+        }
+        var generator = SplitMix64(seed: 4)
+        for _ in 0..<2000 {
+            var bytes = blob
+            let index = Int(generator.next() % UInt64(bytes.count))
+            switch generator.next() % 3 {
+            case 0: bytes[index] = UInt8(truncatingIfNeeded: generator.next())
+            case 1: bytes.remove(at: index)
+            default: bytes.insert(UInt8(truncatingIfNeeded: generator.next()), at: index)
+            }
+            if let state = try? MatchBlob.decode(bytes) { #expect(MatchBlob.encode(state) == bytes) }
+        }
+    }
+
     @Test("a next state that changes an earlier message is a rewritten history, by the full check and by the one-change reading")
     func aChangedMessageRewritesHistory() throws {
         let base = try Self.chatty()
