@@ -116,15 +116,7 @@ struct TurnMessageTests {
         for length in 0..<blob.count {
             #expect(throws: MatchBlobError.self) { try MatchBlob.decode(Array(blob.prefix(length))) }
         }
-        var generator = SplitMix64(seed: 4)
-        for _ in 0..<2000 {
-            var bytes = blob
-            let index = Int(generator.next() % UInt64(bytes.count))
-            switch generator.next() % 3 {
-            case 0: bytes[index] = UInt8(truncatingIfNeeded: generator.next())
-            case 1: bytes.remove(at: index)
-            default: bytes.insert(UInt8(truncatingIfNeeded: generator.next()), at: index)
-            }
+        for bytes in BlobForge.mutations(of: blob, count: 2000, seed: 4) {
             if let state = try? MatchBlob.decode(bytes) { #expect(MatchBlob.encode(state) == bytes) }
         }
     }

@@ -204,6 +204,21 @@ public enum BlobForge {
         return rehash(copy)
     }
 
+    /// `count` copies of `blob`, each with one byte changed, removed or inserted at a place drawn from `seed`.
+    public static func mutations(of blob: [UInt8], count: Int, seed: UInt64) -> [[UInt8]] {
+        var generator = SplitMix64(seed: seed)
+        return (0..<count).map { _ in
+            var bytes = blob
+            let index = Int(generator.next() % UInt64(bytes.count))
+            switch generator.next() % 3 {
+            case 0: bytes[index] = UInt8(truncatingIfNeeded: generator.next())
+            case 1: bytes.remove(at: index)
+            default: bytes.insert(UInt8(truncatingIfNeeded: generator.next()), at: index)
+            }
+            return bytes
+        }
+    }
+
     /// Offset of the last move's seat byte (its u16 move follows), in a blob without messages (formats 1 to 3).
     public static func lastMoveOffset(in blob: [UInt8]) -> Int { blob.count - 8 - 3 }
 }
