@@ -39,11 +39,16 @@ public final class LocalParticipant: Participant {
 
     public func turnBegan(_ state: MatchState) {}
 
-    /// Plays `move` for this seat.
-    public func play(_ move: Move) async -> SubmitResult {
+    /// Plays `move` for this seat, with `message` for the next seat to see
+    /// (GameKit's `match.message`, set before `endTurn`).
+    ///
+    /// A message is refused (`.rejected(.messagesUnreadable)`, nothing played)
+    /// when a peer in the match has a parlor that cannot read one; play the
+    /// move without it then.
+    public func play(_ move: Move, message: TurnMessage? = nil) async -> SubmitResult {
         guard let controller = controllerBox.withLock({ $0 }) else { return .rejected(.matchOver) }
         guard let seat = await controller.state.seat(of: playerID) else { return .rejected(.notAParticipant) }
-        return await controller.submit(.move(move, by: seat), from: speaksAs ?? self)
+        return await controller.submit(.move(move, by: seat, message: message), from: speaksAs ?? self)
     }
 
     /// Quits the match for this seat, in turn or out of turn.

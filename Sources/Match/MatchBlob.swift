@@ -61,10 +61,19 @@ public enum MatchBlob {
     /// two-seat matches (byte for byte what release 1 wrote); format 2, which
     /// adds when each seat left, for three seats or more; format 3, format 2
     /// with the match's seed, for a game that uses randomness, at any number
-    /// of seats (only such games: every other game's bytes are as before).
-    public static let currentFormat: UInt16 = 3
+    /// of seats (only such games: every other game's bytes are as before);
+    /// format 4, for a match where some move came with a message
+    /// (`TurnMessage`): format 2's seats, the seed when the game has one, and
+    /// a table of messages after the moves. Only such matches: a match without
+    /// messages keeps the format it had.
+    public static let currentFormat: UInt16 = 4
+    /// The first format that carries turn messages: a peer must read it
+    /// before it is sent one (docs/PROTOCOL.md section 13, protocol 4).
+    public static let messagesFormat: UInt16 = 4
     /// The format a state is written in: each state has exactly one.
-    static func format(of state: MatchState) -> UInt16 { state.seed != nil ? 3 : state.seats.count == 2 ? 1 : 2 }
+    static func format(of state: MatchState) -> UInt16 {
+        state.hasMessages ? messagesFormat : state.seed != nil ? 3 : state.seats.count == 2 ? 1 : 2
+    }
     /// Format 2's "left after" value for a seat that has not left.
     static let stillPlaying: UInt16 = 0xFFFF
     /// The largest blob accepted or produced (GameKit's limit).
@@ -96,17 +105,15 @@ public enum MatchBlob {
 
     private static func encodeAfresh(_ state: MatchState) -> EncodingCache.Encoded {
         MatchWork.note(state.matchID, \.encodes)
-        var writer = body(of: state, deadline: state.deadline)
-        let hash = hashIgnoringDeadline(writer.bytes[...], moves: state.moves.count)
+        var (writer, deadlineOffset) = body(of: state, deadline: state.deadline)
+        let hash = hashIgnoringDeadline(writer.bytes[...], deadlineAt: deadlineOffset)
         writer.write(hash)
-        return EncodingCache.Encoded(blob: writer.bytes, hash: hash)
+        return EncodingCache.Encoded(blob: writer.bytes, hash: hash, deadlineOffset: deadlineOffset)
     }
 
-    /// The state hash of a blob `body` (everything before the hash) holding
-    /// `moves` moves: FNV-1a 64 with the deadline field read as zeros.
-    private static func hashIgnoringDeadline(_ body: ArraySlice<UInt8>, moves: Int) -> UInt64 {
-        // The deadline is followed by the move count (2 bytes) and 3 bytes a move.
-        let deadlineStart = body.endIndex - moves * 3 - 2 - 8
+    /// The state hash of a blob `body` (everything before the hash) whose
+    /// deadline field starts at `deadlineStart`: FNV-1a 64 with the deadline read as zeros.
+    private static func hashIgnoringDeadline(_ body: ArraySlice<UInt8>, deadlineAt deadlineStart: Int) -> UInt64 {
         let deadlineEnd = deadlineStart + 8
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for index in body.indices {
@@ -117,7 +124,8 @@ public enum MatchBlob {
         return hash
     }
 
-    private static func body(of state: MatchState, deadline: Int64) -> ByteWriter {
+    /// Everything before the hash, and where the deadline field starts.
+    private static func body(of state: MatchState, deadline: Int64) -> (ByteWriter, deadlineOffset: Int) {
         var writer = ByteWriter(capacity: 96 + state.moves.count * 3)
         let format = format(of: state)
         writer.write(bytes: magic)
@@ -125,7 +133,8 @@ public enum MatchBlob {
         writer.write(bytes: state.matchID.bytes)
         writer.writeShortString(state.gameID)
         writer.write(UInt16(clamping: state.rulesVersion))
-        if let seed = state.seed { writer.write(seed) }  // format 3 only
+        if format >= messagesFormat { writer.write(UInt8(state.seed == nil ? 0 : 1)) }  // format 4: whether a seed follows
+        if let seed = state.seed { writer.write(seed) }  // formats 3 and 4
         writer.write(UInt8(clamping: state.seats.count))
         for (index, seat) in state.seats.enumerated() {
             writer.write(bytes: seat.playerID.bytes)
@@ -136,6 +145,7 @@ public enum MatchBlob {
         }
         writer.write(state.sequence)
         writer.write(state.turnTimeout)
+        let deadlineOffset = writer.bytes.count
         writer.write(deadline)
         writer.write(UInt16(clamping: state.moves.count))
         for played in state.moves {
@@ -145,7 +155,16 @@ public enum MatchBlob {
             precondition(played.move.fitsOnTheWire, "move \(played.move.rawValue) is outside Move.wireRange; MatchState.applying refuses it")
             writer.write(UInt16(played.move.rawValue))
         }
-        return writer
+        if format >= messagesFormat {
+            // The message table: which moves came with one, in move order.
+            let messages = state.moves.enumerated().compactMap { index, played in played.message.map { (index, $0) } }
+            writer.write(UInt16(clamping: messages.count))
+            for (index, message) in messages {
+                writer.write(UInt16(clamping: index))
+                writer.writeShortString(message.text)  // at most TurnMessage.maximumBytes: fits a u8 count
+            }
+        }
+        return (writer, deadlineOffset)
     }
 
     /// Decodes and fully validates untrusted bytes.
@@ -161,7 +180,7 @@ public enum MatchBlob {
             guard try reader.readBytes(4) == magic else { throw MatchBlobError.notAMatch }
             let format = try reader.readUInt16()
             switch format {
-            case 1, 2, 3: break
+            case 1, 2, 3, 4: break
             case 0: throw MatchBlobError.unknownFormat(format)
             default: throw MatchBlobError.newerFormat(format)
             }
@@ -189,10 +208,14 @@ public enum MatchBlob {
         var deadline: Int64
         var moves: [PlayedMove]
         var storedHash: UInt64
+        /// Where the deadline field starts in the blob.
+        var deadlineOffset: Int
     }
 
-    /// Formats 1 to 3: the same fields, format 2 with each seat's "left after",
-    /// format 3 as format 2 with the match's seed after the rules version.
+    /// Formats 1 to 4: the same fields, format 2 with each seat's "left after",
+    /// format 3 as format 2 with the match's seed after the rules version,
+    /// format 4 as format 2 with a seed when a byte says so, and the moves'
+    /// messages after the moves.
     private static func readFields(_ reader: inout ByteReader, format: UInt16) throws -> Fields {
         guard let matchID = MatchID(bytes: try reader.readBytes(16)) else { throw MatchBlobError.invalidField("match id") }
         let gameBytes = try reader.readShortBytes()
@@ -202,7 +225,17 @@ public enum MatchBlob {
             throw MatchBlobError.invalidField("game id")
         }
         let rulesVersion = Int(try reader.readUInt16())
-        let seed = format >= 3 ? try reader.readUInt64() : nil
+        let seed: UInt64?
+        switch format {
+        case 3: seed = try reader.readUInt64()
+        case messagesFormat...:
+            switch try reader.readUInt8() {
+            case 0: seed = nil
+            case 1: seed = try reader.readUInt64()
+            default: throw MatchBlobError.invalidField("seed flag")
+            }
+        default: seed = nil
+        }
         let seatCount = Int(try reader.readUInt8())
         guard seatLimit.contains(seatCount) else { throw MatchBlobError.invalidField("seat count") }
         // Each state has one encoding: two seats without a seed are always format 1.
@@ -227,6 +260,7 @@ public enum MatchBlob {
         let sequence = try reader.readUInt32()
         let turnTimeout = try reader.readUInt32()
         guard turnTimeout <= 7 * 24 * 3600 else { throw MatchBlobError.invalidField("turn timeout") }
+        let deadlineOffset = reader.offset
         let deadline = try reader.readInt64()
         guard deadline >= 0 else { throw MatchBlobError.invalidField("deadline") }
         let moveCount = Int(try reader.readUInt16())
@@ -239,6 +273,7 @@ public enum MatchBlob {
             let move = Int(try reader.readUInt16())
             moves.append(PlayedMove(seat: seat, move: Move(move)))
         }
+        if format >= messagesFormat { try readMessages(&reader, into: &moves) }
         let storedHash = try reader.readUInt64()
         guard reader.remaining == 0 else { throw MatchBlobError.trailingBytes(reader.remaining) }
 
@@ -260,7 +295,30 @@ public enum MatchBlob {
             throw MatchBlobError.invalidField("seat left after")
         }
         return Fields(format: format, matchID: matchID, gameID: gameID, type: type, seed: seed, seats: seats, leftAfter: leftAfter,
-                      sequence: sequence, turnTimeout: turnTimeout, deadline: deadline, moves: moves, storedHash: storedHash)
+                      sequence: sequence, turnTimeout: turnTimeout, deadline: deadline, moves: moves, storedHash: storedHash,
+                      deadlineOffset: deadlineOffset)
+    }
+
+    /// Format 4's message table: a u16 count (at least one: a match without
+    /// messages is never format 4), then for each message its move's index
+    /// (u16, each greater than the last, below the move count) and its text
+    /// (u8-string, by `TurnMessage`'s rules). A message that breaks a rule is
+    /// an invalid field, never cut or cleaned.
+    private static func readMessages(_ reader: inout ByteReader, into moves: inout [PlayedMove]) throws {
+        let count = Int(try reader.readUInt16())
+        guard count >= 1, count <= moves.count else {
+            throw MatchBlobError.invalidField("message count")
+        }
+        var previous = -1
+        for _ in 0..<count {
+            let index = Int(try reader.readUInt16())
+            guard index > previous, index < moves.count else { throw MatchBlobError.invalidField("message's move index") }
+            guard let message = TurnMessage(bytes: try reader.readShortBytes()) else {
+                throw MatchBlobError.invalidField("message with move \(index + 1)")
+            }
+            moves[index].message = message
+            previous = index
+        }
     }
 
     private static func decodeBody(_ reader: inout ByteReader, format: UInt16) throws -> MatchState {
@@ -301,9 +359,11 @@ public enum MatchBlob {
         // In its own format the blob is the state's encoding (each state has
         // one), so it is hashed as it came and kept as the state's encoding.
         let canonical = format == self.format(of: state)
-        let computed = canonical ? hashIgnoringDeadline(reader.bytes.dropLast(8), moves: moves.count) : stateHash(of: state)
+        let computed = canonical ? hashIgnoringDeadline(reader.bytes.dropLast(8), deadlineAt: fields.deadlineOffset) : stateHash(of: state)
         guard computed == storedHash else { throw MatchBlobError.hashMismatch(stored: storedHash, computed: computed) }
-        if canonical { state.encoding = EncodingCache(EncodingCache.Encoded(blob: reader.bytes, hash: computed)) }
+        if canonical {
+            state.encoding = EncodingCache(EncodingCache.Encoded(blob: reader.bytes, hash: computed, deadlineOffset: fields.deadlineOffset))
+        }
         return state
     }
 
@@ -320,7 +380,7 @@ public enum MatchBlob {
         guard bytes.count <= maximumSize else { return nil }
         var reader = ByteReader(bytes)
         guard let magicBytes = try? reader.readBytes(4), magicBytes == magic,
-              let format = try? reader.readUInt16(), format == self.format(of: base),
+              let format = try? reader.readUInt16(), format == self.format(of: base) || format == messagesFormat,
               let fields = try? readFields(&reader, format: format),
               fields.gameID == base.gameID, fields.type.rulesVersion == base.rulesVersion,
               fields.sequence == base.sequence &+ 1 else { return nil }
@@ -330,11 +390,13 @@ public enum MatchBlob {
                                   sequence: fields.sequence, turnTimeout: fields.turnTimeout, deadline: fields.deadline,
                                   leftAfter: fields.leftAfter)
         guard let (change, expected) = try? base.judge(received) else { return nil }
-        let hash = hashIgnoringDeadline(bytes.dropLast(8), moves: fields.moves.count)
+        // Each state has one encoding: the format must be the one the state after the change is written in.
+        guard format == self.format(of: expected) else { return nil }
+        let hash = hashIgnoringDeadline(bytes.dropLast(8), deadlineAt: fields.deadlineOffset)
         guard hash == fields.storedHash else { return nil }
         var state = expected
         state.deadline = fields.deadline
-        state.encoding = EncodingCache(EncodingCache.Encoded(blob: bytes, hash: hash))
+        state.encoding = EncodingCache(EncodingCache.Encoded(blob: bytes, hash: hash, deadlineOffset: fields.deadlineOffset))
         return MatchSuccessor(change: change, state: state, baseSequence: base.sequence, baseHash: base.stateHash)
     }
 }

@@ -86,7 +86,7 @@ public actor MatchController {
     public init(state: MatchState, participants: [any Participant], configuration: Configuration = Configuration()) {
         self.core = MatchCore(state: state, members: participants.map {
             MatchCore.Member(id: ObjectIdentifier($0), playerID: $0.playerID, isAuthority: $0.isAuthority,
-                             takesDeliveries: $0.takesDeliveries)
+                             takesDeliveries: $0.takesDeliveries, readsTurnMessages: $0.readsTurnMessages)
         }, confirmationTimeout: configuration.confirmationTimeout)
         self.participants = participants
         self.configuration = configuration

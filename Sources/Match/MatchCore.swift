@@ -24,13 +24,16 @@ public struct MatchCore: Sendable {
         public let isAuthority: Bool
         /// Whether a change must be delivered to it before it commits (`Participant.takesDeliveries`).
         public let takesDeliveries: Bool
+        /// Whether its side reads a move's message (`Participant.readsTurnMessages`).
+        public let readsTurnMessages: Bool
 
         /// A member named `id`.
-        public init(id: ID, playerID: PlayerID, isAuthority: Bool, takesDeliveries: Bool) {
+        public init(id: ID, playerID: PlayerID, isAuthority: Bool, takesDeliveries: Bool, readsTurnMessages: Bool = true) {
             self.id = id
             self.playerID = playerID
             self.isAuthority = isAuthority
             self.takesDeliveries = takesDeliveries
+            self.readsTurnMessages = readsTurnMessages
         }
     }
 
@@ -155,6 +158,11 @@ public struct MatchCore: Sendable {
         if !fromAuthority {
             guard change.seat == seat else { return .answered(.rejected(.notYourSeat), []) }
             if case .timeExpired = change { return .answered(.rejected(.notYourSeat), []) }
+        }
+        // A message goes only where every side reads it (the sender's too: a
+        // peer whose parlor is older may not send one either).
+        if case .move(_, _, _?) = change, members.contains(where: { !$0.readsTurnMessages }) {
+            return .answered(.rejected(.messagesUnreadable), [])
         }
         var actions: [Action] = []
         if pending != nil {

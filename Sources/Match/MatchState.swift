@@ -3,8 +3,9 @@ import Synchronization
 
 /// One committed change to a match: a move, or a seat leaving.
 public enum MatchChange: Hashable, Sendable, CustomStringConvertible {
-    /// The seat played a move.
-    case move(Move, by: SeatIndex)
+    /// The seat played a move, with the message its player sent with it
+    /// (GameKit's `match.message`), if any; a bot sends none.
+    case move(Move, by: SeatIndex, message: TurnMessage? = nil)
     /// The seat quit (in turn or out of turn).
     case quit(SeatIndex)
     /// The seat's turn deadline passed.
@@ -13,24 +14,34 @@ public enum MatchChange: Hashable, Sendable, CustomStringConvertible {
     /// The seat the change is about.
     public var seat: SeatIndex {
         switch self {
-        case .move(_, let seat), .quit(let seat), .timeExpired(let seat): seat
+        case .move(_, let seat, _), .quit(let seat), .timeExpired(let seat): seat
         }
     }
 
     public var description: String {
         switch self {
-        case .move(let move, let seat): "seat \(seat) plays \(move.rawValue)"
+        case .move(let move, let seat, nil): "seat \(seat) plays \(move.rawValue)"
+        case .move(let move, let seat, let message?): "seat \(seat) plays \(move.rawValue) saying '\(message)'"
         case .quit(let seat): "seat \(seat) quits"
         case .timeExpired(let seat): "seat \(seat) ran out of time"
         }
     }
 }
 
-/// A move in the match's history.
+/// A move in the match's history, with the message sent with it.
 public struct PlayedMove: Hashable, Sendable {
+    /// The seat that moved.
     public var seat: SeatIndex
+    /// The move, in the game's raw encoding.
     public var move: Move
-    public init(seat: SeatIndex, move: Move) { self.seat = seat; self.move = move }
+    /// What the mover's player said with it (`TurnMessage`), or nil.
+    public var message: TurnMessage?
+    /// A move of the history.
+    public init(seat: SeatIndex, move: Move, message: TurnMessage? = nil) {
+        self.seat = seat
+        self.move = move
+        self.message = message
+    }
 }
 
 /// Why the match refused a change.
@@ -71,7 +82,7 @@ public struct MatchState: Sendable {
     /// When the active seat's turn expires, in milliseconds since 1970 UTC; 0 means none.
     public var deadline: Int64 {
         // The hash leaves the deadline out, so a known encoding only needs its deadline bytes rewritten.
-        didSet { if deadline != oldValue { encoding = encoding?.movingDeadline(to: deadline, moves: moves.count) } }
+        didSet { if deadline != oldValue { encoding = encoding?.movingDeadline(to: deadline) } }
     }
     /// For each seat, how many moves had been played when it left (quit or ran
     /// out of time); nil while it plays or once it finished normally. With three
@@ -142,6 +153,24 @@ public struct MatchState: Sendable {
         self.leftAfter = leftAfter
     }
 
+    /// The message sent with the latest move (GameKit's `match.message`), or
+    /// nil when that move came without one or nobody has moved yet. Every
+    /// move's own is in `moves`.
+    public var message: TurnMessage? { moves.last?.message }
+
+    /// Whether any move of the match came with a message (its blob is then format 4).
+    public var hasMessages: Bool { moves.contains { $0.message != nil } }
+
+    /// The same match with no move's message: what a peer that cannot read
+    /// one (an older spectator) is shown. A valid state of its own, with its
+    /// own hash; each change after it is one change after this one too.
+    public var withoutMessages: MatchState {
+        guard hasMessages else { return self }
+        var copy = self
+        copy.moves = moves.map { PlayedMove(seat: $0.seat, move: $0.move) }
+        return copy
+    }
+
     /// Whether any seat has left while the match went on (the rotation is then no longer strict).
     public var someSeatHasLeft: Bool { leftAfter.contains { $0 != nil } }
 
@@ -186,7 +215,7 @@ public struct MatchState: Sendable {
         guard seats[seat].status == .playing else { throw .seatHasLeft(seat) }
         var next = self
         switch change {
-        case .move(let move, _):
+        case .move(let move, _, let message):
             guard activeSeat == seat else { throw .notYourTurn(active: activeSeat, attempted: seat) }
             if type(of: game).alternatesStrictly, !someSeatHasLeft, game.paritySeat != seat {
                 throw .notYourTurn(active: game.paritySeat, attempted: seat)
@@ -194,7 +223,7 @@ public struct MatchState: Sendable {
             guard move.fitsOnTheWire else { throw .moveNotEncodable(move) }
             MatchWork.note(matchID, \.applies)
             do { try next.game.apply(move) } catch { throw .illegalMove(move) }
-            next.moves.append(PlayedMove(seat: seat, move: move))
+            next.moves.append(PlayedMove(seat: seat, move: move, message: message))
         case .quit:
             next.depart(seat, as: .quit)
         case .timeExpired:
@@ -327,7 +356,7 @@ public struct MatchState: Sendable {
         switch next.moves.count - moves.count {
         case 1:
             guard let last = next.moves.last else { throw .notOneChange }
-            change = .move(last.move, by: last.seat)
+            change = .move(last.move, by: last.seat, message: last.message)
         case 0:
             let departed = seats.indices.filter {
                 seats[$0].status == .playing && (next.seats[$0].outcome == .quit || next.seats[$0].outcome == .timeExpired)
@@ -377,6 +406,8 @@ final class EncodingCache: Sendable {
         /// The whole blob, the state hash last.
         var blob: [UInt8]
         var hash: UInt64
+        /// Where the blob's deadline field starts (the hash reads it as zeros).
+        var deadlineOffset: Int
     }
 
     private let stored: Mutex<Encoded?>
@@ -392,11 +423,11 @@ final class EncodingCache: Sendable {
     }
 
     /// A cache for the same state with another deadline: the blob's deadline
-    /// field rewritten (it sits before the move count and the moves), the hash kept.
-    func movingDeadline(to deadline: Int64, moves: Int) -> EncodingCache {
+    /// field rewritten where the encoding put it, the hash kept.
+    func movingDeadline(to deadline: Int64) -> EncodingCache {
         guard var known = stored.withLock({ $0 }) else { return EncodingCache() }
-        let offset = known.blob.count - 8 - moves * 3 - 2 - 8
-        guard offset >= 0 else { return EncodingCache() }
+        let offset = known.deadlineOffset
+        guard offset >= 0, offset + 8 <= known.blob.count else { return EncodingCache() }
         let value = UInt64(bitPattern: deadline)
         for index in 0..<8 { known.blob[offset + index] = UInt8(truncatingIfNeeded: value >> (56 - 8 * index)) }
         return EncodingCache(known)

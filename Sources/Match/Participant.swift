@@ -71,6 +71,13 @@ public protocol Participant: AnyObject, Sendable {
     /// of a change takes deliveries, the controller commits it at once,
     /// with no delivery task and no confirmation deadline.
     var takesDeliveries: Bool { get }
+    /// Whether the side this participant stands for reads a message sent
+    /// with a move (`TurnMessage`; the match blob's format 4). True for
+    /// everything in this process; a remote peer's participant says false
+    /// when its parlor is older (docs/PROTOCOL.md section 13, protocol 4), and
+    /// the controller then refuses every move with a message, so no peer is
+    /// ever sent a blob it cannot read.
+    var readsTurnMessages: Bool { get }
 
     /// Called once by `MatchController.start()`, before any turn begins.
     func attach(to controller: MatchController)
@@ -91,6 +98,7 @@ public protocol Participant: AnyObject, Sendable {
 extension Participant {
     public var isAuthority: Bool { false }
     public var takesDeliveries: Bool { true }
+    public var readsTurnMessages: Bool { true }
     public func attach(to controller: MatchController) {}
     public func deliver(_ change: MatchChange, resulting state: MatchState) async throws {}
     public func stateChanged(_ state: MatchState, event: MatchEvent) {}
@@ -156,6 +164,9 @@ public enum SubmitRejection: Error, Hashable, Sendable, CustomStringConvertible 
     case matchOver
     /// The authoritative state given with the change does not match it.
     case authoritativeStateDisagrees
+    /// The move came with a message, and a side of the match has a parlor
+    /// that cannot read one (`Participant.readsTurnMessages`).
+    case messagesUnreadable
 
     public var description: String {
         switch self {
@@ -170,6 +181,8 @@ public enum SubmitRejection: Error, Hashable, Sendable, CustomStringConvertible 
         case .rule(.matchEnded), .matchOver: "the match is over"
         case .rule(let error): "refused: \(error)"
         case .authoritativeStateDisagrees: "the state sent with the move does not match it"
+        case .messagesUnreadable:
+            "a message cannot go with a move in this match: the other side's parlor is older and cannot read one; play the move without it"
         }
     }
 }

@@ -14,7 +14,7 @@ extension MatchState {
         var position = MatchState(matchID: matchID, gameType: type, seats: seats, seed: seed ?? 0)
         var positions = [position]
         for played in moves.dropLast() {
-            guard let next = try? position.applying(.move(played.move, by: played.seat), now: 0) else { break }
+            guard let next = try? position.applying(.move(played.move, by: played.seat, message: played.message), now: 0) else { break }
             position = next
             positions.append(position)
         }

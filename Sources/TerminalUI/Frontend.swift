@@ -156,11 +156,11 @@ final class EventHub: Sendable {
         }
     }
 
-    /// Plays or quits for `participant` on a task of its own; the result comes back as `.submitted`.
-    func submit(_ participant: LocalParticipant, move: Move?) {
+    /// Plays (with `message`, if any) or quits for `participant` on a task of its own; the result comes back as `.submitted`.
+    func submit(_ participant: LocalParticipant, move: Move?, message: TurnMessage? = nil) {
         Task { [continuation] in
             if let move {
-                continuation.yield(.submitted(await participant.play(move), quitting: false))
+                continuation.yield(.submitted(await participant.play(move, message: message), quitting: false))
             } else {
                 continuation.yield(.submitted(await participant.quit(), quitting: true))
             }

@@ -112,10 +112,14 @@ struct FullScreenModel {
         case .awaitingConfirmation(_, let tentative):
             view.state = tentative
             view.awaitingConfirmation = true
-        case .committed(_, let state):
+        case .committed(let change, let state):
             view.state = state
             view.awaitingConfirmation = false
             view.message = nil
+            // Another seat's message is shown with its move until the next change.
+            if case .move(let move, let seat, let message?) = change, !localSeats.contains(seat) {
+                view.message = MatchText.moveLine(state, move: PlayedMove(seat: seat, move: move, message: message), options: options)
+            }
         case .rolledBack(let change, let reason, let state):
             view.state = state
             view.awaitingConfirmation = false

@@ -152,13 +152,15 @@ public enum JSONEvents {
         return .object(fields)
     }
 
-    /// The committed change: `move`, `quit` or `timeExpired`, with the new sequence and state hash.
+    /// The committed change: `move` (with `"message"` when the mover sent
+    /// one), `quit` or `timeExpired`, with the new sequence and state hash.
     public static func committed(_ change: MatchChange, _ state: MatchState) -> JSONValue {
         var fields: [(String, JSONValue)]
         switch change {
-        case .move(let move, let seat):
+        case .move(let move, let seat, let message):
             fields = [("event", "move"), ("seat", JSONValue(seat)), ("move", JSONValue(move.rawValue)),
                       ("notation", JSONValue(state.game.notation(for: move)))]
+            if let message { fields.append(("message", JSONValue(message.text))) }
         case .quit(let seat):
             fields = [("event", "quit"), ("seat", JSONValue(seat))]
         case .timeExpired(let seat):

@@ -130,8 +130,8 @@ enum LineSession {
                 switch action {
                 case .output(let text, let newline):
                     writer.write(newline ? text + "\n" : text)
-                case .play(let move, let seat):
-                    if let participant = seats.participants[seat] { hub.submit(participant, move: move) }
+                case .play(let move, let seat, let message):
+                    if let participant = seats.participants[seat] { hub.submit(participant, move: move, message: message) }
                 case .quit(let seat):
                     if let participant = seats.voices[seat] { hub.submit(participant, move: nil) }
                 case .say(let text, let seat):

@@ -5,7 +5,8 @@ import Match
 enum LineAction: Sendable {
     /// Write this text; `newline` false for an interactive prompt that waits on the same line.
     case output(String, newline: Bool)
-    case play(Move, seat: SeatIndex)
+    /// Play `move` for `seat`, with the message typed after it (`4 Your move, Ana`).
+    case play(Move, seat: SeatIndex, message: TurnMessage?)
     case quit(seat: SeatIndex)
     /// Say `text` to the table as `seat`'s player (a `/say ` line).
     case say(String, seat: SeatIndex)
@@ -123,8 +124,8 @@ struct LineModel {
             var actions = json(JSONEvents.committed(change, new))
             if !isJSON {
                 switch change {
-                case .move(let move, let seat):
-                    actions += say(MatchText.moveLine(new, move: PlayedMove(seat: seat, move: move), options: options))
+                case .move(let move, let seat, let message):
+                    actions += say(MatchText.moveLine(new, move: PlayedMove(seat: seat, move: move, message: message), options: options))
                     if localSeats.isEmpty && !new.isEnded { actions += board() }
                 case .quit(let seat): actions += say("\(MatchText.label(new, seat: seat, options: options)) quit.")
                 case .timeExpired(let seat):
@@ -319,7 +320,7 @@ struct LineModel {
         while !queue.isEmpty {
             let line = queue.removeFirst()
             guard !line.isEmpty else { continue }
-            guard let move = state.game.move(fromNotation: line) else {
+            guard let (move, text) = Self.moveAndMessage(line, in: state.game) else {
                 actions += json(JSONEvents.rejected(input: line, seat: seat, reason: "not a move"))
                 actions += say("'\(sanitized(line))' is not a move here: type \(MatchText.moveHelp(state)), or \(Self.quitLine) to quit.")
                 actions += prompt(seat)
@@ -331,9 +332,16 @@ struct LineModel {
                 actions += say("\(why) Try another move.") + prompt(seat)
                 continue
             }
+            var message: TurnMessage?
+            do throws(TurnMessageError) { message = try text.map { text throws(TurnMessageError) in try TurnMessage(text) } } catch {
+                // Refused whole, never cut: nothing is played, the player types it again.
+                actions += json(JSONEvents.rejected(input: line, seat: seat, reason: error.description))
+                actions += say("Refused: \(error.description); nothing was played.") + prompt(seat)
+                continue
+            }
             submitting = true
             lastInput = line
-            return actions + [.play(move, seat: seat)]
+            return actions + [.play(move, seat: seat, message: message)]
         }
         if inputEnded {
             // Leaving for now, never a quit: the match is saved and can be resumed.
@@ -349,6 +357,19 @@ struct LineModel {
         guard case .text(_, let interactive) = format else { return [] }
         let who = localSeats.count > 1 ? "\(MatchText.label(state, seat: seat, options: options)), your move" : "Your move"
         return [.output("\(who) (\(MatchText.moveHelp(state))): ", newline: !interactive)]
+    }
+
+    /// A typed line as a move and the message after it: the whole line when it
+    /// is a move, else the longest start of it, up to a space, that is one,
+    /// with the rest (trimmed) as the message (`4 Your move, Ana`, Nim's `1 2 gg`).
+    static func moveAndMessage(_ line: String, in game: any Game) -> (Move, message: String?)? {
+        if let move = game.move(fromNotation: line) { return (move, nil) }
+        for space in line.indices.reversed() where line[space] == " " {
+            let head = String(line[..<space]).trimmingCharacters()
+            guard !head.isEmpty, let move = game.move(fromNotation: head) else { continue }
+            return (move, String(line[line.index(after: space)...]).trimmingCharacters())
+        }
+        return nil
     }
 
     /// Why a parsed move cannot be played, in the game's words.

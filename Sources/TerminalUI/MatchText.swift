@@ -161,9 +161,13 @@ public enum MatchText {
     /// What a person types for a move, e.g. `a column, 1-7`.
     public static func moveHelp(_ state: MatchState) -> String { type(of: state.game).moveHelp }
 
-    /// A played move as a sentence: `Bot (O) played 4.`
+    /// A played move as a sentence: `Bot (O) played 4.`, or with the message
+    /// sent with it `Ana (X) played 4 — 'Your move'` (a message holds no control
+    /// character, so it is shown as it came).
     public static func moveLine(_ state: MatchState, move: PlayedMove, options: DisplayOptions) -> String {
-        "\(label(state, seat: move.seat, options: options)) played \(state.game.notation(for: move.move))."
+        let played = "\(label(state, seat: move.seat, options: options)) played \(state.game.notation(for: move.move))"
+        guard let message = move.message else { return played + "." }
+        return played + " \(options.unicode ? "—" : "--") '\(message.text)'"
     }
 
     /// `…` or `...` depending on Unicode.

@@ -32,7 +32,7 @@ struct BotTurnTimeoutTests {
         let took = ContinuousClock.now - started
         _ = await other.quit()
         _ = await controller.finished()
-        guard case .move(_, by: 0)? = first else {
+        guard case .move(_, by: 0, _)? = first else {
             Issue.record("the bot's turn ended with \(String(describing: first)) after \(took)")
             return
         }

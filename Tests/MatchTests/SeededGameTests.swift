@@ -163,22 +163,14 @@ struct SeededGameTests {
         for length in seedAt..<(seedAt + 8) {
             #expect(throws: MatchBlobError.truncated(offset: seedAt)) { try MatchBlob.decode(Array(blob.prefix(length))) }
         }
-        var generator = SplitMix64(seed: 3)
-        for _ in 0..<2000 {
-            var bytes = blob
-            let index = Int(generator.next() % UInt64(bytes.count))
-            switch generator.next() % 3 {
-            case 0: bytes[index] = UInt8(truncatingIfNeeded: generator.next())
-            case 1: bytes.remove(at: index)
-            default: bytes.insert(UInt8(truncatingIfNeeded: generator.next()), at: index)
-            }
+        for bytes in BlobForge.mutations(of: blob, count: 2000, seed: 3) {
             if let state = try? MatchBlob.decode(bytes) { #expect(MatchBlob.encode(state) == bytes) }
         }
     }
 
     @Test("a parlor that reads formats 1 and 2 only calls a seeded blob newer, with the sentence that says to update")
     func olderParlorsSayNewer() {
-        #expect(MatchBlob.currentFormat == 3)
+        #expect(MatchBlob.currentFormat >= 3)  // format 4 (a move's message) came later
         #expect(MatchBlobError.newerFormat(3).description == "the match was made by a newer parlor (format 3); update parlor to open it")
     }
 }

@@ -120,7 +120,7 @@ public enum BlobForge {
         let format = Int(blob[4]) << 8 | Int(blob[5])
         offset += 1 + Int(blob[offset])                          // game id
         offset += 2                                              // rules version
-        if format >= 3 { offset += 8 }                           // seed (format 3)
+        offset = afterSeed(in: blob, format: format, at: offset)
         guard blob.count > offset else { return nil }
         let seats = Int(blob[offset]); offset += 1
         for _ in 0..<seats {
@@ -133,11 +133,31 @@ public enum BlobForge {
         return offset + 8 <= blob.count ? offset : nil
     }
 
-    /// Offset of the seed field (u64) in a format-3 blob (a game with chance), nil in any other.
+    /// Offset of the seed field (u64) in a blob of a game with chance (format 3, or 4 with its seed flag 1), nil in any other.
     public static func seedOffset(in blob: [UInt8]) -> Int? {
-        guard blob.count > 4 + 2 + 16, Int(blob[4]) << 8 | Int(blob[5]) >= 3 else { return nil }
-        let offset = 4 + 2 + 16 + 1 + Int(blob[4 + 2 + 16]) + 2   // magic, format, match id, game id, rules version
-        return offset + 8 <= blob.count ? offset : nil
+        guard blob.count > 4 + 2 + 16 else { return nil }
+        let format = Int(blob[4]) << 8 | Int(blob[5])
+        let rulesEnd = 4 + 2 + 16 + 1 + Int(blob[4 + 2 + 16]) + 2   // magic, format, match id, game id, rules version
+        let end = afterSeed(in: blob, format: format, at: rulesEnd)
+        guard end - rulesEnd >= 8 else { return nil }
+        return end <= blob.count ? end - 8 : nil
+    }
+
+    /// Where the fields after the seed start: format 3 has the seed, format 4 a seed flag and the seed when it is 1.
+    private static func afterSeed(in blob: [UInt8], format: Int, at offset: Int) -> Int {
+        switch format {
+        case 3: offset + 8
+        case 4...: offset + 1 + (offset < blob.count && blob[offset] == 1 ? 8 : 0)
+        default: offset
+        }
+    }
+
+    /// `blob` (format 4) with its last message's text, `old`, replaced by `new`'s bytes (and length byte), its hash fixed.
+    public static func replacingLastMessage(in blob: [UInt8], old: String, with new: [UInt8]) -> [UInt8] {
+        let old = Array(old.utf8)
+        let end = blob.count - 8
+        guard end - old.count - 1 >= 0, Array(blob[(end - old.count - 1)..<end]) == [UInt8(old.count)] + old else { return blob }
+        return rehash(Array(blob[..<(end - old.count - 1)]) + [UInt8(clamping: new.count)] + new + Array(blob[end...]))
     }
 
     /// Offsets of each seat's outcome byte (u8) in a well-formed blob, in seat order.
@@ -146,7 +166,7 @@ public enum BlobForge {
         let format = Int(blob[4]) << 8 | Int(blob[5])
         var offset = 4 + 2 + 16
         offset += 1 + Int(blob[offset]) + 2                      // game id, rules version
-        if format >= 3 { offset += 8 }                           // seed (format 3)
+        offset = afterSeed(in: blob, format: format, at: offset)
         guard blob.count > offset else { return [] }
         let seats = Int(blob[offset]); offset += 1
         var offsets: [Int] = []
@@ -155,7 +175,7 @@ public enum BlobForge {
             guard blob.count > offset else { return [] }
             offset += 1 + Int(blob[offset]) + 1                  // name, status
             offsets.append(offset)
-            offset += 1 + (format >= 2 ? 2 : 0)                  // outcome, left after (formats 2 and 3)
+            offset += 1 + (format >= 2 ? 2 : 0)                  // outcome, left after (formats 2 to 4)
         }
         return offsets.allSatisfy { $0 < blob.count } ? offsets : []
     }
@@ -184,7 +204,22 @@ public enum BlobForge {
         return rehash(copy)
     }
 
-    /// Offset of the last move's seat byte (its u16 move follows).
+    /// `count` copies of `blob`, each with one byte changed, removed or inserted at a place drawn from `seed`.
+    public static func mutations(of blob: [UInt8], count: Int, seed: UInt64) -> [[UInt8]] {
+        var generator = SplitMix64(seed: seed)
+        return (0..<count).map { _ in
+            var bytes = blob
+            let index = Int(generator.next() % UInt64(bytes.count))
+            switch generator.next() % 3 {
+            case 0: bytes[index] = UInt8(truncatingIfNeeded: generator.next())
+            case 1: bytes.remove(at: index)
+            default: bytes.insert(UInt8(truncatingIfNeeded: generator.next()), at: index)
+            }
+            return bytes
+        }
+    }
+
+    /// Offset of the last move's seat byte (its u16 move follows), in a blob without messages (formats 1 to 3).
     public static func lastMoveOffset(in blob: [UInt8]) -> Int { blob.count - 8 - 3 }
 }
 

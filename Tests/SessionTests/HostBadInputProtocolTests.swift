@@ -128,7 +128,7 @@ import Testing
         #expect(await peer.waitForClose())
         // A v1 frame offering only future versions is refused the same way.
         let second = await Self.connect(host)
-        await second.send(.hello(Self.hello(versions: [3, 4])))
+        await second.send(.hello(Self.hello(versions: [5, 6])))  // 4 is a move's message, since issue 39
         #expect(await second.nextMessage()?.rejectReason == .versionUnsupported)
         try await Self.realGuestStillPlays(host)
     }

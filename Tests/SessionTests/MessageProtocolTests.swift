@@ -75,7 +75,7 @@ import Testing
 
     @Test func helloLayoutByteByByte() {
         let payload = Message.hello(Self.sampleHello()).payload
-        var expected: [UInt8] = [2, 2, 1]                  // two versions: 2 and 1
+        var expected: [UInt8] = [3, 4, 2, 1]               // three versions: 4 (a move's message), 2 and 1
         expected += [5] + Array("0.1.0".utf8)              // app version
         expected += Self.player.bytes                      // player id
         expected += [3] + Array("Ada".utf8)                // name
@@ -102,8 +102,8 @@ import Testing
         hello.playerName = "bell\u{7}"
         #expect(try Message.decode(Message.hello(hello).frame) == .hello(hello))
         var payload = Message.hello(Self.sampleHello()).payload
-        // The name "Ada" starts after versions (3: 2 and 1), app version (6) and player id (16).
-        payload[26] = 0xFF
+        // The name "Ada" starts after versions (4: 4, 2 and 1), app version (6) and player id (16).
+        payload[27] = 0xFF
         #expect(throws: MessageError.invalidField(.hello, field: "player name")) {
             try Message.decode(Frame(type: .hello, payload: payload))
         }

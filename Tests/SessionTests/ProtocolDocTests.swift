@@ -35,6 +35,12 @@ enum ProtocolExamples {
         (try? afterOneMove.applying(.quit(1), now: now + 7_000)) ?? afterOneMove
     }
 
+    /// After Ada's move, Bo plays column 4 too (raw 3), 4 s later, with a message (format 4).
+    static var withAMessage: MatchState {
+        let message = try? TurnMessage("Nice one, Ada")
+        return (try? afterOneMove.applying(.move(Move(3), by: 1, message: message), now: now + 9_000)) ?? afterOneMove
+    }
+
     /// The seed of the format-3 example, as the host drew it.
     static let seed: UInt64 = 0x0123_4567_89ab_cdef
 
@@ -135,6 +141,7 @@ enum ProtocolExamples {
             ("blob", blobSegments(blob)),
             ("blob-quit", blobSegments(MatchBlob.encode(afterBoQuits))),
             ("blob-seeded", blobSegments(MatchBlob.encode(seeded))),
+            ("blob-message", blobSegments(MatchBlob.encode(withAMessage))),
             ("hello", frame(.hello(hello))),
             ("welcome", frame(.welcome(welcome))),
             ("turn", frame(.turn(sequence: 1, blob: blob))),
@@ -187,7 +194,12 @@ enum ProtocolExamples {
         let game = String(decoding: blob[offset + 1..<offset + 1 + gameLength], as: UTF8.self)
         take(1 + gameLength, "game id, u8 length + \"\(game)\"")
         take(2, "rules version \(Int(blob[offset]) << 8 | Int(blob[offset + 1]))")
-        if format >= 3 { take(8, "seed, u64 (format 3)") }
+        if format == 3 { take(8, "seed, u64 (format 3)") }
+        if format >= 4 {
+            let seeded = blob[offset] == 1
+            take(1, "seed flag \(blob[offset]) (format 4): " + (seeded ? "a seed follows" : "no seed"))
+            if seeded { take(8, "seed, u64") }
+        }
         let seats = Int(blob[offset])
         take(1, "seat count \(seats)")
         for index in 0..<seats {
@@ -210,6 +222,15 @@ enum ProtocolExamples {
         let moves = Int(blob[offset]) << 8 | Int(blob[offset + 1])
         take(2, "move count \(moves)")
         for index in 0..<moves { take(3, "move \(index): seat u8, move u16") }
+        if format >= 4 {
+            let messages = Int(blob[offset]) << 8 | Int(blob[offset + 1])
+            take(2, "message count \(messages) (format 4)")
+            for _ in 0..<messages {
+                take(2, "message's move index \(Int(blob[offset]) << 8 | Int(blob[offset + 1]))")
+                let length = Int(blob[offset])
+                take(1 + length, "message, u8 length + UTF-8 \"\(String(decoding: blob[offset + 1..<offset + 1 + length], as: UTF8.self))\"")
+            }
+        }
         take(8, "state hash, FNV-1a 64")
         return segments
     }
@@ -404,6 +425,8 @@ enum ProtocolExamples {
         let seeded = try MatchBlob.decode(try #require(documented["blob-seeded"]))
         #expect(seeded.seed == ProtocolExamples.seed && seeded.moves == [PlayedMove(seat: 0, move: Move(0))])
         #expect(seeded.replayPositions.first?.game(as: SeededNim.self)?.heaps == SeededNim.heaps(dealtFrom: ProtocolExamples.seed))
+        let message = try MatchBlob.decode(try #require(documented["blob-message"]))
+        #expect(message.moves.map(\.message?.text) == [nil, "Nice one, Ada"] && message.message?.text == "Nice one, Ada")
         for (name, bytes) in documented where !name.hasPrefix("blob") && name != "passcode-key" {
             var decoder = FrameDecoder()
             decoder.append(bytes)

@@ -112,6 +112,26 @@ struct SpectatorGalleryTests {
         #expect(stream.isClosed && gallery.count == 0)
     }
 
+    @Test("a spectator whose parlor cannot read a move's message gets every state without them (format 1, as before); one that can gets them")
+    func anOlderSpectatorIsShownNoMessages() throws {
+        let gallery = Self.gallery()
+        let (old, new) = (StalledStream(), StalledStream())
+        gallery.begin(Self.start)
+        gallery.admit(WireConnection(stream: old), name: "Old", readsTurnMessages: false)
+        gallery.admit(WireConnection(stream: new), name: "New")
+        let change = MatchChange.move(Move(3), by: 0, message: try TurnMessage("Your move"))
+        let one = try Self.start.applying(change, now: 1_700_000_001_000)
+        gallery.stateChanged(one, event: .committed(change, one))
+        gallery.matchEnded(one, failure: nil)
+        gallery.drain()
+        #expect(new.messages.contains(.turn(sequence: 1, blob: MatchBlob.encode(one))), "\(new.messages)")
+        let plain = MatchBlob.encode(one.withoutMessages)
+        #expect(plain[5] == 1)
+        #expect(try MatchBlob.decode(plain).message == nil)
+        #expect(old.messages.contains(.turn(sequence: 1, blob: plain)), "\(old.messages)")
+        #expect(!old.messages.contains(.turn(sequence: 1, blob: MatchBlob.encode(one))))
+    }
+
     @Test("the end waits for the spectators: endDelivered returns once their GOODBYE has left the process, not before")
     func endWaitsForTheSpectatorsGoodbye() async throws {
         let gallery = Self.gallery()

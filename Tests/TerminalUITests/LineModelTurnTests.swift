@@ -76,7 +76,7 @@ struct LineModelTurnTests {
 @Suite("Line frontends keep piped moves when a result overtakes the events")
 struct LineModelOrderingTests {
     static func plays(_ actions: [LineAction]) -> [Move] {
-        actions.compactMap { if case .play(let move, _) = $0 { return move } else { return nil } }
+        actions.compactMap { if case .play(let move, _, _) = $0 { return move } else { return nil } }
     }
 
     static func quits(_ actions: [LineAction]) -> Int {
@@ -176,7 +176,7 @@ struct LineModelStartOrderTests {
         #expect(texts.first?.hasPrefix("Connect Four: ") == true, "\(texts)")
         #expect(texts.filter { $0.hasPrefix("+---+") }.count == 1, "\(texts)")
         #expect(texts.last?.hasPrefix("Your move") == true, "\(texts)")
-        #expect(actions.contains { if case .play(Move(3), seat: 0) = $0 { return true } else { return false } })
+        #expect(actions.contains { if case .play(Move(3), seat: 0, message: nil) = $0 { return true } else { return false } })
         #expect(Self.texts(model.handle(.turnBegan(seat: 0, start))).isEmpty, "the board or prompt was printed again")
     }
 }

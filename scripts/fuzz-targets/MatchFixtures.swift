@@ -109,10 +109,22 @@ func sampleMatches() -> [(name: String, state: MatchState)] {
             }
         }
     }
+    // Format 4 (moves with a message, docs/PROTOCOL.md section 5): a game without chance and one with.
+    for type in [Connect4.self, SeededRace.self] as [any Game.Type] {
+        var state = MatchState(matchID: FixtureIDs.match, gameType: type,
+                               seats: [Seat(playerID: FixtureIDs.host, name: "Ada"), Seat(playerID: FixtureIDs.guest, name: "Grace Hopper ♛")],
+                               seed: 0x5EED)
+        for text in ["Your move, Grace", nil, "gg ♛"] as [String?] {
+            guard let seat = state.activeSeat, let move = state.game.legalMoves.first,
+                  let next = try? state.applying(.move(move, by: seat, message: text.flatMap { try? TurnMessage($0) }), now: 0) else { break }
+            state = next
+        }
+        result.append(("\(type.id)-messages", state))
+    }
     return result
 }
 
-/// Where the deadline field starts in a format 1, 2 or 3 blob, or nil if the bytes
+/// Where the deadline field starts in a format 1 to 4 blob, or nil if the bytes
 /// are not laid out far enough to tell (docs/PROTOCOL.md, "The match blob").
 func deadlineOffset(inBlob blob: [UInt8]) -> Int? {
     var reader = ByteReader(blob)
@@ -122,7 +134,8 @@ func deadlineOffset(inBlob blob: [UInt8]) -> Int? {
         _ = try reader.readBytes(16)                // match id
         _ = try reader.readShortBytes()             // game id
         _ = try reader.readUInt16()                 // rules version
-        if format >= 3 { _ = try reader.readUInt64() }   // seed (a game with chance)
+        let seedFlag = format >= 4 ? try reader.readUInt8() : 0   // format 4: whether a seed follows
+        if format == 3 || seedFlag == 1 { _ = try reader.readUInt64() }   // seed (a game with chance)
         let seats = Int(try reader.readUInt8())
         for _ in 0..<seats {
             _ = try reader.readBytes(16)

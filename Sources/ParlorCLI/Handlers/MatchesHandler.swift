@@ -33,7 +33,8 @@ func runMatches(_ options: MatchesOptions) async throws -> ExitCode {
 
 /// One saved match as `parlor matches --json` prints it, keys sorted.
 enum MatchSummary {
-    /// `place` (1 is first) only where the game ranks players.
+    /// `place` (1 is first) only where the game ranks players; `message` only
+    /// when the latest move came with one.
     static func json(_ record: StoredMatch) -> JSONValue {
         var fields: [(String, JSONValue)] = [
             ("game", JSONValue(record.state.gameID)), ("hash", JSONValue(JSONEvents.hex16(record.state.stateHash))),
@@ -44,6 +45,8 @@ enum MatchSummary {
             ("state", JSONValue(record.phase.description)), ("turn", JSONValue(SavedMatchText.whoseTurn(record.state, localSeat: record.localSeat))),
         ]
         if let place = SavedMatchText.place(record.state, localSeat: record.localSeat) { fields.insert(("place", JSONValue(place)), at: 7) }
+        // The latest move's message (GameKit's match.message), where the moves are.
+        if let message = record.state.message { fields.insert(("message", JSONValue(message.text)), at: 4) }
         // The other side's key as the encrypted channel proved it (format 5), in the keys' sorted place.
         if record.hasPeerKey, let key = try? PlayerPublicKey(bytes: record.peerKey) {
             fields.insert(("peerKey", JSONValue(key.fingerprint.description)), at: fields.firstIndex { $0.0 > "peerKey" } ?? fields.count)

@@ -26,7 +26,7 @@ func runReplay(_ options: ReplayOptions, environment: [String: String] = Process
     if options.display.output == .json {
         for (index, played) in state.moves.enumerated() {
             Console.write(ReplayJSON.move(index: index, seat: played.seat, name: state.seats[played.seat].name,
-                                          move: played.move.rawValue, notation: texts[index]).encoded + "\n")
+                                          move: played.move.rawValue, notation: texts[index], message: played.message).encoded + "\n")
         }
         Console.write(ReplayJSON.end(state).encoded + "\n")
         return .success
@@ -34,7 +34,9 @@ func runReplay(_ options: ReplayOptions, environment: [String: String] = Process
     Console.write("Match \(state.matchID.short): \(state.gameID), "
         + state.seats.enumerated().map { "\($1.name) (seat \($0 + 1))" }.joined(separator: " vs ") + "\n")
     for (index, played) in state.moves.enumerated() {
-        Console.write("\(index + 1). \(state.seats[played.seat].name): \(texts[index])\n")
+        // A move's message as the other side saw it: `3. Ana: 4 — 'Your move'`.
+        let said = played.message.map { " \(options.display.ascii ? "--" : "—") '\($0.text)'" } ?? ""
+        Console.write("\(index + 1). \(state.seats[played.seat].name): \(texts[index])\(said)\n")
     }
     Console.write(replayResultLine(state) + "\n")
     return .success
@@ -56,10 +58,11 @@ func replayResultLine(_ state: MatchState) -> String {
 
 /// The `replay --json` lines, keys sorted.
 enum ReplayJSON {
-    /// `{"event":"move","index":…,"move":…,"name":…,"notation":…,"seat":…}`
-    static func move(index: Int, seat: Int, name: String, move: Int, notation: String) -> JSONValue {
-        .object([("event", "move"), ("index", JSONValue(index)), ("move", JSONValue(move)), ("name", JSONValue(name)),
-                 ("notation", JSONValue(notation)), ("seat", JSONValue(seat))])
+    /// `{"event":"move","index":…,"message":…,"move":…,"name":…,"notation":…,"seat":…}`; `message` only
+    /// for a move that came with one.
+    static func move(index: Int, seat: Int, name: String, move: Int, notation: String, message: TurnMessage? = nil) -> JSONValue {
+        .object([("event", "move"), ("index", JSONValue(index))] + (message.map { [("message", JSONValue($0.text))] } ?? [])
+                + [("move", JSONValue(move)), ("name", JSONValue(name)), ("notation", JSONValue(notation)), ("seat", JSONValue(seat))])
     }
 
     /// `{"event":"end","hash":…,"moves":…,"outcomes":[{"name":…,"outcome":…,"place":…,"seat":…}],"sequence":…}`;

@@ -311,7 +311,8 @@ public struct HostAdmissionPolicy: Sendable {
     private func basicRefusal(of hello: Hello) -> (ReasonCode, String)? {
         guard hello.protocolVersions.contains(where: FrameFormat.supportedVersions.contains) else {
             let theirs = hello.protocolVersions.map(String.init).joined(separator: ", ")
-            let ours = FrameFormat.supportedVersions.sorted().map(String.init).joined(separator: " and ")
+            let sorted = FrameFormat.supportedVersions.sorted().map(String.init)
+            let ours = sorted.dropLast().joined(separator: ", ") + " and " + (sorted.last ?? "")
             return (.versionUnsupported, "This host speaks parlor protocol versions \(ours); you speak \(theirs). Update parlor on one side.")
         }
         if tableSeats > 2, !hello.protocolVersions.contains(FrameFormat.tableVersion) {

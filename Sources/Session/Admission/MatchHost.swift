@@ -225,6 +225,8 @@ public actor MatchHost {
     private let saved: SavedHostMatch?
     /// Handshakes (by id) that take a seat back rather than start a match, and whose seat.
     private var resuming: [UInt64: RemoteGuest] = [:]
+    /// Connections admitted to watch whose WATCH offered protocol 4 (a move's message).
+    private var watchersReadingMessages: Set<UInt64> = []
     /// Who sits where, fixed when the first guest arrives.
     private var layout: TableLayout?
     /// Bots take the free seats when the next guest sits down (`fillEmptySeatsWithBotsOnceSeated`).
@@ -479,7 +481,7 @@ public actor MatchHost {
                 watched.yourSeat = TableSeating.noSeat
                 spectators.tableChanged(watched)
             }
-            spectators.admit(connection, name: name)
+            spectators.admit(connection, name: name, readsTurnMessages: watchersReadingMessages.remove(id) != nil)
             report(peer, .spectating(name: name))
         case .seat:
             // Seated at a table that fills: no handshake timeout from now on, heartbeats instead.
@@ -603,6 +605,12 @@ public actor MatchHost {
                 // This process is about to exit, or cannot save: the guest should try again in a moment.
                 return .reject(.busy, busy)
             }
+            // A seat welcomed at protocol 4, or a match that holds messages, is never taken back by a parlor that cannot read them.
+            if state.hasMessages || (remote?.readsTurnMessages ?? false), !hello.protocolVersions.contains(FrameFormat.messagesVersion) {
+                let theirs = hello.protocolVersions.map(String.init).joined(separator: ", ")
+                return .reject(.versionUnsupported, "This match carries messages with its moves, which needs parlor protocol "
+                               + "\(FrameFormat.messagesVersion); yours speaks \(theirs): update parlor to take your seat back.")
+            }
             if let remote { resuming[id] = remote }
             return .welcome(welcome(for: state, guestSeat: guestSeat, token: token, hello: hello))
         }
@@ -657,6 +665,8 @@ public actor MatchHost {
         guard spectators.hasRoom else {
             return .reject(.spectatorsFull, "\(spectators.limit) spectators watch already, as many as this host allows.")
         }
+        // An older spectator watches without the moves' messages (section 17).
+        if hello.protocolVersions.contains(FrameFormat.messagesVersion) { watchersReadingMessages.insert(id) }
         return .spectate
     }
 
@@ -979,7 +989,9 @@ public actor MatchHost {
             heartbeatIntervalMilliseconds: timeouts.heartbeatInterval.wireMilliseconds,
             heartbeatTimeoutMilliseconds: timeouts.heartbeatTimeout.wireMilliseconds,
             confirmationTimeoutMilliseconds: timeouts.confirmation.wireMilliseconds)
-        let version = FrameFormat.supportedVersions.first { hello.protocolVersions.contains($0) } ?? FrameFormat.version
+        // Protocol 4 (a move's message) is for two seats: a table keeps protocol 2 (section 13).
+        let versions = FrameFormat.supportedVersions.filter { state.seats.count == 2 || $0 < FrameFormat.messagesVersion }
+        let version = versions.first { hello.protocolVersions.contains($0) } ?? FrameFormat.version
         return Welcome(protocolVersion: version, seat: guestSeat, seatToken: token, settings: settings,
                        hostAppVersion: configuration.appVersion, matchBlob: MatchBlob.encode(state))
     }

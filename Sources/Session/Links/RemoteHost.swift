@@ -98,11 +98,14 @@ public final class RemoteHost: Participant {
 
     /// Whether the connection speaks protocol 2, which has table talk (TALK).
     let speaksTalk: Bool
+    /// Whether the host reads a move's message: its WELCOME chose protocol 4 (section 13).
+    public let readsTurnMessages: Bool
 
     init(connection: WireConnection, guestSeat: SeatIndex, hostSeat: SeatIndex, initial: MatchState, settings: Liveness.Settings,
          clock: @escaping @Sendable () -> Int64, reconnect: Reconnect? = nil, protocolVersion: UInt8 = 1) {
         self.reconnect = reconnect
         self.speaksTalk = protocolVersion >= 2
+        self.readsTurnMessages = protocolVersion >= FrameFormat.messagesVersion
         self.guestSeat = guestSeat
         self.hostSeat = hostSeat
         self.playerID = initial.seats[hostSeat].playerID

@@ -206,7 +206,7 @@ public enum GuestPushValidator {
     private static func hostMay(_ kind: ChangeMessageKind, _ change: MatchChange, sequence: UInt32, known: MatchState,
                                 guestSeat: SeatIndex) -> Result<MatchChange, PushDesync> {
         switch (kind, change) {
-        case (.turn, .move(_, let seat)) where seat != guestSeat:
+        case (.turn, .move(_, let seat, _)) where seat != guestSeat:
             return .success(change)
         case (.quit, .quit(let seat)) where seat != guestSeat:
             // Only the guest quits its own seat; a host that says it did puts words in its mouth.
@@ -237,7 +237,8 @@ enum BlobPeek {
             _ = try reader.readBytes(16)                          // match id
             _ = try reader.readShortBytes()                       // game id
             _ = try reader.readUInt16()                           // rules version
-            if format >= 3 { _ = try reader.readUInt64() }        // seed (section 5, format 3)
+            let seedFlag = format >= 4 ? try reader.readUInt8() : 0  // format 4: whether a seed follows
+            if format == 3 || seedFlag == 1 { _ = try reader.readUInt64() }  // seed (section 5, formats 3 and 4)
             let seats = Int(try reader.readUInt8())
             for _ in 0..<seats {
                 _ = try reader.readBytes(16)

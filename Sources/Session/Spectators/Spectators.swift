@@ -57,6 +57,9 @@ public final class SpectatorGallery: Participant {
     private struct Link {
         var connection: WireConnection
         var name: String
+        /// Whether its parlor reads a move's message (its WATCH offered protocol 4);
+        /// else it is shown every state without them (`MatchState.withoutMessages`).
+        var readsTurnMessages: Bool
         /// When it gets a HEARTBEAT, and when it is silent (no grace: it is let go then).
         var liveness: Liveness
         /// Ticks `liveness` (the process's `LivenessClock`); let go, and so disarmed, with the link.
@@ -191,15 +194,17 @@ public final class SpectatorGallery: Participant {
 
     /// Takes over an admitted spectator's connection: WATCHING with the match as
     /// it stands (the final state and GOODBYE if it has ended), then every change.
-    func admit(_ connection: WireConnection, name: String) {
+    func admit(_ connection: WireConnection, name: String, readsTurnMessages: Bool = true) {
         connection.markHeard()
         state.withLock { state in
             state.nextID += 1
             let id = state.nextID
             let timer = LivenessClock.shared.timer { [weak self] in self?.heartbeatTick(id) }
-            state.links[id] = Link(connection: connection, name: name, liveness: Liveness(settings: timing, now: .now), timer: timer)
+            let link = Link(connection: connection, name: name, readsTurnMessages: readsTurnMessages,
+                            liveness: Liveness(settings: timing, now: .now), timer: timer)
+            state.links[id] = link
             connection.setHandler { [weak self] inbound in self?.receive(inbound, from: id) }
-            let blob = state.revealed.map { MatchBlob.encode($0) } ?? []
+            let blob = state.revealed.map { Self.blob(of: $0, for: link) } ?? []
             connection.send(.watching(SpectatorWelcome(
                 protocolVersion: FrameFormat.tableVersion, heartbeatIntervalMilliseconds: timing.interval.wireMilliseconds,
                 heartbeatTimeoutMilliseconds: timing.timeout.wireMilliseconds, hostAppVersion: appVersion,
@@ -307,6 +312,22 @@ public final class SpectatorGallery: Participant {
         for done in after { done() }
     }
 
+    /// `match`'s blob as `link` can read it: without the moves' messages for an older parlor.
+    private static func blob(of match: MatchState, for link: Link) -> [UInt8] {
+        MatchBlob.encode(link.readsTurnMessages ? match : match.withoutMessages)
+    }
+
+    /// The frame `message` makes of `match`'s blob to every link, each given
+    /// the blob it can read (one encoding for all while nobody needs another).
+    private func broadcast(_ match: MatchState, as message: ([UInt8]) -> Message, _ state: inout State) {
+        let full = message(MatchBlob.encode(match)).encoded
+        guard match.hasMessages, state.links.values.contains(where: { !$0.readsTurnMessages }) else {
+            return broadcast(full, &state)
+        }
+        let plain = message(MatchBlob.encode(match.withoutMessages)).encoded
+        for (id, link) in state.links { send(link.readsTurnMessages ? full : plain, to: id, &state) }
+    }
+
     /// The same encoded frame to every link.
     private func broadcast(_ bytes: [UInt8], _ state: inout State) {
         if state.outbox != nil {
@@ -332,7 +353,7 @@ public final class SpectatorGallery: Participant {
             state.final = nil
             state.staysForRematch = false
             state.away = [:]
-            if !state.links.isEmpty { broadcast(Message.state(blob: MatchBlob.encode(match)).encoded, &state) }
+            if !state.links.isEmpty { broadcast(match, as: { .state(blob: $0) }, &state) }
         }
     }
 
@@ -347,7 +368,7 @@ public final class SpectatorGallery: Participant {
             case .message(.state):
                 send(.turnRejected(sequence: 0, reason: .spectatorCannotMove, sentence: Self.cannotMove), to: id, &state)
             case .message(.stateRequest):
-                if let revealed = state.revealed { send(.state(blob: MatchBlob.encode(revealed)), to: id, &state) }
+                if let revealed = state.revealed { send(.state(blob: Self.blob(of: revealed, for: link)), to: id, &state) }
             case .message(.goodbye):
                 state.links[id] = nil
                 link.connection.close()
@@ -424,7 +445,7 @@ public final class SpectatorGallery: Participant {
     private func sayGoodbye(_ id: UInt64, final: MatchState, _ state: inout State) {
         guard let link = state.links.removeValue(forKey: id) else { return }
         flushLink(id, link, &state)
-        link.connection.send(.goodbye(.goodbyeMatchOver, sentence: "The match is over.", finalBlob: MatchBlob.encode(final)))
+        link.connection.send(.goodbye(.goodbyeMatchOver, sentence: "The match is over.", finalBlob: Self.blob(of: final, for: link)))
         link.connection.close()
         state.closing.removeAll { $0.queuedByteCount == 0 }
         state.closing.append(link.connection)
@@ -540,7 +561,7 @@ public final class SpectatorGallery: Participant {
         guard let revealed = state.revealed, revealed.matchID == committed.matchID, committed.sequence > revealed.sequence else { return }
         state.revealed = committed
         if !state.links.isEmpty {
-            broadcast(ChangeMessageKind(change).message(sequence: committed.sequence, blob: MatchBlob.encode(committed)).encoded, &state)
+            broadcast(committed, as: { ChangeMessageKind(change).message(sequence: committed.sequence, blob: $0) }, &state)
         }
         while let line = state.heldTalk.first, line.afterSequence <= committed.sequence {
             state.heldTalk.removeFirst()

@@ -86,9 +86,14 @@ public enum FrameFormat {
     /// Frame header versions this parlor reads.
     public static let headerVersions: [UInt8] = [1]
     /// Protocol versions this parlor can speak (offered in HELLO, chosen in WELCOME), newest first.
-    public static let supportedVersions: [UInt8] = [2, 1]
+    public static let supportedVersions: [UInt8] = [4, 2, 1]
     /// The first protocol version with tables of three or more seats.
     public static let tableVersion: UInt8 = 2
+    /// The first protocol version whose peers read a match blob of format 4,
+    /// a move's message (docs/PROTOCOL.md section 13): protocol 2's frames,
+    /// chosen for a two-seat match only. (Protocol 3 is the encrypted channel
+    /// around the frames, never offered in HELLO.)
+    public static let messagesVersion: UInt8 = 4
     /// Size of the fixed header.
     public static let headerSize = 8
     /// The largest payload accepted: a maximum-size match blob plus headroom

@@ -32,7 +32,7 @@ func playToTheEnd(_ controller: MatchController, player: any Participant, seat: 
                 if await controller.isStopped { break }
                 print("That move did not count (\(result.map { "\($0)" } ?? "")); type it again.")
             }
-        case .committed(.move(let move, let mover), let state):
+        case .committed(.move(let move, let mover, _), let state):
             print("\(state.seats[mover].name) took \(move.rawValue % 8 + 1) from heap \(move.rawValue / 8 + 1): heaps \(heaps(state))")
         default:
             break
