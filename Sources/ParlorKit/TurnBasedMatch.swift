@@ -34,9 +34,10 @@ public enum TurnBasedEvent<G: Game>: Sendable {
     /// It is `participant`'s turn; `participant.isLocal` says it is yours.
     case turnBegan(TurnBasedParticipant, G)
     /// A change was committed (saved by the host, confirmed to the side that
-    /// made it): `participant` played `move`, or left (`move` nil: quit or
-    /// timed out, `participant.outcome` says which).
-    case turnEnded(by: TurnBasedParticipant, move: Move?, G)
+    /// made it): `participant` played `move`, with the `message` they sent
+    /// with it (GameKit's `match.message`), or left (`move` nil: quit or timed
+    /// out, `participant.outcome` says which).
+    case turnEnded(by: TurnBasedParticipant, move: Move?, message: String?, G)
     /// A remote player went away (its connection broke); it may come back within `graceLeft`.
     case away(TurnBasedParticipant, graceLeft: Duration)
     /// A remote player that was away is back.
@@ -171,13 +172,21 @@ public final class TurnBasedMatch<G: Game>: Sendable {
 
     /// Plays `move` for the local player and ends the turn: GameKit's
     /// `endTurn(withNextParticipants:turnTimeout:match:)`; the game's rules
-    /// say who is next. Returns once the change is committed.
+    /// say who is next. Returns once the change is committed. `message`
+    /// (GameKit's `match.message`: "Your move, Bo") goes with the move and is
+    /// saved with it: 1 to `TurnMessage.maximumBytes` bytes of UTF-8 with no
+    /// control characters, refused whole otherwise; a peer too old to read
+    /// messages gets none, and the move is refused with a sentence saying so.
     /// - Throws: `TurnBasedError.refused` (not your turn, an illegal move, the
     ///   host refused it, a seat `TurnBasedPlayer.bot` or `.strategy` plays;
     ///   the match is unchanged), `.matchOver`.
-    public func endTurn(with move: Move) async throws(TurnBasedError) {
+    public func endTurn(with move: Move, message: String? = nil) async throws(TurnBasedError) {
         guard local.playsFromInput else { throw .refused("this seat is played by parlor (a bot or a strategy), not by endTurn") }
-        try Self.check(await local.play(move))
+        var said: TurnMessage?
+        if let message {
+            do { said = try TurnMessage(message) } catch { throw .refused("\(error)") }
+        }
+        try Self.check(await local.play(move, message: said))
     }
 
     /// Leaves the match for good, in turn or out of turn: GameKit's
@@ -334,17 +343,19 @@ enum TurnBasedView<G: Game> {
         case .turnBegan(let seat, let state):
             return .turnBegan(seated(state)[seat], game(of: state))
         case .committed(let change, let state):
-            let move: Move? = if case .move(let move, _) = change { move } else { nil }
-            return .turnEnded(by: seated(state)[change.seat], move: move, game(of: state))
+            guard case .move(let move, _, let message) = change else {
+                return .turnEnded(by: seated(state)[change.seat], move: nil, message: nil, game(of: state))
+            }
+            return .turnEnded(by: seated(state)[change.seat], move: move, message: message?.text, game(of: state))
         case .adopted(let state):
             // A spectator's copy (and a side put right by the host) takes the host's whole state: one change on is a turn ended.
             guard state.matchID == before.matchID, state.sequence == before.sequence + 1 else { return nil }
             if state.moves.count == before.moves.count + 1, let played = state.moves.last {
-                return .turnEnded(by: seated(state)[played.seat], move: played.move, game(of: state))
+                return .turnEnded(by: seated(state)[played.seat], move: played.move, message: played.message?.text, game(of: state))
             }
             guard let left = state.seats.indices.first(where: { state.seats[$0].outcome != before.seats[$0].outcome
                 && [.quit, .timeExpired].contains(state.seats[$0].outcome) }) else { return nil }
-            return .turnEnded(by: seated(state)[left], move: nil, game(of: state))
+            return .turnEnded(by: seated(state)[left], move: nil, message: nil, game(of: state))
         case .presence(let seat, let away, let graceLeft):
             let participant = seated(before)[seat]
             return away ? .away(participant, graceLeft: graceLeft) : .back(participant)

@@ -35,7 +35,7 @@ struct TurnBasedMatchTests {
                 #expect(await match.currentParticipant == participant)
                 try await match.endTurn(with: move)
                 seen.turnsPlayed += 1
-            case .turnEnded(let participant, let move, _):
+            case .turnEnded(let participant, let move, _, _):
                 seen.events.append("ended \(participant.seat) \(move.map { "\($0.rawValue)" } ?? "-")")
             case .ended(let participants, let game):
                 seen.events.append("over")
@@ -81,6 +81,27 @@ struct TurnBasedMatchTests {
         #expect(Set(onHost.endedWith.map(\.outcome)) == [.won, .lost])
         #expect(onHost.endedWith.map(\.outcome) == onGuest.endedWith.map(\.outcome))
         await host.leave()
+    }
+
+    @Test("a move's message reaches the other side with the move; one too long is refused whole and nothing moves")
+    func aMessageWithAMove() async throws {
+        let (host, guest) = try await Self.hostAndJoin()
+        let mover = await host.currentParticipant?.isLocal == true ? host : guest
+        let other = mover === host ? guest : host
+        let before = await mover.matchData
+        await #expect(throws: TurnBasedError.self) {
+            try await mover.endTurn(with: Nim.move(heap: 0, count: 1), message: String(repeating: "x", count: 141))
+        }
+        #expect(await mover.matchData == before, "refused whole: no move either")
+        try await mover.endTurn(with: Nim.move(heap: 0, count: 1), message: "Your move, Bo")
+        var heard: String?
+        for await event in other.events {
+            if case .turnEnded(_, _?, let message, _) = event { heard = message; break }
+        }
+        #expect(heard == "Your move, Bo")
+        #expect(await other.state.message?.text == "Your move, Bo")
+        try await other.quit()
+        _ = await host.finished()
     }
 
     @Test("a move out of turn is refused and changes nothing")
@@ -200,7 +221,7 @@ struct TurnBasedPlayerTests {
         let guest = try await joining
         var guestMoves: [Move] = []
         for await event in guest.events {
-            if case .turnEnded(let participant, let move?, _) = event, participant.isLocal { guestMoves.append(move) }
+            if case .turnEnded(let participant, let move?, _, _) = event, participant.isLocal { guestMoves.append(move) }
         }
         let final = await host.finished()
         #expect(final.heaps == [0, 0, 0])

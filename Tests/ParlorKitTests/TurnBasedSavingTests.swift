@@ -32,7 +32,7 @@ struct TurnBasedSavingTests {
             switch event {
             case .turnBegan(let participant, let game) where participant.isLocal:
                 if let move = game.legalMoves.first { try await match.endTurn(with: move) }
-            case .turnEnded(_, _, let game):
+            case .turnEnded(_, _, _, let game):
                 // On disk already: the record has this move (or a later one), never an earlier state.
                 let record = try saved(in: store)
                 #expect((record.state.game(as: Nim.self)?.moveCount ?? -1) >= game.moveCount, "shown before it was saved")

@@ -16,7 +16,7 @@ struct TurnBasedWatchTests {
         var turns: [String] = [], outcomes: [Outcome] = []
         for await event in events {
             switch event {
-            case .turnEnded(let participant, let move, _):
+            case .turnEnded(let participant, let move, _, _):
                 #expect(!participant.isLocal)
                 turns.append("\(participant.seat) \(move?.rawValue ?? -1)")
             case .ended(let participants, _):
@@ -38,7 +38,7 @@ struct TurnBasedWatchTests {
                 guard let move = game.legalMoves.first else { continue }
                 try await match.endTurn(with: move)
                 played += 1
-            case .turnEnded(let participant, let move, _):
+            case .turnEnded(let participant, let move, _, _):
                 seen.append("\(participant.seat) \(move?.rawValue ?? -1)")
             default:
                 break

@@ -62,7 +62,7 @@ func playToTheEnd<G: Game>(_ match: TurnBasedMatch<G>, bot: Bool) async throws -
                     print("That move did not count (\(error)); type it again.")
                 }
             }
-        case .turnEnded(let participant, let move?, let game):
+        case .turnEnded(let participant, let move?, _, let game):
             print("\(participant.name) took \(move.rawValue % 8 + 1) from heap \(move.rawValue / 8 + 1): heaps \(heaps(of: game))")
         default:
             break
