@@ -57,21 +57,28 @@ public struct GameFinder: Sendable {
     /// (avahi's compatibility library does not pass on "all for now").
     public static let quietTime: Duration = .milliseconds(400)
 
+    /// How long a prefix must stay the only match before it is taken while
+    /// other names still trickle in (a crowded LAN whose answers come late
+    /// never goes quiet; the join must not wait for all of them).
+    public static let uniqueTime: Duration = .milliseconds(700)
+
     /// Finds the one joinable game `name` picks out, resolving only that game.
     ///
     /// The names on the LAN are browsed without resolving any of them; an
     /// exact name (ignoring case) is taken as soon as it is seen, a prefix as
     /// soon as it is the only match and no new name has come for
-    /// `quietTime`. Then that one game is resolved (its TXT record, port
-    /// and addresses), tried again until `timeout`. With a `picker`,
-    /// several matches (or no name at all) are offered to choose from
-    /// instead of failing; only joinable ones can be chosen.
+    /// `quietTime`, or it has been the only match for `uniqueTime`. The one
+    /// match is resolved (its TXT record, port and addresses) from the
+    /// moment it is the only one, while the names settle, tried again until
+    /// `timeout`. With a `picker`, several matches (or no name at all) are
+    /// offered to choose from instead of failing; only joinable ones can be
+    /// chosen.
     /// - Throws: `GameSearchError`, saying why no game was chosen.
     public func find(name: String?, picker: (any GamePicker)?) async throws(GameSearchError) -> ListedGame {
         if let name {
             switch try await lookUp(name: name) {
-            case .one(let instance):
-                return try await resolveGame(instance, name: name)
+            case .one(let instance, let resolving):
+                return try await resolveGame(instance, name: name, resolving: resolving)
             case .several(let instances) where picker == nil:
                 throw .ambiguous(name: name, instances.map(unresolved).sorted { $0.name.lowercased() < $1.name.lowercased() })
             case .none(let seen):
@@ -109,9 +116,13 @@ public struct GameFinder: Sendable {
         }
     }
 
+    /// One game's resolve, started while the names settle.
+    typealias Resolving = Task<Result<DiscoveredService, DiscoveryError>, Never>
+
     /// What a typed name picks out of the names on the LAN.
     enum NameLookup {
-        case one(ServiceInstance)
+        /// One instance, and its resolve if it was started while the names settled.
+        case one(ServiceInstance, resolving: Resolving?)
         case several([ServiceInstance])
         case none(seen: [ServiceInstance])
     }
@@ -121,6 +132,7 @@ public struct GameFinder: Sendable {
         enum Input: Sendable {
             case event(BrowseEvent)
             case quiet(Int)
+            case unique(String)
             case deadline
         }
         let lowered = name.lowercased()
@@ -131,6 +143,7 @@ public struct GameFinder: Sendable {
         }
         let timeout = self.timeout
         let quietTime = Self.quietTime
+        let uniqueTime = Self.uniqueTime
         let deadline = Task {
             try? await Task.sleep(for: timeout)
             feed.yield(.deadline)
@@ -146,10 +159,19 @@ public struct GameFinder: Sendable {
                 if !Task.isCancelled { feed.yield(.quiet(current)) }
             }
         }
+        // The only match so far: its resolve runs, and its clock for `uniqueTime`.
+        var only: (key: String, resolving: Resolving, clock: Task<Void, Never>)?
+        let directory = self.directory
+        func dropOnly() {
+            only?.resolving.cancel()
+            only?.clock.cancel()
+            only = nil
+        }
         defer {
             reader.cancel()
             deadline.cancel()
             quiet?.cancel()
+            dropOnly()
             feed.finish()
         }
         restartQuiet()
@@ -157,16 +179,45 @@ public struct GameFinder: Sendable {
         func matches() -> [ServiceInstance] {
             names.filter { $0.key.hasPrefix(lowered) }.map(\.value)
         }
+        /// Follows the matches: one alone is resolved and timed from now; any other drops that.
+        func matchesChanged() {
+            let found = matches()
+            guard found.count == 1 else { return dropOnly() }
+            let key = found[0].name.lowercased()
+            guard only?.key != key else { return }
+            dropOnly()
+            let instance = found[0]
+            let resolving = Resolving {
+                do throws(DiscoveryError) { return .success(try await directory.resolve(instance, within: timeout)) } catch {
+                    return .failure(error)
+                }
+            }
+            let clock = Task {
+                try? await Task.sleep(for: uniqueTime)
+                if !Task.isCancelled { feed.yield(.unique(key)) }
+            }
+            only = (key, resolving, clock)
+        }
+        /// The one match, handing its resolve (if any) over to the caller.
+        func takeOne(_ instance: ServiceInstance) -> NameLookup {
+            guard let taken = only, taken.key == instance.name.lowercased() else { return .one(instance, resolving: nil) }
+            taken.clock.cancel()
+            only = nil
+            return .one(instance, resolving: taken.resolving)
+        }
         for await input in inputs {
             switch input {
             case .event(.found(let service)), .event(.updated(let service)):
                 let key = service.name.lowercased()
                 guard names[key] == nil else { continue }
                 names[key] = service.instance
-                if key == lowered { return .one(service.instance) }
+                if key == lowered { return takeOne(service.instance) }
                 restartQuiet()
+                if key.hasPrefix(lowered) { matchesChanged() }
             case .event(.lost(let instance)):
-                names[instance.name.lowercased()] = nil
+                let key = instance.name.lowercased()
+                names[key] = nil
+                if key.hasPrefix(lowered) { matchesChanged() }
             case .event(.failed(let error)):
                 throw .browseFailed(error, name: name)
             case .event(.refused):
@@ -176,13 +227,17 @@ public struct GameFinder: Sendable {
                 let found = matches()
                 // Quiet: more names are unlikely to come. A unique prefix is
                 // taken now; no match yet may still appear, so that waits.
-                if found.count == 1 { return .one(found[0]) }
+                if found.count == 1 { return takeOne(found[0]) }
                 if found.count > 1 { return .several(found) }
+            case .unique(let key):
+                // The only match for a while, though other names still come: taken.
+                let found = matches()
+                if found.count == 1, found[0].name.lowercased() == key { return takeOne(found[0]) }
             case .deadline:
                 let found = matches()
                 switch found.count {
                 case 0: return .none(seen: Array(names.values))
-                case 1: return .one(found[0])
+                case 1: return takeOne(found[0])
                 default: return .several(found)
                 }
             }
@@ -190,11 +245,22 @@ public struct GameFinder: Sendable {
         return .none(seen: Array(names.values))
     }
 
-    /// Resolves the one game picked by name and says whether it can be joined.
-    private func resolveGame(_ instance: ServiceInstance, name: String) async throws(GameSearchError) -> ListedGame {
+    /// Resolves the one game picked by name (or takes the resolve started
+    /// while the names settled) and says whether it can be joined.
+    private func resolveGame(_ instance: ServiceInstance, name: String,
+                             resolving: Resolving?) async throws(GameSearchError) -> ListedGame {
+        let result: Result<DiscoveredService, DiscoveryError>
+        if let resolving {
+            result = await withTaskCancellationHandler { await resolving.value } onCancel: { resolving.cancel() }
+        } else {
+            do throws(DiscoveryError) { result = .success(try await directory.resolve(instance, within: timeout)) } catch {
+                result = .failure(error)
+            }
+        }
         let service: DiscoveredService
-        do { service = try await directory.resolve(instance, within: timeout) } catch {
-            throw .browseFailed(error, name: name)
+        switch result {
+        case .success(let resolved): service = resolved
+        case .failure(let error): throw .browseFailed(error, name: name)
         }
         let game = ListedGame(service: service, assessment: assess(service.txt))
         if let reason = game.assessment.reason { throw .notJoinable(game, reason) }

@@ -54,6 +54,11 @@ public final class RetryingAdvertisement: ServiceAdvertisement, Sendable {
         state.withLock { $0.listed?.name ?? $0.registration.name }
     }
 
+    /// The name the daemon listed it under (followed if renamed after a clash); nil until then, and once withdrawn.
+    public var listedName: String? {
+        state.withLock { $0.listed?.listedName }
+    }
+
     /// Why the attempts stopped before it was listed, if a later refusal was for good.
     public var gaveUp: DiscoveryError? { state.withLock { $0.gaveUp } }
 

@@ -71,6 +71,10 @@ extension ServiceDirectory {
 public protocol ServiceAdvertisement: AnyObject, Sendable {
     /// The instance name actually registered; may differ from the requested one after a clash.
     var name: String { get }
+    /// The name it is listed under at this moment, nil while it is not listed
+    /// (a `RetryingAdvertisement` still trying). Read it each time it matters:
+    /// a listing made later, or renamed after a clash, changes it.
+    var listedName: String? { get }
     /// The service type, e.g. "_parlor._tcp".
     var type: String { get }
     /// Replaces the TXT record peers see.
@@ -78,6 +82,11 @@ public protocol ServiceAdvertisement: AnyObject, Sendable {
     func update(txt: TXTRecord) async throws(DiscoveryError)
     /// Removes the service from the network; later calls do nothing.
     func withdraw() async
+}
+
+extension ServiceAdvertisement {
+    /// A registration the daemon confirmed is listed under its `name`.
+    public var listedName: String? { name }
 }
 
 /// What to register: an instance name, a type, a TCP port and a TXT record.

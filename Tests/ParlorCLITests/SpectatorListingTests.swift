@@ -1,4 +1,5 @@
 import Discovery
+import ParlorTestSupport
 import TerminalUI
 import Session
 import Testing
@@ -43,6 +44,36 @@ struct OwnGamesTests {
         let someoneElse = try SpectatorListingTests.listed(.open, spectators: nil, name: "Di's Connect Four")
         let shown = Lobby.othersGames([hostedHere, yourMatch, someoneElse], ownNames: ["Bo's Connect Four"], ownMatches: ["aa11bb22"])
         #expect(shown.map(\.name) == ["Di's Connect Four"])
+    }
+
+    /// A game whose listing was refused at first (the daemon away) is listed
+    /// later, here as "#2" because another host took the name meanwhile: from
+    /// then on the lobby leaves it out, and it never hid the other host's game.
+    @Test func aGameListedLaterUnderAnotherNameIsLeftOutFromThenOn() async throws {
+        let network = InMemoryDirectory(hostName: "hostb")
+        let elsewhere = try await network.advertise(ServiceRegistration(name: "Eve's Connect Four", port: 7000))
+        let here = network.host(named: "hosta")
+        network.simulateFailure(.daemonUnavailable(operation: "DNSServiceRegister", code: -65537))
+        let info = ParlorServiceInfo(protocolVersion: 1, gameID: "connect4", rulesVersion: 1, seatsTaken: 1, seatsTotal: 2,
+                                     state: .open, matchID: "", needsPasscode: false, appVersion: "0.2.0", hostPlayerName: "Eve")
+        let advertised = await HostedListing.advertise(info, as: "Eve's Connect Four", port: 7477, in: here,
+                                                       retryAfter: .milliseconds(20))
+        #expect(advertised.isPending)
+        let listing = LANListing(advertisement: advertised.advertisement)
+        let othersGame = try SpectatorListingTests.listed(.open, spectators: nil, name: "Eve's Connect Four")
+        let ownGame = try SpectatorListingTests.listed(.open, spectators: nil, name: "Eve's Connect Four #2")
+        #expect(Lobby.othersGames([othersGame], ownNames: OwnListings.names, ownMatches: []).count == 1,
+                "while ours is not listed, the other host's game of the same name is not ours")
+
+        var later = advertised.listedLater.makeAsyncIterator()
+        network.simulateFailure(nil)
+        #expect(await later.next() == "Eve's Connect Four #2")
+        #expect(Lobby.othersGames([othersGame, ownGame], ownNames: OwnListings.names, ownMatches: []).map(\.name)
+                == ["Eve's Connect Four"])
+
+        await listing.withdraw()
+        #expect(!OwnListings.names.contains("Eve's Connect Four #2"))
+        await elsewhere.withdraw()
     }
 }
 

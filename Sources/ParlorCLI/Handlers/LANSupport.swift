@@ -218,15 +218,15 @@ extension LAN {
 struct LANListing {
     let advertisement: (any ServiceAdvertisement)?
 
-    /// Keeps `advertisement`; its name counts as this process's own (`OwnListings`) until it is withdrawn.
+    /// Keeps `advertisement`; it counts as this process's own (`OwnListings`) until it is withdrawn.
     init(advertisement: (any ServiceAdvertisement)?) {
         self.advertisement = advertisement
-        if let name = advertisement?.name { OwnListings.names.withLock { _ = $0.insert(name) } }
+        if let advertisement { OwnListings.add(advertisement) }
     }
 
     /// Withdraws the listing and waits until the daemon has been told; later calls do nothing.
     func withdraw() async {
-        if let name = advertisement?.name { OwnListings.names.withLock { _ = $0.remove(name) } }
+        if let advertisement { OwnListings.remove(advertisement) }
         await advertisement?.withdraw()
     }
 
@@ -258,8 +258,28 @@ struct LANListing {
     }
 }
 
-/// The names this process advertises on the LAN right now, so that the lobby
-/// never offers to join a game hosted here (it would seat you against yourself).
+/// What this process advertises on the LAN, so that the lobby never offers
+/// to join a game hosted here (it would seat you against yourself).
+///
+/// It keeps the advertisements, not their names: a listing still being tried
+/// again (`RetryingAdvertisement`) is listed later, perhaps as "… #2" after a
+/// clash, and `names` says whatever each is listed under when it is read.
 enum OwnListings {
-    static let names = Mutex<Set<String>>([])
+    private static let advertisements = Mutex<[ObjectIdentifier: any ServiceAdvertisement]>([:])
+
+    /// Counts `advertisement` as this process's own until `remove(_:)`.
+    static func add(_ advertisement: any ServiceAdvertisement) {
+        advertisements.withLock { $0[ObjectIdentifier(advertisement)] = advertisement }
+    }
+
+    /// Stops counting `advertisement` (it is being withdrawn).
+    static func remove(_ advertisement: any ServiceAdvertisement) {
+        advertisements.withLock { $0[ObjectIdentifier(advertisement)] = nil }
+    }
+
+    /// The names this process's games are listed under now; none for a listing not listed yet.
+    static var names: Set<String> {
+        let kept: [any ServiceAdvertisement] = advertisements.withLock { Array($0.values) }
+        return Set(kept.compactMap { $0.listedName })
+    }
 }

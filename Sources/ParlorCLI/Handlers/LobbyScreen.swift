@@ -162,7 +162,7 @@ struct Lobby {
         var shown: [ListedGame] = []
         func refresh() {
             let mine = ParlorLobbyModel.Mine.saved()
-            shown = Self.othersGames(list.games, ownNames: OwnListings.names.withLock { $0 }, ownMatches: Set(mine.map(\.id)))
+            shown = Self.othersGames(list.games, ownNames: OwnListings.names, ownMatches: Set(mine.map(\.id)))
             model.show(mine: mine)
             model.show(games: shown.map(ParlorLobbyModel.Game.init))
         }
