@@ -132,12 +132,13 @@ public enum TurnBasedLAN {
     /// had to take another port), else where it was reached
     /// (`record.peerAddress`), again and again within `grace`, until the
     /// host (resumed, or still waiting) takes the seat back. Changes go on
-    /// being saved into `store`.
+    /// being saved into `store`. `directory`: where to look (nil: avahi's
+    /// DNS-SD, browsed afresh at each try).
     /// - Throws: `TurnBasedLANError.notResumable`, `ResumeError` (the host
     ///   did not take the seat back within `grace`, or its state disagrees).
     public static func resume<G: Game>(_ game: G.Type, joined record: StoredMatch, store: MatchStore,
                                        security: ChannelSecurity = .clear, grace: Duration = .seconds(60),
-                                       lookOnTheLAN: Bool = true, directory: any ServiceDirectory = DNSSDDirectory(),
+                                       lookOnTheLAN: Bool = true, directory: (any ServiceDirectory)? = nil,
                                        playedBy player: TurnBasedPlayer<G> = .caller, rematches: Bool = false,
                                        appVersion: String = defaultAppVersion) async throws -> TurnBasedMatch<G> {
         let state = record.state
@@ -154,7 +155,7 @@ public enum TurnBasedLAN {
         options.grace = grace
         let reached = Mutex<String?>(nil)
         let dial = Listing.dialer(toHostOf: state.matchID.hex, lookOnTheLAN: lookOnTheLAN, address: (host, port),
-                                  directory: directory, security: { security }, reached: { address in reached.withLock { $0 = address } })
+                                  directory: { directory ?? DNSSDDirectory() }, security: { security }, reached: { address in reached.withLock { $0 = address } })
         let joined = try await Guest.resume(dial: dial, hello: hello, saved: state, options: options)
         // Where the host was found this time is where to look first next time.
         var updated = record
@@ -370,14 +371,15 @@ public enum Listing {
     /// included. `security` is read at each dial (a passcode learnt meanwhile);
     /// `reached` hears where a dial got to.
     public static func dialer(toHostOf matchID: String, lookOnTheLAN: Bool, address: (host: String, port: UInt16)?,
-                              directory: any ServiceDirectory = DNSSDDirectory(),
+                              directory: @escaping @Sendable () -> any ServiceDirectory = { DNSSDDirectory() },
                               security: @escaping @Sendable () -> ChannelSecurity,
                               reached: @escaping @Sendable (String) -> Void = { _ in }) -> Dialer {
         { timeout in
             let began = ContinuousClock.now
             let left = { max(timeout - (ContinuousClock.now - began), .milliseconds(100)) }
             if lookOnTheLAN,
-               let service = await MatchFinder.find(matchID: matchID, within: min(.seconds(2), timeout / 2), in: directory),
+               // A directory of its own each time: each look is a browse from scratch.
+               let service = await MatchFinder.find(matchID: matchID, within: min(.seconds(2), timeout / 2), in: directory()),
                let connection = try? await TCPConnection.connect(addresses: socketAddresses(of: service), timeout: left()) {
                 reached(connection.remoteAddress)
                 return security().connecting(connection.byteStream())
