@@ -26,6 +26,20 @@ struct TurnBasedResumeTests {
         return played
     }
 
+    /// A match hosted and joined with a store each, one move each, then both sides leave for now; its host's table.
+    static func interruptedMatch(hostStore: MatchStore, guestStore: MatchStore) async throws -> TurnBasedHost<Nim> {
+        let table = try await TurnBasedLAN.host(Nim.self, as: "Ana", advertise: false, store: hostStore)
+        async let joining = TurnBasedLAN.join(Nim.self, host: "127.0.0.1", port: table.port, as: "Bo", store: guestStore)
+        let host = try await table.waitForMatch()
+        let guest = try await joining
+        async let hostPlayed = play(host, turns: 1)
+        async let guestPlayed = play(guest, turns: 1)
+        _ = try await (hostPlayed, guestPlayed)
+        await host.leaveForNow()
+        await guest.leaveForNow()
+        return table
+    }
+
     static func theMatch(in store: MatchStore) throws -> StoredMatch {
         let matches = store.list().matches
         try #require(matches.count == 1)
@@ -37,16 +51,7 @@ struct TurnBasedResumeTests {
         let root = NSTemporaryDirectory() + "parlorkit-resume-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: root) }
         let hostStore = MatchStore(directory: root + "/host"), guestStore = MatchStore(directory: root + "/guest")
-        let table = try await TurnBasedLAN.host(Nim.self, as: "Ana", advertise: false, store: hostStore)
-        async let joining = TurnBasedLAN.join(Nim.self, host: "127.0.0.1", port: table.port, as: "Bo", store: guestStore)
-        let host = try await table.waitForMatch()
-        let guest = try await joining
-        // One move each, committed; then both leave for now.
-        async let hostPlayed = Self.play(host, turns: 1)
-        async let guestPlayed = Self.play(guest, turns: 1)
-        _ = try await (hostPlayed, guestPlayed)
-        await host.leaveForNow()
-        await guest.leaveForNow()
+        let table = try await Self.interruptedMatch(hostStore: hostStore, guestStore: guestStore)
         let (hostRecord, guestRecord) = (try Self.theMatch(in: hostStore), try Self.theMatch(in: guestStore))
         #expect(hostRecord.phase == .interrupted && guestRecord.phase == .interrupted)
         #expect(hostRecord.state.moves.count == 2 && guestRecord.state.stateHash == hostRecord.state.stateHash)
@@ -76,15 +81,7 @@ struct TurnBasedResumeTests {
         defer { try? FileManager.default.removeItem(atPath: root) }
         let hostStore = MatchStore(directory: root + "/host"), guestStore = MatchStore(directory: root + "/guest")
         let lan = InMemoryDirectory()
-        let table = try await TurnBasedLAN.host(Nim.self, as: "Ana", advertise: false, store: hostStore)
-        async let joining = TurnBasedLAN.join(Nim.self, host: "127.0.0.1", port: table.port, as: "Bo", store: guestStore)
-        let host = try await table.waitForMatch()
-        let guest = try await joining
-        async let hostPlayed = Self.play(host, turns: 1)
-        async let guestPlayed = Self.play(guest, turns: 1)
-        _ = try await (hostPlayed, guestPlayed)
-        await host.leaveForNow()
-        await guest.leaveForNow()
+        let table = try await Self.interruptedMatch(hostStore: hostStore, guestStore: guestStore)
         // Someone else takes the port the match was played on.
         let squatter = try TCPListener.listen(port: table.port)
         defer { squatter.close() }
