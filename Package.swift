@@ -120,7 +120,7 @@ let package = Package(
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "ParlorTestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "Match", "Games", "Bots", "ParlorTestSupport"]),
         .testTarget(name: "BenchTests", dependencies: ["Bench", "Games", "Match", "Store", "Session", "ParlorTestSupport"]),
-        .testTarget(name: "ParlorCLITests", dependencies: ["ParlorCLI", "Bench", "Games", "Match", "Session", "Secure", "TerminalUI", "ParlorTestSupport"]),
+        .testTarget(name: "ParlorCLITests", dependencies: ["ParlorCLI", "ParlorKit", "Bench", "Games", "Match", "Session", "Secure", "TerminalUI", "ParlorTestSupport"]),
         // Tests that need root, network namespaces and real avahi-daemons (scripts/lab).
         .testTarget(name: "ParlorKitTests", dependencies: ["ParlorKit", "Games", "Match", "Session", "Secure", "Discovery", "Store", "ParlorTestSupport"]),
         .testTarget(name: "LabTests", dependencies: ["Discovery", "ParlorTestSupport"]),

@@ -1,5 +1,6 @@
 import Discovery
 import Games
+import ParlorKit
 import Session
 import Testing
 @testable import ParlorCLI
@@ -18,7 +19,7 @@ struct AdvertisedVersionTests {
         let txt = try LAN.hostedGame(Connect4.self, host: "Ana").serviceInfo(seatsTaken: 1, playing: false, matchID: "").txtRecord()
         #expect(txt["pv"] == "3")
         #expect(try Self.pv(LAN.hostedGame(DotsAndBoxes.self, host: "Ana", seatsTotal: 3)) == "3")
-        #expect(LAN.assess(txt).reason == nil, "this parlor joins it")
+        #expect(Listing.assess(txt).reason == nil, "this parlor joins it")
         let older = ParlorServiceInfo.assess(txt, supportedProtocolVersion: 2, knownGameIDs: ["connect4"])
         #expect(older.reason == .protocolVersion(advertised: "3", supported: 2))
         #expect(older.reason?.description.contains("update this parlor") == true, "\(String(describing: older.reason))")

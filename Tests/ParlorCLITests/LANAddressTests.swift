@@ -1,4 +1,5 @@
 import Discovery
+import ParlorKit
 import Session
 import Testing
 @testable import ParlorCLI
@@ -12,7 +13,7 @@ struct LANAddressTests {
             instance: ServiceInstance(name: "Ana's Connect Four", type: "_parlor._tcp.", domain: "local."),
             hostTarget: "hosta.local.", port: 7490, interfaceIndex: 3, txt: TXTRecord(),
             addresses: [ServiceAddress(ipv4: (10, 77, 0, 1), interfaceIndex: 3), linkLocal, global])
-        let addresses = LAN.socketAddresses(of: service)
+        let addresses = Listing.socketAddresses(of: service)
         #expect(addresses.map(\.addressBytes) == service.addresses.map(\.bytes))
         #expect(addresses.map(\.scopeID) == [0, 3, 0], "only the link-local address needs its interface")
         #expect(addresses.allSatisfy { $0.port == 7490 })

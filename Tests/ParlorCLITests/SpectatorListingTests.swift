@@ -1,4 +1,5 @@
 import Discovery
+import ParlorKit
 import ParlorTestSupport
 import TerminalUI
 import Session
@@ -17,7 +18,7 @@ struct SpectatorListingTests {
             instance: ServiceInstance(name: name, type: "_parlor._tcp.", domain: "local."),
             hostTarget: "hosta.local.", port: 7490, interfaceIndex: 3, txt: txt,
             addresses: [ServiceAddress(ipv4: (10, 77, 0, 1), interfaceIndex: 3)])
-        return ListedGame(service: service, assessment: LAN.assess(txt))
+        return ListedGame(service: service, assessment: Listing.assess(txt))
     }
 
     @Test func aGameInProgressSaysHowManyWatchAndHowToWatchIt() throws {

@@ -40,6 +40,17 @@ struct TurnBasedResumeTests {
         return table
     }
 
+    /// Plays a resumed match to its end on both sides, then each side's record of it.
+    static func finish(_ host: TurnBasedMatch<Nim>, _ guest: TurnBasedMatch<Nim>, hostStore: MatchStore,
+                       guestStore: MatchStore) async throws -> (host: StoredMatch, guest: StoredMatch) {
+        async let hostRest = play(host, turns: nil)
+        async let guestRest = play(guest, turns: nil)
+        _ = try await (hostRest, guestRest)
+        _ = await (host.finished(), guest.finished())
+        await host.leave()
+        return (try theMatch(in: hostStore), try theMatch(in: guestStore))
+    }
+
     static func theMatch(in store: MatchStore) throws -> StoredMatch {
         let matches = store.list().matches
         try #require(matches.count == 1)
@@ -63,12 +74,7 @@ struct TurnBasedResumeTests {
         let guestAgain = try await guestBack
         let (hostMoves, guestMoves) = (await hostBack.game.moveCount, await guestAgain.game.moveCount)
         #expect(hostMoves == 2 && guestMoves == 2)
-        async let hostRest = Self.play(hostBack, turns: nil)
-        async let guestRest = Self.play(guestAgain, turns: nil)
-        _ = try await (hostRest, guestRest)
-        _ = await (hostBack.finished(), guestAgain.finished())
-        await hostBack.leave()
-        let (hostEnd, guestEnd) = (try Self.theMatch(in: hostStore), try Self.theMatch(in: guestStore))
+        let (hostEnd, guestEnd) = try await Self.finish(hostBack, guestAgain, hostStore: hostStore, guestStore: guestStore)
         #expect(hostEnd.phase == .ended && guestEnd.phase == .ended)
         #expect(hostEnd.state.stateHash == guestEnd.state.stateHash)
         #expect(hostEnd.state.game(as: Nim.self)?.heaps == [0, 0, 0])
@@ -92,12 +98,7 @@ struct TurnBasedResumeTests {
                                                   grace: .seconds(20), directory: lan)
         let hostBack = try await again.waitForMatch()
         let guestAgain = try await guestBack
-        async let hostRest = Self.play(hostBack, turns: nil)
-        async let guestRest = Self.play(guestAgain, turns: nil)
-        _ = try await (hostRest, guestRest)
-        _ = await (hostBack.finished(), guestAgain.finished())
-        await hostBack.leave()
-        let (hostEnd, guestEnd) = (try Self.theMatch(in: hostStore), try Self.theMatch(in: guestStore))
+        let (hostEnd, guestEnd) = try await Self.finish(hostBack, guestAgain, hostStore: hostStore, guestStore: guestStore)
         #expect(hostEnd.phase == .ended && guestEnd.phase == .ended && hostEnd.state.stateHash == guestEnd.state.stateHash)
         #expect(guestEnd.peerAddress.hasSuffix(":\(again.port)"), "the guest keeps where it found the host")
     }

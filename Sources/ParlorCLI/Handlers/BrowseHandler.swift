@@ -1,6 +1,7 @@
 import Discovery
 import Foundation
 import Games
+import ParlorKit
 import Session
 import TerminalUI
 
@@ -35,7 +36,7 @@ func runBrowse(_ options: BrowseOptions, directory: any ServiceDirectory) async 
         watching = true
     }
     let redraws = watching && !options.json && isatty(STDOUT_FILENO) == 1
-    var list = GameList(gameFilter: options.game, assess: { LAN.assess($0) })
+    var list = GameList(gameFilter: options.game, assess: { Listing.assess($0) })
     if redraws { BrowseText.redraw(list, game: options.game) }
 
     for await input in inputs.stream {

@@ -96,12 +96,6 @@ enum LAN {
         return info
     }
 
-    /// Where to connect to a resolved service (`Listing.socketAddresses`).
-    static func socketAddresses(of service: DiscoveredService) -> [SocketAddress] { Listing.socketAddresses(of: service) }
-
-    /// Whether this parlor can join a service with this TXT record, and why not (`Listing.assess`).
-    static func assess(_ txt: TXTRecord) -> ParlorServiceAssessment { Listing.assess(txt) }
-
     /// What to tell someone whose DNS-SD is not working.
     static func discoveryAdvice(_ error: DiscoveryError) -> String {
         "\(error)"

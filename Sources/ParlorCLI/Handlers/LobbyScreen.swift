@@ -8,6 +8,7 @@
 import Discovery
 import Foundation
 import Games
+import ParlorKit
 import Store
 import TerminalUI
 
@@ -157,7 +158,7 @@ struct Lobby {
 
         var model = self.model
         // The browse's games, in the order the model shows them.
-        var list = GameList(assess: { LAN.assess($0) })
+        var list = GameList(assess: { Listing.assess($0) })
         // The LAN's games but your own (hosted here, or a match of yours): those are never offered to join.
         var shown: [ListedGame] = []
         func refresh() {

@@ -5,6 +5,7 @@
 
 import Discovery
 import Foundation
+import ParlorKit
 import Session
 import TerminalUI
 
@@ -25,7 +26,7 @@ enum ServiceFinder {
         if name == nil && !canPick { throw UsageError.missingArgument("TARGET") }
         // To watch, a match already playing is what one looks for (`parlor watch NAME`).
         let finder = GameFinder(directory: directory, timeout: timeout,
-                                assess: { watching ? ParlorServiceInfo.assessForWatching(LAN.assess($0)) : LAN.assess($0) })
+                                assess: { watching ? ParlorServiceInfo.assessForWatching(Listing.assess($0)) : Listing.assess($0) })
         let game: ListedGame
         do { game = try await finder.find(name: name, picker: canPick ? NumberedPicker(toStandardError: json) : nil) } catch {
             throw failure(error)
@@ -60,7 +61,7 @@ enum ServiceFinder {
     /// resolve is never handed to the system resolver.
     static func connect(to game: ListedGame, timeout: Duration = .seconds(5)) async throws -> TCPConnection {
         let service = game.service
-        let addresses = LAN.socketAddresses(of: service)
+        let addresses = Listing.socketAddresses(of: service)
         let shown = "\"\(Text.escapingUnprintable(service.name))\""
         do {
             return try await TCPConnection.connect(addresses: addresses, timeout: timeout)
