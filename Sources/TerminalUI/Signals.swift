@@ -80,6 +80,8 @@ final class SignalHub: Sendable {
         var ignored: Set<Int32> = []
         /// Holds (`hold`) in force: while one is, a signal no watcher hears is ignored.
         var holds: [Int32: Int] = [:]
+        /// How many deliveries the hub has handled, heard or not (tests wait on it).
+        var deliveries = 0
     }
 
     private let state = Mutex(State())
@@ -140,9 +142,13 @@ final class SignalHub: Sendable {
         state.sources[number] = source
     }
 
+    /// How many signal deliveries the hub has handled so far.
+    var deliveries: Int { state.withLock { $0.deliveries } }
+
     private func deliver(_ number: Int32) {
         let (handler, ignored) = state.withLock { state in
-            (state.watchers.last { $0.signals.contains(number) }?.handler,
+            state.deliveries += 1
+            return (state.watchers.last { $0.signals.contains(number) }?.handler,
              state.ignored.contains(number) || (state.holds[number] ?? 0) > 0)
         }
         if let handler { return handler(number) }

@@ -8,16 +8,28 @@ import Testing
     @Test func aSignalDuringTheLastSaveIsHeldAndTheFirstIsGivenBackAfterIt() async throws {
         let held = LastSaveGuard()
         // Before the frontend returns its own watcher has the signals; here they are ignored, not fatal.
-        kill(getpid(), SIGTERM)
+        try await Self.sendUntilHandled(SIGTERM)
         held.frontendReturned()
-        // Dispatch arms its signal sources off this thread.
-        try await Task.sleep(for: .milliseconds(200))
-        kill(getpid(), SIGINT)
-        try await Task.sleep(for: .milliseconds(50))
-        kill(getpid(), SIGTERM)
-        try await Task.sleep(for: .milliseconds(300))
+        try await Self.sendUntilHandled(SIGINT)
+        try await Self.sendUntilHandled(SIGTERM)
         #expect(held.release() == SIGINT, "the first signal after the frontend returned")
         #expect(held.release() == SIGINT, "a second release changes nothing")
+    }
+
+    /// Sends `number` to this process and waits until the hub has handled it.
+    /// Dispatch arms a signal's source off the thread that made it, and one
+    /// sent before that is ignored (by design), so it is sent again after a
+    /// second without a delivery; on a loaded machine arming takes a while.
+    static func sendUntilHandled(_ number: Int32) async throws {
+        let before = SignalHub.shared.deliveries
+        for _ in 0..<20 {
+            kill(getpid(), number)
+            for _ in 0..<100 {
+                try await Task.sleep(for: .milliseconds(10))
+                if SignalHub.shared.deliveries > before { return }
+            }
+        }
+        Issue.record("signal \(number) was never delivered")
     }
 
     /// A source made after the last one of its signal was cancelled never
@@ -26,21 +38,15 @@ import Testing
     @Test func aWatcherMadeAfterAnotherWasCancelledStillHearsTheSignal() async throws {
         let heard = Mutex<[String]>([])
         let first = SignalWatcher(signals: [SIGUSR2]) { _ in heard.withLock { $0.append("first") } }
-        try await Task.sleep(for: .milliseconds(200))
-        kill(getpid(), SIGUSR2)
-        try await Task.sleep(for: .milliseconds(200))
+        try await Self.sendUntilHandled(SIGUSR2)
         first.cancel()
         let second = SignalWatcher(signals: [SIGUSR2]) { _ in heard.withLock { $0.append("second") } }
-        try await Task.sleep(for: .milliseconds(200))
-        kill(getpid(), SIGUSR2)
-        try await Task.sleep(for: .milliseconds(200))
+        try await Self.sendUntilHandled(SIGUSR2)
         // A newer watcher hears it first; when it stops, the one before hears it again.
         let third = SignalWatcher(signals: [SIGUSR2]) { _ in heard.withLock { $0.append("third") } }
-        kill(getpid(), SIGUSR2)
-        try await Task.sleep(for: .milliseconds(200))
+        try await Self.sendUntilHandled(SIGUSR2)
         third.cancel()
-        kill(getpid(), SIGUSR2)
-        try await Task.sleep(for: .milliseconds(200))
+        try await Self.sendUntilHandled(SIGUSR2)
         second.cancel()
         #expect(heard.withLock { $0 } == ["first", "second", "third", "second"])
     }
