@@ -4,31 +4,76 @@
 /// reads are produced only at the user interface's edge.
 public typealias SeatIndex = Int
 
-/// One move, in a game's own compact encoding (a column, a cell, a peg).
+/// One move, in a game's own encoding: a small number (a column, a cell, a
+/// peg) for most games, or a string of bytes for a game whose moves do not
+/// fit a number (a bid, a word, a `Codable` value: `Move(encoding:)`).
 ///
-/// Raw values are 0-based and small: they travel as two bytes in the match
-/// blob, so only raw values in `Move.wireRange` can be played (a match refuses
-/// any other, see `fitsOnTheWire`). What a raw value means is the game's
+/// Which of the two a game's moves are is the game's `moveByteLimit`: nil
+/// (the default, every built-in game) for numbers, which travel as two bytes
+/// in the match blob, so only raw values in `Move.wireRange` can be played;
+/// a number of bytes for byte moves (`Move(bytes:)`), which travel with their
+/// length. A match refuses a move its game cannot carry (`Game.canCarry`)
+/// instead of changing it to one that fits. What a move means is the game's
 /// business; `Game.notation(for:)` and `Game.move(fromNotation:)` translate to
 /// and from what a person types.
 public struct Move: Hashable, Sendable, Comparable, CustomStringConvertible {
-    /// The game-specific, 0-based encoding.
+    /// The game-specific, 0-based number of a numbered move; 0 for a byte move.
     public var rawValue: Int
+    /// The bytes of a byte move, nil for a numbered move.
+    public private(set) var bytes: [UInt8]?
 
-    /// Wraps a raw, game-specific encoding. No validation: ask the game.
-    public init(_ rawValue: Int) { self.rawValue = rawValue }
+    /// Wraps a raw, game-specific number. No validation: ask the game.
+    public init(_ rawValue: Int) {
+        self.rawValue = rawValue
+        self.bytes = nil
+    }
 
-    /// The raw values a match can carry: two bytes in the match blob (on the
-    /// wire and on disk), 0...65535. The one place this limit is decided.
+    /// A byte move: for a game whose `moveByteLimit` is at least `bytes.count`.
+    /// No validation: ask the game.
+    public init(bytes: [UInt8]) {
+        self.rawValue = 0
+        self.bytes = bytes
+    }
+
+    /// The raw values a numbered move can carry: two bytes in the match blob
+    /// (on the wire and on disk), 0...65535. The one place this limit is decided.
     public static let wireRange: ClosedRange<Int> = 0...Int(UInt16.max)
 
-    /// Whether this move's raw value is in `wireRange`. A match refuses a move
-    /// that does not fit (`MatchRuleError.moveNotEncodable`) instead of
-    /// changing it to one that does; keep a game's legal moves within range.
-    public var fitsOnTheWire: Bool { Self.wireRange.contains(rawValue) }
+    /// The most bytes a game may allow one byte move (`Game.moveByteLimit`).
+    public static let maximumByteLimit = 4096
 
-    public static func < (lhs: Move, rhs: Move) -> Bool { lhs.rawValue < rhs.rawValue }
-    public var description: String { "Move(\(rawValue))" }
+    /// Whether this is a numbered move whose raw value is in `wireRange`. A
+    /// match refuses a move that does not fit (`MatchRuleError.moveNotEncodable`)
+    /// instead of changing it to one that does; keep a game's legal moves within range.
+    public var fitsOnTheWire: Bool { bytes == nil && Self.wireRange.contains(rawValue) }
+
+    /// Numbered moves by number, before byte moves; byte moves byte by byte.
+    public static func < (lhs: Move, rhs: Move) -> Bool {
+        switch (lhs.bytes, rhs.bytes) {
+        case (nil, nil): lhs.rawValue < rhs.rawValue
+        case (nil, _?): true
+        case (_?, nil): false
+        case let (left?, right?): left.lexicographicallyPrecedes(right)
+        }
+    }
+
+    /// `Move(3)` for a numbered move, `Move(bytes: 7b22…)` (hexadecimal) for a byte move.
+    public var description: String {
+        guard let bytes else { return "Move(\(rawValue))" }
+        return "Move(bytes: \(Self.hex(bytes)))"
+    }
+
+    /// `bytes` in lower-case hexadecimal, two digits a byte.
+    public static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
 }
 
 /// How a game stands, by its rules alone.
@@ -96,6 +141,15 @@ public protocol Game: Sendable {
     static var seatCounts: [Int] { get }
     /// Whether seats move in strict rotation (seat = move count mod seats).
     static var alternatesStrictly: Bool { get }
+
+    /// nil (the default) when the game's moves are numbers (`Move(_:)`, two
+    /// bytes each in the match blob); otherwise its moves are byte strings
+    /// (`Move(bytes:)`, for instance a `Codable` value through
+    /// `Move(encoding:limit:)`) of at most this many bytes, 1 through
+    /// `Move.maximumByteLimit`. A match of such a game is written in blob
+    /// format 5 (docs/PROTOCOL.md section 5); every other game's bytes are
+    /// unchanged. A longer move is refused, never cut.
+    static var moveByteLimit: Int? { get }
 
     /// Whether the game uses chance: its start (or its dice, its deck) is
     /// drawn from a seed the host picks for each match. False by default.
@@ -181,6 +235,19 @@ extension Game {
 
     /// No chance by default: the match carries no seed and its blob keeps format 1 or 2.
     public static var usesRandomness: Bool { false }
+
+    /// Numbered moves by default (two bytes each in the match blob).
+    public static var moveByteLimit: Int? { nil }
+
+    /// Whether a match of this game can carry `move`: a numbered move in
+    /// `Move.wireRange` for a game of numbered moves; a byte move of at most
+    /// `moveByteLimit` bytes for a game of byte moves. The one place this is
+    /// decided; a move it refuses is `MatchRuleError.moveNotEncodable`.
+    public static func canCarry(_ move: Move) -> Bool {
+        guard let limit = moveByteLimit else { return move.fitsOnTheWire }
+        guard let bytes = move.bytes else { return false }
+        return bytes.count <= min(limit, Move.maximumByteLimit)
+    }
 
     /// By default the seed is ignored: the start is `init(seats:)`.
     public init(seats: Int, seed: UInt64) { self.init(seats: seats) }

@@ -154,6 +154,9 @@ public enum GameCatalogError: Error, Hashable, Sendable, CustomStringConvertible
     case rulesVersionOutOfRange(id: String, Int)
     /// The game lists no seat count, or one outside 2-8 (what a match holds).
     case seatCountsOutOfRange(id: String, [Int])
+    /// The game's moves are bytes (`Game.moveByteLimit`) but its limit is
+    /// outside 1 to `Move.maximumByteLimit`.
+    case moveByteLimitOutOfRange(id: String, Int)
 
     /// Longest game id, in bytes (the match blob's and HELLO's limit).
     public static let maximumIDBytes = 32
@@ -171,6 +174,8 @@ public enum GameCatalogError: Error, Hashable, Sendable, CustomStringConvertible
             "cannot register game '\(id)': its rules version \(version) is outside 0-65535"
         case .seatCountsOutOfRange(let id, let counts):
             "cannot register game '\(id)': its seat counts \(counts) must be one or more of 2 to 8"
+        case .moveByteLimitOutOfRange(let id, let limit):
+            "cannot register game '\(id)': its moves' byte limit \(limit) is outside 1-\(Move.maximumByteLimit)"
         }
     }
 
@@ -182,6 +187,9 @@ public enum GameCatalogError: Error, Hashable, Sendable, CustomStringConvertible
         guard (0...Int(UInt16.max)).contains(type.rulesVersion) else { return .rulesVersionOutOfRange(id: id, type.rulesVersion) }
         guard !type.seatCounts.isEmpty, type.seatCounts.allSatisfy(seatLimit.contains) else {
             return .seatCountsOutOfRange(id: id, type.seatCounts)
+        }
+        if let limit = type.moveByteLimit, !(1...Move.maximumByteLimit).contains(limit) {
+            return .moveByteLimitOutOfRange(id: id, limit)
         }
         return nil
     }

@@ -65,15 +65,20 @@ public enum MatchBlob {
     /// format 4, for a match where some move came with a message
     /// (`TurnMessage`): format 2's seats, the seed when the game has one, and
     /// a table of messages after the moves. Only such matches: a match without
-    /// messages keeps the format it had.
-    public static let currentFormat: UInt16 = 4
+    /// messages keeps the format it had. Format 5, for a game whose moves are
+    /// bytes (`Game.moveByteLimit`), always: format 4 with each move's bytes
+    /// after a u16 length, and a message table that may be empty.
+    public static let currentFormat: UInt16 = 5
     /// The first format that carries turn messages: a peer must read it
     /// before it is sent one (docs/PROTOCOL.md section 13, protocol 4).
     public static let messagesFormat: UInt16 = 4
     /// The format a state is written in: each state has exactly one.
     static func format(of state: MatchState) -> UInt16 {
-        state.hasMessages ? messagesFormat : state.seed != nil ? 3 : state.seats.count == 2 ? 1 : 2
+        if type(of: state.game).moveByteLimit != nil { return byteMovesFormat }
+        return state.hasMessages ? messagesFormat : state.seed != nil ? 3 : state.seats.count == 2 ? 1 : 2
     }
+    /// The format of every match of a game whose moves are bytes.
+    public static let byteMovesFormat: UInt16 = 5
     /// Format 2's "left after" value for a seat that has not left.
     static let stillPlaying: UInt16 = 0xFFFF
     /// The largest blob accepted or produced (GameKit's limit).
@@ -151,9 +156,14 @@ public enum MatchBlob {
         for played in state.moves {
             writer.write(UInt8(clamping: played.seat))
             // Never clamped: every move of a state came through `MatchState.applying`,
-            // which refuses one that does not fit, or from a blob's two bytes.
-            precondition(played.move.fitsOnTheWire, "move \(played.move.rawValue) is outside Move.wireRange; MatchState.applying refuses it")
-            writer.write(UInt16(played.move.rawValue))
+            // which refuses one its game cannot carry, or from a blob that carried it.
+            precondition(type(of: state.game).canCarry(played.move), "\(played.move) does not fit the match blob; MatchState.applying refuses it")
+            if format == byteMovesFormat, let bytes = played.move.bytes {
+                writer.write(UInt16(bytes.count))
+                writer.write(bytes: bytes)
+            } else {
+                writer.write(UInt16(played.move.rawValue))
+            }
         }
         if format >= messagesFormat {
             // The message table: which moves came with one, in move order.
@@ -180,7 +190,7 @@ public enum MatchBlob {
             guard try reader.readBytes(4) == magic else { throw MatchBlobError.notAMatch }
             let format = try reader.readUInt16()
             switch format {
-            case 1, 2, 3, 4: break
+            case 1, 2, 3, 4, 5: break
             case 0: throw MatchBlobError.unknownFormat(format)
             default: throw MatchBlobError.newerFormat(format)
             }
@@ -212,10 +222,11 @@ public enum MatchBlob {
         var deadlineOffset: Int
     }
 
-    /// Formats 1 to 4: the same fields, format 2 with each seat's "left after",
+    /// Formats 1 to 5: the same fields, format 2 with each seat's "left after",
     /// format 3 as format 2 with the match's seed after the rules version,
     /// format 4 as format 2 with a seed when a byte says so, and the moves'
-    /// messages after the moves.
+    /// messages after the moves, format 5 as format 4 with each move's length
+    /// before its bytes.
     private static func readFields(_ reader: inout ByteReader, format: UInt16) throws -> Fields {
         guard let matchID = MatchID(bytes: try reader.readBytes(16)) else { throw MatchBlobError.invalidField("match id") }
         let gameBytes = try reader.readShortBytes()
@@ -270,10 +281,15 @@ public enum MatchBlob {
         moves.reserveCapacity(moveCount)
         for _ in 0..<moveCount {
             let seat = Int(try reader.readUInt8())
-            let move = Int(try reader.readUInt16())
-            moves.append(PlayedMove(seat: seat, move: Move(move)))
+            if format == byteMovesFormat {
+                let length = Int(try reader.readUInt16())
+                guard length <= Move.maximumByteLimit else { throw MatchBlobError.invalidField("move \(moves.count + 1)'s length") }
+                moves.append(PlayedMove(seat: seat, move: Move(bytes: try reader.readBytes(length))))
+            } else {
+                moves.append(PlayedMove(seat: seat, move: Move(Int(try reader.readUInt16()))))
+            }
         }
-        if format >= messagesFormat { try readMessages(&reader, into: &moves) }
+        if format >= messagesFormat { try readMessages(&reader, into: &moves, mayBeEmpty: format == byteMovesFormat) }
         let storedHash = try reader.readUInt64()
         guard reader.remaining == 0 else { throw MatchBlobError.trailingBytes(reader.remaining) }
 
@@ -282,6 +298,13 @@ public enum MatchBlob {
             throw MatchBlobError.rulesVersionMismatch(game: gameID, theirs: rulesVersion, ours: type.rulesVersion)
         }
         guard type.seatCounts.contains(seatCount) else { throw MatchBlobError.invalidField("seat count for \(gameID)") }
+        // A game of byte moves is always format 5, and no other game is.
+        guard (type.moveByteLimit != nil) == (format == byteMovesFormat) else {
+            throw MatchBlobError.invalidField(format == byteMovesFormat ? "format for \(gameID), whose moves are numbers" : "format for \(gameID), whose moves are bytes")
+        }
+        if let index = moves.firstIndex(where: { !type.canCarry($0.move) }) {
+            throw MatchBlobError.invalidField("move \(index + 1), longer than \(gameID) allows")
+        }
         // A game with chance always carries its seed, and no other game does.
         guard type.usesRandomness == (seed != nil) else {
             throw MatchBlobError.invalidField(type.usesRandomness ? "format for \(gameID), which needs a seed" : "seed for \(gameID), which uses none")
@@ -299,14 +322,14 @@ public enum MatchBlob {
                       deadlineOffset: deadlineOffset)
     }
 
-    /// Format 4's message table: a u16 count (at least one: a match without
-    /// messages is never format 4), then for each message its move's index
+    /// Format 4's and 5's message table: a u16 count (at least one in format
+    /// 4: a match without messages is never format 4; any in format 5), then for each message its move's index
     /// (u16, each greater than the last, below the move count) and its text
     /// (u8-string, by `TurnMessage`'s rules). A message that breaks a rule is
     /// an invalid field, never cut or cleaned.
-    private static func readMessages(_ reader: inout ByteReader, into moves: inout [PlayedMove]) throws {
+    private static func readMessages(_ reader: inout ByteReader, into moves: inout [PlayedMove], mayBeEmpty: Bool) throws {
         let count = Int(try reader.readUInt16())
-        guard count >= 1, count <= moves.count else {
+        guard count >= (mayBeEmpty ? 0 : 1), count <= moves.count else {
             throw MatchBlobError.invalidField("message count")
         }
         var previous = -1

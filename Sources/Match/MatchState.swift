@@ -56,9 +56,11 @@ public enum MatchRuleError: Error, Hashable, Sendable {
     case notYourTurn(active: SeatIndex?, attempted: SeatIndex)
     /// The rules refused the move.
     case illegalMove(Move)
-    /// The move's encoding is outside `Move.wireRange` (0...65535), which a
-    /// match blob cannot carry: refused, never cut to fit (a registered game's
-    /// moves must fit two bytes).
+    /// The match blob cannot carry the move (`Game.canCarry`): a numbered
+    /// move outside `Move.wireRange` (0...65535), a byte move longer than its
+    /// game's `moveByteLimit` or one that would make the match's data larger
+    /// than `MatchBlob.maximumSize`, or a move of the other kind than the
+    /// game's. Refused, never cut to fit.
     case moveNotEncodable(Move)
     /// The turn deadline has not passed, so the turn cannot expire.
     case deadlineNotReached
@@ -220,7 +222,7 @@ public struct MatchState: Sendable {
             if type(of: game).alternatesStrictly, !someSeatHasLeft, game.paritySeat != seat {
                 throw .notYourTurn(active: game.paritySeat, attempted: seat)
             }
-            guard move.fitsOnTheWire else { throw .moveNotEncodable(move) }
+            guard type(of: game).canCarry(move) else { throw .moveNotEncodable(move) }
             MatchWork.note(matchID, \.applies)
             do { try next.game.apply(move) } catch { throw .illegalMove(move) }
             next.moves.append(PlayedMove(seat: seat, move: move, message: message))
@@ -235,6 +237,11 @@ public struct MatchState: Sendable {
         next.settleOutcomes()
         next.startTurnClock(now: now)
         next.encoding = EncodingCache()
+        // Byte moves make the data grow by what the moves hold: refused once it
+        // would not fit (encoded once here, and kept for the commit's sends and saves).
+        if case .move(let move, _, _) = change, move.bytes != nil, MatchBlob.encode(next).count > MatchBlob.maximumSize {
+            throw .moveNotEncodable(move)
+        }
         return next
     }
 

@@ -175,6 +175,9 @@ public enum SubmitRejection: Error, Hashable, Sendable, CustomStringConvertible 
         case .awaitingConfirmation: "waiting for the last move to be confirmed"
         case .rule(.notYourTurn): "it is not your turn"
         case .rule(.illegalMove): "that move is not allowed"
+        case .rule(.moveNotEncodable(let move)) where move.bytes != nil:
+            "that move (\(move.bytes?.count ?? 0) bytes) is not one this game's matches can carry: "
+                + "too long for the game's move limit or for the match's \(MatchBlob.maximumSize)-byte data, or the game's moves are numbers"
         case .rule(.moveNotEncodable(let move)):
             "that move's encoding (\(move.rawValue)) is outside \(Move.wireRange.lowerBound)...\(Move.wireRange.upperBound), "
                 + "which a saved or sent match cannot carry (a game's moves must fit Move.wireRange)"

@@ -189,6 +189,17 @@ public final class TurnBasedMatch<G: Game>: Sendable {
         try Self.check(await local.play(move, message: said))
     }
 
+    /// Plays `value` (a move of a game of `Codable` moves) as `endTurn(with:message:)`
+    /// does; a value longer than the game's `moveByteLimit` when encoded is
+    /// refused here, before anything is sent.
+    /// - Throws: `TurnBasedError.refused` (the value does not fit, or
+    ///   `endTurn(with:message:)`'s reasons), `.matchOver`.
+    public func endTurn(with value: G.MoveValue, message: String? = nil) async throws(TurnBasedError) where G: CodableMoveGame {
+        let move: Move
+        do { move = try G.move(value) } catch { throw .refused(error.description) }
+        try await endTurn(with: move, message: message)
+    }
+
     /// Leaves the match for good, in turn or out of turn: GameKit's
     /// `participantQuitInTurn` and `participantQuitOutOfTurn`. In a two-seat
     /// match the other player wins; at a table the others play on.

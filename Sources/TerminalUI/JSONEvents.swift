@@ -152,13 +152,19 @@ public enum JSONEvents {
         return .object(fields)
     }
 
+    /// A move as JSON: its raw value (a number), or for a game of byte moves
+    /// its bytes in lower-case hexadecimal (a string).
+    public static func moveValue(_ move: Move) -> JSONValue {
+        move.bytes.map { JSONValue(Move.hex($0)) } ?? JSONValue(move.rawValue)
+    }
+
     /// The committed change: `move` (with `"message"` when the mover sent
     /// one), `quit` or `timeExpired`, with the new sequence and state hash.
     public static func committed(_ change: MatchChange, _ state: MatchState) -> JSONValue {
         var fields: [(String, JSONValue)]
         switch change {
         case .move(let move, let seat, let message):
-            fields = [("event", "move"), ("seat", JSONValue(seat)), ("move", JSONValue(move.rawValue)),
+            fields = [("event", "move"), ("seat", JSONValue(seat)), ("move", moveValue(move)),
                       ("notation", JSONValue(state.game.notation(for: move)))]
             if let message { fields.append(("message", JSONValue(message.text))) }
         case .quit(let seat):

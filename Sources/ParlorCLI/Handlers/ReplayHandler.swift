@@ -26,7 +26,7 @@ func runReplay(_ options: ReplayOptions, environment: [String: String] = Process
     if options.display.output == .json {
         for (index, played) in state.moves.enumerated() {
             Console.write(ReplayJSON.move(index: index, seat: played.seat, name: state.seats[played.seat].name,
-                                          move: played.move.rawValue, notation: texts[index], message: played.message).encoded + "\n")
+                                          move: played.move, notation: texts[index], message: played.message).encoded + "\n")
         }
         Console.write(ReplayJSON.end(state).encoded + "\n")
         return .success
@@ -60,9 +60,9 @@ func replayResultLine(_ state: MatchState) -> String {
 enum ReplayJSON {
     /// `{"event":"move","index":…,"message":…,"move":…,"name":…,"notation":…,"seat":…}`; `message` only
     /// for a move that came with one.
-    static func move(index: Int, seat: Int, name: String, move: Int, notation: String, message: TurnMessage? = nil) -> JSONValue {
+    static func move(index: Int, seat: Int, name: String, move: Move, notation: String, message: TurnMessage? = nil) -> JSONValue {
         .object([("event", "move"), ("index", JSONValue(index))] + (message.map { [("message", JSONValue($0.text))] } ?? [])
-                + [("move", JSONValue(move)), ("name", JSONValue(name)), ("notation", JSONValue(notation)), ("seat", JSONValue(seat))])
+                + [("move", JSONEvents.moveValue(move)), ("name", JSONValue(name)), ("notation", JSONValue(notation)), ("seat", JSONValue(seat))])
     }
 
     /// `{"event":"end","hash":…,"moves":…,"outcomes":[{"name":…,"outcome":…,"place":…,"seat":…}],"sequence":…}`;

@@ -249,7 +249,15 @@ enum BlobPeek {
             _ = try reader.readBytes(4 + 4 + 8)                   // sequence, turn timeout, deadline
             let moves = Int(try reader.readUInt16())
             guard index < moves else { return nil }
-            _ = try reader.readBytes(index * 3)
+            guard format == MatchBlob.byteMovesFormat else {
+                _ = try reader.readBytes(index * 3)
+                return Int(try reader.readUInt8())
+            }
+            // Format 5: each move is its seat, a u16 length and that many bytes.
+            for _ in 0..<index {
+                _ = try reader.readUInt8()
+                _ = try reader.readBytes(Int(try reader.readUInt16()))
+            }
             return Int(try reader.readUInt8())
         } catch {
             return nil

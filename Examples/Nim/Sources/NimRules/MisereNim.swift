@@ -8,12 +8,15 @@ import Games
 /// GameKit's `matchOutcome` set for each participant before
 /// `endMatchInTurn(withMatch:)`. `result` stays `.inProgress`; parlor reads
 /// `outcomes`, and a peer whose state claims other outcomes is refused.
-public struct MisereNim: Game, Hashable {
+public struct MisereNim: CodableMoveGame, Hashable {
     public static let id = "nim-misere"
-    public static let rulesVersion = 1
+    public static let rulesVersion = 2
     public static let displayName = "Misère Nim"
     public static let summary = "Take one or more from one heap; whoever takes the last one loses, everyone else wins."
     public static let moveHelp = Nim.moveHelp
+    /// Nim's moves: `Nim.Take`s.
+    public typealias MoveValue = Nim.Take
+    public static let moveByteLimit = Nim.moveByteLimit
     public static let seatRange = 2...3
     /// A seat that leaves a table of three is skipped, so the rotation is not strict.
     public static let alternatesStrictly = false

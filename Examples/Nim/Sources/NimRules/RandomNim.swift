@@ -6,12 +6,15 @@ import Games
 /// cryptographic generator) and the heaps are dealt from it, so every peer,
 /// the saved match and its replay start from the same heaps
 /// (docs/LIBRARY.md, "Chance"). The rules and moves are `Nim`'s.
-public struct RandomNim: Game, Hashable {
+public struct RandomNim: CodableMoveGame, Hashable {
     public static let id = "nim-random"
-    public static let rulesVersion = 1
+    public static let rulesVersion = 2
     public static let displayName = "Nim (random heaps)"
     public static let summary = "Nim on three heaps of 1 to 8, dealt by the host's seed."
     public static let moveHelp = Nim.moveHelp
+    /// Nim's moves: `Nim.Take`s.
+    public typealias MoveValue = Nim.Take
+    public static let moveByteLimit = Nim.moveByteLimit
     public static let seatRange = 2...2
     public static let alternatesStrictly = true
     /// The heaps come from the match's seed.

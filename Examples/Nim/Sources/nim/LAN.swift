@@ -63,7 +63,7 @@ func playToTheEnd<G: Game>(_ match: TurnBasedMatch<G>, bot: Bool) async throws -
                 }
             }
         case .turnEnded(let participant, let move?, _, let game):
-            print("\(participant.name) took \(move.rawValue % 8 + 1) from heap \(move.rawValue / 8 + 1): heaps \(heaps(of: game))")
+            print("\(participant.name) \(took(move)): heaps \(heaps(of: game))")
         default:
             break
         }

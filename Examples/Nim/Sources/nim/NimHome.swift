@@ -44,7 +44,7 @@ func replay(_ fileOrID: String, home: NimHome) throws {
     print("Start: heaps \(heaps(state.replayPositions[0]))")
     for (played, position) in zip(state.moves, state.replayPositions.dropFirst()) {
         let name = state.seats[played.seat].name
-        print("\(name) took \(played.move.rawValue % 8 + 1) from heap \(played.move.rawValue / 8 + 1): heaps \(heaps(position))")
+        print("\(name) \(took(played.move)): heaps \(heaps(position))")
     }
     print(endLine(state))
 }

@@ -33,7 +33,7 @@ func playToTheEnd(_ controller: MatchController, player: any Participant, seat: 
                 print("That move did not count (\(result.map { "\($0)" } ?? "")); type it again.")
             }
         case .committed(.move(let move, let mover, _), let state):
-            print("\(state.seats[mover].name) took \(move.rawValue % 8 + 1) from heap \(move.rawValue / 8 + 1): heaps \(heaps(state))")
+            print("\(state.seats[mover].name) \(took(move)): heaps \(heaps(state))")
         default:
             break
         }
@@ -101,4 +101,10 @@ func playOffline(_ game: any Game.Type, bot: Bool, home: NimHome) async throws {
     sayDealtHeaps(start)
     let final = try await playToTheEnd(MatchController(state: start, participants: [you] + opponents), player: you, seat: 0)
     try home.save(final, role: .offline, seat: 0)
+}
+
+/// "took 3 from heap 2", for a move of any of the three games (their moves are `Nim.Take`s).
+func took(_ move: Move) -> String {
+    guard let take = Nim.value(of: move) else { return "played \(move)" }
+    return "took \(take.count) from heap \(take.heap)"
 }
