@@ -1,5 +1,7 @@
 /// A colour a renderer asks for; mapped to the terminal's depth when encoded.
 public enum TextColor: Hashable, Sendable {
+    /// The colours a renderer may ask for, ones every colour terminal has; gray is
+    /// bright black (SGR 90) on a 16-colour terminal and colour 245 on a 256-colour one.
     case red, yellow, green, cyan, blue, magenta, gray
 }
 

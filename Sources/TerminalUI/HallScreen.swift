@@ -17,13 +17,18 @@ import Synchronization
 public final class HallScreen: Sendable {
     /// One table's line.
     public struct Row: Hashable, Sendable {
+        /// The table's number, as the host numbers its tables (1 and up).
         public var table: Int
+        /// The seated players' names, joined with " vs ".
         public var players: String
+        /// How many moves the match has had.
         public var moves: Int
         /// "Bo to move", "Bo won", "draw", "away", …
         public var status: String
+        /// The match's id in hex; the list shows its first 8 digits.
         public var matchID: String
 
+        /// A row from its words; `HallBoard.rows()` makes them from the tables' states.
         public init(table: Int, players: String, moves: Int, status: String, matchID: String) {
             self.table = table
             self.players = players

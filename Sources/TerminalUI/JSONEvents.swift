@@ -6,11 +6,17 @@ import Match
 /// parlor's one JSON writer: the match events, and every `--json` listing
 /// (games, matches, replay, browse, doctor) are built from it.
 public indirect enum JSONValue: Hashable, Sendable {
+    /// A string, written with JSON's escapes.
     case string(String)
+    /// A whole number, written in decimal.
     case int(Int64)
+    /// `true` or `false`.
     case bool(Bool)
+    /// JSON's `null`: a fact that does not apply, or is not known.
     case null
+    /// A list, written in its order.
     case array([JSONValue])
+    /// An object; its keys are written in this order (a key given twice is written twice).
     case object([(String, JSONValue)])
 
     /// The value as compact JSON text on one line.

@@ -1,7 +1,10 @@
 /// A key press, decoded from the bytes a terminal sends in raw mode.
 public enum Key: Hashable, Sendable {
+    /// An arrow key (`ESC [ A` or `ESC O A`, with or without modifiers).
     case up, down, left, right
+    /// Home, End and Delete (the one that deletes forward).
     case home, end, delete
+    /// Enter (CR or LF), a lone Esc, Backspace (DEL or Ctrl-H) and Tab.
     case enter, escape, backspace, tab
     /// Ctrl-C (in raw mode it arrives as a byte, not as SIGINT).
     case interrupt

@@ -6,15 +6,23 @@ import Foundation
 
 /// One game found on the LAN as a row shows it: words, already made printable.
 public struct GameRow: Hashable, Sendable {
+    /// The name the game is advertised by (its host chose it; `parlor join NAME`).
     public var name: String
+    /// The game's display name ("Connect Four"), its id when this parlor does not have it, "?" when unknown.
     public var game: String
+    /// The host player's name, with a known-player mark such as "(met before)"; "-" when none was given.
     public var host: String
+    /// How full it is: "2 of 4 seated".
     public var seats: String
+    /// Its state ("open", "playing") and what else a joiner should know: ", code needed",
+    /// ", 1 of 4 tables in play", ", 2 watching".
     public var state: String
+    /// Where it listens: "HOST:PORT" addresses separated by spaces.
     public var addresses: String
     /// "cannot join: …" for games this parlor cannot join now; nil otherwise.
     public var note: String?
 
+    /// A row from its words, each already made printable by the caller.
     public init(name: String, game: String, host: String, seats: String, state: String, addresses: String, note: String?) {
         self.name = name
         self.game = game
@@ -147,10 +155,12 @@ public struct LobbyView {
         case seat(game: String, level: String?, name: String)
     }
 
+    /// Which page shows, and what it holds.
     public var page: Page
     /// A one-line message, e.g. why the chosen game cannot be joined.
     public var message: String?
 
+    /// The view of `page`, with `message` as its one-line message (nil: none).
     public init(page: Page, message: String? = nil) {
         self.page = page
         self.message = message

@@ -19,6 +19,8 @@ public final class LastSaveGuard: Sendable {
 
     private let held = Mutex(Held())
 
+    /// Starts holding the terminating signals (SIGINT, SIGTERM, SIGHUP) at once:
+    /// make it before the match's frontend runs, and call `release()` after the last save.
     public init() {
         SignalHub.shared.hold(SignalWatcher.terminating)
     }

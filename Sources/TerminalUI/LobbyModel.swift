@@ -24,6 +24,7 @@ public struct LobbyModel<Address: Hashable & Sendable>: Sendable {
         /// Why it cannot be watched; nil when it can.
         public var watchRefusal: String?
 
+        /// A LAN game with its row and the reasons it cannot be joined or watched (nil: it can).
         public init(row: GameRow, joinRefusal: String?, watchRefusal: String?) {
             self.row = row
             self.joinRefusal = joinRefusal
@@ -40,6 +41,7 @@ public struct LobbyModel<Address: Hashable & Sendable>: Sendable {
         /// Why it cannot be resumed now ("it is being played right now"); nil when it can.
         public var resumeRefusal: String?
 
+        /// One of your matches: its id, its line, and why it cannot be resumed (nil: it can).
         public init(id: String, text: String, resumeRefusal: String? = nil) {
             self.id = id
             self.text = text
@@ -49,13 +51,17 @@ public struct LobbyModel<Address: Hashable & Sendable>: Sendable {
 
     /// What the list's selection is on: one of your matches (by id) or a LAN game (by name).
     public enum Selection: Hashable, Sendable {
+        /// One of your matches, by its match id.
         case mine(String)
+        /// A game on the LAN, by its advertised name.
         case game(String)
     }
 
     /// A typed address or name refused, as the one line the lobby shows.
     public struct Refusal: Error, Hashable, Sendable {
+        /// The line shown, e.g. "'host:99999': the port must be a whole number from 1 to 65535."
         public var message: String
+        /// A refusal that shows `message`.
         public init(_ message: String) { self.message = message }
     }
 
@@ -70,6 +76,8 @@ public struct LobbyModel<Address: Hashable & Sendable>: Sendable {
         /// A typed name for hosting as the name used, or why not.
         public var playerName: @Sendable (String) -> Result<String, Refusal>
 
+        /// The lobby's rules: the games and bot levels offered, and how a typed
+        /// address and a typed player name are checked.
         public init(catalog: [(id: String, name: String)], levels: [String],
                     address: @escaping @Sendable (String) -> Result<Address, Refusal>,
                     playerName: @escaping @Sendable (String) -> Result<String, Refusal>) {
@@ -82,6 +90,7 @@ public struct LobbyModel<Address: Hashable & Sendable>: Sendable {
 
     /// The seat asked for: first, second, or a coin toss.
     public enum Seat: String, Hashable, Sendable, CaseIterable {
+        /// Seat 1 (moves first), seat 2, or a coin toss when the match starts.
         case first, second, random
     }
 
@@ -124,6 +133,7 @@ public struct LobbyModel<Address: Hashable & Sendable>: Sendable {
     private let rules: Rules
     /// The games on the LAN, in the shell's order.
     public private(set) var games: [Game] = []
+    /// Which screen is showing; the lobby starts on the games on the LAN.
     public private(set) var mode = Mode.games
     /// Your own matches, newest first.
     public private(set) var mine: [Mine] = []
@@ -144,6 +154,9 @@ public struct LobbyModel<Address: Hashable & Sendable>: Sendable {
     /// The bot level offered first (the settings file's, else medium).
     public let defaultLevel: String
 
+    /// A lobby on the games list (empty until `games` are given), with `message`
+    /// shown first (e.g. why the last match ended); `defaultName` and
+    /// `defaultLevel` are offered first when hosting or playing a bot.
     public init(rules: Rules, defaultName: String, defaultLevel: String, message: String? = nil) {
         self.rules = rules
         self.defaultName = defaultName

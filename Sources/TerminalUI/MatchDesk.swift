@@ -709,6 +709,9 @@ public struct DeskFrontend: MatchFrontend {
     /// bell; false for an offline match, whose bots answer while the person looks on.
     public var ringsOnScreen = true
 
+    /// Prepares the match for the desk: the prepared match's `run()` adds it to the
+    /// desk, forwards `events` to it until they end, and returns when the player
+    /// leaves it. See `MatchFrontend.prepare` for what `events` must be.
     public func prepare(controller: MatchController, locals: [LocalParticipant], endQuestion: EndQuestion?,
                         events: AsyncStream<MatchEvent>) async -> PreparedMatch {
         let initial = await controller.state

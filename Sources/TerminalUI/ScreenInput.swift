@@ -43,6 +43,7 @@ public final class InputMerger<Event: Sendable>: Sendable {
     private let tasks = Mutex<[Task<Void, Never>]>([])
     private let keyReader = Mutex<InputReader?>(nil)
 
+    /// A merger with no sources yet: add outside events, a deadline or the keyboard, then read `stream`.
     public init() {
         (stream, continuation) = AsyncStream.makeStream(of: ScreenInput<Event>.self, bufferingPolicy: .unbounded)
     }

@@ -26,6 +26,7 @@ public struct TurnEvent: Hashable, Sendable {
     /// The seat that made the last change, if any (nil at the first turn).
     public var lastMover: SeatIndex?
 
+    /// A turn of `match` for `seat`, with the seats played here and the last mover (nil: none yet).
     public init(match: MatchID, seat: SeatIndex, localSeats: Set<SeatIndex>, lastMover: SeatIndex?) {
         self.match = match
         self.seat = seat

@@ -42,6 +42,8 @@ public enum KeyFileError: Error, Equatable, Sendable {
 }
 
 extension KeyFileDamage: CustomStringConvertible {
+    /// What is wrong with the file, as the end of a sentence a player reads:
+    /// "its public key does not belong to its seed".
     public var description: String {
         switch self {
         case .notText: "not a parlor key file"

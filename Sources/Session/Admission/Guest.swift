@@ -156,6 +156,7 @@ public enum ResumeError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The host's copy of the match does not continue the one saved here.
     case desync(String)
 
+    /// Why, as the end of a sentence a person reads: "desync: the host's state does not continue ours".
     public var description: String {
         switch self {
         case .notAResumeHello: "a resume needs the match id and the seat token"

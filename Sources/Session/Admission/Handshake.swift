@@ -14,6 +14,7 @@ public enum HandshakeOutcome: Hashable, Sendable, CustomStringConvertible {
     /// left first); the text says what happened.
     case dropped(String)
 
+    /// The outcome as a log line: "admitted Ana to seat 2", "rejected (gameUnknown): …", "dropped: closed before HELLO".
     public var description: String {
         switch self {
         case .admitted(let name, let seat): "admitted \(name) to seat \(seat + 1)"
@@ -75,10 +76,15 @@ public struct HostHandshake: Hashable, Sendable {
 
     /// What happened on the connection.
     public enum Event: Hashable, Sendable {
+        /// A whole message arrived (HELLO, or a second HELLO with a passcode proof, WATCH; the guest's side: WELCOME, REJECT, CHALLENGE).
         case message(Message)
+        /// The bytes are not a parlor frame (an HTTP request, another program, an unknown version): the peer is refused or dropped.
         case frameError(FrameError)
+        /// A frame whose payload does not decode as its message: a protocol error.
         case messageError(MessageError)
+        /// The handshake timeout passed with no decision (no HELLO, or no WELCOME or REJECT).
         case timedOut
+        /// The connection ended; the text says why when it was not an orderly close (nil when it was).
         case peerClosed(String?)
     }
 
@@ -403,6 +409,8 @@ public enum JoinError: Error, Hashable, Sendable, CustomStringConvertible {
     /// This side refused the host in the encrypted handshake (its key is not the one expected), and says why.
     case hostRefused(String)
 
+    /// Why, as a sentence for the player: "the host refused: The match on this host already has its players." or
+    /// "the host did not answer in time".
     public var description: String {
         switch self {
         // A known reason reads as the host's sentence alone; an unknown one keeps its number.
@@ -434,6 +442,7 @@ public struct GuestHandshake: Sendable {
 
     /// What the shell must do.
     public enum Action: Sendable {
+        /// Nothing to do: keep waiting for the next event.
         case none
         /// Send HELLO.
         case send(Message)

@@ -12,6 +12,7 @@ public struct ConnectionReport: Hashable, Sendable, CustomStringConvertible {
     /// The address it came from, without the port: "192.0.2.7", "[::1]".
     public var address: String { SocketAddress.host(ofPeer: peer) }
 
+    /// The report as one log line: "192.0.2.7:51234: admitted Ana to seat 2".
     public var description: String { "\(peer): \(outcome)" }
 }
 
@@ -31,6 +32,7 @@ public enum HostError: Error, Hashable, Sendable, CustomStringConvertible {
     /// (`HostConfiguration.saveBeforeWelcome`); they were turned away and the host stopped.
     case cannotSave(String)
 
+    /// Why, as a sentence for the player: "there is no game called 'nim'".
     public var description: String {
         switch self {
         case .unknownGame(let id): "there is no game called '\(id)'"

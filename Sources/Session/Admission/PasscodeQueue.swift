@@ -23,6 +23,7 @@
 /// keep the rest out, and a proof that has a place keeps it; only as many
 /// guessing addresses as the queue has places can fill it.
 public struct PasscodeQueue: Sendable {
+    /// The times the queue works in: the host's monotonic clock, which the shell passes in.
     public typealias Instant = ContinuousClock.Instant
 
     /// What becomes of a proof that arrives.

@@ -84,6 +84,7 @@ public enum RejoinFailure: Error, Hashable, Sendable, CustomStringConvertible {
     /// The grace period (or the attempt cap) ran out; the last error says what happened.
     case gaveUp(attempts: Int, last: String)
 
+    /// Why, as the end of a sentence a person reads: "gave up after 4 attempts (last: …)".
     public var description: String {
         switch self {
         case .refused(let why): why
@@ -159,10 +160,13 @@ public struct TableLink: SessionLink {
     /// The links told; a table's `HostedMatch.guests`.
     public var guests: [RemoteGuest]
 
+    /// The links of `guests`: a table's `HostedMatch.guests`.
     public init(guests: [RemoteGuest]) {
         self.guests = guests
     }
 
+    /// Tells every guest GOODBYE(leaving) with `sentence` at once, and returns when
+    /// each GOODBYE had its moment to leave. Each guest's seat is kept for its grace period.
     public func leaveForNow(_ sentence: String) async {
         await withTaskGroup(of: Void.self) { group in
             for guest in guests { group.addTask { await guest.leaveForNow(sentence) } }

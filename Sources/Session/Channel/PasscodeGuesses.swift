@@ -10,6 +10,7 @@ import Synchronization
 /// (its address has its share waiting, or the queue is full) gets a rejection
 /// `busy`; so does an offer whose place a newer address takes.
 public final class PasscodeGuesses: Sendable {
+    /// The times the pacing works in: the host's monotonic clock.
     public typealias Instant = ContinuousClock.Instant
 
     private struct State {

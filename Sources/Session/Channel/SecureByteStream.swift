@@ -78,6 +78,8 @@ extension ChannelSecurity {
 /// the failure's sentence.
 public final class SecureByteStream: ByteStream {
     private let core: ChannelCore
+    /// The frame stream's plaintext, for one reader: the peer's sealed records opened in
+    /// order, then `.closed` (with the failure's sentence when the channel failed).
     public let events: AsyncStream<ByteStreamEvent>
 
     /// Wraps `inner` (which must not have been read yet) as `role`.
@@ -101,10 +103,15 @@ public final class SecureByteStream: ByteStream {
     /// Accepting side: the use whose passcode the peer proved in the handshake, nil for none.
     public var provedPasscode: PasscodeUse? { core.state.withLock { $0.channel?.provedPasscode } }
 
+    /// The transport's peer, e.g. "192.0.2.7:51234".
     public var peerDescription: String { core.inner.peerDescription }
+    /// Whether the transport's peer has ended the stream.
     public var peerHasClosed: Bool { core.inner.peerHasClosed }
+    /// Sealed bytes the transport has not handed on yet (records are larger than the frames in them).
     public var queuedByteCount: Int { core.inner.queuedByteCount }
 
+    /// Seals `bytes` and queues the record; before the handshake completes they wait
+    /// and leave sealed once it has. Never blocks.
     public func send(_ bytes: [UInt8]) {
         core.state.withLock { state in
             // Stepped in place: a copy out of the lock would copy its buffers on each write.
@@ -113,9 +120,12 @@ public final class SecureByteStream: ByteStream {
         }
     }
 
+    /// Closes the transport once what is queued has been written.
     public func close() { core.inner.close() }
 
+    /// Waits, at most `limit`, until the transport's close has finished.
     public func waitUntilClosed(within limit: Duration) async { await core.inner.waitUntilClosed(within: limit) }
+    /// Waits, at most `limit`, until the transport has handed every sealed byte on.
     public func waitUntilSent(within limit: Duration) async { await core.inner.waitUntilSent(within: limit) }
 
     /// The absorber sees the plaintext of whole sealed records; when it takes

@@ -34,6 +34,8 @@ public enum ChannelFailure: Error, Equatable, Sendable, CustomStringConvertible 
         }
     }
 
+    /// The failure as a sentence for the player, saying what to do where there is
+    /// something: "the host speaks only parlor protocol 2 or older, …; update parlor there, …".
     public var description: String {
         switch self {
         case .malformedRecord(let what): "the encrypted channel broke protocol 3: \(what)"
@@ -57,7 +59,9 @@ public enum ChannelFailure: Error, Equatable, Sendable, CustomStringConvertible 
 
 /// Which code a passcode proves: a seat's, or the right to watch (section 20.4).
 public enum PasscodeUse: UInt8, Sendable, Equatable {
+    /// The code for a seat (`--code`); its byte in the handshake is 1.
     case seat = 1
+    /// The code for watching (`--watch-code`); its byte in the handshake is 2.
     case watch = 2
 }
 
@@ -68,6 +72,7 @@ public struct PasscodeOffer: Sendable, Equatable {
     /// What it is for.
     public var use: PasscodeUse
 
+    /// An offer of `code` (as typed) for `use`.
     public init(code: String, use: PasscodeUse) {
         self.code = code
         self.use = use
@@ -81,6 +86,7 @@ public struct HostPasscodes: Sendable, Equatable {
     /// The code a spectator proves.
     public var watch: String?
 
+    /// The codes a host checks; nil where it needs none.
     public init(seat: String?, watch: String?) {
         self.seat = seat
         self.watch = watch
@@ -122,9 +128,13 @@ public struct SecureChannel: Sendable {
     public static let prologue: [UInt8] = Array("parlor protocol 3 _parlor._tcp".utf8)
     /// Record types.
     public enum RecordType: UInt8, Sendable {
+        /// A Noise handshake message.
         case handshake = 1
+        /// A sealed chunk of the frame stream (after the handshake).
         case sealed = 2
+        /// A refusal: a UTF-8 sentence, in clear, before the channel is set up; the sender closes.
         case refusal = 3
+        /// A rejection: a u16 reason code and a sentence (a wrong passcode, too many guesses); the sender closes.
         case rejection = 4
     }
     /// Each direction rekeys (Noise section 11.3) after this many sealed records.

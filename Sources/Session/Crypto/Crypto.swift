@@ -11,6 +11,7 @@ public enum CryptoError: Error, Hashable, Sendable, CustomStringConvertible {
     /// An argument does not fit (e.g. a non-positive PBKDF2 iteration count).
     case argumentTooLarge(String)
 
+    /// What failed, as a sentence: "PBKDF2 iteration count is out of range".
     public var description: String {
         switch self {
         case .randomUnavailable: "the system could not produce random bytes (libsodium could not start)"

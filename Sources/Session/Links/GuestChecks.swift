@@ -12,6 +12,7 @@ public struct OwnProposal: Hashable, Sendable {
     /// The state hash after it, which a CONFIRM for it carries.
     public var resultingHash: UInt64
 
+    /// The guest's `change` made on committed sequence `base`, whose state hash is `resultingHash`.
     public init(base: UInt32, change: MatchChange, resultingHash: UInt64) {
         self.base = base
         self.change = change

@@ -40,6 +40,7 @@ public struct Liveness: Sendable {
 
     /// What the shell must do after a tick.
     public enum Action: Hashable, Sendable {
+        /// Send HEARTBEAT now: `interval` has passed since the last one and the connection is open.
         case sendHeartbeat
         /// The peer went quiet; the grace period (`wait`) started.
         case peerSilent(wait: Duration)

@@ -201,6 +201,7 @@ public struct TickSchedule: Sendable {
     /// The instant the heaps' integers count from: the first one armed.
     private var origin: ContinuousClock.Instant?
 
+    /// A schedule with nothing armed.
     public init() {}
 
     private mutating func key(_ instant: ContinuousClock.Instant) -> Int64 {
@@ -219,6 +220,7 @@ public struct TickSchedule: Sendable {
         tidy()
     }
 
+    /// Disarms `id`; nothing happens when it is not armed.
     public mutating func disarm(_ id: UInt64) {
         guard armed.removeValue(forKey: id) != nil else { return }
         tidy()

@@ -276,6 +276,8 @@ public final class RemoteGuest: Participant {
 
     // MARK: Participant
 
+    /// Starts the link: the heartbeats and the liveness timer begin, and what the
+    /// guest sent before the controller started is handled from now on.
     public func attach(to controller: MatchController) {
         connection.markHeard()
         connection.absorbHeartbeats()
@@ -287,6 +289,8 @@ public final class RemoteGuest: Participant {
         attached.open()
     }
 
+    /// The guest's turn began: nothing is sent (the guest learns it from the push);
+    /// a bot standing in for an away guest moves here.
     public func turnBegan(_ state: MatchState) {
         standInPlays(state)
     }
@@ -331,11 +335,18 @@ public final class RemoteGuest: Participant {
         CrashHook.reach(.beforeSend)
     }
 
+    /// A commit, rollback or adoption on the host: the guest gets CONFIRM for its own
+    /// change, the push (TURN or QUIT with the blob) for any other, SEAT and TALK news,
+    /// each after the save that reveals it when `persistBeforeSending` is set.
     public func stateChanged(_ newState: MatchState, event: MatchEvent) {
         performNow(step(.controller(event)))
         controllerMoved.bump()
     }
 
+    /// The match ended (or stopped on `failure`): the heartbeats stop; at a normal end
+    /// the guest is sent GOODBYE(matchOver) once the end is saved, and the end counts as
+    /// delivered when the guest answers (an away guest gets it when it comes back);
+    /// after a failure it is sent GOODBYE saying why, and the link closes.
     public func matchEnded(_ final: MatchState, failure: MatchFailure?) {
         performNow(step { .matchEnded(final, failure: failure, linkOpen: $0.connection.isOpen) })
         controllerMoved.bump()

@@ -33,6 +33,7 @@ public final class RemoteHost: Participant {
     public let guestSeat: SeatIndex
     /// The host's own seat (at a table, named by its last TABLE).
     public let hostSeat: SeatIndex
+    /// True: the host's copy is the match; the controller takes its states and leaves turn deadlines to it.
     public var isAuthority: Bool { true }
 
     /// How to get back to the host: built by `Guest` from `GuestOptions.redial`.
@@ -194,6 +195,8 @@ public final class RemoteHost: Participant {
 
     // MARK: Participant
 
+    /// Starts the link: the heartbeats and the liveness timer begin, and what the
+    /// host sent before the controller started is handled from now on.
     public func attach(to controller: MatchController) {
         connection.markHeard()
         connection.absorbHeartbeats()
@@ -206,6 +209,7 @@ public final class RemoteHost: Participant {
         attached.open()
     }
 
+    /// Nothing: the host's seat moves on the host, and its move arrives as a push.
     public func turnBegan(_ state: MatchState) {}
 
     /// Sends the guest's own change and waits for the host's verdict. The
@@ -231,12 +235,17 @@ public final class RemoteHost: Participant {
         }
     }
 
+    /// A commit or adoption here is saved, in commit order (when saving is on); a
+    /// rollback for a confirmation timeout or a rejection asks the host for its state (STATE_REQUEST).
     public func stateChanged(_ newState: MatchState, event: MatchEvent) {
         // Saved in the order the controller committed (its calls come one at a time).
         performNow(step(.controller(event)))
         settled.bump()
     }
 
+    /// The match ended (or stopped on `failure`): timers stop, an unsettled `deliver`
+    /// fails; at a normal end the guest's GOODBYE(matchOver) acknowledges it once the
+    /// end is on disk here; after a failure the host is told why and the link closes.
     public func matchEnded(_ final: MatchState, failure: MatchFailure?) {
         performNow(step { .matchEnded(final, failure: failure, linkOpen: $0.connection.isOpen) })
         settled.bump()
@@ -494,16 +503,24 @@ public final class RemoteHost: Participant {
 /// us as a push from the host (`RemoteHost`, the authority), so it does
 /// nothing itself. It only gives the seat its one participant.
 public final class RelayedSeat: Participant {
+    /// The player id of the relayed seat.
     public let playerID: PlayerID
+    /// False: the host (`RemoteHost`) is the authority, not this seat.
     public var isAuthority: Bool { false }
+    /// False: nobody is sent this seat's changes from here, so they commit at once.
     public var takesDeliveries: Bool { false }
 
     /// The seat of `playerID`.
     public init(playerID: PlayerID) { self.playerID = playerID }
 
+    /// Nothing to start: the seat only stands in the controller's list.
     public func attach(to controller: MatchController) {}
+    /// Nothing: the seat's player moves elsewhere, and the move arrives from the host.
     public func turnBegan(_ state: MatchState) {}
+    /// Nothing: never called, since `takesDeliveries` is false (the host has the change already).
     public func deliver(_ change: MatchChange, resulting state: MatchState) async throws {}
+    /// Nothing: the guest's own link (`RemoteHost`) follows the states.
     public func stateChanged(_ newState: MatchState, event: MatchEvent) {}
+    /// Nothing to stop.
     public func matchEnded(_ final: MatchState, failure: MatchFailure?) {}
 }

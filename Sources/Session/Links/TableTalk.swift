@@ -117,7 +117,9 @@ public enum TalkCheck {
 
     /// Why a line is refused: a reason code and the sentence the sender is shown.
     public struct Refusal: Hashable, Sendable, Error {
+        /// The reason code sent with the refusal (e.g. `talkTooLong`).
         public var reason: ReasonCode
+        /// What the sender is shown: "There is nothing to say: the line is empty."
         public var sentence: String
 
         /// The refusal as the Match module's frontends show it.
@@ -197,7 +199,9 @@ public struct TalkBucket: Sendable {
 public final class TableTalk: TalkOutlet {
     /// Whether talk is on, and if not, the sentence a sender is shown.
     public enum Availability: Hashable, Sendable {
+        /// Talk is on: lines are judged and relayed.
         case on
+        /// Talk is off; every line is refused with this sentence.
         case off(String)
     }
 

@@ -36,9 +36,13 @@ public final class LoopbackMatch: Sendable {
 
     /// The sides of a match as it starts, for the caller to record before either controller starts.
     public struct Sides: Sendable {
+        /// The host's side, as `MatchHost` admitted the guest.
         public let hosted: HostedMatch
+        /// The guest's side, as `Guest.join` got it.
         public let joined: JoinedMatch
+        /// The host's controller (not started yet).
         public let hostController: MatchController
+        /// The guest's controller (not started yet).
         public let guestController: MatchController
         /// The host's port on 127.0.0.1.
         public let port: UInt16

@@ -37,10 +37,15 @@ public protocol SeriesMatch: Sendable {
 }
 
 extension HostedMatch: SeriesMatch {
+    /// The host's seat.
     public var localSeat: SeatIndex { hostSeat }
+    /// The guest's name.
     public var peerName: String { guestName }
+    /// The guest's link, which carries the rematch talk.
     public var talk: any RematchTalk { remote }
+    /// Every guest link of the match: each must be given the end.
     public var guestsOwedTheEnd: [RemoteGuest] { guests }
+    /// The match's spectators, told the end before the host exits (nil: watching was off).
     public var spectatorsOwedTheEnd: SpectatorGallery? { spectators }
 }
 
@@ -50,10 +55,15 @@ extension SeriesMatch {
 }
 
 extension JoinedMatch: SeriesMatch {
+    /// The guest's own seat.
     public var localSeat: SeatIndex { seat }
+    /// The host's name.
     public var peerName: String { hostName }
+    /// The host's link, which carries the rematch talk.
     public var talk: any RematchTalk { remote }
+    /// None: a guest owes nobody the end.
     public var guestsOwedTheEnd: [RemoteGuest] { [] }
+    /// None: spectators watch the host.
     public var spectatorsOwedTheEnd: SpectatorGallery? { nil }
     /// The host closes once our GOODBYE has reached it; its own GOODBYE may
     /// still be on its way. Exiting before it arrives would answer it with a
@@ -77,7 +87,9 @@ public enum SeriesNotice: Hashable, Sendable {
 /// what this side wants between matches. ParlorCLI composes it from the
 /// frontend, the store and the flags; the series decides the order.
 public protocol SeriesPlayer {
+    /// One side's match: `HostedMatch` on the host, `JoinedMatch` on a guest.
     associatedtype Match: SeriesMatch
+    /// What playing one match returns to the caller (e.g. how the command exits).
     associatedtype Result
     /// Whether a rematch can follow the next match (decides whether the connection is kept past its end).
     var rematchPossible: Bool { get }
@@ -114,6 +126,7 @@ public enum MatchSeries {
         public var spectators: Duration = .seconds(2)
         /// How long a guest waits at the end for the host to close the link too.
         public var closing: Duration = .seconds(2)
+        /// The timing with the host's grace period `grace` and the other waits at their defaults.
         public init(grace: Duration) { self.grace = grace }
     }
 

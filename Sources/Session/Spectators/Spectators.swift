@@ -46,6 +46,7 @@ public final class SpectatorGallery: Participant {
 
     /// A fresh id that is no seat's: the controller never takes a change from it.
     public let playerID = PlayerID.random()
+    /// False: the gallery only shows the match.
     public var isAuthority: Bool { false }
     /// It shows spectators committed changes only (`stateChanged`).
     public var takesDeliveries: Bool { false }
@@ -477,6 +478,7 @@ public final class SpectatorGallery: Participant {
 
     // MARK: Participant
 
+    /// Keeps `controller`, through which the spectators' lines of table talk are relayed in the match's order.
     public func attach(to controller: MatchController) {
         state.withLock { $0.controller = controller }
     }
@@ -485,9 +487,13 @@ public final class SpectatorGallery: Participant {
     func hearTalk(through talk: TableTalk) {
         state.withLock { $0.talk = talk }
     }
+    /// Nothing: the gallery has no seat.
     public func turnBegan(_ state: MatchState) {}
+    /// Nothing: never called, since `takesDeliveries` is false; spectators see changes once committed (`stateChanged`).
     public func deliver(_ change: MatchChange, resulting state: MatchState) async throws {}
 
+    /// A committed change, a seat away or back, or a line of talk: queued for every
+    /// spectator, written on the gallery's thread after the save that reveals it.
     public func stateChanged(_ newState: MatchState, event: MatchEvent) {
         // A guest of a table went away, came back, or a bot stands in: SEAT, as another guest gets it (section 17).
         if let presence = SeatPresence.told(by: event, in: newState) {
@@ -594,6 +600,8 @@ public final class SpectatorGallery: Participant {
         await endDelivered(within: limit)
     }
 
+    /// At a normal end every spectator is sent the end, then GOODBYE; a match that
+    /// stopped (interrupted, it may be resumed) lets them go with GOODBYE and no end.
     public func matchEnded(_ final: MatchState, failure: MatchFailure?) {
         enqueue { [self] state in ended(final, failure: failure, &state) }
     }
@@ -965,7 +973,9 @@ public final class SpectatorFeed: Sendable {
 /// The seat through which a spectator's controller takes the host's states:
 /// the authority of the watched copy. It never proposes anything.
 public final class WatchedSeat: Participant {
+    /// The player id of the seat the host's states arrive through.
     public let playerID: PlayerID
+    /// True: the host's copy is the match; the spectator's controller adopts it.
     public var isAuthority: Bool { true }
     private let feed: SpectatorFeed
 
@@ -974,14 +984,19 @@ public final class WatchedSeat: Participant {
         self.feed = feed
     }
 
+    /// Hands `controller` to the feed, which adopts the host's states into it from now on.
     public func attach(to controller: MatchController) {
         let feed = self.feed
         Task { await feed.attached(controller) }
     }
+    /// Nothing: a spectator never moves.
     public func turnBegan(_ state: MatchState) {}
+    /// Always throws `DeliveryError.rejected`: a spectator cannot move.
     public func deliver(_ change: MatchChange, resulting state: MatchState) async throws {
         throw DeliveryError.rejected(SpectatorGallery.cannotMove)
     }
+    /// Nothing: the feed drives the controller.
     public func stateChanged(_ newState: MatchState, event: MatchEvent) {}
+    /// Nothing to stop here: the feed ends with the host's link.
     public func matchEnded(_ final: MatchState, failure: MatchFailure?) {}
 }

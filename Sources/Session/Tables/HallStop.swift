@@ -15,6 +15,7 @@ public final class HallStop: Sendable {
 
     private let state = Mutex(State())
 
+    /// A stop that has not fired, with no handlers or tables yet.
     public init() {}
 
     /// Whether the stop has fired.

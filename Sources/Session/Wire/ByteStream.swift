@@ -61,7 +61,9 @@ extension ByteStream {
 /// (e.g. the TCP shell's connection: map its events into `events`, pass its
 /// send and close).
 public struct AdaptedByteStream: ByteStream {
+    /// The stream given to the init, for its one reader.
     public let events: AsyncStream<ByteStreamEvent>
+    /// Who is at the other end, as given to the init.
     public let peerDescription: String
     private let sendBytes: @Sendable ([UInt8]) -> Void
     private let closeStream: @Sendable () -> Void
@@ -90,12 +92,19 @@ public struct AdaptedByteStream: ByteStream {
         self.sending = waitUntilSent
     }
 
+    /// What the init's `peerHasClosed` closure says (false when none was given).
     public var peerHasClosed: Bool { peerClosed() }
+    /// What the init's `queuedByteCount` closure says (0 when none was given).
     public var queuedByteCount: Int { queued() }
 
+    /// Calls the init's `send` closure.
     public func send(_ bytes: [UInt8]) { sendBytes(bytes) }
+    /// Calls the init's `close` closure.
     public func close() { closeStream() }
+    /// Calls the init's `setIdleAbsorber` closure (which ignores it when none was given).
     public func setIdleAbsorber(_ absorb: (@Sendable ([UInt8]) -> Bool)?) { absorber(absorb) }
+    /// Calls the init's `waitUntilClosed` closure (at once when none was given).
     public func waitUntilClosed(within limit: Duration) async { await closing(limit) }
+    /// Calls the init's `waitUntilSent` closure (at once when none was given).
     public func waitUntilSent(within limit: Duration) async { await sending(limit) }
 }

@@ -5,18 +5,31 @@ import Match
 /// Numbers are part of the wire format (docs/PROTOCOL.md) and never change
 /// meaning. 17...31 are reserved for later protocol versions (14, 15 and 16 are protocol 2).
 public enum MessageType: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+    /// HELLO, guest → host: who joins, for which games, and (to take a seat back) the match and seat token.
     case hello = 1
+    /// WELCOME, host → guest: the seat, the settings and the match blob.
     case welcome = 2
+    /// REJECT, host → guest: a reason code and a sentence; the host closes, the guest does not retry.
     case reject = 3
+    /// TURN, both directions: a move (or, from the host, a time expiry) with the resulting blob.
     case turn = 4
+    /// CONFIRM, host → guest: the guest's change is committed, with its sequence and state hash.
     case confirm = 5
+    /// TURN_REJECTED, host → guest: the guest's change was refused; the match is unchanged.
     case turnRejected = 6
+    /// STATE_REQUEST, guest → host: send me the match as it stands after my sequence.
     case stateRequest = 7
+    /// STATE, host → guest: the whole match blob, which the guest adopts.
     case state = 8
+    /// QUIT, both directions: a seat leaves the match, with the resulting blob.
     case quit = 9
+    /// HEARTBEAT, both directions: I am still here (with the sender's clock).
     case heartbeat = 10
+    /// GOODBYE, both directions: the sender's last word on the connection, with why it leaves.
     case goodbye = 11
+    /// REMATCH, both directions, after the end: an offer, an accept or a decline.
     case rematch = 12
+    /// CHALLENGE, host → guest: this host needs a passcode; answer with a HELLO carrying the proof.
     case challenge = 13
     /// Protocol 2 only: who is seated at a table that is filling.
     case table = 14
@@ -133,6 +146,7 @@ public enum FrameError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The header names a message type this version does not define.
     case unknownType(UInt8)
 
+    /// The error as a sentence: "not a parlor connection (first bytes 16 03 01 02)".
     public var description: String {
         switch self {
         case .badMagic(let bytes): "not a parlor connection (first bytes \(bytes.hexString))"

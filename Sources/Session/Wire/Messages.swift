@@ -292,6 +292,7 @@ public enum RematchWord: UInt8, Hashable, Sendable, CaseIterable, CustomStringCo
     /// No to the other side's offer.
     case decline = 3
 
+    /// The word, lower case, for logs: "offer", "accept", "decline".
     public var description: String {
         switch self {
         case .offer: "offer"
@@ -380,6 +381,7 @@ public enum MessageError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A field is out of range or malformed; names the field.
     case invalidField(MessageType, field: String)
 
+    /// The error as a sentence: "WELCOME message cut short at byte 40".
     public var description: String {
         switch self {
         case .truncated(let type, let offset): "\(type) message cut short at byte \(offset)"
