@@ -1,4 +1,5 @@
 import Games
+import ParlorTestSupport
 import Testing
 @testable import Match
 
@@ -8,42 +9,6 @@ import Testing
 /// as they were (MatchBlobTests' fixtures).
 @Suite("Moves that are bytes or Codable values")
 struct ByteMoveTests {
-    /// A word chain for two: each word (a-z, 1 to 12 letters) starts with the
-    /// last letter of the word before; after four words the game is drawn.
-    struct WordChain: CodableMoveGame, Hashable {
-        struct Word: Codable, Hashable, Sendable { var text: String }
-        typealias MoveValue = Word
-        static let id = "word-chain"
-        static let rulesVersion = 1
-        static let displayName = "Word chain"
-        static let summary = "Each word starts with the last letter of the one before."
-        static let moveHelp = "a word"
-        static let seatRange = 2...2
-        static let alternatesStrictly = true
-        /// `{"text":"…"}` of twelve letters is 23 bytes.
-        static let moveByteLimit: Int? = 24
-
-        private(set) var words: [String] = []
-        init(seats: Int) {}
-        var seatCount: Int { 2 }
-        var moveCount: Int { words.count }
-        var result: GameResult { words.count >= 4 ? .draw : .inProgress }
-        var activeSeat: SeatIndex? { result == .inProgress ? words.count % 2 : nil }
-        var legalMoves: [Move] { [] }
-        func isLegal(_ move: Move) -> Bool {
-            guard result == .inProgress, let word = Self.value(of: move)?.text, (1...12).contains(word.utf8.count),
-                  word.utf8.allSatisfy({ (0x61...0x7a).contains($0) }) else { return false }
-            return words.last.map { $0.last == word.first } ?? true
-        }
-        mutating func apply(_ move: Move) throws(RuleViolation) {
-            guard result == .inProgress else { throw .gameOver }
-            guard isLegal(move), let word = Self.value(of: move) else { throw .illegalMove(move) }
-            words.append(word.text)
-        }
-        func notation(for move: Move) -> String { Self.value(of: move)?.text ?? "?" }
-        func move(fromNotation text: String) -> Move? { try? Self.move(Word(text: text)) }
-    }
-
     /// Notes: each seat in turn writes a note of up to 4,096 bytes, and the
     /// game never ends by itself: only the match's data limit stops it.
     struct Notes: Game, Hashable {
@@ -72,9 +37,8 @@ struct ByteMoveTests {
     }
 
     init() {
-        for game in [WordChain.self, Notes.self] as [any Game.Type] {
-            do { try GameCatalog.register(game) } catch { Issue.record("\(error)") }
-        }
+        WordChain.register()
+        do { try GameCatalog.register(Notes.self) } catch { Issue.record("\(error)") }
     }
 
     static func start(_ game: any Game) -> MatchState {
@@ -85,7 +49,7 @@ struct ByteMoveTests {
 
     static func word(_ text: String) throws -> Move { try WordChain.move(WordChain.Word(text: text)) }
 
-    /// The match after `words`, played in turn.
+    /// The match after `words`, played in turn from Ana (seat 0).
     static func chain(_ words: [String]) throws -> MatchState {
         var state = start(WordChain(seats: 2))
         for (index, text) in words.enumerated() {

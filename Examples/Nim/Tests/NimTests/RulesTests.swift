@@ -1,4 +1,5 @@
 import Games
+import Match
 import NimRules
 import Testing
 
@@ -35,5 +36,33 @@ import Testing
         #expect(nim.legalMoves.count == 3 + 4 + 5)
         #expect(nim.legalMoves.allSatisfy(nim.isLegal))
         #expect(!nim.isLegal(Move(-1)) && !nim.isLegal(Nim.take(4, fromHeap: 1)))
+    }
+
+    /// A move is a `Take` value, saved as its JSON: it reads back the same,
+    /// a heap past 8 is no longer a problem of the encoding, and a Take too
+    /// long for the game's 32 bytes, or the same Take spelled otherwise, is refused.
+    @Test func aMoveIsATakeValueSavedAsItsOneSpelling() throws {
+        let move = try Nim.move(Nim.Take(heap: 2, count: 3))
+        #expect(move.bytes == Array(#"{"count":3,"heap":2}"#.utf8))
+        #expect(Nim.value(of: move) == Nim.Take(heap: 2, count: 3))
+        var wide = Nim(heaps: [3, 40, 5])
+        try wide.apply(Nim.take(30, fromHeap: 2))
+        #expect(wide.heaps == [3, 10, 5])
+        #expect(throws: MoveEncodingError.tooLong(bytes: 44, limit: 32)) {
+            try Nim.move(Nim.Take(heap: 2_000_000_000_000, count: 3_000_000_000_000))
+        }
+        let spaced = Move(bytes: Array(#"{"heap": 2, "count": 3}"#.utf8))
+        #expect(!Nim(seats: 2).isLegal(spaced), "the same Take spelled otherwise is not a move")
+
+        // In a match, saved and read back as a peer or the store reads it.
+        try Nim.register()
+        var generator = SplitMix64(seed: 7)
+        let seats = [Seat(playerID: .random(using: &generator), name: "Ana"), Seat(playerID: .random(using: &generator), name: "Ben")]
+        var state = MatchState(matchID: .random(using: &generator), game: Nim(seats: 2), seats: seats)
+        state = try state.applying(.move(move, by: 0), now: 0)
+        #expect(throws: MatchRuleError.illegalMove(spaced)) { try state.applying(.move(spaced, by: 1), now: 0) }
+        let read = try MatchBlob.decode(MatchBlob.encode(state))
+        #expect(read.moves.map { Nim.value(of: $0.move) } == [Nim.Take(heap: 2, count: 3)])
+        #expect(read.game(as: Nim.self)?.heaps == [3, 1, 5])
     }
 }
