@@ -28,13 +28,27 @@
 /// is then no longer strict. `scores` is pegs in the target; `placements` rank by the same
 /// order, with the winner first.
 public struct ChineseCheckers: Game, Hashable {
+    /// "chinese-checkers": the game's name on the wire, in the match blob and in
+    /// the store; a person may also type "sternhalma" or "halma".
     public static let id = "chinese-checkers"
+    /// 1, the rules as first released: a host refuses a guest with another
+    /// version, and a match saved under another does not open
+    /// (`rulesVersionMismatch`).
     public static let rulesVersion = 1
+    /// "Chinese Checkers": the name `parlor games` and the match screens show.
     public static let displayName = "Chinese Checkers"
+    /// The one line of rules `parlor games` prints under the name.
     public static let summary = "2, 3, 4 or 6 players race ten pegs each across a 121-hole star by steps and chains of jumps; first to fill the opposite point wins."
+    /// What plain mode shows as the move to type: the holes a peg moves from
+    /// and to, or the whole chain of a jump.
     public static let moveHelp = "from-to holes, e.g. n1-m5 (row a-q, then place in the row from the left); jumps as a chain p2-n2-l4 or by its ends p2-l4"
+    /// Two to six players, but not five: `seatCounts` lists the counts played.
     public static let seatRange = 2...6
+    /// 2, 3, 4 or 6 players, each with a home point (`homePoints(seats:)`);
+    /// there is no layout for five.
     public static let seatCounts = [2, 3, 4, 6]
+    /// True: seats move in turn 0, 1, 2, …; once a seat leaves a table of three
+    /// or more, the rotation skips it and the match stops checking parity.
     public static let alternatesStrictly = true
 
     /// Holes on the board.
@@ -46,8 +60,15 @@ public struct ChineseCheckers: Game, Hashable {
 
     /// Each hole's occupant, or -1.
     public private(set) var holes: [Int8]
+    /// Moves made by all seats together; the game ends on the cap at
+    /// `moveCap * seatCount`.
     public private(set) var moveCount = 0
+    /// In progress until a seat's target is full with at least one of its own
+    /// pegs in it (that seat wins), or the move cap is reached (the seat still
+    /// playing with most pegs home, then least distance to go, wins; equal on
+    /// both is a draw).
     public private(set) var result: GameResult = .inProgress
+    /// Players at the start: 2, 3, 4 or 6; a seat that left still counts.
     public let seatCount: Int
     /// Who is still in the rotation, and whose turn it is.
     public private(set) var rotation: SeatRotation
@@ -89,6 +110,8 @@ public struct ChineseCheckers: Game, Hashable {
     /// The holes `seat` must fill.
     public func targetHoles(of seat: SeatIndex) -> [Int] { Self.board.points[targetPoint(of: seat)] }
 
+    /// The seat whose turn it is in the rotation (never a seat that left); nil
+    /// once the game is over.
     public var activeSeat: SeatIndex? { result == .inProgress ? rotation.current : nil }
 
     /// Whether `seat` has left the match.
@@ -158,6 +181,9 @@ public struct ChineseCheckers: Game, Hashable {
         return result
     }
 
+    /// Every step and every jump chain's end for each of the active seat's
+    /// pegs, in raw-value order (`from * 121 + to`: by the hole moved from,
+    /// then the hole moved to); none once the game is over.
     public var legalMoves: [Move] {
         guard let seat = activeSeat else { return [] }
         var moves: [Move] = []
@@ -170,6 +196,8 @@ public struct ChineseCheckers: Game, Hashable {
     /// The move from `from` to `to`.
     public static func move(from: Int, to: Int) -> Move { Move(from * holeCount + to) }
 
+    /// Whether `move` takes one of the active seat's pegs to an empty hole by
+    /// one step or by a chain of jumps, in a game still going.
     public func isLegal(_ move: Move) -> Bool {
         guard let seat = activeSeat, (0..<Self.holeCount * Self.holeCount).contains(move.rawValue) else { return false }
         let from = move.rawValue / Self.holeCount, to = move.rawValue % Self.holeCount
@@ -178,6 +206,14 @@ public struct ChineseCheckers: Game, Hashable {
         return jumpDestinations(from: from).contains(to)
     }
 
+    /// Moves the active seat's peg from hole `move.rawValue / 121` to hole
+    /// `move.rawValue % 121` and passes the turn to the next seat still
+    /// playing; then sets `result` when the mover's target is full or the
+    /// move cap is reached.
+    ///
+    /// Throws `.gameOver` once the game is over, and `.illegalMove` for a
+    /// move that is not a step or a jump chain of the active seat's; the game
+    /// is then unchanged.
     public mutating func apply(_ move: Move) throws(RuleViolation) {
         guard let seat = activeSeat else { throw .gameOver }
         guard isLegal(move) else { throw .illegalMove(move) }
@@ -315,10 +351,14 @@ public struct ChineseCheckers: Game, Hashable {
     /// The board's geometry.
     public static let board = Board()
 
+    /// The same pegs in the same holes after the same number of moves, with
+    /// the same seat count and result; the rotation (who is to move, who
+    /// left) is not compared.
     public static func == (lhs: ChineseCheckers, rhs: ChineseCheckers) -> Bool {
         lhs.holes == rhs.holes && lhs.moveCount == rhs.moveCount && lhs.seatCount == rhs.seatCount && lhs.result == rhs.result
     }
 
+    /// Hashes the pegs and the move count.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(holes); hasher.combine(moveCount)
     }

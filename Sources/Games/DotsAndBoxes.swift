@@ -25,12 +25,22 @@
 /// size would have to travel in the match blob; `dots` and `boxes` are
 /// constants so that a sized variant is a new game id later.
 public struct DotsAndBoxes: Game, Hashable {
+    /// "dots-and-boxes": the game's name on the wire, in the match blob and in
+    /// the store; a person may also type "dots", "boxes" or "dots and boxes".
     public static let id = "dots-and-boxes"
+    /// 1, the rules as first released: a host refuses a guest with another
+    /// version, and a match saved under another does not open
+    /// (`rulesVersionMismatch`).
     public static let rulesVersion = 1
+    /// "Dots and Boxes": the name `parlor games` and the match screens show.
     public static let displayName = "Dots and Boxes"
+    /// The one line of rules `parlor games` prints under the name.
     public static let summary = "2-4 players draw lines between 5x5 dots; completing a box scores it and earns another move; most boxes wins."
+    /// What plain mode shows as the move to type: a line by the two dots it joins.
     public static let moveHelp = "a line between two neighbouring dots, e.g. a1-b1 or c2-c3 (column a-e, row 1-5 from the top)"
+    /// Two, three or four players.
     public static let seatRange = 2...4
+    /// False: a line that completes a box earns its seat another move.
     public static let alternatesStrictly = false
 
     /// Dots per side.
@@ -39,14 +49,20 @@ public struct DotsAndBoxes: Game, Hashable {
     public static let boxes = dots - 1
     /// Horizontal lines (the first raw values), then as many vertical ones.
     public static let horizontalLines = dots * boxes
+    /// Lines on the board, 40: raw values 0-19 horizontal, 20-39 vertical.
+    /// The game ends when all are drawn.
     public static let lineCount = 2 * dots * boxes
 
     /// Drawn lines, bit per raw value.
     public private(set) var drawn: UInt64 = 0
     /// Each box's owner, row by row from the top left (`row * 4 + column`), or nil.
     public private(set) var owners: [SeatIndex?] = Array(repeating: nil, count: boxes * boxes)
+    /// Lines drawn so far; the game ends when it reaches `lineCount`.
     public private(set) var moveCount = 0
+    /// In progress until every line is drawn; then won by the one top scorer
+    /// among the seats still playing, a draw when two or more share the top.
     public private(set) var result: GameResult = .inProgress
+    /// Players at the start, 2-4; a seat that left still counts.
     public let seatCount: Int
     /// Who is still in the rotation, and whose turn it is.
     public private(set) var rotation: SeatRotation
@@ -57,6 +73,8 @@ public struct DotsAndBoxes: Game, Hashable {
         rotation = SeatRotation(seatCount: seatCount)
     }
 
+    /// The seat whose turn it is in the rotation (the mover again after a line
+    /// that completed a box; never a seat that left); nil once every line is drawn.
     public var activeSeat: SeatIndex? { result == .inProgress ? rotation.current : nil }
 
     /// Boxes per seat.
@@ -100,15 +118,24 @@ public struct DotsAndBoxes: Game, Hashable {
         Self.sides(ofBox: box % Self.boxes, box / Self.boxes).filter(isDrawn).count
     }
 
+    /// The lines not drawn yet, in raw-value order (the horizontal ones row by
+    /// row, then the vertical ones); none once the game is over.
     public var legalMoves: [Move] {
         guard result == .inProgress else { return [] }
         return (0..<Self.lineCount).filter { !isDrawn($0) }.map(Move.init)
     }
 
+    /// Whether `move` is a line 0-39 not drawn yet, in a game still going.
     public func isLegal(_ move: Move) -> Bool {
         result == .inProgress && (0..<Self.lineCount).contains(move.rawValue) && !isDrawn(move.rawValue)
     }
 
+    /// Draws line `move.rawValue` for the active seat. A box it completes (one
+    /// or two) becomes the seat's and the seat moves again; otherwise the turn
+    /// passes to the next seat still playing. The last line sets `result`.
+    ///
+    /// Throws `.gameOver` once the game is over, and `.illegalMove` for a line
+    /// off the board or one already drawn; the game is then unchanged.
     public mutating func apply(_ move: Move) throws(RuleViolation) {
         guard let seat = activeSeat else { throw .gameOver }
         guard isLegal(move) else { throw .illegalMove(move) }

@@ -231,6 +231,8 @@ public protocol Game: Sendable {
 }
 
 extension Game {
+    /// Every count in `seatRange`; a game with gaps (Chinese checkers: 2, 3, 4
+    /// or 6) gives its own.
     public static var seatCounts: [Int] { Array(seatRange) }
 
     /// No chance by default: the match carries no seed and its blob keeps format 1 or 2.
@@ -252,13 +254,18 @@ extension Game {
     /// By default the seed is ignored: the start is `init(seats:)`.
     public init(seats: Int, seed: UInt64) { self.init(seats: seats) }
 
+    /// No score by default: nil, which makes the default `placements` nil too.
     public var scores: [Int]? { nil }
 
     /// No outcomes of the game's own: `result` says how it ended.
     public var outcomes: [SeatOutcome]? { nil }
 
+    /// Nothing by default: enough for a two-seat game, whose match ends when a
+    /// seat leaves.
     public mutating func seatLeft(_ seat: SeatIndex) {}
 
+    /// Places by `scores` (`places(byScore:)`: higher is better, ties share a
+    /// place); nil for a game that keeps no score.
     public var placements: [Int]? { scores.map(Self.places(byScore:)) }
 
     /// Places for `scores`, higher is better, ties share the better place.
@@ -286,7 +293,10 @@ extension Game {
     /// The seat that would move next under strict rotation, for parity checks.
     public var paritySeat: SeatIndex { moveCount % seatCount }
 
+    /// `Self.id`, for a game held as `any Game` (`state.game.gameID`).
     public var gameID: String { Self.id }
+    /// `Self.rulesVersion`, for a game held as `any Game`.
     public var gameRulesVersion: Int { Self.rulesVersion }
+    /// `Self.displayName`, for a game held as `any Game` ("Connect Four").
     public var gameDisplayName: String { Self.displayName }
 }

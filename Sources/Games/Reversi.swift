@@ -13,24 +13,45 @@
 ///
 /// Internally two bitboards (bit `row * 8 + column`).
 public struct Reversi: Game, Hashable {
+    /// "reversi": the game's name on the wire, in the match blob and in the
+    /// store; a person may also type "othello".
     public static let id = "reversi"
+    /// 1, the rules as first released: a host refuses a guest with another
+    /// version, and a match saved under another does not open
+    /// (`rulesVersionMismatch`).
     public static let rulesVersion = 1
+    /// "Reversi": the name `parlor games` and the match screens show.
     public static let displayName = "Reversi"
+    /// The one line of rules `parlor games` prints under the name.
     public static let summary = "Place discs on an 8x8 board to turn over the lines you bracket; a seat with no move passes automatically; most discs wins."
+    /// What plain mode shows as the move to type: a cell by its column letter
+    /// and row number.
     public static let moveHelp = "a cell, a1-h8 (column letter a-h, row 1-8 from the top)"
+    /// Two players, no more and no fewer.
     public static let seatRange = 2...2
+    /// False: a seat with no legal move passes automatically, so the same seat
+    /// may place two discs running.
     public static let alternatesStrictly = false
 
+    /// Cells along each side: an 8x8 board, 64 cells.
     public static let size = 8
 
     /// Each seat's discs as a bitboard (bit `row * 8 + column`, row 0 at the top).
     public private(set) var discs: (UInt64, UInt64) = (0x0000_0008_1000_0000, 0x0000_0010_0800_0000)
+    /// Discs placed so far, not counting the four of the start; a pass is not a move.
     public private(set) var moveCount = 0
+    /// In progress until neither seat can move; then the seat with more discs
+    /// wins, and equal counts are a draw.
     public private(set) var result: GameResult = .inProgress
     private var toMove: SeatIndex = 0
 
+    /// The usual start (d4 and e5 light, e4 and d5 dark), dark (seat 0) to
+    /// move; `seats` is ignored (always two).
     public init(seats: Int = 2) {}
+    /// Always 2.
     public var seatCount: Int { 2 }
+    /// The seat to place a disc: the other seat after each move, the mover
+    /// again when the other must pass; nil once neither can move.
     public var activeSeat: SeatIndex? { result == .inProgress ? toMove : nil }
 
     /// Discs per seat.
@@ -62,6 +83,9 @@ public struct Reversi: Game, Hashable {
         return moves
     }
 
+    /// The cells where the active seat's disc would turn over at least one
+    /// line, in raw-value order (a1, b1, …, h1, a2, …, h8); none once the game
+    /// is over.
     public var legalMoves: [Move] {
         guard let seat = activeSeat else { return [] }
         var bits = legalBits(for: seat)
@@ -73,6 +97,8 @@ public struct Reversi: Game, Hashable {
         return moves
     }
 
+    /// Whether `move` is an empty cell 0-63 that turns over at least one of
+    /// the other seat's discs, in a game still going.
     public func isLegal(_ move: Move) -> Bool {
         guard let seat = activeSeat, (0..<64).contains(move.rawValue) else { return false }
         return legalBits(for: seat) & (UInt64(1) << UInt64(move.rawValue)) != 0
@@ -97,6 +123,14 @@ public struct Reversi: Game, Hashable {
         return flipped
     }
 
+    /// Places the active seat's disc on cell `move.rawValue` and turns over
+    /// every line it brackets; then the turn goes to the other seat, or stays
+    /// with the mover when the other has no move, or the game ends by the disc
+    /// count when neither has.
+    ///
+    /// Throws `.gameOver` once the game is over, and `.illegalMove` for a cell
+    /// off the board, a taken one, or one that turns nothing over; the game is
+    /// then unchanged.
     public mutating func apply(_ move: Move) throws(RuleViolation) {
         guard let seat = activeSeat else { throw .gameOver }
         guard isLegal(move) else { throw .illegalMove(move) }
@@ -157,6 +191,9 @@ public struct Reversi: Game, Hashable {
         return "\(column)\(move.rawValue / 8 + 1)"
     }
 
+    /// A column letter a-h (either case) then a row number 1-8, spaces around
+    /// allowed: "d3" is cell 19; nil for anything else. A cell that is not
+    /// legal now still parses: `isLegal` is what refuses it.
     public func move(fromNotation text: String) -> Move? {
         let chars = Array(text.trimmingWhitespace().lowercased())
         guard chars.count == 2, let letter = chars[0].asciiValue, (97...104).contains(letter),
@@ -164,10 +201,13 @@ public struct Reversi: Game, Hashable {
         return Move((row - 1) * 8 + Int(letter) - 97)
     }
 
+    /// The same discs, the same seat to move, after the same number of moves,
+    /// with the same result.
     public static func == (lhs: Reversi, rhs: Reversi) -> Bool {
         lhs.discs == rhs.discs && lhs.toMove == rhs.toMove && lhs.moveCount == rhs.moveCount && lhs.result == rhs.result
     }
 
+    /// Hashes the discs and the seat to move.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(discs.0); hasher.combine(discs.1); hasher.combine(toMove)
     }

@@ -9,6 +9,8 @@ public struct SeatRotation: Hashable, Sendable {
     /// The seat whose turn it is.
     public private(set) var current: SeatIndex
 
+    /// A rotation of `seatCount` seats (at most 8: `departed` keeps a bit per
+    /// seat), none of them gone, with `current` to move.
     public init(seatCount: Int, current: SeatIndex = 0) {
         self.seatCount = seatCount
         self.current = current

@@ -7,6 +7,8 @@ import Synchronization
 /// a move, then calls `play(_:)` or `quit()`. Input outside this seat's turn,
 /// or while a confirmation is awaited, is refused with a reason the UI can show.
 public final class LocalParticipant: Participant {
+    /// The player id of the seat this participant plays (for one made with
+    /// `init(speakingFor:)`, the seated bot's).
     public let playerID: PlayerID
     /// Whether the person here types this seat's moves. False for a seat a bot
     /// plays from here (`--bot`): this participant then only speaks for the
@@ -33,10 +35,15 @@ public final class LocalParticipant: Participant {
     /// The screen follows the controller's events: nothing to confirm.
     public var takesDeliveries: Bool { false }
 
+    /// Keeps `controller` for `play(_:message:)` and `quit()`, which answer
+    /// `.rejected(.matchOver)` until then. Called by `MatchController.start()`,
+    /// or, for one made with `init(speakingFor:)`, by whoever made it.
     public func attach(to controller: MatchController) {
         controllerBox.withLock { $0 = controller }
     }
 
+    /// Nothing: the user interface learns of the turn from the controller's
+    /// `.turnBegan` event and asks the person then.
     public func turnBegan(_ state: MatchState) {}
 
     /// Plays `move` for this seat, with `message` for the next seat to see

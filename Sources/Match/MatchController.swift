@@ -43,6 +43,9 @@ public actor MatchController {
         /// LAN match); nil: no talk, and `say` is refused.
         public var talk: (any TalkOutlet)?
 
+        /// Settings with `confirmationTimeout` (30 seconds unless given) and
+        /// `clock` (the system's wall clock unless a test injects one); `talk`
+        /// starts nil, so table talk is refused until it is set.
         public init(confirmationTimeout: Duration = .seconds(30),
                     clock: @escaping @Sendable () -> Int64 = wallClockMilliseconds) {
             self.confirmationTimeout = confirmationTimeout
@@ -65,6 +68,7 @@ public actor MatchController {
     private var core: MatchCore
     /// The committed state: what every participant has accepted.
     public var state: MatchState { core.state }
+    /// The settings this controller was made with; readable without awaiting the actor.
     public nonisolated let configuration: Configuration
     /// Emptied when the match stops: participants hold the controller (to
     /// submit), so keeping them would make a reference cycle that outlives the match.

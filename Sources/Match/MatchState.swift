@@ -18,6 +18,9 @@ public enum MatchChange: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The change for logs, seats 0-based and the move as its raw value:
+    /// "seat 0 plays 3", "seat 1 plays 3 saying 'Your move'", "seat 0 quits",
+    /// "seat 1 ran out of time".
     public var description: String {
         switch self {
         case .move(let move, let seat, nil): "seat \(seat) plays \(move.rawValue)"
@@ -72,10 +75,17 @@ public enum MatchRuleError: Error, Hashable, Sendable {
 /// snapshot on failure. `sequence` counts committed changes (moves, quits,
 /// time expiries); the state hash covers everything but the deadline.
 public struct MatchState: Sendable {
+    /// The match's id, the same on every side and for its whole life (saves,
+    /// resumes); a peer's state with another is refused (`SuccessorError.otherMatch`).
     public var matchID: MatchID { didSet { encoding = nil } }
     /// The game position after `moves`, as any game; `game(as:)` gives it as your type.
     public private(set) var game: any Game { didSet { encoding = nil } }
+    /// The seats in order of play, seat 0 first. Their players and names are
+    /// fixed for the match (a peer's state that changes them is refused,
+    /// `SuccessorError.seatsChanged`); their status and outcome follow the changes.
     public var seats: [Seat] { didSet { encoding = nil } }
+    /// The moves played so far, oldest first, each with its seat and message.
+    /// A quit or a time expiry is not a move: it shows in `seats` and `leftAfter`.
     public private(set) var moves: [PlayedMove] { didSet { encoding = nil } }
     /// Number of committed changes; the next change has `sequence + 1`.
     public private(set) var sequence: UInt32 { didSet { encoding = nil } }
@@ -443,16 +453,29 @@ final class EncodingCache: Sendable {
 
 /// Why a received state is not an acceptable next state.
 public enum SuccessorError: Error, Hashable, Sendable {
+    /// `next` is of another match (another `matchID`).
     case otherMatch
+    /// `next` is of another game, or of another rules version of this one.
     case otherGame
+    /// `next` is not numbered as the change after ours: `expected` is our
+    /// `sequence + 1`, `got` is its `sequence` (a change missed or repeated).
     case wrongSequence(expected: UInt32, got: UInt32)
+    /// `next` has another number of seats, or a seat with another player id or name.
     case seatsChanged
+    /// `next` has another turn timeout.
     case settingsChanged
+    /// `next`'s moves do not begin with ours: a move already played was changed or dropped.
     case historyRewritten
     /// The state carries another seed than the match began with (a game that
     /// uses randomness): its start, and so its history, is not ours.
     case seedChanged
+    /// `next` is not exactly one change after ours: two or more moves more, or
+    /// no new move and not exactly one seat newly quit or out of time.
     case notOneChange
+    /// The one change `next` makes is one the rules refuse (an illegal move, a
+    /// move out of turn, a time expiry before the deadline); the error says which.
     case ruleViolation(MatchRuleError)
+    /// The change is allowed, but `next`'s outcomes, statuses or `leftAfter`
+    /// are not the ones the rules give after it.
     case outcomesDisagree
 }

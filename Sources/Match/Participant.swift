@@ -11,6 +11,9 @@ public enum RollbackReason: Hashable, Sendable, CustomStringConvertible {
     /// The authoritative side moved on first (its change or state arrived while ours was pending).
     case superseded
 
+    /// What happened, in lower case for a sentence to carry: "no confirmation
+    /// arrived in time", "the move was refused: <why>", "the move could not
+    /// be sent: <why>", "the other side's state arrived first".
     public var description: String {
         switch self {
         case .confirmationTimeout: "no confirmation arrived in time"
@@ -36,6 +39,7 @@ public enum MatchFailure: Error, Hashable, Sendable, CustomStringConvertible {
     /// The connection to the other side is gone for good.
     case connectionLost(String)
 
+    /// The failure, its kind first: "desync: <why>" or "connection lost: <why>".
     public var description: String {
         switch self {
         case .desync(let why): "desync: \(why)"
@@ -96,12 +100,21 @@ public protocol Participant: AnyObject, Sendable {
 }
 
 extension Participant {
+    /// False by default: true only for the one that stands for the host, on
+    /// a guest's or a spectator's side.
     public var isAuthority: Bool { false }
+    /// True by default: the controller waits for `deliver` to return before
+    /// it commits; say false when `deliver` does nothing, to commit at once.
     public var takesDeliveries: Bool { true }
+    /// True by default: everything in this process reads turn messages.
     public var readsTurnMessages: Bool { true }
+    /// Nothing by default: enough for a participant that never submits.
     public func attach(to controller: MatchController) {}
+    /// Accepts at once by default: nothing to pass on.
     public func deliver(_ change: MatchChange, resulting state: MatchState) async throws {}
+    /// Nothing by default: enough for a participant that keeps no copy of the state.
     public func stateChanged(_ state: MatchState, event: MatchEvent) {}
+    /// Nothing by default: enough for a participant with no work of its own to stop.
     public func matchEnded(_ state: MatchState, failure: MatchFailure?) {}
 }
 
@@ -168,6 +181,10 @@ public enum SubmitRejection: Error, Hashable, Sendable, CustomStringConvertible 
     /// that cannot read one (`Participant.readsTurnMessages`).
     case messagesUnreadable
 
+    /// Why, in lower case, as a player reads it: "it is not your turn", "that
+    /// move is not allowed", "the match is over", "waiting for the last move
+    /// to be confirmed"; for a move the match cannot carry, its value and the
+    /// limit it breaks.
     public var description: String {
         switch self {
         case .notAParticipant: "not a participant in this match"

@@ -4,8 +4,14 @@ import Games
 public enum Outcome: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     /// The match is still going for this seat.
     case none = 0
+    /// The seat won: the game named it winner (or gave it `SeatOutcome.won`),
+    /// or it was the one seat left when the others quit or ran out of time.
     case won = 1
+    /// The seat lost: another seat won, the game's own outcomes said so (or
+    /// left it out), or in a draw the game ranked it below the seats that tied.
     case lost = 2
+    /// The seat tied: the game ended in a draw with this seat sharing first
+    /// place, or the game's own outcomes said so.
     case tied = 3
     /// The player left the match.
     case quit = 4

@@ -32,6 +32,7 @@ public struct TurnMessage: Hashable, Sendable, CustomStringConvertible {
         self = message
     }
 
+    /// The text itself, as given and unquoted: "Your move, Ana".
     public var description: String { text }
 }
 
@@ -44,6 +45,8 @@ public enum TurnMessageError: Error, Hashable, Sendable, CustomStringConvertible
     /// A control character: an escape code, a tab, a newline.
     case controlCharacter
 
+    /// What is wrong and what to change, in lower case: "a message with a
+    /// move holds at most 140 bytes of UTF-8; this one has 152: shorten it".
     public var description: String {
         switch self {
         case .empty: "a message with a move needs some text"

@@ -241,6 +241,10 @@ public enum TurnBasedLANError: Error, Sendable, Equatable, CustomStringConvertib
     /// Nobody took the seat (or came back to it) within the wait.
     case nobodyCame(Duration)
 
+    /// The sentence to show, in lower case: "the host plays reversi, not
+    /// nim", "could not save the match, so it was left: <why>", "stopped
+    /// watching: <why>", "nobody came within 120 s"; for `notResumable`, the
+    /// sentence it carries.
     public var description: String {
         switch self {
         case .otherGame(let hosted, let wanted): "the host plays \(hosted), not \(wanted)"

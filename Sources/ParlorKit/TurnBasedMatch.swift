@@ -24,6 +24,7 @@ public struct TurnBasedParticipant: Sendable, Hashable, CustomStringConvertible 
     /// guests, whose keys only the host has.
     public let key: PlayerPublicKey?
 
+    /// The name and the seat counted from 1, for a sentence: "Ana (seat 1)".
     public var description: String { "\(name) (seat \(seat + 1))" }
 }
 
@@ -58,6 +59,8 @@ public enum TurnBasedError: Error, Sendable, Equatable, CustomStringConvertible 
     /// The match has ended or stopped.
     case matchOver
 
+    /// The sentence to show, in lower case: "refused: it is not your turn"
+    /// (the reason after "refused: "), or "the match is over".
     public var description: String {
         switch self {
         case .refused(let why): "refused: \(why)"
