@@ -221,7 +221,7 @@ public enum GuestPushValidator {
 }
 
 /// Why a host's push could not be accepted: the copies have diverged.
-public struct PushDesync: Error, Hashable, Sendable {
+public struct PushDesync: Error, Hashable, Sendable, CustomStringConvertible {
     /// What diverged, as the end of a sentence: "the host's change 7 (…) is not one the host may make".
     public var description: String
     init(_ description: String) { self.description = description }
