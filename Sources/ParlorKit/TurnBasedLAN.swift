@@ -37,16 +37,25 @@ public enum TurnBasedLAN {
     ///   - directory: where to advertise (avahi's DNS-SD by default).
     ///   - store: where the match is saved (nil: nowhere). It is on disk
     ///     before the guest is welcomed, and each change before anyone sees it.
-    /// - Throws: `HostError` (an unregistered game), `NetError` (the port).
-    public static func host<G: Game>(_ game: G.Type, as playerName: String, seats: Int = 2, port: UInt16 = 0,
-                                     security: ChannelSecurity = .clear, advertise: Bool = true,
+    ///   - bots: seats of the table this side's bots play from the start
+    ///     (`.bot(level)`, named "Easy bot"…, or `.strategy`, named "Bot"),
+    ///     at least one seat left for a guest: "me, a friend and a bot" is
+    ///     `seats: 3, bots: [.bot(.easy)]`.
+    /// - Throws: `HostError` (an unregistered game; `.badTable`: no seat left
+    ///   for a guest, or `.caller` among the bots), `NetError` (the port).
+    public static func host<G: Game>(_ game: G.Type, as playerName: String, seats: Int = 2, bots: [TurnBasedPlayer<G>] = [],
+                                     port: UInt16 = 0, security: ChannelSecurity = .clear, advertise: Bool = true,
                                      directory: any ServiceDirectory = DNSSDDirectory(), store: MatchStore? = nil,
                                      appVersion: String = defaultAppVersion) async throws -> TurnBasedHost<G> {
+        guard let botNames = TurnBasedPlayer.botNames(bots) else {
+            throw HostError.badTable("a bot seat is played by .bot(level) or .strategy; .caller plays only this side's own seat")
+        }
         // Before listening: nobody is welcomed into a match that cannot be saved.
         try store?.checkWritable()
         let listener = try TCPListener.listen(port: port)
         var configuration = HostConfiguration(gameID: G.id, hostName: playerName, hostPlayerID: .random(), appVersion: appVersion)
         configuration.seats = seats
+        configuration.botNames = botNames
         let listenPort = listener.port
         let saves = store.map { store in
             SavedBeforeWelcome(store: store) { hosted in
@@ -59,7 +68,7 @@ public enum TurnBasedLAN {
         // A record that could not be removed stays as an interrupted match at move 0, which resuming lists.
         saves?.install(in: &configuration, forgetFailed: { _, _ in })
         return try await serve(G.self, configuration, resuming: nil, on: listener, security: security,
-                               advertise: advertise ? directory : nil, appVersion: appVersion, saves: saves)
+                               advertise: advertise ? directory : nil, appVersion: appVersion, saves: saves, bots: bots)
     }
 
     /// The games of `G` listed on the LAN now, looking for `timeout`:
@@ -108,7 +117,8 @@ public enum TurnBasedLAN {
     private static func serve<G: Game>(_ game: G.Type, _ configuration: HostConfiguration, resuming: SavedHostMatch?,
                                        on listener: TCPListener, security: ChannelSecurity, advertise: (any ServiceDirectory)?,
                                        appVersion: String, saves: SavedBeforeWelcome? = nil,
-                                       resumed: (store: MatchStore, record: StoredMatch)? = nil) async throws -> TurnBasedHost<G> {
+                                       resumed: (store: MatchStore, record: StoredMatch)? = nil,
+                                       bots: [TurnBasedPlayer<G>] = []) async throws -> TurnBasedHost<G> {
         let host: MatchHost
         do { host = try MatchHost(configuration: configuration, resuming: resuming) } catch {
             listener.close()
@@ -121,10 +131,11 @@ public enum TurnBasedLAN {
             let hosted = Listing.hostedGame(G.self, host: configuration.hostName, seatsTotal: configuration.seats, encrypted: encrypted,
                                             appVersion: appVersion)
             let matchID = resuming.map { $0.state.matchID.hex } ?? ""
-            listing = await HostedListing.advertise(hosted.serviceInfo(seatsTaken: 1, playing: resuming != nil, matchID: matchID),
+            listing = await HostedListing.advertise(hosted.serviceInfo(seatsTaken: 1 + bots.count, playing: resuming != nil, matchID: matchID),
                                                     as: hosted.serviceName, port: listener.port, in: directory)
         }
-        return TurnBasedHost(host: host, listener: listener, acceptor: acceptor, listing: listing, saves: saves, resumed: resumed)
+        return TurnBasedHost(host: host, listener: listener, acceptor: acceptor, listing: listing, saves: saves, resumed: resumed,
+                             bots: bots)
     }
 
     /// Takes a saved guest's match (`record`, from `store`) back up: dials
@@ -273,10 +284,13 @@ public final class TurnBasedHost<G: Game>: Sendable {
     private let saves: SavedBeforeWelcome?
     /// A resumed match: where it is saved, and its record.
     private let resumed: (store: MatchStore, record: StoredMatch)?
+    /// Who plays the table's bot seats, in the order of `HostedMatch.botSeats`.
+    private let bots: [TurnBasedPlayer<G>]
 
     init(host: MatchHost, listener: TCPListener, acceptor: Task<Void, Never>, listing: HostedListing?,
-         saves: SavedBeforeWelcome?, resumed: (store: MatchStore, record: StoredMatch)? = nil) {
+         saves: SavedBeforeWelcome?, resumed: (store: MatchStore, record: StoredMatch)? = nil, bots: [TurnBasedPlayer<G>] = []) {
         self.saves = saves
+        self.bots = bots
         self.resumed = resumed
         self.host = host
         self.listener = listener
@@ -317,7 +331,8 @@ public final class TurnBasedHost<G: Game>: Sendable {
         // The port stays open through the match: a guest that drops comes back on it, spectators watch through it.
         await listing?.withdraw()
         // Saved before the guest was welcomed: its recorder goes on with the match (a resumed one, with its record).
-        let series = TurnBasedSeries<G>(player: player, rematches: rematches, host: host, saves: saves, onLeave: { await self.close() })
+        var series = TurnBasedSeries<G>(player: player, rematches: rematches, host: host, saves: saves, onLeave: { await self.close() })
+        series.bots = bots
         return try await series.hostMatch(hosted, recorder: resumed.map { MatchRecorder(store: $0.store, record: $0.record) })
     }
 

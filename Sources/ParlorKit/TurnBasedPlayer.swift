@@ -12,6 +12,30 @@ public enum TurnBasedPlayer<G: Game>: Sendable {
     /// threads; it returns the move to play (nil: none, and the seat waits).
     case strategy(@Sendable (G) -> Move?)
 
+    /// The name a bot seat of the host's table takes: "Easy bot", "Medium
+    /// bot", "Hard bot" for parlor's bots, "Bot" for a strategy; nil for
+    /// `.caller`, which cannot play a bot seat.
+    var botName: String? {
+        switch self {
+        case .caller: nil
+        case .bot(let level): level.rawValue.prefix(1).uppercased() + level.rawValue.dropFirst() + " bot"
+        case .strategy: "Bot"
+        }
+    }
+
+    /// The names of the host's bot seats for `bots`, in order: a name taken by
+    /// an earlier bot gets the next number ("Easy bot", "Easy bot 2"); nil when
+    /// one of them is `.caller`.
+    static func botNames(_ bots: [TurnBasedPlayer<G>]) -> [String]? {
+        var names: [String] = []
+        for bot in bots {
+            guard let base = bot.botName else { return nil }
+            let uses = bots.prefix(names.count).filter { $0.botName == base }.count
+            names.append(uses == 0 ? base : "\(base) \(uses + 1)")
+        }
+        return names
+    }
+
     /// The seat's participant, and the voice `quit()` speaks through.
     func seat(_ playerID: PlayerID) -> (seated: any Participant, voice: LocalParticipant) {
         let seated: BotParticipant

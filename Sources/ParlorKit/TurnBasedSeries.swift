@@ -10,6 +10,8 @@ struct TurnBasedSeries<G: Game>: Sendable {
     var player: TurnBasedPlayer<G>
     /// Whether the connection is kept past a normal end, so a rematch can be agreed.
     var rematches = false
+    /// The host's side: who plays its table's bot seats.
+    var bots: [TurnBasedPlayer<G>] = []
     /// The host's side: its host (for the rematch), its saves before WELCOME, and what lets its port go.
     var host: MatchHost?
     var saves: SavedBeforeWelcome?
@@ -25,7 +27,8 @@ struct TurnBasedSeries<G: Game>: Sendable {
         recorder?.keep(hosted)
         if rematches, hosted.guests.count == 1 { hosted.remote.keepConnectionForRematch() }
         let (seated, local) = player.seat(hosted.hostPlayerID)
-        return try await TurnBasedMatch(side: .host(hosted), controller: hosted.makeController(with: seated), local: local,
+        let botSeats = zip(hosted.botSeats, bots).map { seat, bot in bot.seat(hosted.initialState.seats[seat].playerID).seated }
+        return try await TurnBasedMatch(side: .host(hosted), controller: hosted.makeController(with: seated, bots: botSeats), local: local,
                                         localSeat: hosted.hostSeat, recorder: recorder, series: self)
     }
 
