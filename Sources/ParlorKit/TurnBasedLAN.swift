@@ -1,3 +1,4 @@
+import Bots
 import Discovery
 import Games
 import Match
@@ -61,6 +62,8 @@ public enum TurnBasedLAN {
             SavedBeforeWelcome(store: store) { hosted in
                 StoredMatch(state: hosted.initialState, role: .host, localSeat: hosted.hostSeat, lastActivity: wallClockMilliseconds(),
                             seatToken: hosted.seatToken.bytes, listenPort: listenPort,
+                            // A table keeps every guest seat's token and key and its bots' levels, to be hosted again.
+                            tableSeats: TableRecord.seats(of: hosted, botLevels: bots.map(\.level)),
                             // A two-seat match keeps its guest's key: resumed, the seat goes back only to that player.
                             peerKey: hosted.guests.count == 1 ? hosted.remote.peerKey?.bytes : nil)
             }
@@ -88,28 +91,69 @@ public enum TurnBasedLAN {
     /// id when `advertise`, and waits in `waitForMatch()` for its guest to
     /// come back (`resume(_:joined:...)` on the guest's side). Changes go on
     /// being saved into `store`.
-    /// - Throws: `TurnBasedLANError.notResumable` (not a host's two-seat
-    ///   record, no seat token, another game), `StoreError`, `NetError`.
+    ///
+    /// A table of three or more comes back the same way: each guest takes
+    /// its own seat back with its own token, `waitForMatch()` returns when the
+    /// first is back and the others follow in any order, and the host's bots
+    /// play their seats again at the levels saved (`bots:` instead, in seat
+    /// order, for bots that were strategies).
+    /// - Throws: `TurnBasedLANError.notResumable` (not a host's record, no
+    ///   seat token, another game, a strategy's seat with no `bots:`),
+    ///   `StoreError`, `NetError`.
     public static func resume<G: Game>(_ game: G.Type, hosting record: StoredMatch, store: MatchStore,
+                                       bots: [TurnBasedPlayer<G>]? = nil,
                                        security: ChannelSecurity = .clear, advertise: Bool = true,
                                        directory: any ServiceDirectory = DNSSDDirectory(),
                                        appVersion: String = defaultAppVersion) async throws -> TurnBasedHost<G> {
         let state = record.state
-        guard record.role == .host, state.gameID == G.id, state.seats.count == 2,
-              let token = SeatToken(bytes: record.seatToken) else {
-            throw TurnBasedLANError.notResumable("match \(state.matchID.short) is not a two-seat match of \(G.id) this side hosted")
+        guard record.role == .host, state.gameID == G.id else {
+            throw TurnBasedLANError.notResumable("match \(state.matchID.short) is not a match of \(G.id) this side hosted")
         }
+        let (saved, players) = try savedMatch(G.self, record, bots: bots)
         try store.checkWritable()
         let listener: TCPListener
         do { listener = try TCPListener.listen(port: record.listenPort) } catch { listener = try TCPListener.listen(port: 0) }
-        let saved = SavedHostMatch(twoSeat: record, token: token)
         var configuration = HostConfiguration(gameID: G.id, hostName: state.seats[record.localSeat].name,
                                               hostPlayerID: state.seats[record.localSeat].playerID, appVersion: appVersion)
         configuration.turnTimeoutSeconds = state.turnTimeout
+        configuration.seats = state.seats.count
         var resumed = record
         resumed.listenPort = listener.port
         return try await serve(G.self, configuration, resuming: saved, on: listener, security: security,
-                               advertise: advertise ? directory : nil, appVersion: appVersion, resumed: (store, resumed))
+                               advertise: advertise ? directory : nil, appVersion: appVersion, resumed: (store, resumed), bots: players)
+    }
+
+    /// The match a host's `record` offers again and who plays its bot seats.
+    private static func savedMatch<G: Game>(_ game: G.Type, _ record: StoredMatch,
+                                            bots: [TurnBasedPlayer<G>]?) throws -> (SavedHostMatch, [TurnBasedPlayer<G>]) {
+        let state = record.state
+        guard state.seats.count > 2 else {
+            guard let token = SeatToken(bytes: record.seatToken) else {
+                throw TurnBasedLANError.notResumable("match \(state.matchID.short) has no seat token saved; it cannot be resumed")
+            }
+            return (SavedHostMatch(twoSeat: record, token: token), [])
+        }
+        let table: (match: SavedHostMatch, botLevels: [BotLevel?])
+        switch TableRecord.saved(record) {
+        case .success(let saved): table = saved
+        case .failure(let problem): throw TurnBasedLANError.notResumable(problem.description)
+        }
+        if let bots {
+            guard bots.count == table.botLevels.count, TurnBasedPlayer.botNames(bots) != nil else {
+                throw TurnBasedLANError.notResumable("match \(state.matchID.short) has \(table.botLevels.count) bot seats; "
+                                                     + "bots: names \(bots.count), or .caller")
+            }
+            return (table.match, bots)
+        }
+        var players: [TurnBasedPlayer<G>] = []
+        for (seat, level) in zip(table.match.botSeats, table.botLevels) {
+            guard let level else {
+                throw TurnBasedLANError.notResumable("seat \(seat + 1) of match \(state.matchID.short) was played by a strategy; "
+                                                     + "pass bots: to say who plays it now")
+            }
+            players.append(.bot(level))
+        }
+        return (table.match, players)
     }
 
     /// Hosts `configuration` (a saved match when `resuming`) on `listener`,

@@ -36,6 +36,12 @@ public enum TurnBasedPlayer<G: Game>: Sendable {
         return names
     }
 
+    /// parlor's bot's level, kept in a saved table so a resume plays the seat
+    /// again as it was; nil for `.caller` and `.strategy`.
+    var level: BotLevel? {
+        if case .bot(let level) = self { level } else { nil }
+    }
+
     /// The seat's participant, and the voice `quit()` speaks through.
     func seat(_ playerID: PlayerID) -> (seated: any Participant, voice: LocalParticipant) {
         let seated: BotParticipant

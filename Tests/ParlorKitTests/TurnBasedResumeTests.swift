@@ -124,7 +124,7 @@ struct TurnBasedResumeTests {
         defer { try? FileManager.default.removeItem(atPath: store.directory) }
         let joinedRecord = StoredMatch(state: state, role: .guest, localSeat: 1, lastActivity: 1, peerAddress: "127.0.0.1:1",
                                        seatToken: [UInt8](repeating: 3, count: 16))
-        await #expect(throws: TurnBasedLANError.notResumable("match \(state.matchID.short) is not a two-seat match of nim this side hosted")) {
+        await #expect(throws: TurnBasedLANError.notResumable("match \(state.matchID.short) is not a match of nim this side hosted")) {
             _ = try await TurnBasedLAN.resume(Nim.self, hosting: joinedRecord, store: store, advertise: false)
         }
         MisereNim.register()

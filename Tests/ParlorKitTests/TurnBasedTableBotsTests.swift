@@ -1,8 +1,10 @@
+import Foundation
 import Games
 import Match
 import ParlorKit
 import ParlorTestSupport
 import Session
+import Store
 import Testing
 
 /// The table people try first, through the front door: me, a friend and a
@@ -62,5 +64,53 @@ struct TurnBasedTableBotsTests {
         await #expect { _ = try await TurnBasedLAN.host(Nim.self, as: "Ana", seats: 3, bots: [.bot(.easy), .bot(.hard)], advertise: false) } throws: { error in
             error is HostError
         }
+    }
+
+    /// Plays the first legal move on this side's turns, `turns` times, then returns.
+    static func play(_ match: TurnBasedMatch<Nim>, turns: Int) async throws {
+        var played = 0
+        for await event in match.events {
+            guard case .turnBegan(let participant, let game) = event, participant.isLocal, let move = game.legalMoves.first else { continue }
+            try await match.endTurn(with: move)
+            played += 1
+            if played == turns { return }
+        }
+    }
+
+    @Test("the table with a bot, left for now by both players, comes back from each side's store with the bot at its seat, and ends alike")
+    func theTableComesBack() async throws {
+        let root = NSTemporaryDirectory() + "parlorkit-table-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let hostStore = MatchStore(directory: root + "/host"), guestStore = MatchStore(directory: root + "/guest")
+        let table = try await TurnBasedLAN.host(Nim.self, as: "Ana", seats: 3, bots: [.bot(.easy)], advertise: false, store: hostStore)
+        async let joining = TurnBasedLAN.join(Nim.self, host: "127.0.0.1", port: table.port, as: "Bo", store: guestStore)
+        let host = try await table.waitForMatch()
+        let guest = try await joining
+        async let hostPlayed: Void = Self.play(host, turns: 1)
+        async let guestPlayed: Void = Self.play(guest, turns: 1)
+        _ = try await (hostPlayed, guestPlayed)
+        await host.leaveForNow()
+        await guest.leaveForNow()
+        let hostRecord = try #require(hostStore.list().matches.first), guestRecord = try #require(guestStore.list().matches.first)
+        #expect(hostRecord.phase == .interrupted && guestRecord.phase == .interrupted)
+        #expect(hostRecord.tableSeats.map(\.kind).contains(.bot) && hostRecord.tableSeats.map(\.botLevel).contains("easy"))
+        let before = hostRecord.state.moves.count
+
+        let again = try await TurnBasedLAN.resume(Nim.self, hosting: hostRecord, store: hostStore, advertise: false)
+        async let guestBack = TurnBasedLAN.resume(Nim.self, joined: guestRecord, store: guestStore, grace: .seconds(20))
+        let hostBack = try await again.waitForMatch()
+        let guestAgain = try await guestBack
+        #expect(await hostBack.participants.map(\.name) == hostRecord.state.seats.map(\.name))
+        async let hostRest = Self.play(hostBack)
+        async let guestRest = Self.play(guestAgain)
+        let (onHost, onGuest) = try await (hostRest, guestRest)
+        let botSeat = try #require(hostRecord.state.seats.firstIndex { $0.name == "Easy bot" })
+        #expect(onHost.movers.contains(botSeat), "the bot plays its seat after the resume")
+        #expect(onHost.movers == onGuest.movers && onHost.ended == onGuest.ended)
+        _ = await (hostBack.finished(), guestAgain.finished())
+        await hostBack.leave()
+        let (hostEnd, guestEnd) = (try #require(hostStore.list().matches.first), try #require(guestStore.list().matches.first))
+        #expect(hostEnd.phase == .ended && guestEnd.phase == .ended)
+        #expect(hostEnd.state.stateHash == guestEnd.state.stateHash && hostEnd.state.moves.count > before)
     }
 }

@@ -42,7 +42,7 @@ func runHost(_ options: HostOptions, desk: MatchDesk? = nil) async throws -> Exi
     let firstSave = SavedBeforeWelcome(store: LocalData.matchStore) { hosted in
         StoredMatch(state: hosted.initialState, role: .host, localSeat: hosted.hostSeat,
                     lastActivity: wallClockMilliseconds(), seatToken: hosted.seatToken.bytes, listenPort: port,
-                    tableSeats: TableRecord.seats(of: hosted, botLevels: options.bots), hostSettings: settings,
+                    tableSeats: TableRecord.seats(of: hosted, botLevels: options.bots.map(\.level)), hostSettings: settings,
                     // A two-seat match keeps its guest's key: a resumed host takes the seat back only for it.
                     peerKey: hosted.guests.count == 1 ? hosted.remote.peerKey?.bytes : nil)
     }

@@ -99,7 +99,10 @@ enum ResumeAsHost {
         // A table: every guest comes back with its own token, in any order, and the host's bots play their seats again.
         let (saved, botLevels): (SavedHostMatch, [BotLevelChoice])
         if state.seats.count > 2 {
-            (saved, botLevels) = try TableRecord.saved(record).get()
+            switch TableRecord.saved(record) {
+            case .success(let table): (saved, botLevels) = (table.match, table.botLevels.map { BotLevelChoice(rawValue: $0?.rawValue ?? "") ?? .medium })
+            case .failure(let problem): throw CommandFailure(problem.description, exitCode: .dataError)
+            }
         } else {
             (saved, botLevels) = (SavedHostMatch(twoSeat: record, token: token), [])
         }
