@@ -233,42 +233,49 @@ public enum TurnBasedLAN {
     /// With a `store`, the match is saved there before this returns, and each
     /// change before it is acknowledged or shown; a store where nothing can
     /// be saved throws `StoreError` before anything is sent.
+    /// When the connection drops or the host goes away, this side dials
+    /// `host`:`port` again for `grace` (the `away` and `back` events say so);
+    /// past it the match stops, saved as interrupted, for `resume`.
     public static func join<G: Game>(_ game: G.Type, host: String, port: UInt16, as playerName: String,
-                                     security: ChannelSecurity = .clear, store: MatchStore? = nil,
-                                     playedBy player: TurnBasedPlayer<G> = .caller, rematches: Bool = false,
-                                     appVersion: String = defaultAppVersion) async throws -> TurnBasedMatch<G> {
+                                     security: ChannelSecurity = .clear, grace: Duration = .seconds(120),
+                                     store: MatchStore? = nil, playedBy player: TurnBasedPlayer<G> = .caller,
+                                     rematches: Bool = false, appVersion: String = defaultAppVersion) async throws -> TurnBasedMatch<G> {
         // Before connecting: a seat this side could not save is not taken from others.
         try store?.checkWritable()
         let connection = try await TCPConnection.connect(host: host, port: port)
-        return try await join(G.self, over: connection, as: playerName, security: security, store: store, player: player,
-                              rematches: rematches, appVersion: appVersion)
+        let dial: Dialer = { timeout in security.connecting(try await TCPConnection.connect(host: host, port: port, timeout: timeout).byteStream()) }
+        return try await join(G.self, over: connection, as: playerName, security: security, redial: GuestOptions(grace: grace, redial: dial),
+                              store: store, player: player, rematches: rematches, appVersion: appVersion)
     }
 
     /// Finds the game listed on the LAN as `name` (its exact name, ignoring
     /// case, or a prefix only it has) and joins it as `playerName`.
+    /// Gets back to the host by itself, as `join(_:host:port:...)` does.
     /// - Throws: `GameSearchError` (no such game, several, not joinable,
     ///   no DNS-SD), `NetError`, `JoinError`.
     public static func join<G: Game>(_ game: G.Type, named name: String, as playerName: String,
-                                     security: ChannelSecurity = .clear, timeout: Duration = GameFinder.defaultTimeout,
+                                     security: ChannelSecurity = .clear, grace: Duration = .seconds(120),
+                                     timeout: Duration = GameFinder.defaultTimeout,
                                      directory: any ServiceDirectory = DNSSDDirectory(), store: MatchStore? = nil,
                                      playedBy player: TurnBasedPlayer<G> = .caller, rematches: Bool = false,
                                      appVersion: String = defaultAppVersion) async throws -> TurnBasedMatch<G> {
         try store?.checkWritable()
         let finder = GameFinder(directory: directory, timeout: timeout, assess: Listing.assess)
         let listed = try await finder.find(name: name, picker: nil)
-        let connection = try await TCPConnection.connect(addresses: Listing.socketAddresses(of: listed.service),
-                                                         timeout: .seconds(5))
-        return try await join(G.self, over: connection, as: playerName, security: security, store: store, player: player,
-                              rematches: rematches, appVersion: appVersion)
+        let addresses = Listing.socketAddresses(of: listed.service)
+        let connection = try await TCPConnection.connect(addresses: addresses, timeout: .seconds(5))
+        let dial: Dialer = { timeout in security.connecting(try await TCPConnection.connect(addresses: addresses, timeout: timeout).byteStream()) }
+        return try await join(G.self, over: connection, as: playerName, security: security, redial: GuestOptions(grace: grace, redial: dial),
+                              store: store, player: player, rematches: rematches, appVersion: appVersion)
     }
 
     private static func join<G: Game>(_ game: G.Type, over connection: TCPConnection, as playerName: String,
-                                      security: ChannelSecurity, store: MatchStore?, player: TurnBasedPlayer<G>,
-                                      rematches: Bool, appVersion: String) async throws -> TurnBasedMatch<G> {
+                                      security: ChannelSecurity, redial options: GuestOptions, store: MatchStore?,
+                                      player: TurnBasedPlayer<G>, rematches: Bool, appVersion: String) async throws -> TurnBasedMatch<G> {
         // Only `G`: a host of another game refuses the guest with a sentence naming it.
         let hello = Hello(appVersion: appVersion, playerID: .random(), playerName: playerName,
                           games: [GameVersion(id: G.id, rulesVersion: UInt16(clamping: G.rulesVersion))])
-        let joined = try await Guest.join(over: security.connecting(connection.byteStream()), hello: hello)
+        let joined = try await Guest.join(over: security.connecting(connection.byteStream()), hello: hello, options: options)
         // A host that does not read the games list (protocol 1) may still seat us at another game.
         guard joined.initialState.gameID == G.id else {
             await joined.remote.leaveForNow("this player came for another game")

@@ -127,6 +127,7 @@ struct FullScreenModel {
         case .notice(let text):
             view.notice = text
         case .presence(let seat, let away, let graceLeft):
+            guard MatchText.showsPresence(view.state) else { break }
             if away { view.awaySeats.insert(seat) } else { view.awaySeats.remove(seat) }
             view.awayUntil[seat] = away ? wallClockMilliseconds() + graceLeft.components.seconds * 1000
                 + graceLeft.components.attoseconds / 1_000_000_000_000_000 : nil

@@ -147,6 +147,7 @@ struct LineModel {
         case .notice(let text):
             return json(JSONEvents.notice(text)) + say("Note: \(sanitized(text))")
         case .presence(let seat, let away, let graceLeft):
+            guard MatchText.showsPresence(state) else { return [] }
             return json(JSONEvents.presence(state, seat: seat, away: away, graceLeft: graceLeft))
                 + say(MatchText.presenceLine(state, seat: seat, away: away, graceLeft: graceLeft))
         case .talk(let line):

@@ -28,6 +28,10 @@ public enum MatchText {
         }
     }
 
+    /// Whether a frontend shows a seat's presence (away, back) in `state`: at a
+    /// table. At two seats the link's notice ("Bo is not responding — …") says it.
+    public static func showsPresence(_ state: MatchState) -> Bool { state.seats.count > 2 }
+
     /// "Bo is away (the seat is kept 60 s)." or "Bo is back.": a seat's player at a table.
     public static func presenceLine(_ state: MatchState, seat: SeatIndex, away: Bool, graceLeft: Duration) -> String {
         let who = name(state, seat: seat)

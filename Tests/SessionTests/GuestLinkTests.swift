@@ -162,7 +162,8 @@ import Testing
         #expect(machine.handle(.inbound(.closed(nil, midFrame: false))).isEmpty)
         #expect(machine.handle(.timerFired(now: start + .seconds(10), lastHeard: start, linkOpen: false)).isEmpty)
         let first = machine.handle(.rejoinStarted(now: start))
-        #expect(first.map(\.summary) == ["report Liar disconnected — waiting for Liar to come back (30 s left); "
+        // The controller hears that the host's seat is away (the front door's `away`), beside the notice.
+        #expect(first.map(\.summary) == ["presence 0 away", "report Liar disconnected — waiting for Liar to come back (30 s left); "
             + "if Liar's parlor stopped, Liar must run 'parlor resume \(weMoved.matchID.short)' there"])
         // Failed attempts remind the player once per notice interval.
         #expect(machine.handle(.rejoinAttemptFailed(left: .seconds(29), now: start + .seconds(1))).isEmpty)
@@ -172,7 +173,7 @@ import Testing
         #expect(machine.handle(.rejoined(now: start + .seconds(12))).map(\.summary) == ["use the rejoined link", "schedule"])
         // The host committed our move: its state holds it once, and is adopted.
         let reconciled = machine.handle(.reconciling(host: weMoved, ours: try afterTwoMoves().hostMoved, awaitingConfirmation: true))
-        #expect(reconciled.map(\.summary) == ["adopt 2", "report Liar is back"])
+        #expect(reconciled.map(\.summary) == ["adopt 2", "presence 0 back", "report Liar is back"])
     }
 
     @Test func aSilentHostIsReconnectedToOnceAndGivenUpOnWhenGraceRunsOut() throws {
@@ -182,7 +183,8 @@ import Testing
         let silent = machine.handle(.timerFired(now: start + .seconds(5), lastHeard: start + .seconds(1), linkOpen: true))
         // A half-open link looks like this: a fresh connection tells, and nothing more is done on this one.
         #expect(silent.map(\.summary) == ["start reconnecting"])
-        #expect(machine.handle(.rejoinStarted(now: start)).first?.summary.hasPrefix("report Liar is not responding — waiting") == true)
+        let rejoining = machine.handle(.rejoinStarted(now: start)).map(\.summary)
+        #expect(rejoining.first == "presence 0 away" && rejoining.last?.hasPrefix("report Liar is not responding — waiting") == true)
         let gaveUp = machine.handle(.rejoinFailed(.gaveUp(attempts: 9, last: "refused")))
         #expect(gaveUp.map(\.summary) == ["fail connection lost: Liar did not come back within 30 s (gave up after 9 attempts (last: refused))"])
         // Without a dialer the same silence is only a notice, and the grace period fails the match.

@@ -73,4 +73,22 @@ struct AwaySeatViewTests {
         let back = try #require(Self.texts(json.handle(.presence(seat: 2, away: false, graceLeft: .zero))).first)
         #expect(back == #"{"event":"back","seat":2,"name":"Cy"}"#)
     }
+
+    /// A match of two seats: the link's notice ("Bo is not responding — …")
+    /// is what the player reads; the controller's presence (the library's
+    /// `away`/`back`) adds no second line, in plain, JSON or on the full screen.
+    @Test("at two seats presence adds nothing to plain, JSON or the full screen: the notice says it")
+    func twoSeatsHaveTheNoticeOnly() {
+        let two = MatchState(matchID: Fixtures.matchID, game: Connect4(seats: 2),
+                             seats: [Seat(playerID: .random(), name: "Ana"), Seat(playerID: .random(), name: "Bo")])
+        var plain = LineModel(format: .text(.plainASCII, interactive: false), state: two, localSeats: [0])
+        var json = LineModel(format: .json, state: two, localSeats: [0])
+        #expect(Self.texts(plain.handle(.presence(seat: 1, away: true, graceLeft: .seconds(60)))).isEmpty)
+        #expect(Self.texts(json.handle(.presence(seat: 1, away: true, graceLeft: .seconds(60)))).isEmpty)
+        var screen = FullScreenModel(state: two, localSeats: [0], options: .plainASCII)
+        _ = screen.handle(.presence(seat: 1, away: true, graceLeft: .seconds(60)))
+        #expect(screen.view.awaySeats.isEmpty && screen.view.notice == nil)
+        #expect(Self.texts(plain.handle(.notice("Bo is not responding — waiting for Bo to come back (60 s left)")))
+                == ["Note: Bo is not responding — waiting for Bo to come back (60 s left)"])
+    }
 }

@@ -263,7 +263,8 @@ struct GuestLink: Sendable {
         case .rejoinStarted(let now):
             lastRejoinNotice = now
             let why = rejoinReason ?? "\(name) is away"
-            return [.report("\(why) — \(LinkNotice.waiting(for: name, left: setup.settings.grace))\(hostMustResume)")]
+            return hostPresence(away: true, graceLeft: setup.settings.grace)
+                + [.report("\(why) — \(LinkNotice.waiting(for: name, left: setup.settings.grace))\(hostMustResume)")]
         case .rejoinAttemptFailed(let left, let now):
             if let last = lastRejoinNotice, now - last < setup.settings.noticeInterval { return [] }
             lastRejoinNotice = now
@@ -292,8 +293,15 @@ struct GuestLink: Sendable {
                 if case .failure(let desync) = checkAdoption(host) { return [.fail(.desync(desync.description))] }
                 actions.append(.adopt(host, otherwise: .desync("the host's state does not continue ours")))
             }
-            return actions + [.report(LinkNotice.back(name))]
+            return actions + hostPresence(away: false) + [.report(LinkNotice.back(name))]
         }
+    }
+
+    /// A match of two seats: the controller hears that the host went away or
+    /// came back (the player reads the notice beside it; at a table the host
+    /// going away is only the notice).
+    private func hostPresence(away: Bool, graceLeft: Duration = .zero) -> [Action] {
+        known.seats.count == 2 ? [.reportPresence(seat: setup.hostSeat, away: away, graceLeft: graceLeft)] : []
     }
 
     // MARK: Our own change
@@ -550,11 +558,11 @@ struct GuestLink: Sendable {
             case .peerSilent(let wait):
                 // A half-open link looks like this; a fresh connection tells.
                 if setup.reconnects { return actions + startReconnecting("\(name) is not responding") }
-                actions.append(.report(LinkNotice.notResponding(name, left: wait)))
+                actions += hostPresence(away: true, graceLeft: wait) + [.report(LinkNotice.notResponding(name, left: wait))]
             case .stillWaiting(let left):
                 actions.append(.report(LinkNotice.waiting(for: name, left: left)))
             case .peerBack:
-                actions.append(.report(LinkNotice.back(name)))
+                actions += hostPresence(away: false) + [.report(LinkNotice.back(name))]
             case .peerDisconnected:
                 return actions + linkLost("the connection to \(name) closed")
             case .graceExpired:

@@ -581,10 +581,11 @@ struct HostLink: Sendable {
         return actions
     }
 
-    /// At a table (three or more seats) every frontend and every other guest
-    /// link hears that this guest is away or back; a match of two seats has only the notices.
+    /// The controller hears that this guest is away or back: at a table every
+    /// frontend and every other guest link (SEAT), at two seats the front door's
+    /// `away`/`back` (the player reads the notice beside it).
     private func presence(away: Bool, graceLeft: Duration = .zero) -> [Action] {
-        committed.seats.count > 2 ? [.reportPresence(away: away, graceLeft: graceLeft)] : []
+        [.reportPresence(away: away, graceLeft: graceLeft)]
     }
 
     /// The next instant liveness may act at.

@@ -61,7 +61,8 @@ public struct Nim: CodableMoveGame, Hashable {
 
     public func isLegal(_ move: Move) -> Bool {
         guard let take = Self.value(of: move) else { return false }
-        return heaps.indices.contains(take.heap - 1) && (1...heaps[take.heap - 1]).contains(take.count)
+        // Any numbers may come from a peer: compared, never made into a range.
+        return heaps.indices.contains(take.heap - 1) && take.count >= 1 && take.count <= heaps[take.heap - 1]
     }
 
     public mutating func apply(_ move: Move) throws(RuleViolation) {

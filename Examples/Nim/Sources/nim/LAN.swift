@@ -4,6 +4,7 @@ import NimRules
 import ParlorKit
 import Secure
 import Session
+import Store
 
 /// Sent in HELLO and WELCOME, for logs and "please update" hints.
 let appVersion = "nim-example 1"
@@ -79,4 +80,60 @@ func playToTheEnd<G: Game>(_ match: TurnBasedMatch<G>, bot: Bool) async throws -
 /// The heaps of a Nim game of any of the three kinds, as a person reads them: "3 1 5".
 func heaps(of game: any Game) -> String {
     ((game as? Nim)?.heaps ?? (game as? RandomNim)?.heaps ?? (game as? MisereNim)?.heaps ?? []).map(String.init).joined(separator: " ")
+}
+
+/// `nim watch HOST:PORT`: a spectator; prints the match as it stands, each
+/// move as it is played, and the end. Encrypted, with this player's key.
+func watchMatch<G: Game>(_ game: G.Type, host: String, port: UInt16, home: NimHome) async throws {
+    let watch = try await TurnBasedLAN.watch(G.self, host: host, port: port, as: "Spectator",
+                                             security: .encrypted(SecureChannelOptions(identity: try home.playerKey())),
+                                             appVersion: appVersion)
+    print("Watching \(await watch.participants.map(\.name).joined(separator: " vs ")): heaps \(heaps(of: await watch.game))")
+    for await event in watch.events {
+        if case .turnEnded(let participant, let move?, _, let game) = event {
+            print("\(participant.name) \(took(move)): heaps \(heaps(of: game))")
+        }
+    }
+    let final = await watch.state
+    print(endLine(final))
+    print("State hash: \(String(final.stateHash, radix: 16))")
+}
+
+/// `nim resume [ID]`: takes an unfinished LAN match saved here back up, as
+/// the host (waiting for the guest on the match's port) or as the guest
+/// (dialing the host where it was), and plays it to its end.
+func resumeMatch(_ id: String?, bot: Bool, home: NimHome) async throws {
+    let unfinished = home.store.list().matches.filter { $0.phase != .ended && $0.role != .offline }
+    let chosen = unfinished.filter { id == nil || $0.state.matchID.hex.hasPrefix(id!.lowercased()) }
+    guard chosen.count == 1, let record = chosen.first else {
+        throw NothingToResume(description: chosen.isEmpty ? "there is no unfinished match to resume" + (id.map { " with id \($0)" } ?? "")
+                                                           : "\(chosen.count) unfinished matches: say which, by id")
+    }
+    let variant: any Game.Type = record.state.game(as: RandomNim.self) != nil ? RandomNim.self
+        : record.state.game(as: MisereNim.self) != nil ? MisereNim.self : Nim.self
+    try await resume(variant, record, bot: bot, home: home)
+}
+
+/// Why `nim resume` found no one match to take back up: exit 1 with the sentence.
+struct NothingToResume: Error, CustomStringConvertible {
+    var description: String
+}
+
+private func resume<G: Game>(_ game: G.Type, _ record: StoredMatch, bot: Bool, home: NimHome) async throws {
+    let security = ChannelSecurity.encrypted(SecureChannelOptions(identity: try home.playerKey()))
+    let match: TurnBasedMatch<G>
+    if record.role == .host {
+        let table = try await TurnBasedLAN.resume(G.self, hosting: record, store: home.store, security: security,
+                                                  advertise: false, appVersion: appVersion)
+        print("Resuming match \(record.state.matchID.short) on port \(table.port) (move \(record.state.moves.count)); waiting for the guest")
+        match = try await table.waitForMatch(playedBy: bot ? .bot(.hard) : .caller)
+    } else {
+        print("Resuming match \(record.state.matchID.short) (move \(record.state.moves.count)); dialing \(record.peerAddress)")
+        match = try await TurnBasedLAN.resume(G.self, joined: record, store: home.store, security: security,
+                                              lookOnTheLAN: false, playedBy: bot ? .bot(.hard) : .caller, appVersion: appVersion)
+    }
+    print("Back at heaps \(heaps(of: await match.game))")
+    let final = try await playToTheEnd(match, bot: bot)
+    home.saidSaved(final)
+    await match.leave()
 }

@@ -3,13 +3,15 @@ import Foundation
 import Games
 import NimRules
 
-// nim: Nim on parlor, offline against parlor's bot, on the LAN, saved and replayed.
+// nim: Nim on parlor, offline against parlor's bot, on the LAN (watched, resumed), saved and replayed.
 let usage = """
     Usage: nim play [--bot]               you (moves like "2 3" on stdin) or a bot, against a bot
            nim host [--port N] [--bot]    host a match on the LAN (port 0: the system picks one)
            (play, host and join take --random-heaps: three heaps of 1 to 8, dealt by the host's seed,
             or --misere: whoever takes the last one loses; play --misere seats three, you and two bots)
            nim join HOST:PORT [--bot]     join a hosted match of the same variant
+           nim watch HOST:PORT            watch a hosted match of the same variant, as a spectator
+           nim resume [ID] [--bot]        take an unfinished LAN match saved here back up (either side)
            nim replay FILE|ID             print a saved match's positions
     Your player key and saved matches are kept in $NIM_HOME (default ~/.nim).
     """
@@ -41,6 +43,12 @@ do {
         let parts = arguments[1].split(separator: ":")
         guard parts.count == 2, let port = UInt16(parts[1]) else { throw UsageError(message: "join takes HOST:PORT, e.g. 192.168.1.20:7477") }
         try await joinMatch(game, host: String(parts[0]), port: port, bot: bot, home: home)
+    case ("watch", 2):
+        let parts = arguments[1].split(separator: ":")
+        guard parts.count == 2, let port = UInt16(parts[1]) else { throw UsageError(message: "watch takes HOST:PORT, e.g. 192.168.1.20:7477") }
+        try await watchMatch(game, host: String(parts[0]), port: port, home: home)
+    case ("resume", 1), ("resume", 2):
+        try await resumeMatch(arguments.count == 2 ? arguments[1] : nil, bot: bot, home: home)
     case ("replay", 2):
         try replay(arguments[1], home: home)
     default:

@@ -11,9 +11,12 @@ struct NimProcess {
     let lines: AsyncStream<String>
     private let status: AsyncStream<Int32>
     private let process: Process
+    /// Its stdin, while a test types into it (`input` nil).
+    private let typing: FileHandle?
 
-    /// Starts `nim arguments` with `NIM_HOME=home`, `input` as its stdin.
-    init(_ arguments: [String], home: URL, input: String = "") throws {
+    /// Starts `nim arguments` with `NIM_HOME=home`, `input` as its stdin; with
+    /// nil, stdin stays open for `type(_:)` until `endInput()`.
+    init(_ arguments: [String], home: URL, input: String? = "") throws {
         let process = Process()
         process.executableURL = Self.executable
         process.arguments = arguments
@@ -37,10 +40,24 @@ struct NimProcess {
             }
             linesOut.finish()
         }
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
+        if let input {
+            stdin.fileHandleForWriting.write(Data(input.utf8))
+            try stdin.fileHandleForWriting.close()
+            typing = nil
+        } else {
+            typing = stdin.fileHandleForWriting
+        }
         (self.lines, self.status, self.process) = (lines, status, process)
     }
+
+    /// Types `text` on its stdin (started with `input: nil`).
+    func type(_ text: String) { typing?.write(Data(text.utf8)) }
+
+    /// Ends its stdin, as Ctrl-D would.
+    func endInput() { try? typing?.close() }
+
+    /// Kills it at once (SIGKILL): nothing of its own runs after.
+    func kill() { Foundation.kill(process.processIdentifier, SIGKILL) }
 
     /// Runs `nim arguments` to its end: what it printed and how it exited.
     static func run(_ arguments: [String], home: URL, input: String = "") async throws -> (output: [String], status: Int32?) {

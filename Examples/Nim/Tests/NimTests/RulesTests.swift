@@ -51,6 +51,11 @@ import Testing
         #expect(throws: MoveEncodingError.tooLong(bytes: 44, limit: 32)) {
             try Nim.move(Nim.Take(heap: 2_000_000_000_000, count: 3_000_000_000_000))
         }
+        // A peer's numbers are judged, never trusted: an empty heap, a count of 0 or less, a heap that is not there.
+        var emptied = Nim(heaps: [0, 4, 5])
+        #expect(!emptied.isLegal(Nim.take(1, fromHeap: 1)) && !emptied.isLegal(Nim.take(0, fromHeap: 2)))
+        #expect(!emptied.isLegal(Nim.take(-3, fromHeap: 2)) && !emptied.isLegal(Nim.take(1, fromHeap: 9)))
+        #expect(throws: RuleViolation.self) { try emptied.apply(Nim.take(1, fromHeap: 1)) }
         let spaced = Move(bytes: Array(#"{"heap": 2, "count": 3}"#.utf8))
         #expect(!Nim(seats: 2).isLegal(spaced), "the same Take spelled otherwise is not a move")
 
