@@ -285,8 +285,10 @@ final class AvahiBrowse: @unchecked Sendable {
         let old = resolver.object
         let generation = resolver.generation
         resolver.object = nil
-        connection.later { [connection] in
+        // Freed once this callback returned; the resolver (its context) lives until then.
+        connection.later { [connection, resolver] in
             if let old, connection.isAlive(generation) { _ = connection.library.resolverFree(old) }
+            withExtendedLifetime(resolver) {}
         }
         guard service.sightings.values.allSatisfy({ $0.address == nil }) else { return }
         let delay = resolver.retryDelay
@@ -511,9 +513,12 @@ final class AvahiResolution: @unchecked Sendable {
         let generation = self.generation
         resolvers = []
         // Often inside a resolver's own callback: free them once it returned.
-        connection.later { [connection] in
-            guard connection.isAlive(generation) else { return }
-            for resolver in closing { _ = connection.library.resolverFree(resolver) }
+        // Until then this resolution (their context) lives.
+        connection.later { [connection, self] in
+            if connection.isAlive(generation) {
+                for resolver in closing { _ = connection.library.resolverFree(resolver) }
+            }
+            withExtendedLifetime(self) {}
         }
     }
 }
