@@ -387,6 +387,11 @@ final class SightingResolver {
 /// `join NAME`'s one resolve: an IPv4 and an IPv6 resolver on the shared
 /// client, on every interface, tried again until the time is up. Avahi thread only.
 ///
+/// Each asks for its address family over that family's transport, as the
+/// browse's resolvers do: an IPv6 address asked for over any transport
+/// came some 0.2 s later in the lab (a join by exact name took 0.35 s
+/// instead of 0.10-0.17 s).
+///
 /// `@unchecked Sendable` only so jobs can carry it to the avahi thread.
 final class AvahiResolution: @unchecked Sendable {
     /// After the first address, how long the other family may still come.
@@ -438,7 +443,7 @@ final class AvahiResolution: @unchecked Sendable {
         let context = Unmanaged.passUnretained(self).toOpaque()
         for family in [avahiIPv4, avahiIPv6] {
             let made = connection.library.resolverNew(
-                client, avahiAnyInterface, avahiAnyProtocol, instance.name, withoutDot(instance.type),
+                client, avahiAnyInterface, family, instance.name, withoutDot(instance.type),
                 withoutDot(instance.domain), family, AvahiLookupFlags(0),
                 { _, interface, _, event, _, _, _, hostName, address, port, txt, _, context in
                     guard let context else { return }
