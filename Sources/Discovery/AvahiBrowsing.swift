@@ -398,6 +398,10 @@ final class AvahiResolution: @unchecked Sendable {
     static let otherFamilyWait = 0.2
     /// The wait before a refused or failed resolve is tried again.
     static let retryDelay = 0.2
+    /// How long one attempt may go unanswered before it is made again: a
+    /// new resolver asks the LAN at once, where avahi's own would wait for
+    /// its next query (1 s, 2 s, ... after a lost answer) and give up after 5 s.
+    static let attemptTimeout = 1.5
 
     private let connection: AvahiConnection
     private let instance: ServiceInstance
@@ -459,6 +463,10 @@ final class AvahiResolution: @unchecked Sendable {
             guard let made else { return refused(connection.lastError(operation: operation)) }
             resolvers.append(made)
         }
+        timers.append(connection.schedule(after: Self.attemptTimeout) { [weak self] in
+            guard let self, self.addresses.isEmpty else { return }
+            self.attempt()
+        })
     }
 
     private func refused(_ error: DiscoveryError) {
