@@ -5,7 +5,12 @@
 // for an address of the sighting's own family, as `avahi-browse -r` does.
 // A resolver stays open and reports the service again whenever its TXT,
 // port or address change (lookup.h), so a game's "open" turning to
-// "playing" shows without reading anything again. Resolvers cost the
+// "playing" shows without reading anything again. At most
+// `AvahiBrowse.unansweredLimit` resolvers wait for an answer at once,
+// games not listed yet first: 200 made at once (as `avahi-browse -r` does)
+// sent 400 queries in one breath, some answer was lost, and its resolver
+// waited for avahi's next query or its 5 s timeout (lists of 100 games
+// took 6.5-7.2 s in the lab in half the runs; avahi-browse -rp 7-12 s). Resolvers cost the
 // daemon an object each, not a thread and a D-Bus connection in this
 // process: 200 games are 400 objects, under avahi-daemon's default
 // objects-per-client-max of 1024. Past the daemon's limits a resolver is
@@ -73,6 +78,13 @@ final class AvahiBrowse: @unchecked Sendable {
     static let longestRetryDelay = 8.0
     /// How often a browse whose daemon went away asks whether one answers again.
     static let reconnectDelay = 0.25
+    /// After a new daemon's first all-for-now, how long games not seen again may still come before they are lost.
+    static let reconnectGrace = 3.0
+    /// The most resolvers waiting for their first answer at once (see the top of this file).
+    static let unansweredLimit = 8
+    /// How long a resolver may wait for its first answer before it is made
+    /// again (a new one asks the LAN at once) and its place given to the next.
+    static let unansweredTimeout = 1.5
 
     private let connection: AvahiConnection
     private let type: String
@@ -86,8 +98,13 @@ final class AvahiBrowse: @unchecked Sendable {
     private var finished = false
     /// Whether a refusal was already reported: it is said once per browse.
     private var refusalReported = false
-    /// The daemon went away: its games are kept until the next browser's first all-for-now.
+    /// The daemon went away: its games are kept until `reconnectGrace` after the next browser's first all-for-now.
     private var reconnecting = false
+    /// Resolvers waiting for a place: those of games not listed yet, then the others.
+    private var waitingToList: [SightingResolver] = []
+    private var waitingToFill: [SightingResolver] = []
+    /// Resolvers made and not answered yet (at most `unansweredLimit`).
+    private var unanswered = 0
 
     init(connection: AvahiConnection, type: String, continuation: AsyncStream<BrowseEvent>.Continuation, depth: Depth) {
         self.connection = connection
@@ -126,17 +143,22 @@ final class AvahiBrowse: @unchecked Sendable {
     /// went with the client. Said once, as a refusal; the browse keeps its
     /// games and makes its browser again as soon as a daemon answers. The
     /// games seen again are resolved again; those the new browser does not
-    /// report by its first all-for-now went while the daemon was away.
+    /// report within `reconnectGrace` of its first all-for-now went while the daemon was away.
     private func daemonLost() {
         browser = nil
         for service in services.values {
             for resolver in service.sightings.values {
                 connection.cancelTimer(resolver.retryTimer)
+                connection.cancelTimer(resolver.stallTimer)
+                resolver.unanswered = false
                 resolver.object = nil
                 resolver.browse = nil
             }
             service.sightings = [:]
         }
+        waitingToList = []
+        waitingToFill = []
+        unanswered = 0
         refused(.daemonDisconnected(operation: "browsing \(type)"))
         reconnecting = true
         browserRetryDelay = Self.firstRetryDelay
@@ -175,6 +197,8 @@ final class AvahiBrowse: @unchecked Sendable {
         browser = nil
         for service in services.values { stop(service) }
         services = [:]
+        waitingToList = []
+        waitingToFill = []
     }
 
     private func fail(_ error: DiscoveryError) {
@@ -217,7 +241,7 @@ final class AvahiBrowse: @unchecked Sendable {
             guard service.sightings[sighting] == nil else { return }
             let resolver = SightingResolver(sighting: sighting, service: service, browse: self)
             service.sightings[sighting] = resolver
-            if depth == .resolving { resolve(resolver) }
+            if depth == .resolving { want(resolver) }
         case AVAHI_BROWSER_REMOVE:
             guard let name, let type, let domain else { return }
             let instance = ServiceInstance(name: name, type: withDot(type), domain: withDot(domain))
@@ -230,11 +254,19 @@ final class AvahiBrowse: @unchecked Sendable {
             } else {
                 report(service)
             }
+            makeWaitingResolvers()
         case AVAHI_BROWSER_ALL_FOR_NOW where reconnecting:
             reconnecting = false
-            for (instance, service) in services where service.sightings.isEmpty {
-                services[instance] = nil
-                if service.reported != nil { continuation.yield(.lost(instance)) }
+            // A daemon just started has an empty cache, and on a busy LAN
+            // answers still come after its first all-for-now (in the lab,
+            // under load, a game that stayed was not seen again by then).
+            connection.cancelTimer(browserRetryTimer)
+            browserRetryTimer = connection.schedule(after: Self.reconnectGrace) { [self] in
+                browserRetryTimer = nil
+                for (instance, service) in services where service.sightings.isEmpty {
+                    services[instance] = nil
+                    if service.reported != nil { continuation.yield(.lost(instance)) }
+                }
             }
         default:
             // CACHE_EXHAUSTED, and ALL_FOR_NOW otherwise: nothing a listing shows.
@@ -243,6 +275,32 @@ final class AvahiBrowse: @unchecked Sendable {
     }
 
     // MARK: Resolving
+
+    /// Queues a sighting's resolver: made once fewer than `unansweredLimit` wait for an answer.
+    private func want(_ resolver: SightingResolver) {
+        if resolver.service?.reported == nil { waitingToList.append(resolver) } else { waitingToFill.append(resolver) }
+        makeWaitingResolvers()
+    }
+
+    private func makeWaitingResolvers() {
+        while !finished, unanswered < Self.unansweredLimit {
+            let next = waitingToList.isEmpty ? (waitingToFill.isEmpty ? nil : waitingToFill.removeFirst()) : waitingToList.removeFirst()
+            guard let next else { return }
+            // Gone meanwhile (its sighting removed), or listed meanwhile by another sighting: still made, in turn.
+            guard next.browse === self, next.object == nil, let service = next.service,
+                  service.sightings[next.sighting] === next else { continue }
+            resolve(next)
+        }
+    }
+
+    /// The resolver's wait for a first answer ended (answered, failed, stopped, timed out): its place is free.
+    private func answered(_ resolver: SightingResolver) {
+        guard resolver.unanswered else { return }
+        resolver.unanswered = false
+        unanswered -= 1
+        connection.cancelTimer(resolver.stallTimer)
+        resolver.stallTimer = nil
+    }
 
     private func resolve(_ resolver: SightingResolver) {
         guard !finished, let service = resolver.service else { return }
@@ -274,6 +332,19 @@ final class AvahiBrowse: @unchecked Sendable {
         guard let made else { return resolveFailed(resolver, error: connection.lastError(operation: operation)) }
         resolver.object = made
         resolver.generation = connection.generation
+        resolver.unanswered = true
+        unanswered += 1
+        resolver.stallTimer = connection.schedule(after: Self.unansweredTimeout) { [weak self, weak resolver] in
+            guard let self, let resolver else { return }
+            resolver.stallTimer = nil
+            self.answered(resolver)
+            if let object = resolver.object, self.connection.isAlive(resolver.generation) {
+                _ = self.connection.library.resolverFree(object)
+            }
+            resolver.object = nil
+            // At the back of the queue: the others get their turn.
+            self.want(resolver)
+        }
     }
 
     /// A resolver was refused or gave up (avahi's own timeout): tried again
@@ -281,6 +352,7 @@ final class AvahiBrowse: @unchecked Sendable {
     /// the other family's resolver is not worth a daemon object.
     private func resolveFailed(_ resolver: SightingResolver, error: DiscoveryError) {
         guard !finished, let service = resolver.service, service.sightings[resolver.sighting] === resolver else { return }
+        answered(resolver)
         if case .daemonRefused = error { refused(error) }
         let old = resolver.object
         let generation = resolver.generation
@@ -290,6 +362,7 @@ final class AvahiBrowse: @unchecked Sendable {
             if let old, connection.isAlive(generation) { _ = connection.library.resolverFree(old) }
             withExtendedLifetime(resolver) {}
         }
+        defer { connection.later { [self] in makeWaitingResolvers() } }
         guard service.sightings.values.allSatisfy({ $0.address == nil }) else { return }
         let delay = resolver.retryDelay
         resolver.retryDelay = min(delay * 2, Self.longestRetryDelay)
@@ -297,13 +370,17 @@ final class AvahiBrowse: @unchecked Sendable {
             guard let self, let resolver else { return }
             resolver.retryTimer = nil
             guard !self.finished, resolver.service?.sightings[resolver.sighting] === resolver else { return }
-            self.resolve(resolver)
+            self.want(resolver)
         }
     }
 
     private func handleFound(_ resolver: SightingResolver, hostName: String, address: ServiceAddress?, port: UInt16,
                              txt: [UInt8]) {
         guard !finished, let service = resolver.service, services[service.instance] === service else { return }
+        if resolver.unanswered {
+            answered(resolver)
+            connection.later { [self] in makeWaitingResolvers() }
+        }
         resolver.retryDelay = Self.firstRetryDelay
         resolver.address = address
         service.hostTarget = withDot(hostName)
@@ -318,6 +395,7 @@ final class AvahiBrowse: @unchecked Sendable {
     }
 
     private func stop(_ resolver: SightingResolver) {
+        answered(resolver)
         connection.cancelTimer(resolver.retryTimer)
         resolver.retryTimer = nil
         if let object = resolver.object, connection.isAlive(resolver.generation) {
@@ -374,6 +452,9 @@ final class SightingResolver {
     var address: ServiceAddress?
     var retryTimer: Int?
     var retryDelay = AvahiBrowse.firstRetryDelay
+    /// Made and not answered yet: it holds one of the browse's `unansweredLimit` places.
+    var unanswered = false
+    var stallTimer: Int?
 
     init(sighting: Sighting, service: BrowsedService, browse: AvahiBrowse) {
         self.sighting = sighting
