@@ -7,10 +7,11 @@
 // port or address change (lookup.h), so a game's "open" turning to
 // "playing" shows without reading anything again. At most
 // `AvahiBrowse.unansweredLimit` resolvers wait for an answer at once,
-// games not listed yet first: 200 made at once (as `avahi-browse -r` does)
-// sent 400 queries in one breath, some answer was lost, and its resolver
-// waited for avahi's next query or its 5 s timeout (lists of 100 games
-// took 6.5-7.2 s in the lab in half the runs; avahi-browse -rp 7-12 s). Resolvers cost the
+// games not listed yet first, each for at most half a second: 200 made at
+// once (as `avahi-browse -r` does) sent 400 queries in one breath, some
+// answer was lost, and its resolver waited for avahi's next query or its
+// 5 s timeout (lists of 100 games took 6.5-7.2 s in the lab in half the
+// runs; avahi-browse -rp 7-12 s). Resolvers cost the
 // daemon an object each, not a thread and a D-Bus connection in this
 // process: 200 games are 400 objects, under avahi-daemon's default
 // objects-per-client-max of 1024. Past the daemon's limits a resolver is
@@ -82,9 +83,12 @@ final class AvahiBrowse: @unchecked Sendable {
     static let reconnectGrace = 3.0
     /// The most resolvers waiting for their first answer at once (see the top of this file).
     static let unansweredLimit = 8
-    /// How long a resolver may wait for its first answer before it is made
-    /// again (a new one asks the LAN at once) and its place given to the next.
-    static let unansweredTimeout = 1.5
+    /// How long a resolver holds its place while it waits for its first
+    /// answer; then it gives the place to the next and goes on waiting
+    /// (avahi asks again, and gives up after 5 s). Making it again instead
+    /// threw away answers that were on their way: in a cold lab of 200 the
+    /// list never finished within 30 s.
+    static let unansweredTimeout = 0.5
 
     private let connection: AvahiConnection
     private let type: String
@@ -338,12 +342,7 @@ final class AvahiBrowse: @unchecked Sendable {
             guard let self, let resolver else { return }
             resolver.stallTimer = nil
             self.answered(resolver)
-            if let object = resolver.object, self.connection.isAlive(resolver.generation) {
-                _ = self.connection.library.resolverFree(object)
-            }
-            resolver.object = nil
-            // At the back of the queue: the others get their turn.
-            self.want(resolver)
+            self.makeWaitingResolvers()
         }
     }
 
