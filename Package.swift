@@ -7,7 +7,8 @@
 //   ParlorCLI -> TerminalUI, Discovery, Bench, Session, Store, Bots -> Match -> Games
 //   Bench -> Session, Store, Bots (the benchmarks' measuring, no printing)
 //   Bots -> Match (BotParticipant: a bot at a seat)
-//   Discovery -> CDNSSD (avahi's dns_sd.h compatibility library)
+//   Discovery -> CDNSSD (avahi's dns_sd.h compatibility library: advertising),
+//                CAvahiClient (avahi-client: browsing and resolving on one D-Bus connection)
 //   Session -> Secure (protocol 3's encrypted channel: Sources/Session/Channel)
 //   Secure -> CSodium (libsodium: identity, Noise, CPace)
 import PackageDescription
@@ -42,6 +43,14 @@ let package = Package(
             name: "CDNSSD",
             providers: [.apt(["libavahi-compat-libdnssd-dev"])]
         ),
+        // C library: avahi-client (Debian libavahi-client-dev): browsing and
+        // resolving on one D-Bus connection and one thread. Header only at
+        // build time, like CDNSSD: Discovery loads libavahi-client with dlopen
+        // (no pkgConfig here, which would make SwiftPM link it).
+        .systemLibrary(
+            name: "CAvahiClient",
+            providers: [.apt(["libavahi-client-dev"])]
+        ),
         // libsodium (Debian libsodium-dev, 1.0.18), the one crypto library: X25519, Ed25519,
         // ChaCha20-Poly1305, SHA-2, HMAC (and PBKDF2 over it), ristretto255, random bytes.
         // Only Secure imports it; Session's channel and passcode proofs go through Secure.
@@ -67,8 +76,8 @@ let package = Package(
         .target(name: "Store", dependencies: ["Match"]),
         // The wire protocol, the authoritative turn holder and the TCP shell;
         .target(name: "Session", dependencies: ["Match", "Games", "Secure", "CLinux"]),
-        // DNS-SD advertise and browse; the only importer of CDNSSD.
-        .target(name: "Discovery", dependencies: ["CDNSSD"]),
+        // DNS-SD advertise and browse; the only importer of CDNSSD and CAvahiClient.
+        .target(name: "Discovery", dependencies: ["CDNSSD", "CAvahiClient"]),
         // Rendering and input; the only module that touches termios.
         .target(name: "TerminalUI", dependencies: ["Match", "Games"]),
         // The typed, GameKit-shaped front door: host, join and play a game of the caller's.

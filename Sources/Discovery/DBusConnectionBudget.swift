@@ -1,11 +1,11 @@
 // dbus-daemon's limit on one user's connections, for `parlor doctor`.
 //
-// avahi's DNS-SD library opens a D-Bus connection per lookup, and the
-// system bus refuses a user's connection past `max_connections_per_user`
+// The system bus refuses a user's connection past `max_connections_per_user`
 // (256 unless its configuration says otherwise). A browsing parlor holds
-// at most 16 (see `DNSSDEventLoop.lookupCapacity`), but other programs of
-// the same user count too: when few are left, lookups are refused and
-// games go missing for a while. Pure: ParlorCLI reads the files and asks
+// one (avahi-client's, `AvahiConnection`) and one more per game it hosts
+// (avahi's dns_sd library opens a D-Bus connection per registration), but
+// other programs of the same user count too: when none is left, parlor's
+// browse or a registration is refused and games go missing for a while. Pure: ParlorCLI reads the files and asks
 // the bus; this decides.
 
 import Foundation
@@ -14,8 +14,9 @@ import Foundation
 public struct DBusConnectionBudget: Sendable, Equatable {
     /// dbus-daemon's built-in `max_connections_per_user`.
     public static let defaultLimit = 256
-    /// The most D-Bus connections a browsing parlor holds (its lookups, the browse, a registration).
-    public static let browsingNeeds = 16
+    /// The D-Bus connections a browsing parlor holds with a few games hosted
+    /// (the one avahi-client connection, a registration per hosted game).
+    public static let browsingNeeds = 4
     /// The configuration files of the system bus, in the order dbus-daemon reads them (the last limit wins).
     public static let systemConfigurationPaths = [
         "/usr/share/dbus-1/system.conf", "/etc/dbus-1/system.conf",

@@ -1,4 +1,5 @@
-// The thread that talks to avahi's dns_sd library.
+// The thread that talks to avahi's dns_sd library: advertising only
+// (browsing and resolving are avahi-client's, AvahiConnection).
 //
 // dns_sd calls block (each one is a D-Bus round trip) and results arrive
 // on a socket per DNSServiceRef that must be polled, so none of this may
@@ -44,124 +45,6 @@ final class ServiceRef {
     }
 }
 
-/// What a maker thread's dns_sd call gave: the new ref, or the library's error.
-///
-/// `@unchecked Sendable`: the ref is handed from the maker thread to the
-/// loop thread once, and nobody touches it in between.
-struct MadeRef: @unchecked Sendable {
-    let ref: DNSServiceRef?
-    let code: DNSServiceErrorType
-}
-
-/// A raw pointer (a callback's context) carried to a maker thread; it is
-/// only passed to the library there, never read.
-struct CallbackContext: @unchecked Sendable {
-    let pointer: UnsafeMutableRawPointer
-
-    init(_ object: AnyObject) {
-        pointer = Unmanaged.passUnretained(object).toOpaque()
-    }
-}
-
-/// One resolve or address query that waits for a place in the loop's pool. Loop thread only.
-///
-/// Its ref is made on one of the loop's maker threads (`make`: the dns_sd
-/// call alone, which is a dozen D-Bus round trips in avahi's library), and
-/// handed back to the loop thread, which tells the owner (`opened`) and
-/// starts polling it. Compared by identity: two lookups of the same record
-/// are two lookups.
-final class PooledLookup: Hashable {
-    /// The dns_sd call that made it, for error messages.
-    let operation: String
-    /// Makes the ref, on a maker thread: it touches nothing of the loop's.
-    let make: @Sendable () -> MadeRef
-    /// On the loop thread, once `make` returned: 0 when the ref is open and
-    /// polled, else the library's refusal (the owner says why, and decides
-    /// when to ask again; the pool has already freed the place).
-    let opened: (DNSServiceErrorType) -> Void
-    /// The open ref, while the lookup holds a place.
-    var ref: ServiceRef?
-    /// Told when the open ref fails in DNSServiceProcessResult (the ref is already freed).
-    var onFailure: ((DNSServiceErrorType) -> Void)?
-    /// Which start of this lookup a maker thread is making a ref for; nil
-    /// when none, or when the lookup was stopped meanwhile (that ref is then
-    /// freed on arrival, never polled).
-    fileprivate var making: Int?
-    fileprivate var starts = 0
-
-    init(operation: String, make: @escaping @Sendable () -> MadeRef, opened: @escaping (DNSServiceErrorType) -> Void) {
-        self.operation = operation
-        self.make = make
-        self.opened = opened
-    }
-
-    static func == (lhs: PooledLookup, rhs: PooledLookup) -> Bool { lhs === rhs }
-    func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
-}
-
-/// A lookup carried through a maker thread and back; only the loop thread touches it.
-private struct LoopBound<Value: AnyObject>: @unchecked Sendable {
-    let value: Value
-}
-
-/// The threads that make the pool's refs.
-///
-/// In avahi's library a ref costs a new D-Bus connection, its handshake and
-/// the daemon's calls: about 3 ms, nearly all of it waiting on the bus.
-/// Made one after another on the loop thread, that was what limited a
-/// crowded browse (200 games listed in 0.9 s, warm). A few threads make
-/// them side by side; each thread ends after a moment with nothing to do.
-///
-/// `@unchecked Sendable`: its fields are guarded by `condition`.
-final class RefMakers: @unchecked Sendable {
-    /// Most threads at once.
-    let limit: Int
-    private let condition = NSCondition()
-    private var jobs: [@Sendable () -> Void] = []
-    private var threads = 0
-    private var idle = 0
-
-    init(limit: Int) {
-        self.limit = max(1, limit)
-    }
-
-    /// Runs `job` on a maker thread, soon. Callable from any thread.
-    func submit(_ job: @escaping @Sendable () -> Void) {
-        condition.lock()
-        jobs.append(job)
-        if idle > 0 { condition.signal() }
-        // More jobs waiting than idle threads to take them (two submitted
-        // before a signalled thread woke): another thread, within the limit.
-        if jobs.count > idle, threads < limit {
-            threads += 1
-            let thread = Thread { [self] in work() }
-            thread.name = "parlor.dnssd-make"
-            thread.start()
-        }
-        condition.unlock()
-    }
-
-    private func work() {
-        condition.lock()
-        while true {
-            while jobs.isEmpty {
-                idle += 1
-                let woken = condition.wait(until: Date(timeIntervalSinceNow: 2))
-                idle -= 1
-                if !woken && jobs.isEmpty {
-                    threads -= 1
-                    condition.unlock()
-                    return
-                }
-            }
-            let job = jobs.removeFirst()
-            condition.unlock()
-            job()
-            condition.lock()
-        }
-    }
-}
-
 /// A thread that polls the sockets of open ServiceRefs and runs jobs.
 ///
 /// `@unchecked Sendable`: `jobs` and `threadRunning` are guarded by `lock`;
@@ -176,22 +59,8 @@ final class DNSSDEventLoop: @unchecked Sendable {
     private var wakeRead: Int32 = -1
     private var wakeWrite: Int32 = -1
 
-    /// The most lookups (resolves and address queries) open at once, whatever
-    /// the number of services: each is a thread and a D-Bus connection in
-    /// avahi's library. With the browse, the maker threads and the process's
-    /// own threads (about six), a browsing parlor stays within 16 of each
-    /// (issue 40's bound; 8 places and two makers peaked at 16).
-    static let lookupCapacity = 7
-    /// The threads that make lookups' refs side by side (see `RefMakers`):
-    /// two list 200 games about 1.6 times as fast as the loop thread alone;
-    /// a third bought nothing more measurable on two cores.
-    static let makerThreads = 2
-
-    private let makers = RefMakers(limit: DNSSDEventLoop.makerThreads)
-
     // Loop thread only.
     private var refs: [ServiceRef] = []
-    private var pool = LookupPool<PooledLookup>(capacity: DNSSDEventLoop.lookupCapacity)
     private var timers: [(id: Int, deadline: Double, job: () -> Void)] = []
     private var nextTimerID = 1
 
@@ -235,82 +104,6 @@ final class DNSSDEventLoop: @unchecked Sendable {
     /// Starts polling `ref`. Loop thread only.
     func add(_ ref: ServiceRef) {
         refs.append(ref)
-    }
-
-    /// Runs `lookup` once one of the pool's places is free; `urgent` ones go first. Loop thread only.
-    func lookUp(_ lookup: PooledLookup, urgent: Bool = false) {
-        perform(pool.want(lookup, urgent: urgent))
-    }
-
-    /// Runs `lookup` once one of the pool's places is free, after those of a higher priority. Loop thread only.
-    func lookUp(_ lookup: PooledLookup, priority: LookupPool<PooledLookup>.Priority) {
-        perform(pool.want(lookup, priority: priority))
-    }
-
-    /// `lookup` answered: its ref is closed, or with `keep` stays open until its place is needed. Loop thread only.
-    func answered(_ lookup: PooledLookup, keep: Bool = false) {
-        perform(pool.answered(lookup, keep: keep))
-    }
-
-    /// `lookup` is not wanted any more: closed if open, forgotten if waiting. Loop thread only.
-    func cancel(_ lookup: PooledLookup) {
-        perform(pool.cancel(lookup))
-    }
-
-    /// How many pooled lookups are open now, for tests and the bench. Loop thread only.
-    var openLookups: Int { pool.open }
-
-    /// How many pooled lookups wait for a place. Loop thread only.
-    var waitingLookups: Int { pool.waiting.count }
-
-    private func perform(_ actions: [LookupPool<PooledLookup>.Action]) {
-        var pending = actions
-        while !pending.isEmpty {
-            switch pending.removeFirst() {
-            case .start(let lookup):
-                lookup.starts += 1
-                let start = lookup.starts
-                lookup.making = start
-                let make = lookup.make
-                let bound = LoopBound(value: lookup)
-                makers.submit { [self] in
-                    let made = make()
-                    enqueue { self.made(made, for: bound.value, start: start) }
-                }
-            case .stop(let lookup):
-                lookup.making = nil
-                lookup.ref?.deallocate()
-                lookup.ref = nil
-            }
-        }
-    }
-
-    /// A maker thread made (or could not make) the ref of `lookup`'s `start`. Loop thread only.
-    private func made(_ made: MadeRef, for lookup: PooledLookup, start: Int) {
-        guard lookup.making == start else {
-            // Stopped while it was made: nobody will poll it.
-            if let ref = made.ref { library.refDeallocate(ref) }
-            return
-        }
-        lookup.making = nil
-        guard made.code == 0, let newRef = made.ref else {
-            // Refused (e.g. the daemon's connection limit): the place is free
-            // again; the lookup's owner decides when to retry.
-            if let ref = made.ref { library.refDeallocate(ref) }
-            perform(pool.failed(lookup))
-            lookup.opened(made.code == 0 ? DNSServiceErrorType(kDNSServiceErr_Unknown) : made.code)
-            return
-        }
-        let ref = ServiceRef(newRef, operation: lookup.operation, library: library)
-        lookup.ref = ref
-        ref.onFailure = { [weak self, weak lookup] code in
-            guard let self, let lookup else { return }
-            lookup.ref = nil
-            self.perform(self.pool.failed(lookup))
-            lookup.onFailure?(code)
-        }
-        add(ref)
-        lookup.opened(0)
     }
 
     /// Runs `job` on the loop thread after `seconds`; returns an id for `cancelTimer`. Loop thread only.
@@ -358,7 +151,7 @@ final class DNSSDEventLoop: @unchecked Sendable {
 
     private func runThread() {
         // What poll watches, rebuilt only when a ref opens or closes: with a
-        // pool of a dozen lookups that is a few times per game, not on every
+        // registration or two that is rarely, not on every
         // wake-up.
         var watched: [ServiceRef] = []
         var descriptors = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]

@@ -24,6 +24,10 @@ public enum DiscoveryError: Error, Sendable, Hashable, CustomStringConvertible {
     case unresolved(name: String, seconds: Int64)
     /// Another dns_sd error code.
     case serviceError(operation: String, code: Int32)
+    /// avahi-daemon refused a browser or resolver: its limit on clients or on one client's objects.
+    case daemonRefused(operation: String, reason: String)
+    /// Another avahi-client error, with avahi's sentence for it.
+    case avahiError(operation: String, reason: String)
     /// Diverting standard error to a file failed.
     case cannotDivertStandardError(path: String, errno: Int32)
 
@@ -71,6 +75,13 @@ public enum DiscoveryError: Error, Sendable, Hashable, CustomStringConvertible {
                 """
         case .serviceError(let operation, let code):
             return "\(operation) failed: \(Self.codeName(code))"
+        case .daemonRefused(let operation, let reason):
+            return """
+                avahi-daemon refused \(operation) (\(reason)); parlor tries again. \
+                'parlor doctor' shows the daemon's limits.
+                """
+        case .avahiError(let operation, let reason):
+            return "\(operation) failed: \(reason)"
         case .cannotDivertStandardError(let path, let errno):
             return "cannot send standard error to \(path): \(String(cString: strerror(errno)))"
         }
@@ -82,15 +93,19 @@ public enum DiscoveryError: Error, Sendable, Hashable, CustomStringConvertible {
     /// client limit (`kDNSServiceErr_Refused`). The one place this is decided.
     public var mayPass: Bool {
         switch self {
-        case .daemonUnavailable, .daemonDisconnected, .timedOut: true
+        case .daemonUnavailable, .daemonDisconnected, .timedOut, .daemonRefused: true
         case .serviceError(_, let code): code == -65553
         case .libraryMissing, .nameConflict, .invalidRegistration, .invalidTXTRecord, .withdrawn, .unresolved,
-             .cannotDivertStandardError: false
+             .cannotDivertStandardError, .avahiError: false
         }
     }
 
-    /// A dns_sd.h error code's name, e.g. "kDNSServiceErr_Unknown (-65537)".
+    /// A dns_sd.h error code's name, e.g. "kDNSServiceErr_Unknown (-65537)", or an avahi one's ("AVAHI_ERR_NO_DAEMON (-26)").
     static func codeName(_ code: Int32) -> String {
+        let avahiNames: [Int32: String] = [
+            -20: "ACCESS_DENIED", -22: "DBUS_ERROR", -23: "DISCONNECTED", -26: "NO_DAEMON", -50: "NOT_PERMITTED",
+        ]
+        if code > -100 { return "AVAHI_ERR_\(avahiNames[code] ?? "?") (\(code))" }
         let names: [Int32: String] = [
             -65537: "Unknown", -65538: "NoSuchName", -65539: "NoMemory", -65540: "BadParam",
             -65541: "BadReference", -65542: "BadState", -65543: "BadFlags", -65544: "Unsupported",

@@ -40,9 +40,9 @@ import Testing
     }
 
     @Test func nearMeansFewerLeftThanTwoBrowsingParlorsHold() {
-        #expect(!DBusConnectionBudget(limit: 256, inUse: 40).isNear)
-        #expect(DBusConnectionBudget(limit: 256, inUse: 240).isNear)
-        #expect(DBusConnectionBudget(limit: 256, inUse: 240).left == 16)
+        #expect(!DBusConnectionBudget(limit: 256, inUse: 240).isNear)
+        #expect(DBusConnectionBudget(limit: 256, inUse: 250).isNear)
+        #expect(DBusConnectionBudget(limit: 256, inUse: 250).left == 6)
         #expect(DBusConnectionBudget(limit: 256, inUse: 300).left == 0)
         #expect(!DBusConnectionBudget(limit: 256, inUse: nil).isNear, "not counted is not near")
     }

@@ -77,6 +77,58 @@ extension LabSuite {
             }
         }
 
+        /// The browsing host's own avahi-daemon stops and starts again while
+        /// `parlor browse --watch` runs (issue 40: parlor's one avahi-client
+        /// connection loses its daemon). The browse says so once, keeps going,
+        /// connects again: a game published meanwhile shows up, one that went
+        /// meanwhile is reported lost, one that stayed is not.
+        @Test func aWatchingBrowseKeepsGoingWhenItsOwnAvahiDaemonRestarts() async throws {
+            try await Lab.with { lab in
+                var processes: [LabProcess] = []
+                defer {
+                    for process in processes { process.send(SIGKILL) }
+                }
+                func publish(_ name: String) throws -> LabProcess {
+                    try lab.start(host: "A", [
+                        "avahi-publish", "-s", name, "_parlor._tcp", "7477", "pv=1", "game=connect4", "rv=1",
+                        "seats=1/2", "state=open", "match=", "code=0", "app=avahi-publish", "host=HostA",
+                    ])
+                }
+                let (stays, goes, comes) = ("Restart Stays", "Restart Goes", "Restart Comes")
+                processes.append(try publish(stays))
+                let going = try publish(goes)
+                processes.append(going)
+                let data = try DataDirectory()
+                let watch = try lab.start(host: "B", ParlorCommand.command(["browse", "--watch", "--json"], data: data))
+                processes.append(watch)
+                func events(_ event: String, of name: String) -> [[String: Any]] {
+                    JSONLines.events(event, in: watch.output()).filter { $0["name"] as? String == name }
+                }
+                try await watch.waitForOutput("both games found", timeout: 30) { _ in
+                    !events("found", of: stays).isEmpty && !events("found", of: goes).isEmpty
+                }
+
+                let stop = await Lab.runScript(["avahi-stop", "B"], prefix: lab.prefix, timeout: 30)
+                #expect(stop.succeeded, "avahi-stop: \(stop.standardError)")
+                going.send(SIGTERM)
+                processes.append(try publish(comes))
+                let start = await Lab.runScript(["avahi-start", "B"], prefix: lab.prefix, timeout: 60)
+                #expect(start.succeeded, "avahi-start: \(start.standardError)")
+                let started = ContinuousClock.now
+
+                try await watch.waitForOutput("the new game found and the gone one lost", timeout: 30) { _ in
+                    !events("found", of: comes).isEmpty && !events("lost", of: goes).isEmpty
+                }
+                print("lab: a watching browse listed a game again \(ContinuousClock.now - started) after its daemon started")
+                let refusals = JSONLines.events("refused", in: watch.output())
+                #expect(refusals.count == 1, "\(refusals)")
+                #expect((refusals.first?["reason"] as? String)?.contains("avahi-daemon went away") == true)
+                #expect(events("lost", of: stays).isEmpty, "\(watch.output())")
+                #expect(await watch.wait(timeout: 0.5) == nil, "the browse ended: \(watch.errors())")
+                withExtendedLifetime(data) {}
+            }
+        }
+
         /// A host listed on the LAN whose terminal hangs up mid-match (its SSH
         /// connection drops) leaves for now and exits 129, and its guest hears
         /// it: the listing's own signal watcher, made and let go while the host

@@ -17,10 +17,9 @@ extension LabSuite {
 
         static func gameName(_ index: Int) -> String { String(format: "Host%03d's Connect Four", index) }
 
-        /// More games than parlor keeps lookups open for: once every game is
-        /// listed with its addresses, none of their resolves is still open.
-        /// A seat taken at a table must still show in a watching browse, in
-        /// turn (each closed resolve is made again, one every half second).
+        /// Eighteen games, each with its resolvers open on parlor's one avahi
+        /// connection: a seat taken at a table must show in a watching browse
+        /// (the table's resolver reports its new TXT record).
         @Test func aSeatTakenAtATableShowsInAWatchingBrowseOfEighteenGames() async throws {
             let hosts = 20   // 1 to 17 publish, 18 hosts a three-seat table, 19 joins it, 20 watches
             try await Lab.with(hosts: hosts) { lab in

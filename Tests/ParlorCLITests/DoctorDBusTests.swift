@@ -14,10 +14,10 @@ import Testing
     }
 
     @Test func nearTheLimitItFailsSaysWhatHappensAndHowToRaiseIt() {
-        let check = DoctorChecks.dbusConnections(DBusConnectionBudget(limit: 256, inUse: 245), user: "ana")
+        let check = DoctorChecks.dbusConnections(DBusConnectionBudget(limit: 256, inUse: 250), user: "ana")
         #expect(!check.ok)
         #expect(check.text.hasPrefix("FAIL  D-Bus connections"))
-        #expect(check.text.contains("245 of 256 in use by ana"))
+        #expect(check.text.contains("250 of 256 in use by ana"))
         #expect(check.text.contains("refused"))
         #expect(check.fix?.contains(#"<limit name="max_connections_per_user">512</limit>"#) == true)
         #expect(check.fix?.contains("/etc/dbus-1/system-local.conf") == true)

@@ -8,7 +8,7 @@ import TerminalUI
 ///
 /// The checks: avahi's dns_sd library loads; an avahi-daemon answers (a
 /// browse is accepted); how many of the system bus's connections per user
-/// are left (each DNS-SD lookup is one); some interface that is up does
+/// are left (a browsing parlor holds one, and one per hosted game); some interface that is up does
 /// multicast; a temporary service published here is seen by a browse
 /// here; and which ports a firewall must let through. Exit 0 when every check passes, 69
 /// (service unavailable) otherwise.
@@ -110,13 +110,13 @@ enum DoctorChecks {
         guard let inUse = budget.inUse else {
             return DoctorCheck(id: "dbus", title: title, ok: true,
                                detail: "\(limit); how many are in use was not counted (no busctl)",
-                               fix: "each DNS-SD lookup is one; a browsing parlor holds up to \(DBusConnectionBudget.browsingNeeds)")
+                               fix: "a browsing parlor holds one, and one more per game it hosts: up to \(DBusConnectionBudget.browsingNeeds)")
         }
         let detail = "\(inUse) of \(budget.limit) in use by \(user): \(limit); a browsing parlor holds up to \(DBusConnectionBudget.browsingNeeds)"
         guard budget.isNear else { return DoctorCheck(id: "dbus", title: title, ok: true, detail: detail, fix: nil) }
         return DoctorCheck(
             id: "dbus", title: title, ok: false,
-            detail: detail + "; near the limit, avahi-daemon's lookups will be refused and games go missing for a while",
+            detail: detail + "; near the limit, parlor's browse and hosted games may be refused and games go missing for a while",
             fix: "close programs that hold many D-Bus connections ('busctl --system list' shows them), or raise the limit: "
                 + "<limit name=\"max_connections_per_user\">\(budget.limit * 2)</limit> in /etc/dbus-1/system-local.conf, then restart dbus")
     }
