@@ -29,6 +29,7 @@ public struct DBusConnectionBudget: Sendable, Equatable {
     /// The user's connections now, or nil when they could not be counted.
     public var inUse: Int?
 
+    /// A budget of `limit` connections per user, `inUse` of them taken (nil: not counted).
     public init(limit: Int, inUse: Int?) {
         self.limit = limit
         self.inUse = inUse
