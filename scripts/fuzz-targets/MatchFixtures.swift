@@ -50,9 +50,49 @@ struct SeededRace: Game {
     func move(fromNotation text: String) -> Move? { Int(text).map(Move.init).flatMap { isLegal($0) ? $0 : nil } }
 }
 
-/// Registers `SeededRace`, once; a target that decodes blobs reads this
-/// before its first input, so format-3 inputs reach the checks behind the game id.
-let fuzzGamesRegistered: Void = { _ = try? GameCatalog.register(SeededRace.self) }()
+/// A game whose moves are `Codable` values (byte moves), so that format-5
+/// blobs are fuzzed too: a race to 10 in steps of 1 to 3, each move the JSON
+/// of a `Step`, at most 16 bytes. No built-in game has byte moves.
+struct StepRace: CodableMoveGame {
+    struct Step: Codable, Sendable { var n: Int }
+    typealias MoveValue = Step
+    static let id = "fuzz-step-race"
+    static let rulesVersion = 1
+    static let displayName = "Step race"
+    static let summary = "Step 1 to 3; whoever reaches 10 wins."
+    static let moveHelp = "1, 2 or 3"
+    static let seatRange = 2...2
+    static let alternatesStrictly = true
+    static let moveByteLimit: Int? = 16
+
+    private(set) var total = 0
+    private(set) var moveCount = 0
+    init(seats: Int) {}
+
+    var seatCount: Int { 2 }
+    var result: GameResult { total >= 10 ? .won(by: (moveCount - 1) % 2) : .inProgress }
+    var activeSeat: SeatIndex? { result == .inProgress ? moveCount % 2 : nil }
+    var legalMoves: [Move] { result == .inProgress ? (1...3).compactMap { try? Self.move(Step(n: $0)) } : [] }
+    func isLegal(_ move: Move) -> Bool {
+        guard result == .inProgress, let step = Self.value(of: move) else { return false }
+        return step.n >= 1 && step.n <= 3
+    }
+    mutating func apply(_ move: Move) throws(RuleViolation) {
+        guard result == .inProgress else { throw .gameOver }
+        guard isLegal(move), let step = Self.value(of: move) else { throw .illegalMove(move) }
+        total += step.n
+        moveCount += 1
+    }
+    func notation(for move: Move) -> String { Self.value(of: move).map { String($0.n) } ?? "?" }
+    func move(fromNotation text: String) -> Move? { Int(text).flatMap { try? Self.move(Step(n: $0)) } }
+}
+
+/// Registers `SeededRace` and `StepRace`, once; a target that decodes blobs reads this
+/// before its first input, so format-3 and format-5 inputs reach the checks behind the game id.
+let fuzzGamesRegistered: Void = {
+    _ = try? GameCatalog.register(SeededRace.self)
+    _ = try? GameCatalog.register(StepRace.self)
+}()
 
 /// Matches of every catalog game at several points: fresh, mid-game, ended by
 /// the rules, ended by a quit, with and without a turn timeout; `SeededRace`
@@ -109,8 +149,9 @@ func sampleMatches() -> [(name: String, state: MatchState)] {
             }
         }
     }
-    // Format 4 (moves with a message, docs/PROTOCOL.md section 5): a game without chance and one with.
-    for type in [Connect4.self, SeededRace.self] as [any Game.Type] {
+    // Format 4 (moves with a message, docs/PROTOCOL.md section 5): a game without chance and one with;
+    // format 5 (byte moves) with messages too.
+    for type in [Connect4.self, SeededRace.self, StepRace.self] as [any Game.Type] {
         var state = MatchState(matchID: FixtureIDs.match, gameType: type,
                                seats: [Seat(playerID: FixtureIDs.host, name: "Ada"), Seat(playerID: FixtureIDs.guest, name: "Grace Hopper ♛")],
                                seed: 0x5EED)
@@ -124,7 +165,7 @@ func sampleMatches() -> [(name: String, state: MatchState)] {
     return result
 }
 
-/// Where the deadline field starts in a format 1 to 4 blob, or nil if the bytes
+/// Where the deadline field starts in a format 1 to 5 blob, or nil if the bytes
 /// are not laid out far enough to tell (docs/PROTOCOL.md, "The match blob").
 func deadlineOffset(inBlob blob: [UInt8]) -> Int? {
     var reader = ByteReader(blob)
@@ -134,7 +175,7 @@ func deadlineOffset(inBlob blob: [UInt8]) -> Int? {
         _ = try reader.readBytes(16)                // match id
         _ = try reader.readShortBytes()             // game id
         _ = try reader.readUInt16()                 // rules version
-        let seedFlag = format >= 4 ? try reader.readUInt8() : 0   // format 4: whether a seed follows
+        let seedFlag = format >= 4 ? try reader.readUInt8() : 0   // formats 4 and 5: whether a seed follows
         if format == 3 || seedFlag == 1 { _ = try reader.readUInt64() }   // seed (a game with chance)
         let seats = Int(try reader.readUInt8())
         for _ in 0..<seats {
