@@ -121,7 +121,7 @@ final class AvahiBrowse: @unchecked Sendable {
         guard !finished, browser == nil else { return }
         let operation = "avahi_service_browser_new"
         let client: OpaquePointer
-        switch connection.connectedClient(operation: operation) {
+        switch connection.connectedClient() {
         case .success(let connected): client = connected
         case .failure(let error): return failedToMake(error)
         }
@@ -310,7 +310,7 @@ final class AvahiBrowse: @unchecked Sendable {
         guard !finished, let service = resolver.service else { return }
         let operation = "avahi_service_resolver_new"
         let made: OpaquePointer?
-        switch connection.connectedClient(operation: operation) {
+        switch connection.connectedClient() {
         case .failure(let error):
             return resolveFailed(resolver, error: error)
         case .success(let client):
@@ -515,7 +515,7 @@ final class AvahiResolution: @unchecked Sendable {
         failures = 0
         let operation = "avahi_service_resolver_new"
         let client: OpaquePointer
-        switch connection.connectedClient(operation: operation) {
+        switch connection.connectedClient() {
         case .success(let connected): client = connected
         case .failure(let error): return refused(error)
         }

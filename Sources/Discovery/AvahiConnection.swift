@@ -113,7 +113,7 @@ final class AvahiConnection: @unchecked Sendable {
     ///
     /// avahi_client_new waits for the daemon's answer (a few D-Bus round
     /// trips, once per daemon start).
-    func connectedClient(operation: String) -> Result<OpaquePointer, DiscoveryError> {
+    func connectedClient() -> Result<OpaquePointer, DiscoveryError> {
         if let client { return .success(client) }
         var code: Int32 = 0
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -121,8 +121,9 @@ final class AvahiConnection: @unchecked Sendable {
             guard let context, state == AVAHI_CLIENT_FAILURE else { return }
             Unmanaged<AvahiConnection>.fromOpaque(context).takeUnretainedValue().daemonLost(client)
         }, context, &code)
+        // What failed is making the client (the daemon's answer), so the error names that.
         guard let made else {
-            return .failure(AvahiLibrary.error(code, operation: operation, library: library))
+            return .failure(AvahiLibrary.error(code, operation: "avahi_client_new", library: library))
         }
         client = made
         generation += 1
