@@ -9,4 +9,7 @@ public enum BotLevel: String, CaseIterable, Sendable {
     /// A deep search (alpha-beta, transposition table, iterative deepening);
     /// perfect at tic-tac-toe.
     case hard
+
+    /// The name a seat played by this bot takes: "Easy bot", "Medium bot", "Hard bot".
+    public var playerName: String { rawValue.prefix(1).uppercased() + rawValue.dropFirst() + " bot" }
 }

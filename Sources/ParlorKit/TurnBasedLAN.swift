@@ -243,7 +243,7 @@ public enum TurnBasedLAN {
         // Before connecting: a seat this side could not save is not taken from others.
         try store?.checkWritable()
         let connection = try await TCPConnection.connect(host: host, port: port)
-        let dial: Dialer = { timeout in security.connecting(try await TCPConnection.connect(host: host, port: port, timeout: timeout).byteStream()) }
+        let dial = Listing.dialer(host: host, port: port, security: { security })
         return try await join(G.self, over: connection, as: playerName, security: security, redial: GuestOptions(grace: grace, redial: dial),
                               store: store, player: player, rematches: rematches, appVersion: appVersion)
     }
@@ -264,7 +264,7 @@ public enum TurnBasedLAN {
         let listed = try await finder.find(name: name, picker: nil)
         let addresses = Listing.socketAddresses(of: listed.service)
         let connection = try await TCPConnection.connect(addresses: addresses, timeout: .seconds(5))
-        let dial: Dialer = { timeout in security.connecting(try await TCPConnection.connect(addresses: addresses, timeout: timeout).byteStream()) }
+        let dial = Listing.dialer(addresses: addresses, security: { security })
         return try await join(G.self, over: connection, as: playerName, security: security, redial: GuestOptions(grace: grace, redial: dial),
                               store: store, player: player, rematches: rematches, appVersion: appVersion)
     }
@@ -432,6 +432,18 @@ public enum Listing {
         ParlorServiceInfo.assess(txt, supportedProtocolVersion: Int(SecureChannel.protocolVersion)) { id, rules in
             GameCatalog.game(id: id)?.rulesVersion == rules
         }
+    }
+
+    /// Dials `host`:`port` again (resolving the name each time), for a guest
+    /// getting back to its host, behind `security` as it is at each dial.
+    public static func dialer(host: String, port: UInt16, security: @escaping @Sendable () -> ChannelSecurity) -> Dialer {
+        { timeout in security().connecting(try await TCPConnection.connect(host: host, port: port, timeout: timeout).byteStream()) }
+    }
+
+    /// Dials `addresses` again (in order), for a guest getting back to its
+    /// host, behind `security` as it is at each dial.
+    public static func dialer(addresses: [SocketAddress], security: @escaping @Sendable () -> ChannelSecurity) -> Dialer {
+        { timeout in security().connecting(try await TCPConnection.connect(addresses: addresses, timeout: timeout).byteStream()) }
     }
 
     /// Dials the host of match `matchID` (hex) again, for a guest getting

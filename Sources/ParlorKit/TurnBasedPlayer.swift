@@ -18,7 +18,7 @@ public enum TurnBasedPlayer<G: Game>: Sendable {
     var botName: String? {
         switch self {
         case .caller: nil
-        case .bot(let level): level.rawValue.prefix(1).uppercased() + level.rawValue.dropFirst() + " bot"
+        case .bot(let level): level.playerName
         case .strategy: "Bot"
         }
     }

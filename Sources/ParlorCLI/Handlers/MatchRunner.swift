@@ -148,7 +148,7 @@ extension BotLevelChoice {
     }
 
     /// "Easy bot", "Medium bot", "Hard bot".
-    var playerName: String { rawValue.prefix(1).uppercased() + rawValue.dropFirst() + " bot" }
+    var playerName: String { level.playerName }
 }
 
 /// A bot participant's strategy from the Bots module, seeded for reproducibility.

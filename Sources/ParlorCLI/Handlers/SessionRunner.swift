@@ -129,16 +129,12 @@ enum SessionRunner {
 
     /// Dials `addresses` again, for a guest getting back to its host, behind `channel`'s security as it is then.
     static func dialer(addresses: [SocketAddress], channel: GuestChannel) -> Dialer {
-        { timeout in
-            channel.security.connecting(try await TCPConnection.connect(addresses: addresses, timeout: timeout).byteStream())
-        }
+        Listing.dialer(addresses: addresses, security: { channel.security })
     }
 
     /// Dials `host:port` again (resolving the name each time), behind `channel`'s security as it is then.
     static func dialer(host: String, port: UInt16, channel: GuestChannel) -> Dialer {
-        { timeout in
-            channel.security.connecting(try await TCPConnection.connect(host: host, port: port, timeout: timeout).byteStream())
-        }
+        Listing.dialer(host: host, port: port, security: { channel.security })
     }
 
     /// Guest options for `--grace`, reconnecting with `dial` when the connection drops.
