@@ -61,8 +61,10 @@ public enum MatchFailure: Error, Hashable, Sendable, CustomStringConvertible {
 /// and has no branch for any particular kind (the participant strategy).
 /// A participant's seat is found by `playerID` in the authoritative state.
 ///
-/// Calls come from the controller's actor; implementations must return
-/// quickly from the synchronous ones and do their work elsewhere.
+/// Calls come from whichever caller is performing the controller's queue
+/// (any thread), one at a time and in commit order; implementations must
+/// return quickly from the synchronous ones, never wait for the controller
+/// there, and do their work elsewhere.
 public protocol Participant: AnyObject, Sendable {
     /// The player id of the seat this participant plays.
     var playerID: PlayerID { get }
@@ -116,6 +118,24 @@ extension Participant {
     public func stateChanged(_ state: MatchState, event: MatchEvent) {}
     /// Nothing by default: enough for a participant with no work of its own to stop.
     public func matchEnded(_ state: MatchState, failure: MatchFailure?) {}
+}
+
+/// A participant that can pass a change on without a task of its own: the
+/// controller starts the delivery inline, on the thread that performs the
+/// change's actions, and the participant calls back once with the verdict
+/// from wherever it learns it (a LAN link: the reader that saw CONFIRM). The
+/// controller then commits or rolls back inline on that thread, with no task
+/// in between. Used in a two-seat match, where the change has one receiver;
+/// otherwise, and whenever `startDelivery` returns nil, the controller calls
+/// `deliver` in a task as for any participant.
+public protocol DeliversInline: Participant {
+    /// Starts passing `change` on and returns how to cancel it (the
+    /// controller settled the change without it), or nil to have the
+    /// controller call `deliver` in a task instead. `finished` is called
+    /// exactly once, with nil when the change is accepted; it may be called
+    /// before `startDelivery` returns. Must not wait.
+    func startDelivery(_ change: MatchChange, resulting state: MatchState,
+                       finished: @escaping @Sendable (DeliveryError?) -> Void) -> (@Sendable () -> Void)?
 }
 
 /// What happens in a match, for user interfaces, JSON output and logs.

@@ -24,7 +24,7 @@ import Synchronization
 ///   refusal, or no success within grace, fails the match with
 ///   `MatchFailure.connectionLost` (saved as interrupted, for `parlor resume`).
 ///   Without a `Dialer` a dropped connection fails the match at once.
-public final class RemoteHost: Participant {
+public final class RemoteHost: DeliversInline {
     /// The player id of the host's seat.
     public let playerID: PlayerID
     /// The host's player name, for notices.
@@ -54,7 +54,7 @@ public final class RemoteHost: Participant {
         /// The connection a rejoin brought, until the machine takes it (`useRejoinedLink`).
         var rejoinedConnection: WireConnection?
         /// Our deliveries waiting for the host's verdict, by token.
-        var waiters: [UInt64: CheckedContinuation<Void, any Error>] = [:]
+        var waiters: [UInt64: Verdict] = [:]
         var nextToken: UInt64 = 0
         /// Ticks the machine at its next deadline (the process's shared `LivenessClock`).
         var ticker: LivenessClock.Timer?
@@ -73,12 +73,16 @@ public final class RemoteHost: Participant {
         var controller: MatchController?
         /// The settle count when the step ran: `waitForController` waits beyond it.
         var mark: UInt64
-        var waiters: [UInt64: CheckedContinuation<Void, any Error>] = [:]
+        var waiters: [UInt64: Verdict] = [:]
         /// The ticker and the rejoin loop, to stop (`stopTimers`).
         var ticker: LivenessClock.Timer?
         var reconnectLoop: Task<Void, Never>?
         var afterMatch: AfterMatch?
     }
+
+    /// Where the host's verdict on one of our changes goes: a waiting `deliver`,
+    /// or the controller's inline delivery (`startDelivery`).
+    private typealias Verdict = @Sendable (DeliveryError?) -> Void
 
     /// Saves a state and calls `done` once it is on disk (or failed: the record keeps the problem).
     public typealias Persist = @Sendable (MatchState, _ done: @escaping @Sendable () -> Void) -> Void
@@ -218,20 +222,44 @@ public final class RemoteHost: Participant {
     /// which `parlor resume` requires (`GuestRecordCheck`, `SaveBarrier`).
     public func deliver(_ change: MatchChange, resulting: MatchState) async throws {
         await saves.waitForOurLastChange()
-        let token = state.withLock { state -> UInt64 in
-            state.nextToken += 1
-            return state.nextToken
-        }
+        let token = newToken()
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let verdict: DeliveryError? = await withCheckedContinuation { continuation in
                 performNow(step { state in
-                    state.waiters[token] = continuation
+                    state.waiters[token] = { continuation.resume(returning: $0) }
                     return .ownChange(change, resulting: resulting, token: token, linkOpen: state.connection.isOpen,
                                       cancelled: Task.isCancelled)
                 })
             }
+            if let verdict { throw verdict }
         } onCancel: {
             performNow(step(.ownChangeCancelled(token: token)))
+        }
+    }
+
+    /// The same as `deliver`, from the controller's own step, with no task:
+    /// TURN or QUIT leaves at once, and the reader that sees the host's
+    /// CONFIRM hands the verdict straight back to the controller. Nil (the
+    /// controller then calls `deliver` in a task) while the save of our
+    /// previous change is not on disk yet.
+    public func startDelivery(_ change: MatchChange, resulting: MatchState,
+                              finished: @escaping @Sendable (DeliveryError?) -> Void) -> (@Sendable () -> Void)? {
+        guard saves.ourLastChangeIsSaved else { return nil }
+        let token = newToken()
+        performNow(step { state in
+            state.waiters[token] = finished
+            return .ownChange(change, resulting: resulting, token: token, linkOpen: state.connection.isOpen, cancelled: false)
+        })
+        return { [weak self] in
+            guard let self else { return }
+            performNow(step(.ownChangeCancelled(token: token)))
+        }
+    }
+
+    private func newToken() -> UInt64 {
+        state.withLock { state -> UInt64 in
+            state.nextToken += 1
+            return state.nextToken
         }
     }
 
@@ -450,10 +478,10 @@ public final class RemoteHost: Participant {
         case .settleDelivery(let token, let outcome):
             guard let waiter = step.waiters[token] else { break }
             switch outcome {
-            case .confirmed: waiter.resume()
-            case .rejected(let why): waiter.resume(throwing: DeliveryError.rejected(why))
-            case .failed(let why): waiter.resume(throwing: DeliveryError.transportFailed(why))
-            case .cancelled: waiter.resume(throwing: CancellationError())
+            case .confirmed: waiter(nil)
+            case .rejected(let why): waiter(.rejected(why))
+            case .failed(let why): waiter(.transportFailed(why))
+            case .cancelled: waiter(.transportFailed("cancelled"))
             }
         case .save(let saved, let acknowledges):
             save(saved, acknowledges: acknowledges)

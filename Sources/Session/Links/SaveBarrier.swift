@@ -41,6 +41,11 @@ final class SaveBarrier: Sendable {
         return { [self] in finish(number) }
     }
 
+    /// Whether every save up to the newest that holds our latest change has called back.
+    var ourLastChangeIsSaved: Bool {
+        books.withLock { Self.settled($0, upTo: $0.mark) }
+    }
+
     /// Returns once every save up to the newest that holds our latest change
     /// has called back (at once when they have).
     func waitForOurLastChange() async {
