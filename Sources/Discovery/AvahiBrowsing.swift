@@ -7,11 +7,12 @@
 // port or address change (lookup.h), so a game's "open" turning to
 // "playing" shows without reading anything again. At most
 // `AvahiBrowse.unansweredLimit` resolvers wait for an answer at once,
-// games not listed yet first, each for at most half a second: 200 made at
-// once (as `avahi-browse -r` does) sent 400 queries in one breath, some
-// answer was lost, and its resolver waited for avahi's next query or its
-// 5 s timeout (lists of 100 games took 6.5-7.2 s in the lab in half the
-// runs; avahi-browse -rp 7-12 s). Resolvers cost the
+// games not listed yet first, each for at most half a second, so a
+// resolver whose answer was lost gives its place up rather than holding
+// the list until avahi's next query or its 5 s timeout. (The lab figures
+// first quoted here, 6.5-7.2 s for 100 games, were taken with a daemon
+// cache the lab's readiness check had already filled, during the storm of
+// its answers; see scripts/lab-bench-discovery.) Resolvers cost the
 // daemon an object each, not a thread and a D-Bus connection in this
 // process: 200 games are 400 objects, under avahi-daemon's default
 // objects-per-client-max of 1024. Past the daemon's limits a resolver is
