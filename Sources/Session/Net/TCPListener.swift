@@ -11,7 +11,12 @@ import Foundation
 /// Accepted connections are delivered on `connections`, already reading.
 /// Capping connections that were accepted but not yet claimed is the
 /// caller's business. When the process runs out of descriptors (`EMFILE`)
-/// the listener stops accepting for `acceptBackoff` instead of spinning.
+/// the listener stops accepting for `acceptBackoff` instead of spinning. It
+/// never takes the last `descriptorHeadroom` descriptors below the soft
+/// limit: a connection accepted into them is closed at once and accepting
+/// pauses the same way, so a flood of connections cannot leave the process
+/// at its limit, where libdispatch traps (its thread-pool monitor opens
+/// files under /proc and crashes when it cannot) and a save cannot open its file.
 ///
 /// `@unchecked Sendable`: mutable fields are guarded by `lock`.
 public final class TCPListener: @unchecked Sendable {
@@ -37,6 +42,8 @@ public final class TCPListener: @unchecked Sendable {
     public let loop: EventLoop
     /// How long accepting pauses after the process ran out of descriptors or memory.
     public let acceptBackoff: Duration
+    /// Descriptors below the soft limit that accepting leaves free for the rest of the process.
+    public static let descriptorHeadroom: Int32 = 16
 
     /// The TCP port clients connect to.
     public var port: UInt16 { localAddress.port }
@@ -233,10 +240,18 @@ extension TCPListener: EventLoopHandler {
     func handle(events: UInt32) {
         guard let calls = LinuxCalls.table else { return }
         var fresh: [TCPConnection] = []
+        // Descriptors are numbered lowest-free first: one numbered this high
+        // means nearly all below it are open.
+        let ceiling = (try? DescriptorLimit.current().soft).map { Int32(clamping: $0) - Self.descriptorHeadroom } ?? .max
         lock.lock()
         acceptLoop: for _ in 0..<64 {
             guard fd >= 0 else { break }
             let client = calls.accept4(fd, nil, nil, LinuxCalls.socketNonblock | LinuxCalls.socketCloexec)
+            if client >= ceiling {
+                closeDescriptor(client)
+                pauseAccepting()
+                break acceptLoop
+            }
             if client >= 0 {
                 do {
                     fresh.append(try TCPConnection(connectedFD: client, loop: loop, options: connectionOptions))
