@@ -95,6 +95,8 @@ public final class MatchController: Sendable {
         var settleWaiters: [CheckedContinuation<Void, Never>] = []
         var nextSubscriber: UInt64 = 1
         var subscribers: [UInt64: AsyncStream<MatchEvent>.Continuation] = [:]
+        /// Listeners called inline with every event (`observe`), and what each calls at the end.
+        var observers: [(event: @Sendable (MatchEvent) -> Void, ended: @Sendable () -> Void)] = []
         var finishWaiters: [CheckedContinuation<MatchState, Never>] = []
         var deadlineTimer: Task<Void, Never>?
         /// The one task that sleeps until the pending change's confirmation
@@ -124,27 +126,27 @@ public final class MatchController: Sendable {
 
     /// The committed state: what every participant has accepted.
     public var state: MatchState {
-        get async { guarded.withLock { $0.core.state } }
+        get async { await read { $0.state } }
     }
 
     /// Confirmations that arrived after their change was settled (the timeout, a supersede), and were ignored.
     public var lateConfirmationsIgnored: Int {
-        get async { guarded.withLock { $0.core.lateConfirmationsIgnored } }
+        get async { await read { $0.lateConfirmationsIgnored } }
     }
 
     /// Whether a tentative change waits for confirmation.
     public var isAwaitingConfirmation: Bool {
-        get async { guarded.withLock { $0.core.isAwaitingConfirmation } }
+        get async { await read { $0.isAwaitingConfirmation } }
     }
 
     /// Whether the match has stopped (ended or failed).
     public var isStopped: Bool {
-        get async { guarded.withLock { $0.core.isStopped } }
+        get async { await read { $0.isStopped } }
     }
 
     /// The failure that stopped the match, if any.
     public var stopFailure: MatchFailure? {
-        get async { guarded.withLock { $0.core.failure } }
+        get async { await read { $0.failure } }
     }
 
     /// A new stream of events from now on. Subscribe before `start()` to see everything.
@@ -165,6 +167,21 @@ public final class MatchController: Sendable {
             _ = self?.guarded.withLock { $0.subscribers.removeValue(forKey: key) }
         }
         return stream
+    }
+
+    /// Calls `listener` with every event from now on, in order, on the thread
+    /// that performs the controller's step (no task, no stream between them),
+    /// and `ended` once after the last event, when the match stops (at once if
+    /// it has). Both must return at once: a recorder handing a save to its
+    /// writer, not a screen.
+    public func observe(_ listener: @escaping @Sendable (MatchEvent) -> Void,
+                        ended: @escaping @Sendable () -> Void) async {
+        let stopped = guarded.withLock { guarded in
+            if guarded.core.isStopped { return true }
+            guarded.observers.append((listener, ended))
+            return false
+        }
+        if stopped { ended() }
     }
 
     /// Waits until the match has stopped and returns the final committed state.
@@ -304,6 +321,12 @@ public final class MatchController: Sendable {
 
     // MARK: Stepping the core
 
+    /// Reads the core once every action queued so far is performed, as an
+    /// actor's property would be read after the work before it.
+    private func read<Value: Sendable>(_ body: (MatchCore) -> Value) async -> Value {
+        await step { core in (body(core), []) }
+    }
+
     /// Steps the core under the lock, queues its actions, and returns `body`'s
     /// value once they are performed (by this caller, or by the one performing
     /// the queue now).
@@ -389,8 +412,14 @@ public final class MatchController: Sendable {
                 return batch
             }
             if batch.isEmpty { return }
+            // A submitter is answered once everything its step queued is
+            // performed (the turn that follows begun, the end told), as when
+            // an actor's method returns.
+            var answers: [(token: UInt64, result: SubmitResult)] = []
             for item in batch {
                 switch item {
+                case .action(.answer(let token, let result)):
+                    answers.append((token, result))
                 case .action(let action): perform(action)
                 case .release(let release):
                     let waiter = guarded.withLock { guarded -> CheckedContinuation<Void, Never>? in
@@ -401,6 +430,19 @@ public final class MatchController: Sendable {
                     waiter?.resume()
                 }
             }
+            for (token, result) in answers { answer(token, result)?.resume(returning: result) }
+        }
+    }
+
+    /// The waiter for change `token`'s answer; nil when it has not begun to
+    /// wait (the answer is kept for it) or nobody submitted it to wait.
+    private func answer(_ token: UInt64, _ result: SubmitResult) -> CheckedContinuation<SubmitResult, Never>? {
+        guarded.withLock { guarded in
+            if let waiter = guarded.answers.removeValue(forKey: token) { return waiter }
+            // A change answered before its submitter began to wait; one
+            // nobody submitted to wait for (committed at once) is dropped.
+            if guarded.expected[token] != nil { guarded.expected[token] = .some(result) }
+            return nil
         }
     }
 
@@ -409,7 +451,9 @@ public final class MatchController: Sendable {
         case .attachAll:
             for participant in guarded.withLock({ $0.participants }) { participant.attach(to: self) }
         case .emit(let event):
-            for continuation in guarded.withLock({ Array($0.subscribers.values) }) { continuation.yield(event) }
+            let (subscribers, observers) = guarded.withLock { (Array($0.subscribers.values), $0.observers) }
+            for observer in observers { observer.event(event) }
+            for continuation in subscribers { continuation.yield(event) }
         case .tellParticipants(let state, let event):
             for participant in guarded.withLock({ $0.participants }) { participant.stateChanged(state, event: event) }
         case .turnBegan(let seat, let state):
@@ -460,14 +504,7 @@ public final class MatchController: Sendable {
             task?.cancel()
             cancel?()
         case .answer(let token, let result):
-            let waiter = guarded.withLock { guarded -> CheckedContinuation<SubmitResult, Never>? in
-                if let waiter = guarded.answers.removeValue(forKey: token) { return waiter }
-                // A change answered before its submitter began to wait; one
-                // nobody submitted to wait for (committed at once) is dropped.
-                if guarded.expected[token] != nil { guarded.expected[token] = .some(result) }
-                return nil
-            }
-            waiter?.resume(returning: result)
+            answer(token, result)?.resume(returning: result)
         case .watchConfirmation(let deadline):
             watchConfirmation(until: deadline)
         case .armDeadline(let sequence, let seat, let milliseconds):
@@ -494,16 +531,18 @@ public final class MatchController: Sendable {
                     guarded.watchdog = nil
                     guarded.participants = []
                     guarded.subscribers = [:]
+                    guarded.observers = []
                     guarded.finishWaiters = []
                     guarded.settleWaiters = []
                 }
                 return (guarded.watchdog?.task, guarded.participants, Array(guarded.subscribers.values),
-                        guarded.finishWaiters, guarded.settleWaiters)
+                        guarded.observers.map(\.ended), guarded.finishWaiters, guarded.settleWaiters)
             }
-            let (watchdog, participants, subscribers, finishWaiters, settleWaiters) = taken
+            let (watchdog, participants, subscribers, observersEnded, finishWaiters, settleWaiters) = taken
             watchdog?.cancel()
             for participant in participants { participant.matchEnded(final, failure: failure) }
             for continuation in subscribers { continuation.finish() }
+            for ended in observersEnded { ended() }
             for waiter in finishWaiters { waiter.resume(returning: final) }
             for waiter in settleWaiters { waiter.resume() }
         }

@@ -87,11 +87,14 @@ public final class MatchRecorder: Sendable {
     /// ended and its last saves have called back.
     public func follow(_ controller: MatchController,
                        showing shown: AsyncStream<MatchEvent>.Continuation? = nil) async -> Task<Void, Never> {
-        let events = await controller.events()
         let gate = WriterOwned(ShownGate())
+        // Each event is handed to the writer inline, on the thread that
+        // performs the controller's step: no task wakes per event.
+        let (ended, end) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        await controller.observe({ event in self.handle(event, shown: shown, gate: gate) }, ended: { end.finish() })
         return Task {
-            for await event in events { self.handle(event, shown: shown, gate: gate) }
-            // The stream is over: its last saves are on disk when the task ends.
+            for await _ in ended {}
+            // The match is over: its last saves are on disk when the task ends.
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
                 self.writer.submit {
                     self.writer.atRoundEnd {

@@ -155,4 +155,24 @@ struct InlineControllerTests {
         await receiver.started(2)(nil)
         guard case .committed = await again.value else { Issue.record("the next move was not committed"); return }
     }
+
+    @Test("an observer hears every event inline, the commit before play returns, and its end once after the last event")
+    func observerHearsEventsInline() async throws {
+        let (mover, receiver, controller) = try await started(inline: true)
+        let heard = Mutex<[String]>([])
+        let ends = Atomic<Int>(0)
+        await controller.observe({ event in heard.withLock { $0.append("\(event)".prefix(while: { $0 != "(" }).description) } },
+                                 ended: { ends.add(1, ordering: .relaxed) })
+        let played = Task { await mover.play(3) }
+        await receiver.started()(nil)
+        guard case .committed = await played.value else { Issue.record("the move was not committed"); return }
+        #expect(heard.withLock { $0 } == ["awaitingConfirmation", "committed", "turnBegan"])
+        await controller.fail(.connectionLost("test"))
+        #expect(heard.withLock { $0.last } == "failed")
+        #expect(ends.load(ordering: .relaxed) == 1)
+        // One that comes after the end hears only the end.
+        let late = Atomic<Int>(0)
+        await controller.observe({ _ in late.add(10, ordering: .relaxed) }, ended: { late.add(1, ordering: .relaxed) })
+        #expect(late.load(ordering: .relaxed) == 1)
+    }
 }
