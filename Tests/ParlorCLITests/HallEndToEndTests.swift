@@ -166,11 +166,6 @@ struct HallEndToEndTests {
             }
         }
         try await Task.sleep(for: .seconds(1))
-        // It never let the flood take its last descriptors (where libdispatch
-        // traps when it cannot open its /proc files): the accepted sockets stay
-        // below the headroom, and at most a few of it are in use for anything else.
-        let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(host.pid)/fd").count
-        #expect(open <= 160 - Int(TCPListener.descriptorHeadroom) / 2, "the flooded host holds \(open) of its 160 descriptors")
         for connection in idle { connection.close() }
         idle = []
         // The host is still there, and a guest plays to the end.
