@@ -272,6 +272,14 @@ final class LabProcess: @unchecked Sendable {
         return try spawn()
     }
 
+    /// The command, shortened for a failure message: its words after scripts/lab's `exec`, without `env` settings or
+    /// the executable's directory.
+    var commandLine: String {
+        let words = (process.arguments ?? []).filter { !$0.contains("=") || $0.hasPrefix("--") }
+        return words.map { $0.hasPrefix("/") ? ($0 as NSString).lastPathComponent : $0 }
+            .drop { $0 == "exec" }.joined(separator: " ")
+    }
+
     /// Everything written to standard output so far.
     func output() -> String {
         (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
@@ -314,7 +322,7 @@ final class LabProcess: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while !output().contains(text) {
             guard Date() < deadline else {
-                throw LabError.timedOut(what: "output '\(text)'", seconds: timeout, output: output() + errors())
+                throw LabError.timedOut(what: "output '\(text)' of \(commandLine)", seconds: timeout, output: output() + errors())
             }
             try await Task.sleep(for: .milliseconds(50))
         }
@@ -381,7 +389,7 @@ extension LabProcess {
         let deadline = Date().addingTimeInterval(timeout)
         while !accept(output()) {
             guard Date() < deadline else {
-                throw LabError.timedOut(what: what, seconds: timeout, output: output() + errors())
+                throw LabError.timedOut(what: "\(what) of \(commandLine)", seconds: timeout, output: output() + errors())
             }
             try await Task.sleep(for: .milliseconds(20))
         }

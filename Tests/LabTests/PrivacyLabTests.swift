@@ -110,12 +110,19 @@ extension LabSuite {
             try await Lab.with(hosts: 3) { lab in
                 let hostData = try DataDirectory()
                 let guestData = try DataDirectory()
-                let host = try lab.start(host: "A", ParlorCommand.command(
-                    ["host", "connect4", "--bot", "medium", "--json", "--port", "7477", "--name", "Ana", "--grace", "30"], data: hostData))
+                // Ana plays second from a FIFO nobody writes to, so the match waits at her turn after Bo's first move
+                // and the kill comes mid-match (two bots finish a match in less time than a poll of the output).
+                let hostInput = hostData.path + "/input"
+                #expect(mkfifo(hostInput, 0o600) == 0)
+                let idle = open(hostInput, O_RDWR)
+                defer { close(idle) }
+                let host = try lab.start(host: "A", ["sh", "-c", "exec \"$@\" < \(hostInput)", "sh"] + ParlorCommand.command(
+                    ["host", "connect4", "--seat", "second", "--json", "--port", "7477", "--name", "Ana", "--grace", "30"], data: hostData))
                 try await host.waitForOutput(containing: "\"event\":\"listening\"", timeout: 20)
                 let guest = try lab.start(host: "B", ParlorCommand.command(
                     ["join", "Ana's Connect Four", "--bot", "medium", "--json", "--name", "Bo", "--grace", "30"], data: guestData))
                 try await host.waitForOutput(containing: "\"event\":\"move\"", timeout: 60)
+                try await guest.waitForOutput(containing: "\"event\":\"move\"", timeout: 20)
                 host.send(SIGKILL)
                 guest.send(SIGKILL)
                 _ = await host.wait(timeout: 10)
