@@ -7,7 +7,11 @@
 // port or address change (lookup.h), so a game's "open" turning to
 // "playing" shows without reading anything again. At most
 // `AvahiBrowse.unansweredLimit` resolvers wait for an answer at once,
-// games not listed yet first, each for at most half a second, so a
+// games not listed yet first (one sighting each: the other family's
+// resolver only adds an address, and making a resolver is a blocking D-Bus
+// call, which is where a long list's time goes: at 200 games in the lab,
+// 345 resolvers made before the last game was listed took 1.7 s of the
+// browse's 1.8), each for at most half a second, so a
 // resolver whose answer was lost gives its place up rather than holding
 // the list until avahi's next query or its 5 s timeout. (The lab figures
 // first quoted here, 6.5-7.2 s for 100 games, were taken with a daemon
@@ -281,16 +285,36 @@ final class AvahiBrowse: @unchecked Sendable {
 
     // MARK: Resolving
 
-    /// Queues a sighting's resolver: made once fewer than `unansweredLimit` wait for an answer.
+    /// Queues a sighting's resolver: made once fewer than `unansweredLimit`
+    /// wait for an answer. One sighting per game not listed yet goes ahead
+    /// (the other family's only adds an address): making a resolver is a
+    /// blocking D-Bus call, and those calls are what a long list waits for.
     private func want(_ resolver: SightingResolver) {
-        if resolver.service?.reported == nil { waitingToList.append(resolver) } else { waitingToFill.append(resolver) }
+        if let service = resolver.service, service.reported == nil,
+           !service.sightings.values.contains(where: { $0 !== resolver && ($0.queuedToList || $0.unanswered) }) {
+            resolver.queuedToList = true
+            waitingToList.append(resolver)
+        } else {
+            waitingToFill.append(resolver)
+        }
         makeWaitingResolvers()
+    }
+
+    /// `resolver` of a game not listed yet stalled or failed: another sighting of that game goes ahead of the filling ones.
+    private func promoteSibling(of resolver: SightingResolver) {
+        guard let service = resolver.service, service.reported == nil,
+              !service.sightings.values.contains(where: { $0 !== resolver && ($0.queuedToList || $0.unanswered) }),
+              let index = waitingToFill.firstIndex(where: { $0 !== resolver && $0.service === service }) else { return }
+        let sibling = waitingToFill.remove(at: index)
+        sibling.queuedToList = true
+        waitingToList.insert(sibling, at: 0)
     }
 
     private func makeWaitingResolvers() {
         while !finished, unanswered < Self.unansweredLimit {
             let next = waitingToList.isEmpty ? (waitingToFill.isEmpty ? nil : waitingToFill.removeFirst()) : waitingToList.removeFirst()
             guard let next else { return }
+            next.queuedToList = false
             // Gone meanwhile (its sighting removed), or listed meanwhile by another sighting: still made, in turn.
             guard next.browse === self, next.object == nil, let service = next.service,
                   service.sightings[next.sighting] === next else { continue }
@@ -343,6 +367,7 @@ final class AvahiBrowse: @unchecked Sendable {
             guard let self, let resolver else { return }
             resolver.stallTimer = nil
             self.answered(resolver)
+            self.promoteSibling(of: resolver)
             self.makeWaitingResolvers()
         }
     }
@@ -353,6 +378,7 @@ final class AvahiBrowse: @unchecked Sendable {
     private func resolveFailed(_ resolver: SightingResolver, error: DiscoveryError) {
         guard !finished, let service = resolver.service, service.sightings[resolver.sighting] === resolver else { return }
         answered(resolver)
+        promoteSibling(of: resolver)
         if case .daemonRefused = error { refused(error) }
         let old = resolver.object
         let generation = resolver.generation
@@ -454,6 +480,8 @@ final class SightingResolver {
     var retryDelay = AvahiBrowse.firstRetryDelay
     /// Made and not answered yet: it holds one of the browse's `unansweredLimit` places.
     var unanswered = false
+    /// Waiting in the browse's queue of resolvers that list a game (one per game not listed yet).
+    var queuedToList = false
     var stallTimer: Int?
 
     init(sighting: Sighting, service: BrowsedService, browse: AvahiBrowse) {
