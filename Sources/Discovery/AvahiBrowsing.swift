@@ -292,8 +292,7 @@ final class AvahiBrowse: @unchecked Sendable {
     /// (the other family's only adds an address): making a resolver is a
     /// blocking D-Bus call, and those calls are what a long list waits for.
     private func want(_ resolver: SightingResolver) {
-        if let service = resolver.service, service.reported == nil,
-           !service.sightings.values.contains(where: { $0 !== resolver && ($0.queuedToList || $0.unanswered) }) {
+        if let service = resolver.service, service.reported == nil, !hasListingSibling(resolver, in: service) {
             resolver.queuedToList = true
             waitingToList.append(resolver)
         } else {
@@ -304,12 +303,16 @@ final class AvahiBrowse: @unchecked Sendable {
 
     /// `resolver` of a game not listed yet stalled or failed: another sighting of that game goes ahead of the filling ones.
     private func promoteSibling(of resolver: SightingResolver) {
-        guard let service = resolver.service, service.reported == nil,
-              !service.sightings.values.contains(where: { $0 !== resolver && ($0.queuedToList || $0.unanswered) }),
+        guard let service = resolver.service, service.reported == nil, !hasListingSibling(resolver, in: service),
               let index = waitingToFill.firstIndex(where: { $0 !== resolver && $0.service === service }) else { return }
         let sibling = waitingToFill.remove(at: index)
         sibling.queuedToList = true
         waitingToList.insert(sibling, at: 0)
+    }
+
+    /// Whether another sighting of `service` is already on its way to list it (queued ahead, or made and unanswered).
+    private func hasListingSibling(_ resolver: SightingResolver, in service: BrowsedService) -> Bool {
+        service.sightings.values.contains { $0 !== resolver && ($0.queuedToList || $0.unanswered) }
     }
 
     private func makeWaitingResolvers() {
