@@ -185,14 +185,20 @@ public final class MatchController: Sendable {
     }
 
     /// Waits until the match has stopped and returns the final committed state.
+    ///
+    /// Like a read, it returns only once the stop's actions are performed: the
+    /// participants have heard the end (a link has kept its connection for
+    /// a rematch, say) before the caller goes on.
     public func finished() async -> MatchState {
-        await withCheckedContinuation { continuation in
-            let final: MatchState? = guarded.withLock { guarded in
-                if guarded.core.isStopped { return guarded.core.state }
+        if guarded.withLock({ $0.core.isStopped }) { return await read { $0.state } }
+        return await withCheckedContinuation { continuation in
+            let stopped = guarded.withLock { guarded in
+                if guarded.core.isStopped { return true }
                 guarded.finishWaiters.append(continuation)
-                return nil
+                return false
             }
-            if let final { continuation.resume(returning: final) }
+            // Stopped between the two looks: wait for the stop's actions as above.
+            if stopped { Task { continuation.resume(returning: await self.read { $0.state }) } }
         }
     }
 
