@@ -41,14 +41,13 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
     defer { listener.close() }
     let port = listener.port
     var configuration = HostSetup.configuration(options, game: gameType, passcode: passcode)
-    // Sixteen writer threads for every table's saves: a thread per table would cost
-    // a thread's memory each, and one would make every table wait for every sync.
-    let writers = (0..<Hall.writerCount).map { _ in DurableWriter() }
+    // A few writer threads for every table's saves (ParlorKit's `TableWriters`).
+    let writers = TableWriters()
     // A new table's match is saved before its guest is welcomed into it (Session's saveBeforeWelcome).
     let firstSaves = SavedBeforeWelcome(store: LocalData.matchStore, record: { hosted in
         StoredMatch(state: hosted.initialState, role: .host, localSeat: hosted.hostSeat, lastActivity: wallClockMilliseconds(),
                     seatToken: hosted.seatToken.bytes, listenPort: port)
-    }, writer: { hosted in Hall.writer(for: hosted.initialState.matchID, in: writers) })
+    }, writer: { hosted in writers.writer(for: hosted.initialState.matchID) })
     firstSaves.install(in: &configuration, forgetFailed: LocalData.sayNotRemoved)
     let savedMatches = saved.compactMap { record in
         SeatToken(bytes: record.seatToken).map { SavedHostMatch(twoSeat: record, token: $0) }
@@ -148,21 +147,13 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
     await hall.shutdown()
     await stop.waitForTables()
     await advertising.withdraw()
-    for writer in writers { writer.finish() }
+    writers.finish()
     if !presentation.isJSON { announcer.say("Stopped hosting; \(board.inPlayCount) table(s) were left for now: 'parlor resume' brings them back.") }
     return ExitCode(endedBy: signal)
 }
 
-/// The pieces of a hall's run: playing one table, the numbers it lives by.
+/// The pieces of a hall's run: playing one table, relaying refusals.
 enum Hall {
-    /// Writer threads shared by every table's saves.
-    static let writerCount = 16
-
-    /// The shared writer a match's saves run on, the same whether its recorder is made new or for a resumed table.
-    static func writer(for id: MatchID, in writers: [DurableWriter]) -> DurableWriter {
-        writers[Int(UInt(bitPattern: id.hashValue) % UInt(writers.count))]
-    }
-
     /// What every table's play needs from the run.
     struct Context: Sendable {
         let options: HostOptions
@@ -171,7 +162,7 @@ enum Hall {
         let announcer: Announcer
         let board: HallBoard
         let hall: TableHall
-        let writers: [DurableWriter]
+        let writers: TableWriters
         /// The recorders that saved new tables' matches before their WELCOME.
         let firstSaves: SavedBeforeWelcome
         /// The saved record of each resumed match, by id.
@@ -193,7 +184,7 @@ enum Hall {
         record.listenPort = context.port
         // A new table's recorder is the one that saved it before its guest was welcomed; a resumed one's is made here.
         let recorder = context.firstSaves.taken(hosted)
-            ?? MatchRecorder(store: LocalData.matchStore, record: record, writer: Hall.writer(for: id, in: context.writers))
+            ?? MatchRecorder(store: LocalData.matchStore, record: record, writer: context.writers.writer(for: id))
         recorder.keep(hosted)
         // A table's lines and its row on the board show what is saved.
         let (events, showing) = AsyncStream<MatchEvent>.makeStream()
@@ -255,14 +246,11 @@ enum Hall {
         if ended {
             // The guest acknowledges the end at once; one whose link dropped keeps the table until it
             // comes back with its token and is given the end, for at most 30 s (section 19).
-            for guest in hosted.guests { _ = await guest.waitForFinalDelivery(within: Hall.endHeld) }
+            for guest in hosted.guests { _ = await guest.waitForFinalDelivery(within: TableHall.endHeld) }
         }
         board.free(number)
         await context.hall.release(table.number)
     }
-
-    /// How long a table whose match ended is held for a guest that has not acknowledged the end (section 19).
-    static let endHeld: Duration = .seconds(30)
 
     /// Prints what the hall refused itself (the tables' own refusals too): `{"event":"refused",…}`.
     static func relay(_ reports: AsyncStream<HallReport>, context: Context) async {

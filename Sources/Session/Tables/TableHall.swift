@@ -79,6 +79,11 @@ public actor TableHall {
     private var peeking = 0
     private var isShutDown = false
 
+    /// How long a table whose match ended is kept for a guest that has not
+    /// acknowledged the end: one whose link dropped comes back with its token
+    /// and is given the end (docs/PROTOCOL.md section 19).
+    public static let endHeld: Duration = .seconds(30)
+
     /// At most this many connections have their first frame read at once; more are refused busy.
     public static let maximumPeeking = 256
     /// The most bytes read while looking for the first frame; a HELLO is far smaller.
