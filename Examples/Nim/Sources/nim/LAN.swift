@@ -29,6 +29,29 @@ func hostMatch<G: Game>(_ game: G.Type, port: UInt16, bot: Bool, home: NimHome) 
     await match.leave()
 }
 
+/// `nim host --tables N`: a classroom's host: up to `tables` guests at once,
+/// each at a table of its own against parlor's hard bot, behind one port;
+/// a table is free again once its match is over. Prints each table's guest
+/// and end; runs until it is stopped (Ctrl-C).
+func hostTables<G: Game>(_ game: G.Type, port: UInt16, tables: Int, home: NimHome) async throws {
+    let key = try home.playerKey()
+    let hall = try await TurnBasedLAN.hostTables(G.self, as: "Host", tables: tables, playedBy: .bot(.hard), port: port,
+                                                 security: .encrypted(SecureChannelOptions(identity: key)),
+                                                 advertise: false, store: home.store, appVersion: appVersion)
+    print("Hosting Nim on port \(hall.port) at up to \(tables) tables, each guest against the bot; your key is \(key.fingerprint)")
+    await withTaskGroup(of: Void.self) { group in
+        for await table in hall.tables {
+            group.addTask {
+                let guest = await table.match.participants.first { !$0.isLocal }
+                print("Table \(table.number): \(guest?.name ?? "?") sat down")
+                _ = await table.match.finished()
+                let final = await table.match.state
+                print("Table \(table.number): \(endLine(final)) State hash: \(String(final.stateHash, radix: 16))")
+            }
+        }
+    }
+}
+
 /// `nim join HOST:PORT`: joins a hosted match over protocol 3 and plays it, saving every move.
 func joinMatch<G: Game>(_ game: G.Type, host: String, port: UInt16, bot: Bool, home: NimHome) async throws {
     let match = try await TurnBasedLAN.join(G.self, host: host, port: port, as: "Guest",

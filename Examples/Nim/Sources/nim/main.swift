@@ -7,6 +7,7 @@ import NimRules
 let usage = """
     Usage: nim play [--bot]               you (moves like "2 3" on stdin) or a bot, against a bot
            nim host [--port N] [--bot]    host a match on the LAN (port 0: the system picks one)
+           nim host --tables N [--port N] host up to N guests at once, each at a table against the bot
            (play, host and join take --random-heaps: three heaps of 1 to 8, dealt by the host's seed,
             or --misere: whoever takes the last one loses; play --misere seats three, you and two bots)
            nim join HOST:PORT [--bot]     join a hosted match of the same variant
@@ -26,6 +27,19 @@ let bot = arguments.contains("--bot")
 arguments.removeAll { $0 == "--bot" }
 let game: any Game.Type = arguments.contains("--random-heaps") ? RandomNim.self : arguments.contains("--misere") ? MisereNim.self : Nim.self
 arguments.removeAll { $0 == "--random-heaps" || $0 == "--misere" }
+var tables: Int?
+if let flag = arguments.firstIndex(of: "--tables") {
+    guard arguments.count > flag + 1, let count = Int(arguments[flag + 1]), (1...1000).contains(count) else {
+        FileHandle.standardError.write(Data("Error: --tables takes a number from 1 to 1000\n\(usage)\n".utf8))
+        exit(64)
+    }
+    tables = count
+    arguments.removeSubrange(flag...(flag + 1))
+    if arguments.first != "host" {
+        FileHandle.standardError.write(Data("Error: only host takes --tables\n\(usage)\n".utf8))
+        exit(64)
+    }
+}
 do {
     try Nim.register()
     try RandomNim.register()
@@ -34,11 +48,18 @@ do {
     switch (arguments.first, arguments.count) {
     case ("play", 1):
         try await playOffline(game, bot: bot, home: home)
-    case ("host", 1):
-        try await hostMatch(game, port: 7477, bot: bot, home: home)
-    case ("host", 3) where arguments[1] == "--port":
-        guard let port = UInt16(arguments[2]) else { throw UsageError(message: "--port takes a number from 0 to 65535") }
-        try await hostMatch(game, port: port, bot: bot, home: home)
+    case ("host", 1), ("host", 3):
+        guard arguments.count == 1 || arguments[1] == "--port" else {
+            throw UsageError(message: "nim does not understand '\(arguments.joined(separator: " "))'")
+        }
+        guard let port = arguments.count == 3 ? UInt16(arguments[2]) : 7477 else {
+            throw UsageError(message: "--port takes a number from 0 to 65535")
+        }
+        if let tables {
+            try await hostTables(game, port: port, tables: tables, home: home)
+        } else {
+            try await hostMatch(game, port: port, bot: bot, home: home)
+        }
     case ("join", 2):
         let parts = arguments[1].split(separator: ":")
         guard parts.count == 2, let port = UInt16(parts[1]) else { throw UsageError(message: "join takes HOST:PORT, e.g. 192.168.1.20:7477") }

@@ -89,3 +89,43 @@ import Testing
         #expect(again.status == 1 && again.output.contains("Error: there is no unfinished match to resume"), "\(again)")
     }
 }
+
+/// `nim host --tables 2`: a classroom's host, three guests as processes.
+@Suite(.timeLimit(.minutes(1))) struct TablesTests {
+    @Test func twoGuestsPlayAtOnceAThirdSitsAtAFreedTableAndEveryEndMatchesTheHosts() async throws {
+        let host = try NimProcess(["host", "--tables", "2", "--port", "0"], home: temporaryHome())
+        defer { host.stop() }
+        var hostLines = host.lines.makeAsyncIterator()
+        let first = await WatchAndResumeTests.read(&hostLines) { $0.hasPrefix("Hosting Nim on port") }
+        let port = String(try #require(first.last?.split(separator: " ")[4]))
+        let address = "127.0.0.1:\(port)"
+        let hash = { (lines: [String]) in lines.first { $0.hasPrefix("State hash: ") }.map { String($0.dropFirst("State hash: ".count)) } }
+        async let ana = NimProcess.run(["join", address, "--bot"], home: temporaryHome())
+        async let bo = NimProcess.run(["join", address, "--bot"], home: temporaryHome())
+        let (anaRun, boRun) = try await (ana, bo)
+        // A table is free again once its guest has the end; one that comes a moment too soon is told all are in play, as a person would be.
+        var cyRun = try await NimProcess.run(["join", address, "--bot"], home: temporaryHome())
+        for _ in 0..<20 where cyRun.status != 0 && cyRun.output.contains(where: { $0.contains("tables on this host are in play") }) {
+            try await Task.sleep(for: .milliseconds(100))
+            cyRun = try await NimProcess.run(["join", address, "--bot"], home: temporaryHome())
+        }
+        var guestHashes: [String] = []
+        for run in [anaRun, boRun, cyRun] {
+            #expect(run.status == 0, "\(run.output)")
+            guestHashes.append(try #require(hash(run.output), "\(run.output)"))
+        }
+        // The host printed each table's end with the same hash as its guest.
+        var ends: [String] = []
+        while ends.count < 3, let line = await hostLines.next() {
+            if line.hasPrefix("Table "), let at = line.range(of: "State hash: ") { ends.append(String(line[at.upperBound...])) }
+        }
+        #expect(ends.sorted() == guestHashes.sorted(), "host \(ends), guests \(guestHashes)")
+    }
+
+    @Test func tablesIsOnlyForHostAndTakesANumber() async throws {
+        let wrong = try await NimProcess.run(["join", "127.0.0.1:1", "--tables", "2"], home: temporaryHome())
+        #expect(wrong.status == 64 && wrong.output.first == "Error: only host takes --tables", "\(wrong)")
+        let none = try await NimProcess.run(["host", "--tables", "0"], home: temporaryHome())
+        #expect(none.status == 64 && none.output.first == "Error: --tables takes a number from 1 to 1000", "\(none)")
+    }
+}
