@@ -116,9 +116,9 @@ public final class TurnBasedMatch<G: Game>: Sendable {
         let keys = Self.keys(of: side)
         let raw: AsyncStream<MatchEvent>
         if let recorder {
-            let (shown, showing) = AsyncStream<MatchEvent>.makeStream()
-            recording = await recorder.follow(controller, showing: showing)
-            raw = shown
+            let shown = MatchEventFeed()
+            recording = await recorder.follow(controller, showing: shown)
+            raw = shown.stream
         } else {
             recording = nil
             raw = await controller.events()

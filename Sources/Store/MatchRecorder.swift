@@ -86,7 +86,7 @@ public final class MatchRecorder: Sendable {
     /// run of failures). `shown` is finished once the controller's stream has
     /// ended and its last saves have called back.
     public func follow(_ controller: MatchController,
-                       showing shown: AsyncStream<MatchEvent>.Continuation? = nil) async -> Task<Void, Never> {
+                       showing shown: MatchEventFeed? = nil) async -> Task<Void, Never> {
         let gate = WriterOwned(ShownGate())
         // Each event is handed to the writer inline, on the thread that
         // performs the controller's step: no task wakes per event.
@@ -118,7 +118,7 @@ public final class MatchRecorder: Sendable {
         }
     }
 
-    private func handle(_ event: MatchEvent, shown: AsyncStream<MatchEvent>.Continuation?, gate: WriterOwned<ShownGate>) {
+    private func handle(_ event: MatchEvent, shown: MatchEventFeed?, gate: WriterOwned<ShownGate>) {
         let save = Self.save(for: event)
         guard let shown else {
             if let (state, cause) = save { enqueue(state, after: cause) }

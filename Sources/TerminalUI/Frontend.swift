@@ -62,11 +62,13 @@ public protocol MatchFrontend: Sendable {
     /// Prepares to show `events`, asking `endQuestion` on the final board
     /// when this frontend can take a one-key answer there (full screen;
     /// others leave `endQuestion.answer` nil). `events` are `controller`'s,
-    /// subscribed before `controller.start()`: straight from the controller,
-    /// or handed on by the side's recorder once each is saved (Store's
-    /// `MatchRecorder.follow(_:showing:)`, what a match that is kept on disk uses).
+    /// fed from before `controller.start()`: straight from the controller
+    /// (`MatchEventFeed.of(_:)`), or handed on by the side's recorder once each
+    /// is saved (Store's `MatchRecorder.follow(_:showing:)`, what a match that
+    /// is kept on disk uses). A line or full-screen frontend takes each event
+    /// into its loop on the thread that hands it on: no task between.
     func prepare(controller: MatchController, locals: [LocalParticipant], endQuestion: EndQuestion?,
-                 events: AsyncStream<MatchEvent>) async -> PreparedMatch
+                 events: MatchEventFeed) async -> PreparedMatch
 }
 
 extension MatchFrontend {
@@ -77,7 +79,7 @@ extension MatchFrontend {
 
     /// As `prepare(controller:locals:)`, asking `endQuestion` on the final board.
     public func prepare(controller: MatchController, locals: [LocalParticipant], endQuestion: EndQuestion?) async -> PreparedMatch {
-        await prepare(controller: controller, locals: locals, endQuestion: endQuestion, events: await controller.events())
+        await prepare(controller: controller, locals: locals, endQuestion: endQuestion, events: await MatchEventFeed.of(controller))
     }
 
     /// Prepares, starts the controller, and runs to the end.
@@ -138,11 +140,11 @@ final class EventHub: Sendable {
 
     func send(_ event: FrontendEvent) { continuation.yield(event) }
 
-    /// Forwards the controller's events until its stream ends.
-    func forward(_ events: AsyncStream<MatchEvent>) -> Task<Void, Never> {
-        Task { [continuation] in
-            for await event in events { continuation.yield(.match(event)) }
-            continuation.yield(.matchStreamEnded)
+    /// Takes the match's events into the merged stream as they come, on the
+    /// producer's thread (no task between), then `.matchStreamEnded`.
+    func forward(_ events: MatchEventFeed) {
+        events.connect { [continuation] event in
+            continuation.yield(event.map(FrontendEvent.match) ?? .matchStreamEnded)
         }
     }
 

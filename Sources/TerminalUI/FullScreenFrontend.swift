@@ -51,7 +51,7 @@ public struct FullScreenFrontend: MatchFrontend {
 
     /// Prepares to show `events`; the terminal is set up only when the run starts.
     public func prepare(controller: MatchController, locals: [LocalParticipant], endQuestion: EndQuestion?,
-                        events: AsyncStream<MatchEvent>) async -> PreparedMatch {
+                        events: MatchEventFeed) async -> PreparedMatch {
         let initial = await controller.state
         let frontend = self
         let talk = await TalkAccess.of(controller)
@@ -61,7 +61,7 @@ public struct FullScreenFrontend: MatchFrontend {
         }
     }
 
-    private func run(events: AsyncStream<MatchEvent>, initial: MatchState, locals: [LocalParticipant],
+    private func run(events: MatchEventFeed, initial: MatchState, locals: [LocalParticipant],
                      endQuestion: EndQuestion?, controller: MatchController, talkAccess: TalkAccess) async -> FrontendExit {
         let terminal = Terminal(input: inputFD, output: outputFD)
         do {
@@ -93,7 +93,7 @@ public struct FullScreenFrontend: MatchFrontend {
         // The window title says when it is our turn; the one before is put back on the way out.
         var title = WindowTitle(unicode: options.unicode)
         writer.send(TurnNotices.pushTitle)
-        let forwarding = hub.forward(events)
+        hub.forward(events)
         let ticker = hub.ticking(every: .seconds(1))
         let reader = InputReader(fd: inputFD, mode: .keys) { hub.send(.input($0)) }
         reader.start()
@@ -104,7 +104,6 @@ public struct FullScreenFrontend: MatchFrontend {
             position.advance()
             reader.stop()
             ticker.cancel()
-            forwarding.cancel()
             resizes.cancel()
             signals.cancel()
             terminal.restore()

@@ -33,7 +33,7 @@ public struct PlainFrontend: MatchFrontend {
 
     /// Prepares to show `events`; input is read only when the run starts.
     public func prepare(controller: MatchController, locals: [LocalParticipant], endQuestion: EndQuestion?,
-                        events: AsyncStream<MatchEvent>) async -> PreparedMatch {
+                        events: MatchEventFeed) async -> PreparedMatch {
         let interactive = Terminal.isTTY(inputFD) && Terminal.isTTY(outputFD)
         var textOptions = options
         textOptions.colorDepth = .none
@@ -65,7 +65,7 @@ public struct JSONFrontend: MatchFrontend {
 
     /// Prepares to show `events`; input is read only when the run starts.
     public func prepare(controller: MatchController, locals: [LocalParticipant], endQuestion: EndQuestion?,
-                        events: AsyncStream<MatchEvent>) async -> PreparedMatch {
+                        events: MatchEventFeed) async -> PreparedMatch {
         await LineSession.prepare(format: .json, controller: controller, locals: locals, events: events,
                                   inputFD: inputFD, outputFD: outputFD, handlesSignals: handlesSignals)
     }
@@ -74,7 +74,7 @@ public struct JSONFrontend: MatchFrontend {
 /// The shell around `LineModel`: reads lines on a thread, writes in order, performs the model's actions.
 enum LineSession {
     static func prepare(format: LineModel.Format, controller: MatchController, locals: [LocalParticipant],
-                        events: AsyncStream<MatchEvent>, inputFD: Int32, outputFD: Int32, handlesSignals: Bool) async -> PreparedMatch {
+                        events: MatchEventFeed, inputFD: Int32, outputFD: Int32, handlesSignals: Bool) async -> PreparedMatch {
         let initial = await controller.state
         return PreparedMatch {
             await run(format: format, events: events, initial: initial, locals: locals,
@@ -82,7 +82,7 @@ enum LineSession {
         }
     }
 
-    static func run(format: LineModel.Format, events: AsyncStream<MatchEvent>, initial: MatchState,
+    static func run(format: LineModel.Format, events: MatchEventFeed, initial: MatchState,
                     locals: [LocalParticipant], inputFD: Int32, outputFD: Int32, handlesSignals: Bool,
                     controller: MatchController? = nil) async -> FrontendExit {
         let hub = EventHub()
@@ -91,7 +91,7 @@ enum LineSession {
         var model = LineModel(format: format, state: initial, localSeats: seats.seats, voicedSeats: seats.voicedSeats)
         if let controller { model.talkWithoutSeat = await TalkAccess.of(controller).withoutSeat }
         let writer = LineWriter(fd: outputFD) { hub.send(.input(.lost)) }
-        let forwarding = hub.forward(events)
+        hub.forward(events)
         let reader = InputReader(fd: inputFD, mode: .lines) { hub.send(.input($0)) }
         reader.start()
         let watcher = handlesSignals ? SignalWatcher(signals: SignalWatcher.terminating) { hub.send(.signal($0)) } : nil
@@ -99,7 +99,6 @@ enum LineSession {
             talk?.stop()
             reader.stop()
             watcher?.cancel()
-            forwarding.cancel()
             hub.finish()
         }
 

@@ -713,7 +713,7 @@ public struct DeskFrontend: MatchFrontend {
     /// desk, forwards `events` to it until they end, and returns when the player
     /// leaves it. See `MatchFrontend.prepare` for what `events` must be.
     public func prepare(controller: MatchController, locals: [LocalParticipant], endQuestion: EndQuestion?,
-                        events: AsyncStream<MatchEvent>) async -> PreparedMatch {
+                        events: MatchEventFeed) async -> PreparedMatch {
         let initial = await controller.state
         let desk = self.desk
         let hints = self.hints
@@ -728,7 +728,8 @@ public struct DeskFrontend: MatchFrontend {
             let talk = talks ? TalkSender(controller: controller) : nil
             desk.add(initial.matchID, model: model, seats: seats, hints: hints, ringsOnScreen: ringsOnScreen, talk: talk, exit: continuation)
             let forwarding = Task {
-                for await event in events { desk.receive(.match(event), for: initial.matchID) }
+                // The desk draws in `receive`: on this task, never on the thread that saved the event.
+                for await event in events.stream { desk.receive(.match(event), for: initial.matchID) }
                 desk.receive(.streamEnded, for: initial.matchID)
             }
             endQuestion?.onChange { desk.receive(.endQuestionChanged, for: initial.matchID) }

@@ -67,9 +67,9 @@ struct ShownAfterSavedTests {
         let ben = LocalParticipant(playerID: state.seats[1].playerID)
         let controller = MatchController(state: state, participants: [ana, ben])
         let recorder = MatchRecorder(store: store, record: StoredMatch(state: state, role: .host, localSeat: 0, lastActivity: 0))
-        let (shown, showing) = AsyncStream<MatchEvent>.makeStream()
+        let showing = MatchEventFeed()
         let recording = await recorder.follow(controller, showing: showing)
-        let screen = Screen(shown)
+        let screen = Screen(showing.stream)
         let held = HeldSync(directory: store.directory)
         defer { held.remove() }
 

@@ -187,8 +187,9 @@ enum Hall {
             ?? MatchRecorder(store: LocalData.matchStore, record: record, writer: context.writers.writer(for: id))
         recorder.keep(hosted)
         // A table's lines and its row on the board show what is saved.
-        let (events, showing) = AsyncStream<MatchEvent>.makeStream()
+        let showing = MatchEventFeed()
         let recording = await recorder.follow(controller, showing: showing)
+        let events = showing.stream
         let tag: [(String, JSONValue)] = [("match", .string(id.hex)), ("table", .int(Int64(table.number)))]
         context.board.seat(table.number, state: hosted.initialState, hostSeat: hosted.hostSeat, controller: controller)
         context.announcer.say("Table \(table.number): \(hosted.guestName) \(table.resumed ? "is back" : "sat down") (match \(id.short)).",

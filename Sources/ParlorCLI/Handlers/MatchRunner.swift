@@ -93,8 +93,8 @@ struct MatchPresentation {
         let recording: Task<Void, Never>?
         let prepared: PreparedMatch
         if let recorder {
-            let (shown, showing) = AsyncStream<MatchEvent>.makeStream()
-            recording = await recorder.follow(controller, showing: showing)
+            let shown = MatchEventFeed()
+            recording = await recorder.follow(controller, showing: shown)
             prepared = await frontend.prepare(controller: controller, locals: locals, endQuestion: endQuestion, events: shown)
         } else {
             recording = nil
