@@ -32,7 +32,7 @@ import Synchronization
 /// With `persistBeforeSending` set, each committed state is written to disk
 /// before any frame that reveals it leaves, from the save's callback: neither
 /// this lock nor the controller's actor waits for the disk.
-public final class RemoteGuest: Participant {
+public final class RemoteGuest: DeliversInline {
     /// The guest's player id.
     public let playerID: PlayerID
     /// The guest's name, for notices.
@@ -333,6 +333,15 @@ public final class RemoteGuest: Participant {
     /// It is pushed to the guest when committed (`stateChanged`).
     public func deliver(_ change: MatchChange, resulting state: MatchState) async throws {
         CrashHook.reach(.beforeSend)
+    }
+
+    /// As `deliver`, inline: the controller commits the host's own change in
+    /// the same step, with no task started for it (`DeliversInline`).
+    public func startDelivery(_ change: MatchChange, resulting state: MatchState,
+                              finished: @escaping @Sendable (DeliveryError?) -> Void) -> (@Sendable () -> Void)? {
+        CrashHook.reach(.beforeSend)
+        finished(nil)
+        return {}
     }
 
     /// A commit, rollback or adoption on the host: the guest gets CONFIRM for its own
