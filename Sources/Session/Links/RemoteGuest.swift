@@ -63,8 +63,12 @@ public final class RemoteGuest: DeliversInline {
         var ticker: LivenessClock.Timer?
         /// The after-match conversation, once the match ended with the connection kept.
         var afterMatch: AfterMatch?
-        /// Saves asked for that have not called back yet (`savesSettled` counts their callbacks).
-        var savesInFlight = 0
+        /// Saves asked for, and saves that called back (`savesSettled` counts
+        /// the callbacks too). A link's saves call back in the order asked (one writer).
+        var savesAsked: UInt64 = 0
+        var savesDone: UInt64 = 0
+        /// The saves the next guest frame waits for: those asked for by the time the frame before it was handled.
+        var nextFrameWaitsFor: UInt64 = 0
     }
 
     /// What is left of one step after the lock: the actions that wait, with what they need.
@@ -367,6 +371,15 @@ public final class RemoteGuest: DeliversInline {
 
     private func receive(_ inbound: Inbound, from source: WireConnection) async {
         await attached.wait()
+        // Frames from the guest are handled strictly in arrival order (docs/PROTOCOL.md
+        // section 8): a frame is done once what it caused is on disk and its answer
+        // (CONFIRM) has gone, so a STATE, TURN_REJECTED or GOODBYE that follows it in
+        // the same segment is answered after it, never before. The next frame waits
+        // for the saves asked for by then, here, rather than each frame after itself:
+        // a guest's next frame nearly always comes after those saves have called
+        // back, so nobody waits and no task is woken by a save.
+        await savesCalledBack(upTo: state.withLock { $0.nextFrameWaitsFor })
+        defer { state.withLock { $0.nextFrameWaitsFor = $0.savesAsked } }
         // A replaced connection is not listened to any more.
         guard let controller, state.withLock({ $0.connection === source }) else { return }
         if HostLink.answersTheEnd(inbound), !state.withLock({ $0.link.ended }) {
@@ -380,20 +393,15 @@ public final class RemoteGuest: DeliversInline {
         default:
             await perform(step(.inbound(inbound)))
         }
-        // Frames from the guest are handled strictly in arrival order (docs/PROTOCOL.md
-        // section 8): a frame is done once what it caused is on disk and its answer
-        // (CONFIRM) has gone, so a STATE, TURN_REJECTED or GOODBYE that follows it in
-        // the same segment is answered after it, never before.
-        await savesCalledBack()
     }
 
-    /// Returns once every save asked for so far has called back (30 s at most: a save always calls back).
-    private func savesCalledBack() async {
+    /// Returns once the first `asked` saves have called back (30 s at most: a save always calls back).
+    private func savesCalledBack(upTo asked: UInt64) async {
         let giveUp = ContinuousClock.now + .seconds(30)
         while true {
             let mark = savesSettled.count
             let left = giveUp - ContinuousClock.now
-            guard state.withLock({ $0.savesInFlight }) > 0, left > .zero else { return }
+            guard state.withLock({ $0.savesDone }) < asked, left > .zero else { return }
             await savesSettled.wait(beyond: mark, limit: left)
         }
     }
@@ -507,7 +515,7 @@ public final class RemoteGuest: DeliversInline {
                 case .save:
                     // Outside the lock: the save may call back at once. In flight from now on,
                     // so the next frame from the guest waits for it (`savesCalledBack`).
-                    if state.persist != nil { state.savesInFlight += 1 }
+                    if state.persist != nil { state.savesAsked += 1 }
                     step.actions.append(action)
                 case .startSaveRetry:
                     state.saveRetry = Task { [weak self] in await self?.retrySaveLoop() }
@@ -637,7 +645,7 @@ public final class RemoteGuest: DeliversInline {
         guard let persist = state.withLock({ $0.persist }) else { return }
         persist(committed) { [self] error in
             performNow(step(.saved(committed, frames: frames, error: error.map { "\($0)" })))
-            state.withLock { $0.savesInFlight -= 1 }
+            state.withLock { $0.savesDone += 1 }
             savesSettled.bump()
         }
     }
