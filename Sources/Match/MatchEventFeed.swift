@@ -38,6 +38,7 @@ public final class MatchEventFeed: Sendable {
             switch consumer {
             case .waiting(var kept, let finished):
                 guard !finished else { return }
+                consumer = .done  // the enum lets go of the array, so the append does not copy it
                 kept.append(event)
                 consumer = .waiting(kept: kept, finished: false)
             case .connected(let hand):

@@ -513,8 +513,8 @@ public final class RemoteGuest: DeliversInline {
                 case .reachCrashPoint(let phase):
                     CrashHook.reach(phase)
                 case .save:
-                    // Outside the lock: the save may call back at once. In flight from now on,
-                    // so the next frame from the guest waits for it (`savesCalledBack`).
+                    // Outside the lock: the save may call back at once. Counted from now on, so a
+                    // guest frame after the one being handled waits for it (`savesCalledBack(upTo:)`).
                     if state.persist != nil { state.savesAsked += 1 }
                     step.actions.append(action)
                 case .startSaveRetry:
@@ -641,7 +641,7 @@ public final class RemoteGuest: DeliversInline {
     /// Saves `committed` through `persist`, outside the lock; the frames that
     /// reveal it leave when the save calls back (`HostLink.Event.saved`).
     private func save(_ committed: MatchState, frames: [Message]) {
-        // Counted in flight when the machine asked for it (`stepping`), so a frame read meanwhile waits for it.
+        // Counted when the machine asked for it (`stepping`), so the guest's next frame waits for it.
         guard let persist = state.withLock({ $0.persist }) else { return }
         persist(committed) { [self] error in
             performNow(step(.saved(committed, frames: frames, error: error.map { "\($0)" })))
