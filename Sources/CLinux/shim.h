@@ -1,5 +1,5 @@
 // Linux calls that Swift's Glibc module leaves out: epoll, eventfd, accept4,
-// gettid. Header only; nothing to link beyond the C library.
+// gettid, prctl. Header only; nothing to link beyond the C library.
 //
 // No _GNU_SOURCE here and no headers that the Glibc module owns
 // (sys/socket.h, unistd.h): a different feature macro would give types like
@@ -13,6 +13,8 @@
 
 extern int parlor_accept4_symbol(int fd, void *address, void *length, int flags) __asm__("accept4");
 extern int parlor_gettid_symbol(void) __asm__("gettid");
+extern int parlor_prctl_symbol(int option, unsigned long arg2, unsigned long arg3, unsigned long arg4,
+                               unsigned long arg5) __asm__("prctl");
 
 /// sizeof(struct epoll_event): packed (12) on x86-64, 16 elsewhere.
 static inline int parlor_epoll_event_size(void) { return (int)sizeof(struct epoll_event); }
@@ -20,4 +22,6 @@ static inline int parlor_epoll_event_size(void) { return (int)sizeof(struct epol
 static inline int parlor_epoll_data_offset(void) { return (int)offsetof(struct epoll_event, data); }
 static inline int parlor_accept4(int fd, int flags) { return parlor_accept4_symbol(fd, NULL, NULL, flags); }
 static inline int parlor_gettid(void) { return parlor_gettid_symbol(); }
+/// Names the calling thread (PR_SET_NAME, at most 15 bytes kept), as `ps -L` and perf show it.
+static inline int parlor_name_this_thread(const char *name) { return parlor_prctl_symbol(15, (unsigned long)name, 0, 0, 0); }
 #endif

@@ -248,6 +248,28 @@ public final class MatchController: Sendable {
         }
     }
 
+    /// `submit(_:from:authoritative:)` without suspending when the answer
+    /// is known at once: the core is stepped and its actions performed on
+    /// this thread (when no other caller is performing them), and a change
+    /// that needs no delivery, or whose one receiver takes it inline
+    /// (`DeliversInline`), is answered here. Otherwise the answer is awaited
+    /// with `SubmitProgress.result()`. For a shell that steps its link on
+    /// the event loop's thread and goes on only if it need not wait.
+    public func submitNow(_ change: MatchChange, from participant: any Participant,
+                          authoritative: MatchState? = nil) -> SubmitProgress {
+        let now = configuration.clock()
+        let id = ObjectIdentifier(participant)
+        return begin { $0.submit(change, from: id, authoritative: authoritative, now: now) }
+    }
+
+    /// `submit(_:from:)` of a judged change, as `submitNow(_:from:authoritative:)`.
+    public func submitNow(_ successor: MatchSuccessor, from participant: any Participant) -> SubmitProgress {
+        let now = configuration.clock()
+        let id = ObjectIdentifier(participant)
+        let authoritative = participant.isAuthority ? successor.state : nil
+        return begin { $0.submit(successor.change, from: id, authoritative: authoritative, judged: successor, now: now) }
+    }
+
     /// Replaces our committed state with the authority's, e.g. after a
     /// confirmation timeout, so the two sides cannot diverge.
     ///
@@ -347,6 +369,15 @@ public final class MatchController: Sendable {
 
     /// Steps the core with a submission and waits for its answer.
     private func settle(_ body: (inout MatchCore) -> MatchCore.Submission) async -> SubmitResult {
+        switch begin(body) {
+        case .answered(let result): result
+        case .awaiting(let progress): await progress.result()
+        }
+    }
+
+    /// Steps the core with a submission and performs its actions here unless
+    /// another caller is performing the queue; the answer when it is known by then.
+    private func begin(_ body: (inout MatchCore) -> MatchCore.Submission) -> SubmitProgress {
         let (answered, token, release) = guarded.withLock { guarded -> (SubmitResult?, UInt64?, UInt64?) in
             switch body(&guarded.core) {
             case .answered(let result, let actions):
@@ -356,9 +387,24 @@ public final class MatchController: Sendable {
                 return (nil, token, Self.enqueue(actions, in: &guarded))
             }
         }
-        if let release { await untilReleased(release) } else { performQueue() }
-        if let answered { return answered }
-        guard let token else { return .rejected(.matchOver) }
+        if let release { return .awaiting(SubmitProgress.Awaited(controller: self, token: token, release: release, answered: answered)) }
+        performQueue()
+        if let answered { return .answered(answered) }
+        guard let token else { return .answered(.rejected(.matchOver)) }
+        let early: SubmitResult? = guarded.withLock { guarded in
+            guard case .some(.some(let result)) = guarded.expected[token] else { return nil }
+            guarded.expected.removeValue(forKey: token)
+            return result
+        }
+        if let early { return .answered(early) }
+        return .awaiting(SubmitProgress.Awaited(controller: self, token: token, release: nil, answered: nil))
+    }
+
+    /// The rest of `begin`: waits for the caller's actions to be performed, then for the answer.
+    fileprivate func finish(_ awaited: SubmitProgress.Awaited) async -> SubmitResult {
+        if let release = awaited.release { await untilReleased(release) }
+        if let answered = awaited.answered { return answered }
+        guard let token = awaited.token else { return .rejected(.matchOver) }
         return await withCheckedContinuation { continuation in
             let early: SubmitResult? = guarded.withLock { guarded in
                 if case .some(.some(let result)) = guarded.expected.removeValue(forKey: token) { return result }
@@ -592,6 +638,33 @@ public final class MatchController: Sendable {
         let now = configuration.clock()
         _ = await settle { core in
             core.deadlinePassed(sequence: sequence, seat: seat, now: now) ?? .answered(.rejected(.matchOver), [])
+        }
+    }
+}
+
+/// How far a `MatchController.submitNow` got: answered already, or the answer to await.
+public enum SubmitProgress: Sendable {
+    /// The change was answered on the caller's thread.
+    case answered(SubmitResult)
+    /// The answer comes later: `result()` waits for it.
+    case awaiting(Awaited)
+
+    /// A submission whose answer is still to come.
+    public struct Awaited: Sendable {
+        fileprivate let controller: MatchController
+        fileprivate let token: UInt64?
+        fileprivate let release: UInt64?
+        fileprivate let answered: SubmitResult?
+
+        /// Waits for the answer.
+        public func result() async -> SubmitResult { await controller.finish(self) }
+    }
+
+    /// The answer, waiting for it if it is not known yet.
+    public func result() async -> SubmitResult {
+        switch self {
+        case .answered(let result): result
+        case .awaiting(let awaited): await awaited.result()
         }
     }
 }

@@ -14,7 +14,7 @@ import Testing
         let (near, far) = InMemoryByteStream.pair()
         let connection = WireConnection(stream: far)
         let seen = Collected()
-        connection.start { inbound in await seen.add(inbound) }
+        connection.start { inbound in { await seen.add(inbound) } }
         for chunk in chunks {
             near.send(chunk)
             try? await Task.sleep(for: .milliseconds(50))

@@ -190,16 +190,4 @@ struct SecureChannelTests {
         _ = host.receive(sent(guest.receive(sent(host.receive(sent(guest.start()))))))
         return (guest, host)
     }
-
-    @Test("an idle absorber may take whole sealed records on a copy: taken, the channel moves past them; not taken, nothing changed")
-    func absorbingWholeRecords() throws {
-        var (guest, host, _) = try Self.established()
-        let beat = guest.seal([0xBE, 0xA7])
-        let (plaintext, after) = try #require(host.openingWholeRecords(beat))
-        #expect(plaintext == [0xBE, 0xA7])
-        #expect(host.openingWholeRecords(Array(beat.prefix(4))) == nil, "half a record is never absorbed")
-        host = after
-        let next = Array("next".utf8)
-        #expect(Self.delivered(host.receive(guest.seal(next))) == next)
-    }
 }

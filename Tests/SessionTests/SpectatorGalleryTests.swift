@@ -201,7 +201,7 @@ struct SpectatorGalleryTests {
         let peer = RawPeer(stream: spectator)
         gallery.begin(Self.start)
         let connection = WireConnection(stream: host)
-        connection.start { _ in }
+        connection.start { _ in nil }
         gallery.admit(connection, name: "Mallory")
         guard case .watching? = await peer.nextMessage() else { Issue.record("no WATCHING"); return }
         let forged = try Self.start.applying(.move(Move(3), by: 0), now: 1_700_000_001_000)

@@ -214,7 +214,10 @@ final class JoinAttempt<Joined: Sendable>: Sendable {
                 state.continuation = continuation
                 return state.machine.start()
             }
-            connection.start { [self] inbound in handle(inbound) }
+            connection.start { [self] inbound in
+                handle(inbound)
+                return nil
+            }
             perform(start)
             let timeout = options.handshakeTimeout
             let timer = LoopAlarm.after(timeout) { [self] in event(.timedOut) }

@@ -338,7 +338,7 @@ public actor MatchHost {
         nextID += 1
         let id = nextID
         pending[id] = Pending(machine: HostHandshake(), connection: connection)
-        connection.start { [weak self] inbound in await self?.handshake(id, inbound) }
+        connection.start { [weak self] inbound in { [weak self] in await self?.handshake(id, inbound) } }
         let timeout = configuration.timeouts.handshake
         pending[id]?.timer = LoopAlarm.after(timeout) { [weak self] in
             Task { await self?.handshake(id, event: .timedOut) }

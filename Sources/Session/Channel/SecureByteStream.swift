@@ -78,6 +78,7 @@ extension ChannelSecurity {
 /// the failure's sentence.
 public final class SecureByteStream: ByteStream {
     private let core: ChannelCore
+    private let reader: ChannelReader
     /// The frame stream's plaintext, for one reader: the peer's sealed records opened in
     /// order, then `.closed` (with the failure's sentence when the channel failed).
     public let events: AsyncStream<ByteStreamEvent>
@@ -86,6 +87,7 @@ public final class SecureByteStream: ByteStream {
     public init(over inner: any ByteStream, role: SecureChannel.Role, options: SecureChannelOptions) {
         core = ChannelCore(inner: inner, role: role, options: options)
         let reader = ChannelReader(core: core, events: inner.events)
+        self.reader = reader
         events = AsyncStream(unfolding: { await reader.next() })
         core.start()
     }
@@ -123,31 +125,20 @@ public final class SecureByteStream: ByteStream {
     /// Closes the transport once what is queued has been written.
     public func close() { core.inner.close() }
 
+    /// Push mode, when the transport can push: each record is opened on the
+    /// transport's thread as it arrives and its plaintext handed to `receiver`
+    /// (what was opened already and not read goes first).
+    public func push(to receiver: @escaping @Sendable (ByteStreamEvent) -> Bool) -> Bool {
+        reader.push(to: receiver)
+    }
+
+    /// Reading of the transport goes on (push mode).
+    public func resumeReading() { core.inner.resumeReading() }
+
     /// Waits, at most `limit`, until the transport's close has finished.
     public func waitUntilClosed(within limit: Duration) async { await core.inner.waitUntilClosed(within: limit) }
     /// Waits, at most `limit`, until the transport has handed every sealed byte on.
     public func waitUntilSent(within limit: Duration) async { await core.inner.waitUntilSent(within: limit) }
-
-    /// The absorber sees the plaintext of whole sealed records; when it takes
-    /// them, the channel moves past them, and otherwise nothing changed.
-    public func setIdleAbsorber(_ absorb: (@Sendable ([UInt8]) -> Bool)?) {
-        guard let absorb else {
-            core.inner.setIdleAbsorber(nil)
-            return
-        }
-        // The transport calls this on its loop thread with its own lock held, and `send` takes the
-        // channel's lock before the transport's: waiting here could deadlock, so a busy channel
-        // absorbs nothing and the chunk goes to the reader as any other.
-        core.inner.setIdleAbsorber { [core] bytes in
-            core.state.withLockIfAvailable { state in
-                guard let channel = state.channel, let (plaintext, after) = channel.openingWholeRecords(bytes), absorb(plaintext) else {
-                    return false
-                }
-                state.channel = after
-                return true
-            } ?? false
-        }
-    }
 }
 
 /// The channel and the transport it runs over, shared by the stream and its reader.
@@ -276,10 +267,12 @@ final class ChannelCore: Sendable {
     }
 }
 
-/// The single reader's side: pulls the transport's events and steps the channel inline.
+/// The single reader's side: pulls the transport's events and steps the
+/// channel inline, or (push mode) is handed them by the transport.
 final class ChannelReader: @unchecked Sendable {
     private let core: ChannelCore
-    // Touched only by the one task that reads `events`.
+    // Touched only by the one task that reads `events`, or in push mode by the
+    // transport's pushes (one at a time, after the task has stopped reading).
     private var iterator: AsyncStream<ByteStreamEvent>.Iterator
     private var ready: [ByteStreamEvent] = []
     private var ended = false
@@ -296,15 +289,33 @@ final class ChannelReader: @unchecked Sendable {
                 ended = true
                 return nil
             }
-            switch event {
-            case .data(let bytes): step(bytes)
-            case .closed(let reason):
-                ended = true
-                core.ended()
-                ready.append(.closed(core.closedReason(reason)))
-            }
+            take(event)
         }
         return ready.removeFirst()
+    }
+
+    /// One event of the transport: its records opened, or the end (with the failure's sentence, if any).
+    private func take(_ event: ByteStreamEvent) {
+        switch event {
+        case .data(let bytes): step(bytes)
+        case .closed(let reason):
+            ended = true
+            core.ended()
+            ready.append(.closed(core.closedReason(reason)))
+        }
+    }
+
+    /// Push mode: what was opened and not read yet goes to `receiver` first, then every event as it comes.
+    func push(to receiver: @escaping @Sendable (ByteStreamEvent) -> Bool) -> Bool {
+        while !ready.isEmpty { _ = receiver(ready.removeFirst()) }
+        guard !ended else { return true }
+        return core.inner.push { [self] event in
+            guard !ended else { return true }
+            take(event)
+            var more = true
+            while !ready.isEmpty { more = receiver(ready.removeFirst()) && more }
+            return more
+        }
     }
 
     private func step(_ bytes: [UInt8]) {

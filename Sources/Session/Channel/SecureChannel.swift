@@ -639,23 +639,4 @@ public struct SecureChannel: Sendable {
     static func printable(_ text: String) -> String {
         String(String.UnicodeScalarView(text.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : $0 }))
     }
-
-    /// Opens `bytes` on a copy when they are whole sealed records and nothing is
-    /// buffered: the plaintext and the channel after them, or nil (then nothing changed).
-    public func openingWholeRecords(_ bytes: [UInt8]) -> ([UInt8], SecureChannel)? {
-        guard isEstablished, inbound.isEmpty, !bytes.isEmpty else { return nil }
-        var copy = self
-        var actions: [Action] = []
-        copy.inbound = bytes
-        var plaintext: [UInt8] = []
-        while let (type, body) = copy.nextRecord(&actions) {
-            guard type == .sealed else { return nil }
-            for action in copy.handle(type, body, verify: { _ in nil }) {
-                guard case .deliver(let chunk) = action else { return nil }
-                plaintext += chunk
-            }
-        }
-        guard actions.isEmpty, copy.inbound.isEmpty, !copy.hasFailed else { return nil }
-        return (plaintext, copy)
-    }
 }

@@ -169,7 +169,7 @@ public final class RemoteGuest: DeliversInline {
     /// Takes the connection over from the handshake; what arrives waits for `attach`.
     func takeOver() {
         let connection = self.connection
-        connection.setHandler { [self] inbound in await receive(inbound, from: connection) }
+        connection.setHandler { [self] inbound in receiveNow(inbound, from: connection) }
     }
 
     /// The guest came back on `newConnection` with its seat token: it replaces
@@ -284,7 +284,6 @@ public final class RemoteGuest: DeliversInline {
     /// guest sent before the controller started is handled from now on.
     public func attach(to controller: MatchController) {
         connection.markHeard()
-        connection.absorbHeartbeats()
         performNow(step { state in
             state.controller = controller
             state.ticker = LivenessClock.shared.timer { [weak self] in self?.tickerFired() }
@@ -369,29 +368,64 @@ public final class RemoteGuest: DeliversInline {
 
     private var controller: MatchController? { state.withLock { $0.controller } }
 
+    /// A guest frame, on the event loop's thread: handled there, inline, when
+    /// nothing has to be waited for (the common case: a TURN judged, committed
+    /// and its save asked for, with no task started); otherwise what is left
+    /// comes back to run in a task, and the guest's next frame waits for it.
+    ///
+    /// Frames from the guest are handled strictly in arrival order (docs/PROTOCOL.md
+    /// section 8): a frame is done once what it caused is on disk and its answer
+    /// (CONFIRM) has gone, so a STATE, TURN_REJECTED or GOODBYE that follows it in
+    /// the same segment is answered after it, never before. The next frame waits
+    /// for the saves asked for by then, at its start, rather than each frame after
+    /// itself: a guest's next frame nearly always comes after those saves have
+    /// called back, so nobody waits and no task is woken by a save.
+    private func receiveNow(_ inbound: Inbound, from source: WireConnection) -> WireConnection.Later? {
+        guard attached.isOpen, state.withLock({ $0.savesDone >= $0.nextFrameWaitsFor }) else {
+            return { [self] in await receive(inbound, from: source) }
+        }
+        guard let rest = handle(inbound, from: source) else {
+            frameHandled()
+            return nil
+        }
+        return { [self] in
+            await rest()
+            frameHandled()
+        }
+    }
+
+    /// `receiveNow` for a frame that has to wait for the controller to attach, or for earlier saves.
     private func receive(_ inbound: Inbound, from source: WireConnection) async {
         await attached.wait()
-        // Frames from the guest are handled strictly in arrival order (docs/PROTOCOL.md
-        // section 8): a frame is done once what it caused is on disk and its answer
-        // (CONFIRM) has gone, so a STATE, TURN_REJECTED or GOODBYE that follows it in
-        // the same segment is answered after it, never before. The next frame waits
-        // for the saves asked for by then, here, rather than each frame after itself:
-        // a guest's next frame nearly always comes after those saves have called
-        // back, so nobody waits and no task is woken by a save.
         await savesCalledBack(upTo: state.withLock { $0.nextFrameWaitsFor })
-        defer { state.withLock { $0.nextFrameWaitsFor = $0.savesAsked } }
+        if let rest = handle(inbound, from: source) { await rest() }
+        frameHandled()
+    }
+
+    /// The next guest frame waits for the saves asked for until now.
+    private func frameHandled() {
+        state.withLock { $0.nextFrameWaitsFor = $0.savesAsked }
+    }
+
+    /// Handles one frame as far as it can without waiting; the rest, if any, comes back.
+    private func handle(_ inbound: Inbound, from source: WireConnection) -> WireConnection.Later? {
         // A replaced connection is not listened to any more.
-        guard let controller, state.withLock({ $0.connection === source }) else { return }
+        guard let controller, state.withLock({ $0.connection === source }) else { return nil }
         if HostLink.answersTheEnd(inbound), !state.withLock({ $0.link.ended }) {
             // The guest answers an end that this host reached a moment ago:
             // once the controller has stopped, `matchEnded` has run.
-            _ = await controller.isStopped
+            return { [self] in
+                _ = await controller.isStopped
+                if let rest = handleNow(inbound) { await rest() }
+            }
         }
+        return handleNow(inbound)
+    }
+
+    private func handleNow(_ inbound: Inbound) -> WireConnection.Later? {
         switch inbound {
-        case .message(.turn), .message(.quit):
-            await proposal(inbound)
-        default:
-            await perform(step(.inbound(inbound)))
+        case .message(.turn), .message(.quit): proposalNow(inbound)
+        default: performSync(step(.inbound(inbound)))
         }
     }
 
@@ -406,13 +440,59 @@ public final class RemoteGuest: DeliversInline {
         }
     }
 
-    /// Judges and submits one guest change; the commit answers it (CONFIRM, from
-    /// `stateChanged`), or TURN_REJECTED does. While the host's own change
-    /// settles, the same frame is judged again once the controller has settled
-    /// it (committed or rolled back: `stateChanged` says so), up to the confirmation timeout.
-    private func proposal(_ inbound: Inbound) async {
+    /// Judges and submits one guest change, inline when the controller answers
+    /// at once; the commit answers it (CONFIRM, from `stateChanged`), or
+    /// TURN_REJECTED does. While the host's own change settles, the rest goes
+    /// on in `proposal`, which judges the frame again once it is settled.
+    private func proposalNow(_ inbound: Inbound) -> WireConnection.Later? {
         let giveUp = ContinuousClock.now + confirmationTimeout
-        var judging = step(.inbound(inbound))
+        let judging = step(.inbound(inbound))
+        guard let submit = judging.actions.firstIndex(where: { if case .submit = $0 { true } else { false } }),
+              case .submit(let sequence, let change, let judged) = judging.actions[submit],
+              let controller = judging.controller else {
+            return performSync(judging)
+        }
+        let before = Step(actions: Array(judging.actions[..<submit]), connection: judging.connection, controller: controller)
+        guard before.actions.allSatisfy(Self.isDoneAtOnce) else {
+            return { [self] in await proposal(inbound, giveUp: giveUp, judging: judging) }
+        }
+        _ = performSync(before)
+        // Read before the submit: a change settled after the controller refused this one ends the wait at once.
+        let mark = controllerMoved.count
+        // Judged once, by the machine: the controller commits what it judged.
+        let progress = if let judged { controller.submitNow(judged, from: self) } else { controller.submitNow(change, from: self) }
+        guard case .answered(let result) = progress else {
+            return { [self] in
+                await proposalAnswered(inbound, sequence, await progress.result(), mark: mark, giveUp: giveUp)
+            }
+        }
+        let answered = step(.submitted(sequence: sequence, result, mayRetry: ContinuousClock.now < giveUp))
+        guard answered.actions.contains(where: { if case .retryProposal = $0 { true } else { false } }) else {
+            return performSync(answered)
+        }
+        return { [self] in
+            await controllerMoved.wait(beyond: mark, limit: giveUp - ContinuousClock.now)
+            await proposal(inbound, giveUp: giveUp)
+        }
+    }
+
+    /// The controller's answer to a guest change, when it had to be awaited:
+    /// performed, or the change is judged again once the host's own change is settled.
+    private func proposalAnswered(_ inbound: Inbound, _ sequence: UInt32, _ result: SubmitResult, mark: UInt64,
+                                  giveUp: ContinuousClock.Instant) async {
+        let answered = step(.submitted(sequence: sequence, result, mayRetry: ContinuousClock.now < giveUp))
+        guard answered.actions.contains(where: { if case .retryProposal = $0 { true } else { false } }) else {
+            await perform(answered)
+            return
+        }
+        await controllerMoved.wait(beyond: mark, limit: giveUp - ContinuousClock.now)
+        await proposal(inbound, giveUp: giveUp)
+    }
+
+    /// `proposalNow` once something had to be waited for: the frame is judged
+    /// (again) and submitted, awaiting the controller, up to the confirmation timeout.
+    private func proposal(_ inbound: Inbound, giveUp: ContinuousClock.Instant, judging first: Step? = nil) async {
+        var judging = first ?? step(.inbound(inbound))
         while true {
             guard let submit = judging.actions.firstIndex(where: { if case .submit = $0 { true } else { false } }),
                   case .submit(let sequence, let change, let judged) = judging.actions[submit],
@@ -422,9 +502,7 @@ public final class RemoteGuest: DeliversInline {
             }
             await perform(Step(actions: Array(judging.actions[..<submit]), connection: judging.connection,
                                controller: controller))
-            // Read before the submit: a change settled after the controller refused this one ends the wait at once.
             let mark = controllerMoved.count
-            // Judged once, by the machine: the controller commits what it judged.
             let result = if let judged { await controller.submit(judged, from: self) } else { await controller.submit(change, from: self) }
             let answered = step(.submitted(sequence: sequence, result, mayRetry: ContinuousClock.now < giveUp))
             guard answered.actions.contains(where: { if case .retryProposal = $0 { true } else { false } }) else {
@@ -548,8 +626,7 @@ public final class RemoteGuest: DeliversInline {
                     guard let rejoined = state.rejoining else { break }
                     state.rejoining = nil
                     state.connection = rejoined
-                    rejoined.setHandler { [self] inbound in await receive(inbound, from: rejoined) }
-                    rejoined.absorbHeartbeats()
+                    rejoined.setHandler { [self] inbound in receiveNow(inbound, from: rejoined) }
                 case .welcome(let revealed):
                     if let welcome = state.welcome { state.connection.send(.welcome(welcome(revealed))) }
                     state.welcome = nil
@@ -569,6 +646,20 @@ public final class RemoteGuest: DeliversInline {
     /// Performs a step from a synchronous caller (the controller's callbacks,
     /// a save's callback): what waits goes on in a task, in order.
     private func performNow(_ step: Step) {
+        if let rest = performSync(step) { Task { await rest() } }
+    }
+
+    /// Whether `performSync` does `action` at once.
+    private static func isDoneAtOnce(_ action: HostLink.Action) -> Bool {
+        switch action {
+        case .save, .toAfterMatch, .standInAway: true
+        default: false
+        }
+    }
+
+    /// Performs a step's actions here while none has to wait; the rest (from
+    /// the first that waits) comes back, to run in order.
+    private func performSync(_ step: Step) -> WireConnection.Later? {
         var rest = step
         while let first = rest.actions.first {
             switch first {
@@ -579,12 +670,13 @@ public final class RemoteGuest: DeliversInline {
             case .standInAway:
                 standIn.away()
             default:
-                Task { await self.perform(rest) }
-                return
+                let waiting = rest
+                return { [self] in await perform(waiting) }
             }
             rest.actions.removeFirst()
         }
-        if rest.tick { Task { await self.tick() } }
+        guard rest.tick else { return nil }
+        return { [self] in await tick() }
     }
 
     /// Performs what is left of a step after the lock, in order; `checkingStandIn`:

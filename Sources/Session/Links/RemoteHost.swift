@@ -175,7 +175,7 @@ public final class RemoteHost: DeliversInline {
     /// Takes the connection over from the handshake; what arrives waits for `attach`.
     func takeOver() {
         let connection = self.connection
-        connection.setHandler { [self] inbound in await receive(inbound, from: connection) }
+        connection.setHandler { [self] inbound in receiveNow(inbound, from: connection) }
     }
 
     /// Keeps the connection open when the match ends normally, so the two
@@ -203,7 +203,6 @@ public final class RemoteHost: DeliversInline {
     /// host sent before the controller started is handled from now on.
     public func attach(to controller: MatchController) {
         connection.markHeard()
-        connection.absorbHeartbeats()
         let attaching = step { state in
             state.controller = controller
             state.ticker = LivenessClock.shared.timer { [weak self] in self?.tickerFired() }
@@ -302,14 +301,30 @@ public final class RemoteHost: DeliversInline {
 
     private var controller: MatchController? { state.withLock { $0.controller } }
 
+    /// A frame from the host, on the event loop's thread: handled there,
+    /// inline, when nothing has to be waited for (the common case: a push
+    /// checked, committed and its save asked for, with no task started);
+    /// otherwise what is left comes back to run in a task, and the host's next
+    /// frame waits for it (frames are handled in arrival order).
+    private func receiveNow(_ inbound: Inbound, from source: WireConnection) -> WireConnection.Later? {
+        guard attached.isOpen else { return { [self] in await receive(inbound, from: source) } }
+        return handle(inbound, from: source)
+    }
+
+    /// `receiveNow` for a frame that came before the controller attached.
     private func receive(_ inbound: Inbound, from source: WireConnection) async {
         await attached.wait()
+        if let rest = handle(inbound, from: source) { await rest() }
+    }
+
+    private func handle(_ inbound: Inbound, from source: WireConnection) -> WireConnection.Later? {
         // Whatever still trickles in on a replaced connection is not looked at.
         let receiving = step { state -> GuestLink.Event? in
             guard state.controller != nil, state.connection === source else { return nil }
             return .inbound(inbound)
         }
-        if let receiving { await perform(receiving) }
+        guard let receiving else { return nil }
+        return performSync(receiving)
     }
 
     // MARK: Reconnecting
@@ -323,8 +338,14 @@ public final class RemoteHost: DeliversInline {
             onWelcome: { [weak self] connection, _, _ in
                 // Held until the WELCOME is reconciled, so pushes are checked against the adopted state.
                 connection.setHandler { [weak self] inbound in
-                    await gate.wait()
-                    await self?.receive(inbound, from: connection)
+                    guard let self else { return nil }
+                    guard gate.isOpen else {
+                        return { [self] in
+                            await gate.wait()
+                            await receive(inbound, from: connection)
+                        }
+                    }
+                    return receiveNow(inbound, from: connection)
                 }
             },
             onFailure: { [weak self] _, _, left in
@@ -353,7 +374,6 @@ public final class RemoteHost: DeliversInline {
             return
         }
         rejoined.connection.markHeard()
-        rejoined.connection.absorbHeartbeats()
         let ours = await controller.state
         let awaitingConfirmation = await controller.isAwaitingConfirmation
         await perform(step(.reconciling(host: rejoined.match, ours: ours, awaitingConfirmation: awaitingConfirmation)))
@@ -418,12 +438,43 @@ public final class RemoteHost: DeliversInline {
     /// a save's callback): the machine only asks for actions that do not wait
     /// there; anything else would go on in a task, in order.
     private func performNow(_ step: Step) {
+        if let rest = performSync(step) { Task { await rest() } }
+    }
+
+    /// Performs a step's actions here while none has to wait; a push is
+    /// submitted here too, and its answer stepped, when the controller answers
+    /// at once. The rest (from the first action that waits) comes back, to run in order.
+    private func performSync(_ step: Step) -> WireConnection.Later? {
         for (index, action) in step.actions.enumerated() where !performAtOnce(action, of: step) {
+            guard case .submitPush(let sequence, let change, let received, let judged) = action,
+                  let controller = step.controller else {
+                var waiting = step
+                waiting.actions = Array(step.actions[index...])
+                return { [self, waiting] in await perform(waiting) }
+            }
             var rest = step
-            rest.actions = Array(step.actions[index...])
-            Task { await self.perform(rest) }
-            return
+            rest.actions = Array(step.actions[(index + 1)...])
+            let after = rest
+            let progress = if let judged {
+                controller.submitNow(judged, from: self)
+            } else {
+                controller.submitNow(change, from: self, authoritative: received)
+            }
+            guard case .answered(let result) = progress else {
+                return { [self] in
+                    await perform(self.step(.pushAnswered(sequence: sequence, await progress.result())))
+                    await perform(after)
+                }
+            }
+            guard let answering = performSync(self.step(.pushAnswered(sequence: sequence, result))) else {
+                return performSync(after)
+            }
+            return { [self] in
+                await answering()
+                await perform(after)
+            }
         }
+        return nil
     }
 
     /// Performs a step's actions in order.

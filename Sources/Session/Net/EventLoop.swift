@@ -93,7 +93,10 @@ public final class EventLoop: @unchecked Sendable {
             readBuffer.deallocate()
             throw NetError.systemCall(SystemCallError(call: "epoll_ctl(ADD eventfd)", errno: code))
         }
-        let thread = Thread { [self] in run() }
+        let thread = Thread { [self] in
+            LinuxCalls.nameThisThread(name)
+            run()
+        }
         thread.name = name
         thread.start()
     }

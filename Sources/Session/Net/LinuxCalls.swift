@@ -25,6 +25,12 @@ enum LinuxCalls {
         getTID: { parlor_gettid() }
     )
 
+    /// Names the calling thread for `ps -L`, `top -H` and perf (Foundation's
+    /// `Thread.name` set before `start` does not reach the kernel on Linux).
+    static func nameThisThread(_ name: String) {
+        _ = parlor_name_this_thread(name)
+    }
+
     static let epollIn = UInt32(EPOLLIN.rawValue)
     static let epollOut = UInt32(EPOLLOUT.rawValue)
     static let epollErr = UInt32(EPOLLERR.rawValue)

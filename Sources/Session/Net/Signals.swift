@@ -4,6 +4,9 @@ import Synchronization
 final class Gate: Sendable {
     private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
+    /// Whether `open()` was called.
+    var isOpen: Bool { state.withLock { $0.open } }
+
     /// Waits until `open()` was called.
     func wait() async {
         await withCheckedContinuation { continuation in

@@ -3,7 +3,7 @@ extension TCPConnection {
     /// This connection as the protocol layer's byte stream. Call once: the
     /// connection's events have a single consumer.
     ///
-    /// The stream pulls: the next chunk is taken from the connection only when
+    /// Pulled through `events`, the next chunk is taken from the connection only when
     /// the reader asks for it, so nothing sits between the socket and the code
     /// that reads it except the connection's own bounded inbound queue. When
     /// the reader falls behind, that queue fills to `Options.inboundBufferLimit`,
@@ -24,9 +24,17 @@ extension TCPConnection {
             send: { [self] bytes in _ = self.send(bytes) },
             close: { [self] in self.close() },
             peerHasClosed: { [self] in self.peerHasClosed }, queuedByteCount: { [self] in self.queuedByteCount },
-            setIdleAbsorber: { [self] in self.setIdleAbsorber($0) },
             waitUntilClosed: { [self] in await self.waitUntilClosed(within: $0) },
-            waitUntilSent: { [self] in await self.waitUntilSent(within: $0) })
+            waitUntilSent: { [self] in await self.waitUntilSent(within: $0) },
+            push: { [self] receiver in
+                self.push { event in
+                    switch event {
+                    case .data(let bytes): receiver(.data(bytes))
+                    case .closed(let reason): receiver(.closed(reason.isOrderly ? nil : reason.description))
+                    }
+                }
+            },
+            resumeReading: { [self] in self.resumeReading() })
     }
 }
 

@@ -126,7 +126,14 @@ public final class TCPConnection: @unchecked Sendable {
     private var waiter: CheckedContinuation<Event?, Never>?
     /// A consumer to wake once `lock` is released.
     private var readyResume: (CheckedContinuation<Event?, Never>, Event?)?
-    private var idleAbsorber: (@Sendable ([UInt8]) -> Bool)?
+    /// Push mode's receiver (`push(to:)`); nil while a reader pulls `events`.
+    private var pusher: (@Sendable (Event) -> Bool)?
+    /// Whether a thread is handing queued events to the receiver now (one at a time).
+    private var pushing = false
+    /// Whether a hand-over is queued on the loop already.
+    private var pushScheduled = false
+    /// The receiver asked that reading stop (it returned false) until `resumeReading`.
+    private var pushPaused = false
     /// Tasks waiting for the send queue to empty (`waitUntilSent`) or for the
     /// socket to be released (`waitUntilClosed`), each with its limit's timer.
     private var settleWaiters: [UInt64: SettleWaiter] = [:]
@@ -364,11 +371,66 @@ public final class TCPConnection: @unchecked Sendable {
     /// Bytes accepted by `send` but not yet taken by the kernel.
     public var queuedByteCount: Int { locked { queuedBytes } }
 
-    /// Chunks that arrive while the reader waits and that `absorb` takes are
-    /// dropped on the event loop's thread (called under the connection's
-    /// lock: it must not call back into the connection); nil stops it.
-    public func setIdleAbsorber(_ absorb: (@Sendable ([UInt8]) -> Bool)?) {
-        locked { idleAbsorber = absorb }
+    /// Push mode: every event from now on goes to `receiver` instead of
+    /// `events`, on the loop's thread, one call at a time, in order, outside
+    /// this connection's lock (what is queued already goes first). When the
+    /// receiver returns false, reading stops until `resumeReading()`.
+    /// False, changing nothing, when a reader is waiting in `events` or a
+    /// receiver was given already.
+    func push(to receiver: @escaping @Sendable (Event) -> Bool) -> Bool {
+        locked {
+            guard pusher == nil, waiter == nil else { return false }
+            pusher = receiver
+            return true
+        }
+    }
+
+    /// In push mode, after the receiver returned false: reading goes on, and what is queued is handed on.
+    func resumeReading() {
+        locked {
+            guard pushPaused else { return }
+            pushPaused = false
+            updateInterest()
+        }
+    }
+
+    /// Hands the queued events to the receiver until none is left or it asks
+    /// to pause. On the loop's thread: from its readiness handler, or as a task on the loop.
+    private func handOnPushes() {
+        while true {
+            let next = locked { () -> (receiver: @Sendable (Event) -> Bool, event: Event)? in
+                pushScheduled = false
+                guard let pusher, !pushPaused, let event = popInbound() else {
+                    pushing = false
+                    return nil
+                }
+                pushing = true
+                return (pusher, event)
+            }
+            guard let next else { return }
+            if case .closed = next.event {
+                // Nothing follows the end: the receiver (and what it holds) is let go.
+                locked {
+                    pusher = nil
+                    pushing = false
+                }
+                _ = next.receiver(next.event)
+                return
+            }
+            if !next.receiver(next.event) {
+                locked {
+                    pushPaused = true
+                    updateInterest()
+                }
+            }
+        }
+    }
+
+    /// Whether queued events wait for the receiver and nobody hands them on yet; marks a hand-over as coming. Lock held.
+    private func takesPushTurn() -> Bool {
+        guard pusher != nil, !pushing, !pushScheduled, !pushPaused, inboundHead < inbound.count else { return false }
+        pushScheduled = true
+        return true
     }
 
     // MARK: Loop side
@@ -396,17 +458,25 @@ public final class TCPConnection: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` under the lock, then wakes a consumer and the settle waiters if `body` made them ready.
-    private func locked<Result>(_ body: () -> Result) -> Result {
+    /// Runs `body` under the lock, then wakes a consumer and the settle waiters
+    /// if `body` made them ready. Events queued for a push receiver are handed
+    /// on from the loop: here when `handingOn` (the readiness handler, on the
+    /// loop's thread, holding no lock of anyone's), else in a task queued on
+    /// the loop, since the caller may hold a lock the receiver takes.
+    private func locked<Result>(handingOn: Bool = false, _ body: () -> Result) -> Result {
         lock.lock()
         let result = body()
         let resume = readyResume
         readyResume = nil
         let waiters = readyWaiters
         if !waiters.isEmpty { readyWaiters = [] }
+        let pushes = takesPushTurn()
         lock.unlock()
         if let (continuation, event) = resume { continuation.resume(returning: event) }
         for waiter in waiters { waiter.resume() }
+        if pushes {
+            if handingOn { handOnPushes() } else { loop.execute { [self] in handOnPushes() } }
+        }
         return result
     }
 
@@ -415,9 +485,6 @@ public final class TCPConnection: @unchecked Sendable {
         if closedEmitted { return }
         if case .closed = event { closedEmitted = true }
         if let waiting = waiter, inboundHead == inbound.count {
-            // The reader waits and has everything before this: a chunk it would only
-            // note as a sign of life (heartbeats) is taken here, with no wake-up.
-            if case .data(let bytes) = event, let idleAbsorber, idleAbsorber(bytes) { return }
             waiter = nil
             readyResume = (waiting, event)
             return
@@ -459,7 +526,7 @@ public final class TCPConnection: @unchecked Sendable {
         readPaused = false
     }
 
-    private var wantsRead: Bool { (phase == .open && !readPaused) || phase == .closing }
+    private var wantsRead: Bool { (phase == .open && !readPaused && !pushPaused) || phase == .closing }
 
     /// Installs the epoll interest the state calls for. Level-triggered, so
     /// interest we cannot act on must go; with none at all the socket leaves
@@ -599,7 +666,7 @@ public final class TCPConnection: @unchecked Sendable {
 extension TCPConnection: EventLoopHandler {
     /// Reacts to readiness; called on the loop thread only.
     func handle(events bits: UInt32) {
-        locked {
+        locked(handingOn: true) {
             guard fd >= 0 else { return }
             let trouble = Readiness.error | Readiness.hangUp
             if bits & (Readiness.readable | trouble) != 0, wantsRead { readOnce() }

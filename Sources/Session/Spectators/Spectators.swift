@@ -204,7 +204,10 @@ public final class SpectatorGallery: Participant {
             let link = Link(connection: connection, name: name, readsTurnMessages: readsTurnMessages,
                             liveness: Liveness(settings: timing, now: .now), timer: timer)
             state.links[id] = link
-            connection.setHandler { [weak self] inbound in self?.receive(inbound, from: id) }
+            connection.setHandler { [weak self] inbound in
+                self?.receive(inbound, from: id)
+                return nil
+            }
             let blob = state.revealed.map { Self.blob(of: $0, for: link) } ?? []
             connection.send(.watching(SpectatorWelcome(
                 protocolVersion: FrameFormat.tableVersion, heartbeatIntervalMilliseconds: timing.interval.wireMilliseconds,
@@ -748,7 +751,7 @@ public final class SpectatorFeed: Sendable {
         // whoever follows the seatings must not wait for the next move to learn it.
         if first != nil { seatingSink.finish() }
         guard failure == nil else { return }
-        connection.setHandler { [weak self] inbound in await self?.receive(inbound) }
+        connection.setHandler { [weak self] inbound in { [weak self] in await self?.receive(inbound) } }
         connection.markHeard()
         let timer = LivenessClock.shared.timer { [weak self] in self?.heartbeatTick() }
         state.withLock { state in

@@ -424,7 +424,27 @@ final class ReplayedStream: @unchecked Sendable {
         return AdaptedByteStream(peerDescription: original.peerDescription, events: events,
                                  send: { original.send($0) }, close: { original.close() },
                                  peerHasClosed: { original.peerHasClosed },
-                                 setIdleAbsorber: { original.setIdleAbsorber($0) })
+                                 push: { [self] receiver in push(to: receiver) },
+                                 resumeReading: { original.resumeReading() })
+    }
+
+    /// Push mode: the bytes read already (and the end, if it came) go to
+    /// `receiver` first, then the original stream pushes, when it can (else
+    /// the rest is pulled from `events`, after them).
+    private func push(to receiver: @escaping @Sendable (ByteStreamEvent) -> Bool) -> Bool {
+        if !kept.isEmpty {
+            let bytes = kept
+            kept = []
+            _ = receiver(.data(bytes))
+        }
+        if let ended {
+            if !replayedEnd {
+                replayedEnd = true
+                _ = receiver(ended)
+            }
+            return true
+        }
+        return original.push(to: receiver)
     }
 
     private var replayedEnd = false

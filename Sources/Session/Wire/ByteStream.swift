@@ -12,7 +12,9 @@ public enum ByteStreamEvent: Hashable, Sendable {
 ///
 /// Contract for implementers (the TCP shell adapts `TCPConnection` to it):
 /// - `events` is one stream, the same on every access, read by one task;
-///   it ends after `.closed`.
+///   it ends after `.closed`. Or, where the transport can, `push(to:)`
+///   hands the same events to a receiver on the transport's own thread
+///   (push mode: no task between the socket and the code that reads it).
 /// - `send` never blocks; bytes are queued and written in call order.
 /// - `close()` writes what is queued, then closes; sends after it are
 ///   ignored. The local `events` then yields `.closed(nil)` if it has not
@@ -32,13 +34,19 @@ public protocol ByteStream: Sendable {
     /// Bytes sent but not yet handed to the peer's transport (a spectator's
     /// link is dropped when this passes its bound, section 17).
     var queuedByteCount: Int { get }
-    /// Lets the transport drop, on its own thread, chunks that arrive while
-    /// the reader waits and that `absorb` takes (returns true for); nil stops
-    /// it. Only a transport that can tell when its reader waits does this.
-    func setIdleAbsorber(_ absorb: (@Sendable ([UInt8]) -> Bool)?)
     /// After `close`, waits until the close has finished (the peer's end seen)
     /// or `limit` has passed; at once when it is not closing.
     func waitUntilClosed(within limit: Duration) async
+    /// Push mode: from now on every event goes to `receiver` instead of
+    /// `events` (which must not be read any more; it must not be being read
+    /// now). The receiver is called on the transport's own thread (the event
+    /// loop's), one call at a time, in order, never under a lock of the
+    /// caller's; it always takes the event, and returns false to ask that
+    /// reading stop until `resumeReading()` (back-pressure). Returns false,
+    /// having changed nothing, when this transport cannot push: read `events`.
+    func push(to receiver: @escaping @Sendable (ByteStreamEvent) -> Bool) -> Bool
+    /// In push mode, after the receiver returned false: reading goes on.
+    func resumeReading()
     /// Waits until `queuedByteCount` is 0 (every byte sent so far handed to the
     /// peer's transport), or `limit` has passed; at once when nothing is queued.
     func waitUntilSent(within limit: Duration) async
@@ -49,12 +57,14 @@ extension ByteStream {
     public var peerHasClosed: Bool { false }
     /// 0 unless the transport can tell.
     public var queuedByteCount: Int { 0 }
-    /// Nothing: every chunk reaches the reader.
-    public func setIdleAbsorber(_ absorb: (@Sendable ([UInt8]) -> Bool)?) {}
     /// At once: a transport that cannot tell has nothing to wait for.
     public func waitUntilClosed(within limit: Duration) async {}
     /// At once: a transport that cannot tell queues nothing (`queuedByteCount` 0).
     public func waitUntilSent(within limit: Duration) async {}
+    /// False: the reader pulls `events`.
+    public func push(to receiver: @escaping @Sendable (ByteStreamEvent) -> Bool) -> Bool { false }
+    /// Nothing: a stream that cannot push never paused.
+    public func resumeReading() {}
 }
 
 /// A `ByteStream` made of closures, to adapt a transport without a new type
@@ -69,27 +79,30 @@ public struct AdaptedByteStream: ByteStream {
     private let closeStream: @Sendable () -> Void
     private let peerClosed: @Sendable () -> Bool
     private let queued: @Sendable () -> Int
-    private let absorber: @Sendable ((@Sendable ([UInt8]) -> Bool)?) -> Void
     private let closing: @Sendable (Duration) async -> Void
     private let sending: @Sendable (Duration) async -> Void
+    private let pushing: @Sendable (@escaping @Sendable (ByteStreamEvent) -> Bool) -> Bool
+    private let resuming: @Sendable () -> Void
 
     /// A stream whose `send` and `close` call the given closures; they must
     /// not block. `peerHasClosed` answers `ByteStream.peerHasClosed`.
     public init(peerDescription: String, events: AsyncStream<ByteStreamEvent>,
                 send: @escaping @Sendable ([UInt8]) -> Void, close: @escaping @Sendable () -> Void,
                 peerHasClosed: @escaping @Sendable () -> Bool = { false }, queuedByteCount: @escaping @Sendable () -> Int = { 0 },
-                setIdleAbsorber: @escaping @Sendable ((@Sendable ([UInt8]) -> Bool)?) -> Void = { _ in },
                 waitUntilClosed: @escaping @Sendable (Duration) async -> Void = { _ in },
-                waitUntilSent: @escaping @Sendable (Duration) async -> Void = { _ in }) {
+                waitUntilSent: @escaping @Sendable (Duration) async -> Void = { _ in },
+                push: @escaping @Sendable (@escaping @Sendable (ByteStreamEvent) -> Bool) -> Bool = { _ in false },
+                resumeReading: @escaping @Sendable () -> Void = {}) {
         self.peerDescription = peerDescription
         self.events = events
         self.sendBytes = send
         self.closeStream = close
         self.peerClosed = peerHasClosed
         self.queued = queuedByteCount
-        self.absorber = setIdleAbsorber
         self.closing = waitUntilClosed
         self.sending = waitUntilSent
+        self.pushing = push
+        self.resuming = resumeReading
     }
 
     /// What the init's `peerHasClosed` closure says (false when none was given).
@@ -101,10 +114,12 @@ public struct AdaptedByteStream: ByteStream {
     public func send(_ bytes: [UInt8]) { sendBytes(bytes) }
     /// Calls the init's `close` closure.
     public func close() { closeStream() }
-    /// Calls the init's `setIdleAbsorber` closure (which ignores it when none was given).
-    public func setIdleAbsorber(_ absorb: (@Sendable ([UInt8]) -> Bool)?) { absorber(absorb) }
     /// Calls the init's `waitUntilClosed` closure (at once when none was given).
     public func waitUntilClosed(within limit: Duration) async { await closing(limit) }
     /// Calls the init's `waitUntilSent` closure (at once when none was given).
     public func waitUntilSent(within limit: Duration) async { await sending(limit) }
+    /// Calls the init's `push` closure (false when none was given: read `events`).
+    public func push(to receiver: @escaping @Sendable (ByteStreamEvent) -> Bool) -> Bool { pushing(receiver) }
+    /// Calls the init's `resumeReading` closure.
+    public func resumeReading() { resuming() }
 }

@@ -10,33 +10,63 @@ enum Inbound: Sendable {
     case closed(String?, midFrame: Bool)
 }
 
-/// The thin shell around one `ByteStream`: a reader task that feeds the
-/// pure `FrameDecoder` and passes each message to the current handler, and
-/// a `send` that encodes frames.
+/// The thin shell around one `ByteStream`: it feeds what arrives to the pure
+/// `FrameDecoder` and hands each message to the current handler, and `send`
+/// encodes frames.
 ///
-/// One handler call at a time, in order: the handshake's handler hands the
-/// connection to the session by swapping the handler before it returns, so
-/// no message can slip between the two. After a framing error the reader
-/// stops (the stream has no frame boundary any more); after a GOODBYE it
-/// hands on nothing but the end of the stream.
+/// Where the stream can push (TCP), what arrives is decoded and handled on the
+/// event loop's thread, inline, as it is read: a handler that does all its work
+/// there returns nil, and the next frame is handled right after it, with no task
+/// between the socket and the frames a frame causes. A handler that must wait
+/// (for its controller, a save, a gate) returns the rest of its work as `Later`:
+/// it runs in a task, and the frames after it wait for it, so frames are always
+/// handled one at a time, in arrival order (docs/PROTOCOL.md section 8). A
+/// stream that cannot push (the in-memory pairs of the tests) is read by a task
+/// that does the same.
+///
+/// The handshake's handler hands the connection to the session by swapping the
+/// handler before it (or its `Later`) returns, so no message can slip between
+/// the two. After a framing error nothing more is read (the stream has no frame
+/// boundary any more); after a GOODBYE nothing is handed on but the end of the stream.
 ///
 /// A final class with a mutex rather than an actor: `send` and `lastHeard`
 /// are called synchronously from participants' callbacks, which must not wait.
 final class WireConnection: Sendable {
-    typealias Handler = @Sendable (Inbound) async -> Void
+    /// What a handler leaves to do after it returns; the next frame waits for it.
+    typealias Later = @Sendable () async -> Void
+    /// Takes one inbound frame (or the end); nil when it is done with it.
+    typealias Handler = @Sendable (Inbound) -> Later?
+
+    /// One thing to hand on, in order.
+    private enum Item {
+        case inbound(Inbound)
+        /// After a framing error has been handed on: close the stream.
+        case closeStream
+    }
 
     private struct State {
         var handler: Handler?
         var lastHeard: ContinuousClock.Instant = .now
         var open = true
-        var reader: Task<Void, Never>?
+        var decoder = FrameDecoder()
+        /// GOODBYE is the peer's last word (docs/PROTOCOL.md, section 4): every
+        /// frame after it, in the same segment or a later one, is not looked at.
+        var heardGoodbye = false
+        /// Nothing more is decoded: a framing error, or the end of the stream.
+        var finished = false
+        /// Decoded and not handed on yet.
+        var items: [Item] = []
+        /// Whether someone (the loop's thread, or a task running a `Later`) is handing `items` on.
+        var handingOn = false
+        /// Push mode: the stream was asked to stop reading until `items` are handed on.
+        var pausedStream = false
     }
+
+    /// Past this many frames waiting for a handler that waits, the stream stops reading.
+    private static let backlogLimit = 64
 
     let stream: any ByteStream
     private let state = Mutex(State())
-    /// Whether the reader has no partial frame and has not heard GOODBYE: a
-    /// chunk that arrives while it waits starts at a frame boundary.
-    private let atFrameBoundary = Atomic<Bool>(false)
 
     init(stream: any ByteStream) {
         self.stream = stream
@@ -59,29 +89,6 @@ final class WireConnection: Sendable {
         state.withLock { $0.lastHeard = .now }
     }
 
-    /// From now on, chunks made only of whole HEARTBEAT frames that arrive while
-    /// the reader waits are noted as heard by the transport and go no further
-    /// (no task wakes for them): for an in-match link, where a heartbeat is
-    /// only a sign of life. A thousand idle tables hear 200 a second.
-    func absorbHeartbeats() {
-        stream.setIdleAbsorber { [weak self] bytes in self?.absorbIfOnlyHeartbeats(bytes) ?? false }
-    }
-
-    private func absorbIfOnlyHeartbeats(_ bytes: [UInt8]) -> Bool {
-        guard atFrameBoundary.load(ordering: .acquiring) else { return false }
-        var decoder = FrameDecoder()
-        decoder.append(bytes)
-        var beats = 0
-        while true {
-            guard let frame = try? decoder.next() else { break }
-            guard frame.type == .heartbeat, case .heartbeat? = try? Message.decode(frame) else { return false }
-            beats += 1
-        }
-        guard beats > 0, decoder.bufferedByteCount == 0 else { return false }
-        markHeard()
-        return true
-    }
-
     /// Whether the stream is still open.
     var isOpen: Bool { state.withLock { $0.open } }
 
@@ -99,61 +106,109 @@ final class WireConnection: Sendable {
     /// Starts reading; `handler` receives everything until it is replaced.
     func start(handler: @escaping Handler) {
         setHandler(handler)
-        let task = Task { [self] in await readLoop() }
-        state.withLock { $0.reader = task }
+        // The transport holds this connection until it has pushed the end, as a reading task would.
+        let pushed = stream.push { [self] event in
+            let rest = received(event)
+            // Frames pile up only behind a handler that waits; past the limit the socket waits too.
+            let pause = state.withLock { state -> Bool in
+                if state.handingOn, state.items.count >= Self.backlogLimit { state.pausedStream = true }
+                return state.pausedStream
+            }
+            if let rest { Task { await finish(rest) } }
+            return !pause
+        }
+        guard !pushed else { return }
+        Task { [self] in
+            for await event in stream.events {
+                if let rest = received(event) { await finish(rest) }
+            }
+            // The stream ended without a `.closed` event.
+            if let rest = received(.closed(nil)) { await finish(rest) }
+        }
     }
 
-    private func dispatch(_ inbound: Inbound) async {
-        guard let handler = state.withLock({ $0.handler }) else { return }
-        await handler(inbound)
-    }
-
-    private func readLoop() async {
-        var decoder = FrameDecoder()
-        // GOODBYE is the peer's last word (docs/PROTOCOL.md, section 4): every
-        // frame after it, in the same segment or a later one, is not looked at.
-        var heardGoodbye = false
-        for await event in stream.events {
+    /// Decodes what arrived and hands it on, inline, until a handler leaves
+    /// something to wait for: that, with the frames after it, is returned.
+    private func received(_ event: ByteStreamEvent) -> Later? {
+        let handsOn = state.withLock { state -> Bool in
+            guard !state.finished else { return false }
             switch event {
             case .data(let bytes):
-                state.withLock { $0.lastHeard = .now }
-                guard !heardGoodbye else { continue }
-                decoder.append(bytes)
+                state.lastHeard = .now
+                guard !state.heardGoodbye else { return false }
+                state.decoder.append(bytes)
                 frames: while true {
                     let frame: Frame?
-                    do { frame = try decoder.next() } catch {
-                        await dispatch(.frameError(error))
-                        markClosed()
-                        stream.close()
-                        return
+                    do throws(FrameError) { frame = try state.decoder.next() } catch {
+                        state.items.append(.inbound(.frameError(error)))
+                        state.items.append(.closeStream)
+                        state.finished = true
+                        break frames
                     }
                     guard let frame else { break }
                     let message: Message
-                    do { message = try Message.decode(frame) } catch {
-                        await dispatch(.messageError(error))
-                        markClosed()
-                        stream.close()
-                        return
+                    do throws(MessageError) { message = try Message.decode(frame) } catch {
+                        state.items.append(.inbound(.messageError(error)))
+                        state.items.append(.closeStream)
+                        state.finished = true
+                        break frames
                     }
-                    await dispatch(.message(message))
+                    state.items.append(.inbound(.message(message)))
                     if case .goodbye = message {
-                        heardGoodbye = true
+                        state.heardGoodbye = true
                         break frames
                     }
                 }
-                atFrameBoundary.store(!heardGoodbye && decoder.bufferedByteCount == 0, ordering: .releasing)
             case .closed(let why):
-                atFrameBoundary.store(false, ordering: .releasing)
+                state.open = false
+                state.finished = true
+                state.items.append(.inbound(.closed(why, midFrame: !state.heardGoodbye && state.decoder.bufferedByteCount > 0)))
+            }
+            guard !state.handingOn, !state.items.isEmpty else { return false }
+            state.handingOn = true
+            return true
+        }
+        return handsOn ? handOn() : nil
+    }
+
+    /// Hands the items on in order while each handler is done at once; the first
+    /// `Later` is returned (the items after it wait), nil once all are handed on.
+    private func handOn() -> Later? {
+        while true {
+            let next = state.withLock { state -> (Item, Handler?)? in
+                guard !state.items.isEmpty else {
+                    state.handingOn = false
+                    return nil
+                }
+                return (state.items.removeFirst(), state.handler)
+            }
+            guard let (item, handler) = next else { return nil }
+            switch item {
+            case .closeStream:
                 markClosed()
-                await dispatch(.closed(why, midFrame: !heardGoodbye && decoder.bufferedByteCount > 0))
-                // Break the connection → handler → participant → connection cycle.
-                state.withLock { $0.handler = nil }
-                return
+                stream.close()
+            case .inbound(let inbound):
+                if case .closed = inbound {
+                    // Break the connection → handler → participant → connection cycle.
+                    state.withLock { $0.handler = nil }
+                }
+                if let handler, let later = handler(inbound) { return later }
             }
         }
-        // The stream ended without a `.closed` event.
-        markClosed()
-        await dispatch(.closed(nil, midFrame: !heardGoodbye && decoder.bufferedByteCount > 0))
+    }
+
+    /// Runs a handler's `Later`, then hands on what waited for it, and lets a paused stream read again.
+    private func finish(_ first: @escaping Later) async {
+        var next: Later? = first
+        while let work = next {
+            await work()
+            next = handOn()
+        }
+        let resume = state.withLock { state -> Bool in
+            defer { state.pausedStream = false }
+            return state.pausedStream
+        }
+        if resume { stream.resumeReading() }
     }
 
     private func markClosed() {
