@@ -214,14 +214,7 @@ private func timeTurns(count: Int, generator: inout SplitMix64, store: MatchStor
 
 /// Removes the bench's store (its match, journal and lock files) and its directory.
 private func removeBenchStore(_ directory: String) {
-    guard let dir = opendir(directory) else { return }
-    while let entry = readdir(dir) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-        }
-        if name != ".", name != ".." { unlink(directory + "/" + name) }
-    }
-    closedir(dir)
+    for name in directoryEntryNames(directory) ?? [] { unlink(directory + "/" + name) }
     rmdir(directory)
 }
 

@@ -182,13 +182,9 @@ public struct MatchStore: Sendable {
     /// Also removes what killed processes left behind: temporary files of
     /// saves that never finished and lock files nobody holds (see `save`).
     public func list() -> (matches: [StoredMatch], problems: [StoreProblem]) {
-        guard let dir = opendir(directory) else { return ([], []) }
-        defer { closedir(dir) }
+        guard let names = directoryEntryNames(directory) else { return ([], []) }
         var matches: [StoredMatch] = [], problems: [StoreProblem] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
+        for name in names {
             let path = directory + "/" + name
             if name.hasPrefix("."), name.contains(".match."), name.hasSuffix(".tmp") {
                 removeIfAbandoned(temporary: path)

@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
@@ -123,16 +124,7 @@ import Testing
             path = try #require(made)
         }
         deinit {
-            if let directory = opendir(path) {
-                while let entry = readdir(directory) {
-                    let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                        String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-                    }
-                    if name != "." && name != ".." { unlink("\(path)/\(name)") }
-                }
-                closedir(directory)
-            }
-            rmdir(path)
+            try? FileManager.default.removeItem(atPath: path)
         }
         func file(_ name: String) -> String { "\(path)/\(name)" }
         func write(_ text: String, to name: String, mode: mode_t) {

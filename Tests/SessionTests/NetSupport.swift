@@ -1,4 +1,5 @@
 // Helpers for the network shell's tests: deadlines, echo servers, byte collection.
+import Foundation
 @preconcurrency import Glibc
 import Testing
 @testable import Session
@@ -118,12 +119,5 @@ func sameBytes(_ left: [UInt8], _ right: [UInt8]) -> Bool {
 
 /// Threads in this process right now.
 func threadCount() -> Int {
-    guard let directory = opendir("/proc/self/task") else { return -1 }
-    defer { closedir(directory) }
-    var count = 0
-    while let entry = readdir(directory) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        if name != ".", name != ".." { count += 1 }
-    }
-    return count
+    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1
 }

@@ -133,3 +133,26 @@ import Testing
         #expect(store.list().matches.count == 1)
     }
 }
+
+/// A store's directory is listed by reading each entry's name in place, never
+/// copying the whole fixed-size name field out of a record only as long as its
+/// name (which read past the record, and once crashed `parlor bench turns`).
+@Suite struct DirectoryNamesTests {
+    @Test("every name, of every length a file system allows, is listed exactly once, and . and .. are not")
+    func everyLengthOfNameIsListed() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var made: Set<String> = []
+        for length in 1...255 {
+            let name = String(repeating: Character(UnicodeScalar(UInt8(97 + length % 26))), count: length)
+            let fd = open(directory + "/" + name, O_CREAT | O_WRONLY, 0o600)
+            try #require(fd >= 0, "could not make a file with a name of \(length) bytes")
+            close(fd)
+            made.insert(name)
+        }
+        let listed = try #require(directoryEntryNames(directory))
+        #expect(listed.count == 255)
+        #expect(Set(listed) == made)
+        #expect(directoryEntryNames(directory + "/missing") == nil)
+    }
+}
