@@ -13,8 +13,7 @@
 
 extern int parlor_accept4_symbol(int fd, void *address, void *length, int flags) __asm__("accept4");
 extern int parlor_gettid_symbol(void) __asm__("gettid");
-extern int parlor_prctl_symbol(int option, unsigned long arg2, unsigned long arg3, unsigned long arg4,
-                               unsigned long arg5) __asm__("prctl");
+extern int parlor_prctl_symbol(int option, ...) __asm__("prctl");
 
 /// sizeof(struct epoll_event): packed (12) on x86-64, 16 elsewhere.
 static inline int parlor_epoll_event_size(void) { return (int)sizeof(struct epoll_event); }
@@ -23,5 +22,5 @@ static inline int parlor_epoll_data_offset(void) { return (int)offsetof(struct e
 static inline int parlor_accept4(int fd, int flags) { return parlor_accept4_symbol(fd, NULL, NULL, flags); }
 static inline int parlor_gettid(void) { return parlor_gettid_symbol(); }
 /// Names the calling thread (PR_SET_NAME, at most 15 bytes kept), as `ps -L` and perf show it.
-static inline int parlor_name_this_thread(const char *name) { return parlor_prctl_symbol(15, (unsigned long)name, 0, 0, 0); }
+static inline int parlor_name_this_thread(const char *name) { return parlor_prctl_symbol(15, (unsigned long)name, 0UL, 0UL, 0UL); }
 #endif

@@ -442,75 +442,49 @@ public final class RemoteGuest: DeliversInline {
 
     /// Judges and submits one guest change, inline when the controller answers
     /// at once; the commit answers it (CONFIRM, from `stateChanged`), or
-    /// TURN_REJECTED does. While the host's own change settles, the rest goes
-    /// on in `proposal`, which judges the frame again once it is settled.
-    private func proposalNow(_ inbound: Inbound) -> WireConnection.Later? {
-        let giveUp = ContinuousClock.now + confirmationTimeout
+    /// TURN_REJECTED does. While the host's own change settles, the frame is
+    /// judged again once it is settled (committed or rolled back:
+    /// `stateChanged` says so), up to the confirmation timeout.
+    private func proposalNow(_ inbound: Inbound, giveUp: ContinuousClock.Instant? = nil) -> WireConnection.Later? {
+        let giveUp = giveUp ?? ContinuousClock.now + confirmationTimeout
         let judging = step(.inbound(inbound))
-        guard let submit = judging.actions.firstIndex(where: { if case .submit = $0 { true } else { false } }),
-              case .submit(let sequence, let change, let judged) = judging.actions[submit],
+        guard let index = judging.actions.firstIndex(where: { if case .submit = $0 { true } else { false } }),
+              case .submit(let sequence, let change, let judged) = judging.actions[index],
               let controller = judging.controller else {
             return performSync(judging)
         }
-        let before = Step(actions: Array(judging.actions[..<submit]), connection: judging.connection, controller: controller)
-        guard before.actions.allSatisfy(Self.isDoneAtOnce) else {
-            return { [self] in await proposal(inbound, giveUp: giveUp, judging: judging) }
-        }
-        _ = performSync(before)
-        // Read before the submit: a change settled after the controller refused this one ends the wait at once.
-        let mark = controllerMoved.count
-        // Judged once, by the machine: the controller commits what it judged.
-        let progress = if let judged { controller.submitNow(judged, from: self) } else { controller.submitNow(change, from: self) }
-        guard case .answered(let result) = progress else {
-            return { [self] in
-                await proposalAnswered(inbound, sequence, await progress.result(), mark: mark, giveUp: giveUp)
+        let submit: @Sendable () -> WireConnection.Later? = { [self] in
+            // Read before the submit: a change settled after the controller refused this one ends the wait at once.
+            let mark = controllerMoved.count
+            // Judged once, by the machine: the controller commits what it judged.
+            let progress = if let judged { controller.submitNow(judged, from: self) } else { controller.submitNow(change, from: self) }
+            guard case .answered(let result) = progress else {
+                return { [self] in
+                    let result = await progress.result()
+                    if let rest = answered(inbound, sequence, result, mark: mark, giveUp: giveUp) { await rest() }
+                }
             }
+            return answered(inbound, sequence, result, mark: mark, giveUp: giveUp)
         }
+        let before = Step(actions: Array(judging.actions[..<index]), connection: judging.connection, controller: controller)
+        guard let waiting = performSync(before) else { return submit() }
+        return {
+            await waiting()
+            if let rest = submit() { await rest() }
+        }
+    }
+
+    /// The controller's answer to a guest change: performed, or the change is
+    /// judged again once the host's own change is settled.
+    private func answered(_ inbound: Inbound, _ sequence: UInt32, _ result: SubmitResult, mark: UInt64,
+                          giveUp: ContinuousClock.Instant) -> WireConnection.Later? {
         let answered = step(.submitted(sequence: sequence, result, mayRetry: ContinuousClock.now < giveUp))
         guard answered.actions.contains(where: { if case .retryProposal = $0 { true } else { false } }) else {
             return performSync(answered)
         }
         return { [self] in
             await controllerMoved.wait(beyond: mark, limit: giveUp - ContinuousClock.now)
-            await proposal(inbound, giveUp: giveUp)
-        }
-    }
-
-    /// The controller's answer to a guest change, when it had to be awaited:
-    /// performed, or the change is judged again once the host's own change is settled.
-    private func proposalAnswered(_ inbound: Inbound, _ sequence: UInt32, _ result: SubmitResult, mark: UInt64,
-                                  giveUp: ContinuousClock.Instant) async {
-        let answered = step(.submitted(sequence: sequence, result, mayRetry: ContinuousClock.now < giveUp))
-        guard answered.actions.contains(where: { if case .retryProposal = $0 { true } else { false } }) else {
-            await perform(answered)
-            return
-        }
-        await controllerMoved.wait(beyond: mark, limit: giveUp - ContinuousClock.now)
-        await proposal(inbound, giveUp: giveUp)
-    }
-
-    /// `proposalNow` once something had to be waited for: the frame is judged
-    /// (again) and submitted, awaiting the controller, up to the confirmation timeout.
-    private func proposal(_ inbound: Inbound, giveUp: ContinuousClock.Instant, judging first: Step? = nil) async {
-        var judging = first ?? step(.inbound(inbound))
-        while true {
-            guard let submit = judging.actions.firstIndex(where: { if case .submit = $0 { true } else { false } }),
-                  case .submit(let sequence, let change, let judged) = judging.actions[submit],
-                  let controller = judging.controller else {
-                await perform(judging)
-                return
-            }
-            await perform(Step(actions: Array(judging.actions[..<submit]), connection: judging.connection,
-                               controller: controller))
-            let mark = controllerMoved.count
-            let result = if let judged { await controller.submit(judged, from: self) } else { await controller.submit(change, from: self) }
-            let answered = step(.submitted(sequence: sequence, result, mayRetry: ContinuousClock.now < giveUp))
-            guard answered.actions.contains(where: { if case .retryProposal = $0 { true } else { false } }) else {
-                await perform(answered)
-                return
-            }
-            await controllerMoved.wait(beyond: mark, limit: giveUp - ContinuousClock.now)
-            judging = step(.inbound(inbound))
+            if let rest = proposalNow(inbound, giveUp: giveUp) { await rest() }
         }
     }
 
@@ -647,14 +621,6 @@ public final class RemoteGuest: DeliversInline {
     /// a save's callback): what waits goes on in a task, in order.
     private func performNow(_ step: Step) {
         if let rest = performSync(step) { Task { await rest() } }
-    }
-
-    /// Whether `performSync` does `action` at once.
-    private static func isDoneAtOnce(_ action: HostLink.Action) -> Bool {
-        switch action {
-        case .save, .toAfterMatch, .standInAway: true
-        default: false
-        }
     }
 
     /// Performs a step's actions here while none has to wait; the rest (from

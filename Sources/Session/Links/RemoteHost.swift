@@ -554,7 +554,11 @@ public final class RemoteHost: DeliversInline {
             state.withLock { $0.reconnectLoop = loop }
         case .keepForAfterMatch, .useRejoinedLink, .dropRejoinedLink, .refuseTalk, .scheduleTicker:
             break  // done in the step, or answered by the caller
-        case .waitForController, .submitPush, .adopt, .fail, .report, .reportPresence, .reportStandIn, .relayTalk,
+        case .waitForController:
+            // Nothing to wait for when the controller has acted already: a
+            // delivery it takes inline commits as the delivery settles.
+            return settled.count > step.mark
+        case .submitPush, .adopt, .fail, .report, .reportPresence, .reportStandIn, .relayTalk,
              .reportTalkRefused, .linger:
             return false
         }
