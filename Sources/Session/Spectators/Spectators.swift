@@ -751,7 +751,13 @@ public final class SpectatorFeed: Sendable {
         // whoever follows the seatings must not wait for the next move to learn it.
         if first != nil { seatingSink.finish() }
         guard failure == nil else { return }
-        connection.setHandler { [weak self] inbound in { [weak self] in await self?.receive(inbound) } }
+        connection.setHandler { [weak self] inbound in
+            switch inbound {
+            // A sign of life (heard as the bytes came) or nothing to a spectator: done on the loop's thread.
+            case .message(.heartbeat), .message(.turnRejected): nil
+            default: { [weak self] in await self?.receive(inbound) }
+            }
+        }
         connection.markHeard()
         let timer = LivenessClock.shared.timer { [weak self] in self?.heartbeatTick() }
         state.withLock { state in
