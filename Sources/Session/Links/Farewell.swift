@@ -27,7 +27,8 @@ enum Farewell {
         .goodbye(.goodbyeLeaving, sentence: sentence, finalBlob: [])
     }
 
-    /// How long `leaveForNow` gives its GOODBYE(leaving) to leave before it returns.
+    /// At most how long `leaveForNow` waits, after its GOODBYE(leaving), for the
+    /// close to finish (the GOODBYE read and the peer's end seen) before it returns.
     static let linger: Duration = .milliseconds(150)
 }
 

@@ -151,7 +151,7 @@ struct GuestLink: Sendable {
         case useRejoinedLink
         /// Nobody wants the rejoined link any more: close it.
         case dropRejoinedLink
-        /// Give a GOODBYE a moment to leave before returning.
+        /// Wait, at most a moment (`Farewell.linger`), for the close after a GOODBYE to finish before returning.
         case linger
     }
 

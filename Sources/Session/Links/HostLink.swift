@@ -139,7 +139,7 @@ struct HostLink: Sendable {
         case welcome(MatchState)
         /// The guest may not come back now: REJECT(busy) with the sentence on the new link, close it.
         case refuseRejoin(String)
-        /// Give a GOODBYE a moment to leave before returning.
+        /// Wait, at most a moment (`Farewell.linger`), for the close after a GOODBYE to finish before returning.
         case linger
     }
 

@@ -55,7 +55,8 @@ public final class RemoteGuest: DeliversInline {
         var welcome: (@Sendable (MatchState) -> Welcome)?
         /// Writes a committed state to disk and calls back when it is there (nil) or could not be (why).
         var persist: Persist?
-        var saveRetry: Task<Void, Never>?
+        /// Disarms the next try of a failed save (an alarm on the event loop), while saves fail.
+        var saveRetry: (@Sendable () -> Void)?
         /// Gives up on the guest's acknowledgement of the end.
         /// Disarms the wait for the end's acknowledgement (an alarm on the event loop).
         var ackTimer: (@Sendable () -> Void)?
@@ -510,19 +511,26 @@ public final class RemoteGuest: DeliversInline {
         }
     }
 
-    /// Every second while the match is paused: the failed save again, until one succeeds.
-    private func retrySaveLoop() async {
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(1))
-            var again: MatchState?
-            let due = stepping({ _ in .saveRetryDue }, swapping: { _, action in
-                if case .saveAgain(let committed) = action { again = committed }
-            })!
-            guard let again, let persist = state.withLock({ $0.persist }) else { return await perform(due) }
-            let error = await withCheckedContinuation { (done: CheckedContinuation<(any Error)?, Never>) in
-                persist(again) { done.resume(returning: $0) }
+    /// A second from now, while the match is paused: the failed save again (`saveRetryDue`).
+    private func armSaveRetry() -> @Sendable () -> Void {
+        LoopAlarm.after(.seconds(1)) { [weak self] in self?.saveRetryDue() }
+    }
+
+    /// The failed save is tried again; while it still fails, again a second after it called back,
+    /// until one succeeds (`stopSaveRetry`).
+    private func saveRetryDue() {
+        var again: MatchState?
+        let due = stepping({ _ in .saveRetryDue }, swapping: { _, action in
+            if case .saveAgain(let committed) = action { again = committed }
+        })!
+        guard let again, let persist = state.withLock({ $0.persist }) else { return performNow(due) }
+        persist(again) { [weak self] error in
+            guard let self else { return }
+            performNow(step(.savedAgain(again, error: error.map { "\($0)" })))
+            state.withLock { state in
+                guard state.saveRetry != nil else { return }
+                state.saveRetry = armSaveRetry()
             }
-            await perform(step(.savedAgain(again, error: error.map { "\($0)" })))
         }
     }
 
@@ -570,9 +578,10 @@ public final class RemoteGuest: DeliversInline {
                     if state.persist != nil { state.savesAsked += 1 }
                     step.actions.append(action)
                 case .startSaveRetry:
-                    state.saveRetry = Task { [weak self] in await self?.retrySaveLoop() }
+                    state.saveRetry?()
+                    state.saveRetry = armSaveRetry()
                 case .stopSaveRetry:
-                    state.saveRetry?.cancel()
+                    state.saveRetry?()
                     state.saveRetry = nil
                 case .scheduleTicker(let at, let tolerance):
                     state.ticker?.schedule(at: at, tolerance: tolerance)
@@ -661,7 +670,7 @@ public final class RemoteGuest: DeliversInline {
                 standIn.away()
                 continue
             case .linger:
-                try? await Task.sleep(for: Farewell.linger)
+                await step.connection.waitUntilClosed(within: Farewell.linger)
                 continue
             default:
                 break

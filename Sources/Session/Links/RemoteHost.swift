@@ -481,7 +481,7 @@ public final class RemoteHost: DeliversInline {
     private func perform(_ step: Step) async {
         for action in step.actions where !performAtOnce(action, of: step) {
             if case .linger = action {
-                try? await Task.sleep(for: Farewell.linger)
+                await step.connection.waitUntilClosed(within: Farewell.linger)
                 continue
             }
             guard let controller = step.controller else { continue }
