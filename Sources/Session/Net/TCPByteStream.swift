@@ -3,13 +3,15 @@ extension TCPConnection {
     /// This connection as the protocol layer's byte stream. Call once: the
     /// connection's events have a single consumer.
     ///
-    /// Pulled through `events`, the next chunk is taken from the connection only when
-    /// the reader asks for it, so nothing sits between the socket and the code
-    /// that reads it except the connection's own bounded inbound queue. When
-    /// the reader falls behind, that queue fills to `Options.inboundBufferLimit`,
-    /// the connection stops reading the socket, the kernel's buffers fill and
-    /// TCP's window closes: a peer that floods frames is paused at the socket
-    /// instead of growing this process's memory.
+    /// Pushed (`push(to:)`, as every link's `WireConnection` does), each chunk
+    /// goes to the receiver on the event loop's thread as it is read; when the
+    /// receiver asks to pause, the socket is not read until it resumes.
+    /// Pulled through `events`, the next chunk is taken from the connection
+    /// only when the reader asks for it. Either way nothing sits between the
+    /// socket and the code that reads it except the connection's own bounded
+    /// inbound queue: when the reader falls behind, reading stops, the
+    /// kernel's buffers fill and TCP's window closes, so a peer that floods
+    /// frames is paused at the socket instead of growing this process's memory.
     public func byteStream() -> AdaptedByteStream {
         let events = AsyncStream<ByteStreamEvent> { [self] in
             // nil once `.closed` has been handed out, or when the reading task is cancelled.
