@@ -5,7 +5,7 @@ import Games
 import Match
 import Synchronization
 
-/// A computer opponent. Thinks on a task of its own, off the UI's thread,
+/// A computer opponent. Thinks on a Dispatch worker, off the UI's thread,
 /// and stops thinking when the turn or the match is over.
 public final class BotParticipant: Participant {
     /// Chooses a move for the active seat of a game; returns nil if told to stop.
@@ -20,7 +20,6 @@ public final class BotParticipant: Participant {
     private struct Thinking {
         var controller: MatchController?
         var generation: UInt64 = 0
-        var task: Task<Void, Never>?
     }
 
     /// The player id of the seat this bot plays.
@@ -70,42 +69,44 @@ public final class BotParticipant: Participant {
     }
 
     /// Starts the strategy on `state`'s game on a Dispatch worker (never on
-    /// the cooperative pool) and submits its move, after `minimumThinkTime`,
-    /// unless the turn is over by then. Returns at once; called by the controller.
+    /// the cooperative pool) and proposes its move from there, after
+    /// `minimumThinkTime`, unless the turn is over by then. Returns at once;
+    /// called by the controller.
+    ///
+    /// One hand-off each way: the worker runs the search and gives the move
+    /// straight to the controller (`propose`), which steps the match and
+    /// sends it on that thread; a pause still to wait is a Dispatch timer,
+    /// not a sleeping task.
     public func turnBegan(_ state: MatchState) {
         let game = state.game
         let sequence = state.sequence
         let strategy = self.strategy
         let pause = minimumThinkTime
         let turn = thinking.withLock { current -> (generation: UInt64, controller: MatchController)? in
-            current.task?.cancel()
             current.generation += 1
             stopFlag.value.store(current.generation, ordering: .relaxed)
             guard let controller = current.controller else { return nil }
             return (current.generation, controller)
         }
-        guard let (generation, controller) = turn else { return }
+        guard let (generation, controller) = turn, let seat = state.seat(of: playerID) else { return }
         let flag = stopFlag
         let answerBy = Self.answerBy(state, clock: controller.configuration.clock)
         // The search runs on a Dispatch worker, not on Swift's cooperative
         // pool: a long search must never starve the UI or the network tasks
-        // of a process that has only two pool threads. It is sent off after
-        // the lock is let go: a quick strategy's answer takes the lock at once.
-        // A newer turn or a cancel meanwhile bumps the generation it checks.
+        // of a process that has only two pool threads. A newer turn or a
+        // cancel meanwhile bumps the generation it checks.
         DispatchQueue.global(qos: .userInitiated).async { [weak self] in
             let started = ContinuousClock.now
             let move = strategy(game, answerBy) { flag.value.load(ordering: .relaxed) != generation }
-            guard let self, let move, flag.value.load(ordering: .relaxed) == generation else { return }
-            let task = Task {
-                let elapsed = ContinuousClock.now - started
-                if elapsed < pause { try? await Task.sleep(for: pause - elapsed) }
-                guard !Task.isCancelled, flag.value.load(ordering: .relaxed) == generation else { return }
-                guard let seat = state.seat(of: self.playerID), await controller.state.sequence == sequence else { return }
-                _ = await controller.submit(.move(move, by: seat), from: self)
+            guard let move, flag.value.load(ordering: .relaxed) == generation else { return }
+            let answer: @Sendable () -> Void = { [weak self] in
+                guard let self, flag.value.load(ordering: .relaxed) == generation else { return }
+                controller.propose(.move(move, by: seat), from: self, chosenAt: sequence)
             }
-            self.thinking.withLock { current in
-                if current.generation == generation { current.task = task } else { task.cancel() }
-            }
+            let left = pause - (ContinuousClock.now - started)
+            guard left > .zero else { return answer() }
+            let nanoseconds = left.components.seconds * 1_000_000_000 + left.components.attoseconds / 1_000_000_000
+            DispatchQueue.global(qos: .userInitiated).asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds)), execute: answer)
         }
     }
 
@@ -123,8 +124,6 @@ public final class BotParticipant: Participant {
         thinking.withLock { current in
             current.generation += 1
             stopFlag.value.store(current.generation, ordering: .relaxed)
-            current.task?.cancel()
-            current.task = nil
         }
     }
 }

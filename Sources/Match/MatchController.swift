@@ -270,6 +270,28 @@ public final class MatchController: Sendable {
         return begin { $0.submit(successor.change, from: id, authoritative: authoritative, judged: successor, now: now) }
     }
 
+    /// Proposes a change for `participant` without waiting for its fate: a
+    /// bot's move, sent off from the thread its search ran on. The core is
+    /// stepped and its actions performed on this thread (unless another
+    /// caller is performing them: then by that caller, in order), and nobody
+    /// is answered: the change's fate shows in the events and the
+    /// participants' calls, as everybody's does.
+    ///
+    /// `sequence` is the committed state's the change was chosen on: once
+    /// the match has moved on from it (a turn that timed out while the bot
+    /// thought, say), the change is dropped and nothing happens. Refused
+    /// changes are dropped too, as `submit` would have refused them.
+    public func propose(_ change: MatchChange, from participant: any Participant, chosenAt sequence: UInt32) {
+        let now = configuration.clock()
+        let id = ObjectIdentifier(participant)
+        fire { core in
+            guard core.state.sequence == sequence else { return [] }
+            switch core.submit(change, from: id, authoritative: nil, now: now) {
+            case .answered(_, let actions), .pending(_, let actions): return actions
+            }
+        }
+    }
+
     /// Replaces our committed state with the authority's, e.g. after a
     /// confirmation timeout, so the two sides cannot diverge.
     ///
