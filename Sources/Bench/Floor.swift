@@ -20,6 +20,17 @@ public enum BenchFloor {
     /// Cancelling the calling task stops it within a round trip (CancellationError).
     public static func measure(request: Int, reply: Int, count: Int, durableIn directory: String?, warmup: Int = 20)
         async throws -> [Duration] {
+        try await measureWithCPU(request: request, reply: reply, count: count, durableIn: directory, warmup: warmup).times
+    }
+
+    /// `measure`, and the CPU time the answering thread spent on each timed
+    /// round on average (reading the request, the durable append when there
+    /// is one, writing the reply): what a process that answers a turn this
+    /// way must spend, at the least, the floor of a host's CPU per turn.
+    /// The kernel's work on that thread's behalf counts; work it hands to
+    /// its own threads (the disk's completion) does not, as for any process.
+    public static func measureWithCPU(request: Int, reply: Int, count: Int, durableIn directory: String?, warmup: Int = 20)
+        async throws -> (times: [Duration], answerCPU: Duration) {
         try await onThread { stop in
             try run(request: request, reply: reply, count: count, durableIn: directory, warmup: warmup, stop: stop)
         }
@@ -27,7 +38,7 @@ public enum BenchFloor {
 
     /// Runs on a thread of its own (the client), with the answering side on another.
     private static func run(request: Int, reply: Int, count: Int, durableIn directory: String?, warmup: Int,
-                            stop: StopFlag) throws -> [Duration] {
+                            stop: StopFlag) throws -> (times: [Duration], answerCPU: Duration) {
         let (listener, address) = try listenLoopback()
         defer { close(listener) }
         var journal: Int32 = -1
@@ -40,14 +51,20 @@ public enum BenchFloor {
         defer { if journal >= 0 { close(journal); unlink(journalPath) } }
         let total = warmup + count
         let answering = journal
+        // The answering thread's CPU over the timed rounds, told once it has answered the last.
+        let answerCPU = Mutex<Duration?>(nil)
+        let answered = DispatchSemaphore(value: 0)
         let server = Thread {
+            defer { answered.signal() }
             let peer = accept(listener, nil, nil)
             guard peer >= 0 else { return }
             defer { close(peer) }
             noDelay(peer)
             var inbound = [UInt8](repeating: 0, count: request)
             let outbound = [UInt8](repeating: 0x43, count: reply)
-            for _ in 0..<total {
+            var started = Duration.zero
+            for round in 0..<total {
+                if round == warmup { started = threadCPUTime() }
                 guard readFully(peer, &inbound) else { return }
                 if answering >= 0 {
                     guard writeFully(answering, inbound) else { return }
@@ -55,6 +72,8 @@ public enum BenchFloor {
                 }
                 guard writeFully(peer, outbound) else { return }
             }
+            let spent = threadCPUTime() - started
+            answerCPU.withLock { $0 = spent }
         }
         server.start()
         let client = try connectLoopback(address)
@@ -71,7 +90,17 @@ public enum BenchFloor {
             }
             if round >= warmup { times.append(ContinuousClock.now - started) }
         }
-        return times
+        // The last reply is read: the answering thread is only taking its CPU time and ending.
+        answered.wait()
+        let cpu = answerCPU.withLock { $0 } ?? .zero
+        return (times, count > 0 ? cpu / count : .zero)
+    }
+
+    /// The calling thread's CPU time so far (user and system).
+    private static func threadCPUTime() -> Duration {
+        var spec = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+        return .seconds(spec.tv_sec) + .nanoseconds(spec.tv_nsec)
     }
 
     /// Runs `body` on a thread of its own, off the cooperative pool; cancelling

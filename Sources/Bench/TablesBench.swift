@@ -48,6 +48,11 @@ public enum TablesBench {
         /// under 64 KiB per idle table, idle CPU under 1% of a core (they are
         /// set for 1,000 tables).
         public var pacedP99Met: Bool { pacedP99 < .milliseconds(10) }
+        /// Issue 37's goals for the same host: at most 150 µs of CPU per turn,
+        /// at least 5,000 turns a second flat out (on two cores).
+        public var cpuPerTurnMet: Bool { cpuPerTurn <= .microseconds(150) }
+        public var turnsPerSecond: Double { playSeconds > 0 ? Double(turns) / playSeconds : 0 }
+        public var turnsPerSecondMet: Bool { turnsPerSecond >= 5000 }
         public var memoryMet: Bool { bytesPerIdleTable < 64 * 1024 }
         public var idleCPUMet: Bool { idleCPUPercent < 1 }
     }
@@ -67,10 +72,23 @@ public enum TablesBench {
     /// Open files the bench needs for `tables` guests in this process.
     public static func descriptorsNeeded(tables: Int) -> Int { tables + 64 }
 
-    /// The floor, in the same run: a blocking socket round trip of a turn's bytes, and
-    /// that with one durable append of them in `directory` (the host's file system) before each answer.
-    public static func floor(turnBytes: Int, durableIn directory: String) async throws -> Percentiles {
-        Percentiles(try await BenchFloor.measure(request: turnBytes, reply: turnBytes, count: 400, durableIn: directory))
+    /// The floor of one table count's figures, measured in the same run.
+    public struct Floor: Sendable {
+        /// A blocking socket round trip of a turn's bytes with one durable
+        /// append of them before each answer: the floor of a round trip.
+        public var roundTrip: Percentiles
+        /// The answering thread's CPU for two such rounds: a table's turn is
+        /// two saved changes (the guest's move, then the bot's), each appended
+        /// and synced before its frame goes out. The floor of the host's CPU per turn.
+        public var cpuPerTurn: Duration
+    }
+
+    /// The floor, in the same run: a blocking socket round trip of a turn's bytes, with
+    /// one durable append of them in `directory` (the host's file system) before each answer,
+    /// and the answering thread's CPU for it.
+    public static func floor(turnBytes: Int, durableIn directory: String) async throws -> Floor {
+        let measured = try await BenchFloor.measureWithCPU(request: turnBytes, reply: turnBytes, count: 400, durableIn: directory)
+        return Floor(roundTrip: Percentiles(measured.times), cpuPerTurn: measured.answerCPU * 2)
     }
 
     /// The start of the name of the host's home (its store); the process id and the table count follow.
