@@ -75,6 +75,21 @@ struct FiguresTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
     }
 
+    @Test("the durable floor's CPU per round is the answering thread's: more with the sync than without, never more than the round trip took")
+    func floorCPU() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("floor-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let durable = try await BenchFloor.measureWithCPU(request: 200, reply: 200, count: 100, durableIn: directory, warmup: 5)
+        let plain = try await BenchFloor.measureWithCPU(request: 200, reply: 200, count: 100, durableIn: nil, warmup: 5)
+        #expect(durable.times.count == 100 && plain.times.count == 100)
+        // One thread's CPU over the timed rounds cannot exceed their wall time.
+        let wall = durable.times.reduce(Duration.zero, +) / durable.times.count
+        #expect(durable.answerCPU > .zero && durable.answerCPU <= wall)
+        // An append and an fdatasync cost the answering thread more than a read and a write alone.
+        #expect(durable.answerCPU > plain.answerCPU)
+    }
+
     @Test("a durable floor in a directory that does not exist fails, naming the journal it could not open")
     func durableFloorFails() async throws {
         await #expect {
