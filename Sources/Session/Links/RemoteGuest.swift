@@ -314,7 +314,8 @@ public final class RemoteGuest: DeliversInline {
     private func standInPlays(_ committed: MatchState) {
         standIn.play(committed, seat: seat) { [weak self] change in
             guard let self, let controller = self.controller else { return }
-            _ = await controller.submit(change, from: self)
+            // Dropped when the match has moved on from the state the bot thought on.
+            controller.propose(change, from: self, chosenAt: committed.sequence)
         }
     }
 

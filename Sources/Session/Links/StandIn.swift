@@ -89,9 +89,10 @@ final class StandIn: Sendable {
     }
 
     /// When a bot stands in and `committed` has `seat` to move: thinks off
-    /// the cooperative pool and hands the move to `submit`, unless the guest
-    /// came back or the match moved on meanwhile.
-    func play(_ committed: MatchState, seat: SeatIndex, submit: @escaping @Sendable (MatchChange) async -> Void) {
+    /// the cooperative pool and hands the move to `propose` from the thread
+    /// it thought on (after the policy's pause, a Dispatch timer), unless the
+    /// guest came back or the match moved on meanwhile.
+    func play(_ committed: MatchState, seat: SeatIndex, propose: @escaping @Sendable (MatchChange) -> Void) {
         guard committed.activeSeat == seat, !committed.isEnded else { return }
         guard let (policy, generation) = state.withLock({ state -> (StandInPolicy, UInt64)? in
             guard state.standing, let policy = state.policy else { return nil }
@@ -102,12 +103,14 @@ final class StandIn: Sendable {
         DispatchQueue.global(qos: .userInitiated).async {
             let started = ContinuousClock.now
             guard let move = policy.strategy(game, { !current() }), current() else { return }
-            Task {
-                let elapsed = ContinuousClock.now - started
-                if elapsed < policy.pause { try? await Task.sleep(for: policy.pause - elapsed) }
+            let answer: @Sendable () -> Void = {
                 guard current() else { return }
-                await submit(.move(move, by: seat))
+                propose(.move(move, by: seat))
             }
+            let left = policy.pause - (ContinuousClock.now - started)
+            guard left > .zero else { return answer() }
+            let nanoseconds = left.components.seconds * 1_000_000_000 + left.components.attoseconds / 1_000_000_000
+            DispatchQueue.global(qos: .userInitiated).asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds)), execute: answer)
         }
     }
 }
