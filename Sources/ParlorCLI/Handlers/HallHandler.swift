@@ -100,7 +100,8 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
     // On the full screen the table list says it all: no lines under it.
     let dropped: (@Sendable (String) -> Void)? = if presentation.isFullScreen { { _ in } } else { nil }
     let tableAnnouncer = Announcer(json: presentation.isJSON, sink: dropped)
-    let context = Hall.Context(options: options, level: level, port: port, announcer: tableAnnouncer, board: board,
+    let shows = HallShows(board: board, announcer: tableAnnouncer)
+    let context = Hall.Context(options: options, level: level, port: port, announcer: tableAnnouncer, board: board, shows: shows,
                                hall: hall, writers: writers, firstSaves: firstSaves, saved: Dictionary(saved.map { ($0.state.matchID, $0) }) { first, _ in first })
     let refusals = Task { await Hall.relay(hall.reports, context: context) }
     defer { refusals.cancel() }
@@ -146,6 +147,7 @@ func runHall(_ options: HostOptions, limit: Int, resuming saved: [StoredMatch] =
     screen.stop()
     await hall.shutdown()
     await stop.waitForTables()
+    await shows.finish()
     await advertising.withdraw()
     writers.finish()
     if !presentation.isJSON { announcer.say("Stopped hosting; \(board.inPlayCount) table(s) were left for now: 'parlor resume' brings them back.") }
@@ -161,6 +163,8 @@ enum Hall {
         let port: UInt16
         let announcer: Announcer
         let board: HallBoard
+        /// Every table's lines and board rows, shown by one task.
+        let shows: HallShows
         let hall: TableHall
         let writers: TableWriters
         /// The recorders that saved new tables' matches before their WELCOME.
@@ -189,8 +193,10 @@ enum Hall {
         // A table's lines and its row on the board show what is saved.
         let showing = MatchEventFeed()
         let recording = await recorder.follow(controller, showing: showing)
-        let events = showing.stream
         let tag: [(String, JSONValue)] = [("match", .string(id.hex)), ("table", .int(Int64(table.number)))]
+        // Shown by the hall's one task for every table's lines.
+        let shown = context.shows.follow(showing, HallShows.Table(number: table.number, id: id, tag: tag, hostSeat: hosted.hostSeat,
+                                                                  initial: hosted.initialState))
         context.board.seat(table.number, state: hosted.initialState, hostSeat: hosted.hostSeat, controller: controller)
         context.announcer.say("Table \(table.number): \(hosted.guestName) \(table.resumed ? "is back" : "sat down") (match \(id.short)).",
                               event: JSONEvents.guestJoined(name: hosted.guestName, seat: hosted.guestSeat, match: id.hex,
@@ -200,40 +206,17 @@ enum Hall {
             await context.hall.release(table.number)
             return
         }
-        let announcer = context.announcer
-        let board = context.board
-        let hostSeat = hosted.hostSeat
         let number = table.number
-        let following = Task { () -> Bool in
-            var ended = false
-            var current = hosted.initialState
-            for await event in events {
-                if let state = event.state { board.update(number, state: state) }
-                if let state = event.state { current = state }
-                if case .talk(let line) = event { board.heard(number, line) }
-                if let json = JSONEvents.logged(event, in: current, localSeats: [hostSeat]) {
-                    announcer.say("", event: JSONEvents.tagged(json, with: tag))
-                }
-                if case .ended(let end) = event {
-                    ended = true
-                    board.finished(number, state: end)
-                    if !announcer.json {
-                        announcer.say("Table \(number): \(MatchText.resultLine(end, options: .plainText(unicode: false))) "
-                                      + "(match \(id.short), \(end.moves.count) moves).")
-                    }
-                }
-            }
-            return ended
-        }
+        let shows = context.shows
         let watcher = stop.onStop {
             Task {
                 guard await !controller.isStopped else { return }
                 await TableLink(guests: hosted.guests).leaveForNow("leaving, may resume")
                 await recorder.markInterrupted()
-                following.cancel()
+                shows.stopFollowing(shown)
             }
         }
-        let ended = await following.value
+        let ended = await shows.ended(shown)
         watcher.cancel()
         guard await controller.isStopped else {
             // Left for now: the record says interrupted, and `parlor resume` brings the table back.
@@ -249,7 +232,7 @@ enum Hall {
             // comes back with its token and is given the end, for at most 30 s (section 19).
             for guest in hosted.guests { _ = await guest.waitForFinalDelivery(within: TableHall.endHeld) }
         }
-        board.free(number)
+        context.board.free(number)
         await context.hall.release(table.number)
     }
 
