@@ -32,6 +32,31 @@ struct InlineControllerTests {
         }
     }
 
+    @Test("a proposed move is committed on the proposer's thread; one chosen on a state the match has left is dropped")
+    func proposedMoves() async throws {
+        let state = MatchFixtures.newMatch("connect4")
+        let ana = LocalParticipant(playerID: state.seats[0].playerID)
+        let ben = LocalParticipant(playerID: state.seats[1].playerID)
+        let controller = MatchController(state: state, participants: [ana, ben])
+        try await controller.start()
+        // Ana's move, chosen on the first state: committed before propose returns (nobody to deliver to).
+        controller.propose(.move(Move(3), by: 0), from: ana, chosenAt: state.sequence)
+        let afterAna = await controller.state
+        #expect(afterAna.sequence == state.sequence + 1)
+        // Ben's move chosen on that first state too (a bot that thought while Ana moved): it is his turn now, but
+        // the state it was chosen on is gone, so it is dropped.
+        controller.propose(.move(Move(4), by: 1), from: ben, chosenAt: state.sequence)
+        #expect(await controller.state.sequence == afterAna.sequence)
+        // Chosen on the state the match is in: committed.
+        controller.propose(.move(Move(4), by: 1), from: ben, chosenAt: afterAna.sequence)
+        #expect(await controller.state.sequence == afterAna.sequence + 1)
+        // Refused by the rules (not Ben's turn now): dropped, nothing changes and nobody waits.
+        let now = await controller.state
+        controller.propose(.move(Move(0), by: 1), from: ben, chosenAt: now.sequence)
+        #expect(await controller.state.sequence == now.sequence)
+        #expect(!(await controller.isAwaitingConfirmation))
+    }
+
     @Test("participants hear every commit one call at a time and in order while many tasks call the controller at once")
     func callbacksStayInOrderUnderContention() async throws {
         for seed in 1...5 {
