@@ -78,8 +78,7 @@ final class HallShows: Sendable {
     private func gather(_ item: Item) {
         let schedules = pending.add(item)
         guard schedules else { return }
-        let nanoseconds = Self.gathering.components.attoseconds / 1_000_000_000 + Self.gathering.components.seconds * 1_000_000_000
-        queue.asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [self] in show() }
+        queue.asyncAfter(deadline: .now() + .nanoseconds(Int(Self.gathering.wholeNanoseconds))) { [self] in show() }
     }
 
     /// On `queue`: shows everything gathered, in order.

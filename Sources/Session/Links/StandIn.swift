@@ -109,8 +109,7 @@ final class StandIn: Sendable {
             }
             let left = policy.pause - (ContinuousClock.now - started)
             guard left > .zero else { return answer() }
-            let nanoseconds = left.components.seconds * 1_000_000_000 + left.components.attoseconds / 1_000_000_000
-            DispatchQueue.global(qos: .userInitiated).asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds)), execute: answer)
+            DispatchQueue.global(qos: .userInitiated).asyncAfter(deadline: .now() + .nanoseconds(Int(left.wholeNanoseconds)), execute: answer)
         }
     }
 }
