@@ -20,16 +20,26 @@ import Testing
             /// One byte string per direction of each connection, in the order they started.
             let streams = Mutex<[[UInt8]]>([])
             let tasks = Mutex<[Task<Void, Never>]>([])
+            /// Connections closed unanswered.
+            let shed = Mutex(0)
         }
 
         let listener: TCPListener
         private let tap = Tap()
 
-        init(to port: UInt16) throws {
+        /// `shedding`: the first that many connections are closed at once, unanswered, as a host at its open-files limit does.
+        init(to port: UInt16, shedding: Int = 0) throws {
             listener = try TCPListener.listen(port: 0, on: .specific(SocketAddress(ipAddress: "127.0.0.1", port: 0)))
             let (listener, tap) = (listener, tap)
             let accepting = Task {
+                var shed = 0
                 for await incoming in listener.connections {
+                    if shed < shedding {
+                        shed += 1
+                        tap.shed.withLock { $0 += 1 }
+                        incoming.close()
+                        continue
+                    }
                     guard let outgoing = try? await TCPConnection.connect(host: "127.0.0.1", port: port) else {
                         incoming.close()
                         continue
@@ -64,6 +74,8 @@ import Testing
         var bytes: [UInt8] { tap.streams.withLock { $0.flatMap { $0 } } }
         /// Each direction's bytes on its own, to read record by record.
         var streams: [[UInt8]] { tap.streams.withLock { $0 } }
+        /// How many connections were closed unanswered.
+        var shedCount: Int { tap.shed.withLock { $0 } }
 
         func stop() {
             listener.close()

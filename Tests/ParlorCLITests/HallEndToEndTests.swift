@@ -181,6 +181,31 @@ struct HallEndToEndTests {
         #expect(kill(host.pid, 0) == 0, Comment(rawValue: host.transcript))
     }
 
+    @Test("a guest whose first connections the host closes unanswered (as at its open-files limit) tries again and plays; one that is always shed gives up within seconds, saying why")
+    func shedConnectionsAreTriedAgain() async throws {
+        let hostEnvironment = Self.environment()
+        let host = try SpawnedParlor(["host", "connect4", "--bot", "easy", "--tables", "2", "--json", "--port", "0"],
+                                     environment: hostEnvironment)
+        defer { host.send(SIGKILL) }
+        let port = try await Self.port(host)
+        let relay = try EncryptedChannelEndToEndTests.Relay(to: UInt16(port), shedding: 2)
+        defer { relay.stop() }
+        let (guest, environment) = try Self.botGuest(port: Int(relay.port))
+        try await Self.expectAgreement(host: host, hostEnvironment: hostEnvironment, guests: [(guest, environment)])
+        #expect(relay.shedCount == 2)
+
+        let wall = try EncryptedChannelEndToEndTests.Relay(to: UInt16(port), shedding: 1_000)
+        defer { wall.stop() }
+        let began = ContinuousClock.now
+        let refused = try await ParlorProcess.run(["join", "127.0.0.1:\(wall.port)", "--bot", "easy", "--plain"],
+                                                  environment: Self.environment(), timeout: .seconds(30))
+        let took = ContinuousClock.now - began
+        #expect(refused.status == 75, Comment(rawValue: refused.stderr))
+        #expect(refused.stderr.contains("the host closed the connection"), Comment(rawValue: refused.stderr))
+        #expect(wall.shedCount == 4, "the first try and three more")
+        #expect(took < .seconds(10), "gave up in \(took)")
+    }
+
     @Test("a hostile peer flooding one table does not disturb the others: all 50 other tables end with matching hashes")
     func floodOnOneTable() async throws {
         let hostEnvironment = Self.environment()

@@ -140,6 +140,8 @@ func redial(_ dial: Dialer, shown: String) async throws -> any ByteStream {
 struct PasscodeQuestion {
     /// Wrong codes a person at a terminal may type before `join` gives up.
     static let tries = 3
+    /// The pauses before trying a host that shed the connection again (1.4 s in all).
+    static let shedPauses: [Duration] = [.milliseconds(200), .milliseconds(400), .milliseconds(800)]
 
     /// The advertised name of the game, when joined by name or picked from the list.
     var game: String?
@@ -174,13 +176,25 @@ struct PasscodeQuestion {
     /// do not have (joined by address, only its answer tells us: REJECT
     /// passcodeRequired, or a protocol-2 host's CHALLENGE), and on a terminal
     /// after a wrong one, up to `tries` in all.
+    ///
+    /// A host shedding load (REJECT busy, or a connection closed before any
+    /// answer: a host at its open-files limit closes what it cannot take) is
+    /// tried again after `shedPauses`, so a guest arriving just after a flood
+    /// of connections gets its seat instead of an error.
     func handshake<Joined>(first: any ByteStream, options: inout GuestOptions, dial: Dialer,
                            _ attempt: (any ByteStream, GuestOptions) async throws(JoinError) -> Joined) async throws -> Joined {
         var stream = first
         var wrongTries = 0
+        var shed = 0
         while true {
             do {
                 return try await attempt(stream, options)
+            } catch .rejected(.busy, _) where shed < Self.shedPauses.count {
+                try await Task.sleep(for: Self.shedPauses[shed])
+                shed += 1
+            } catch .connectionClosed where shed < Self.shedPauses.count {
+                try await Task.sleep(for: Self.shedPauses[shed])
+                shed += 1
             } catch .passcodeNeeded where options.passcode == nil {
                 options.passcode = try await ask()
             } catch .rejected(.passcodeRequired, _) where options.passcode == nil {
