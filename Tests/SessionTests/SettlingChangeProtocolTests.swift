@@ -143,3 +143,32 @@ private final class HeldWitness: Participant {
         #expect(waited >= .milliseconds(250) && waited < .seconds(5), "waited \(waited) for a limit of 300 ms")
     }
 }
+
+/// A pause on the loop's timer heap (a reconnect's backoff, a hall's stop
+/// deadline): as long as asked, and ended at once by cancelling its task.
+@Suite struct LoopSleepTests {
+    @Test("a loop sleep lasts its delay, and a cancelled one ends at once")
+    func lastsItsDelayOrEndsWhenCancelled() async throws {
+        let clock = ContinuousClock()
+        let start = clock.now
+        await LoopAlarm.sleep(for: .milliseconds(300))
+        let slept = clock.now - start
+        #expect(slept >= .milliseconds(290) && slept < .seconds(5), "slept \(slept) for 300 ms")
+
+        let long = Task { await LoopAlarm.sleep(for: .seconds(60)) }
+        try await Task.sleep(for: .milliseconds(100))
+        let cancelled = clock.now
+        long.cancel()
+        await long.value
+        #expect(clock.now - cancelled < .seconds(2), "cancelling did not end the sleep")
+
+        // Already cancelled: no wait at all.
+        let early = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            let from = ContinuousClock.now
+            await LoopAlarm.sleep(for: .seconds(60))
+            return ContinuousClock.now - from
+        }
+        #expect(await early.value < .seconds(1))
+    }
+}

@@ -136,7 +136,7 @@ enum Rejoin {
                 await onFailure(attempt, error, deadline - .now)
             }
             let wait = min(policy.delay(afterAttempt: attempt), deadline - .now)
-            if wait > .zero { try? await Task.sleep(for: wait) }
+            await LoopAlarm.sleep(for: wait)
             if Task.isCancelled { return .failure(.gaveUp(attempts: attempt, last: "cancelled")) }
         }
     }

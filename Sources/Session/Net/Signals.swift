@@ -105,4 +105,15 @@ enum LoopAlarm {
         let id = loop.schedule(after: delay, fire)
         return { loop.cancelTimer(id) }
     }
+
+    /// Waits `delay` on the loop's timer heap, or until the waiting task is
+    /// cancelled, whichever comes first: a pause (a backoff, a deadline) that
+    /// costs no sleeping task and no wake-up of Dispatch's timer thread.
+    static func sleep(for delay: Duration) async {
+        guard delay > .zero, !Task.isCancelled else { return }
+        let woken = Gate()
+        let disarm = after(delay) { woken.open() }
+        await withTaskCancellationHandler { await woken.wait() } onCancel: { woken.open() }
+        disarm()
+    }
 }

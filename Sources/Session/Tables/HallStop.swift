@@ -72,7 +72,7 @@ public final class HallStop: Sendable {
             guard left > .zero else { return }
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await table.value }
-                group.addTask { try? await Task.sleep(for: left) }
+                group.addTask { await LoopAlarm.sleep(for: left) }
                 await group.next()
                 group.cancelAll()
             }
