@@ -189,6 +189,26 @@ struct LANTableEndToEndTests {
         #expect(!guest.output.contains("The other player"), Comment(rawValue: guest.transcript))
     }
 
+    @Test("a guest who leaves for now after its host stopped is not told the host was told: it says how to continue, nothing more")
+    func leavingAStoppedHostClaimsNoGoodbye() async throws {
+        let host = try SpawnedParlor(["host", "connect4", "--bot", "easy", "--json", "--port", "0", "--name", "Hana"],
+                                     environment: Self.environment())
+        defer { host.send(SIGKILL) }
+        let port = try await Self.port(host)
+        let guest = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--plain", "--name", "Bo", "--grace", "60"], environment: Self.environment(),
+                                      keepStdinOpen: true)
+        defer { guest.send(SIGKILL) }
+        _ = try #require(await guest.line(containing: "Hana", timeout: .seconds(20)), Comment(rawValue: guest.transcript))
+        host.send(SIGINT)
+        #expect(await host.wait(timeout: .seconds(20)) != nil, Comment(rawValue: host.transcript))
+        _ = try #require(await guest.line(containing: "waiting for Hana", timeout: .seconds(20)), Comment(rawValue: guest.transcript))
+        guest.closeStdin()
+        #expect(await guest.wait(timeout: .seconds(20)) == 75, Comment(rawValue: guest.transcript))
+        #expect(guest.output.contains("for now (end of input); nothing was quit and it is saved here."), Comment(rawValue: guest.transcript))
+        #expect(guest.output.contains("To continue it, run: parlor resume"), Comment(rawValue: guest.transcript))
+        #expect(!guest.output.contains("was told"), Comment(rawValue: guest.transcript))
+    }
+
     @Test("--seats outside the game's counts is a usage error naming them")
     func seatsOutOfRange() async throws {
         let result = try await ParlorProcess.run(["host", "reversi", "--seats", "3"], environment: scratchDataHome(), timeout: .seconds(20))

@@ -109,11 +109,12 @@ struct MatchPresentation {
         var exit = await prepared.run()
         lastSave.frontendReturned()
         var leftForNow = false
+        var peersTold = false
         switch exit {
         case .terminalLost, .interrupted, .inputEnded:
             // A spectator (nothing recorded here) has no seat to leave for now, and nothing to resume.
             if recorder != nil, await !controller.isStopped {
-                await link?.leaveForNow("leaving, may resume")
+                peersTold = await link?.leaveForNow("leaving, may resume") ?? false
                 await recorder?.markInterrupted()
                 leftForNow = true
             }
@@ -128,7 +129,9 @@ struct MatchPresentation {
         if case .ended(let state) = exit, let signal = lastSave.release() { exit = .interrupted(signal: signal, state) }
         switch exit {
         case .interrupted, .inputEnded: if leftForNow {
-                Ending.leftForNow(exit, peer: link == nil ? nil : Ending.peers(exit.state, locals: locals),
+                // Only peers the GOODBYE reached were told; one whose link was down (a host that
+                // stopped, a guest away) hears nothing, and the message does not say otherwise.
+                Ending.leftForNow(exit, peer: peersTold ? Ending.peers(exit.state, locals: locals) : nil,
                                   unsaved: unsaved.map { "\($0)" }, json: isJSON)
             }
         default: break  // a lost terminal shows nothing more

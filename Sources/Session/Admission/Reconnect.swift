@@ -146,8 +146,10 @@ enum Rejoin {
 /// process goes away without quitting (SIGHUP, the terminal lost).
 public protocol SessionLink: Sendable {
     /// Tells the peer with GOODBYE(leaving) that this side leaves for now
-    /// and may resume, then closes. Returns once the GOODBYE had a moment to leave.
-    func leaveForNow(_ sentence: String) async
+    /// and may resume, then closes. Returns once the GOODBYE had a moment to
+    /// leave: true when every peer was told, false when one could not be (its link was down).
+    @discardableResult
+    func leaveForNow(_ sentence: String) async -> Bool
 }
 
 extension RemoteGuest: SessionLink {}
@@ -166,10 +168,13 @@ public struct TableLink: SessionLink {
     }
 
     /// Tells every guest GOODBYE(leaving) with `sentence` at once, and returns when
-    /// each GOODBYE had its moment to leave. Each guest's seat is kept for its grace period.
-    public func leaveForNow(_ sentence: String) async {
-        await withTaskGroup(of: Void.self) { group in
+    /// each GOODBYE had its moment to leave. Each guest's seat is kept for its
+    /// grace period. True when every guest was told.
+    @discardableResult
+    public func leaveForNow(_ sentence: String) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
             for guest in guests { group.addTask { await guest.leaveForNow(sentence) } }
+            return await group.reduce(true) { $0 && $1 }
         }
     }
 }

@@ -255,9 +255,14 @@ public final class RemoteGuest: DeliversInline {
 
     /// Leaves the match for now without quitting it (the terminal went away,
     /// SIGHUP): GOODBYE(leaving) to the guest, then close. The match is saved
-    /// as interrupted by the caller; `parlor resume` continues it.
-    public func leaveForNow(_ sentence: String = "leaving, may resume") async {
-        await perform(step { .leaveForNow(sentence, linkOpen: Self.live($0).isOpen) })
+    /// as interrupted by the caller; `parlor resume` continues it. True when
+    /// the GOODBYE was sent, false when the guest could not be told (its link
+    /// was down, or the match over).
+    @discardableResult
+    public func leaveForNow(_ sentence: String = "leaving, may resume") async -> Bool {
+        let leaving = step { .leaveForNow(sentence, linkOpen: Self.live($0).isOpen) }
+        await perform(leaving)
+        return leaving.actions.contains { if case .send = $0 { true } else { false } }
     }
 
     /// Keeps the connection open when the match ends normally, so the two

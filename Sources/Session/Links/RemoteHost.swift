@@ -282,9 +282,13 @@ public final class RemoteHost: DeliversInline {
     /// SIGHUP): tells the host with GOODBYE(leaving), closes, and stops
     /// reconnecting. The host keeps the seat for its grace period and saves
     /// the match as interrupted after it; `parlor resume` continues it.
-    /// Returns once the GOODBYE has had a moment to leave.
-    public func leaveForNow(_ sentence: String = "leaving, may resume") async {
-        await perform(step { .leaveForNow(sentence, linkOpen: $0.connection.isOpen) })
+    /// Returns once the GOODBYE has had a moment to leave: true when it was
+    /// sent, false when the host could not be told (the link was down, or the match over).
+    @discardableResult
+    public func leaveForNow(_ sentence: String = "leaving, may resume") async -> Bool {
+        let leaving = step { .leaveForNow(sentence, linkOpen: $0.connection.isOpen) }
+        await perform(leaving)
+        return leaving.actions.contains { if case .send = $0 { true } else { false } }
     }
 
     /// Sends a line of table talk to the host (TALK kind 1); the host judges
