@@ -203,6 +203,10 @@ struct LineModel {
         if talkWithoutSeat {
             return line.isEmpty ? [] : say("You are watching: nothing typed here moves (\(TalkLines.sayPrefix)TEXT talks, q leaves).")
         }
+        // Answered at once when nothing typed before it waits; otherwise in its turn, after those lines.
+        if isHelp(line), started, queue.isEmpty {
+            return helpLines() + (activeLocalSeat.map(prompt) ?? [])
+        }
         queue.append(line)
         return pump()
     }
@@ -228,6 +232,32 @@ struct LineModel {
 
     /// The line that quits a local seat in plain and JSON mode.
     static let quitLine = "/quit"
+
+    /// Lines that ask what can be typed (unless the game reads one as a move).
+    static let helpLines: Set<String> = ["/help", "help", "?"]
+
+    /// Whether `line` asks for help: one of `helpLines` the game does not read as a move.
+    private func isHelp(_ line: String) -> Bool {
+        Self.helpLines.contains(line.lowercased()) && state.game.move(fromNotation: line) == nil
+    }
+
+    /// The answer to `/help`: lines in plain mode, one notice in JSON mode.
+    private func helpLines() -> [LineAction] {
+        let help = Self.help(state)
+        return json(JSONEvents.notice(help.joined(separator: "\n"))) + help.flatMap(say)
+    }
+
+    /// What a player can type in plain and JSON mode, for `/help`.
+    static func help(_ state: MatchState) -> [String] {
+        [
+            "Lines you can type:",
+            "  a move: \(MatchText.moveHelp(state))",
+            "  a move, a space and a message: the message goes with the move (at most \(TurnMessage.maximumBytes) bytes)",
+            "  \(TalkLines.sayPrefix)TEXT: says TEXT to the table (a LAN match with table talk)",
+            "  \(quitLine): quits this match (it counts as a loss)",
+            "  Ctrl-C, or the end of input: leaves the match for now; 'parlor resume' continues it",
+        ]
+    }
 
     /// A local seat quits: the one to move, else the first still playing.
     private mutating func quitNow() -> [LineAction] {
@@ -321,9 +351,13 @@ struct LineModel {
         while !queue.isEmpty {
             let line = queue.removeFirst()
             guard !line.isEmpty else { continue }
+            if isHelp(line) {
+                actions += helpLines() + prompt(seat)
+                continue
+            }
             guard let (move, text) = Self.moveAndMessage(line, in: state.game) else {
                 actions += json(JSONEvents.rejected(input: line, seat: seat, reason: "not a move"))
-                actions += say("'\(sanitized(line))' is not a move here: type \(MatchText.moveHelp(state)), or \(Self.quitLine) to quit.")
+                actions += say("'\(sanitized(line))' is not a move here: type \(MatchText.moveHelp(state)), or \(Self.quitLine) to quit (/help lists every line).")
                 actions += prompt(seat)
                 continue
             }
