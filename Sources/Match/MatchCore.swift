@@ -162,7 +162,8 @@ public struct MatchCore: Sendable {
         // A message goes only where every side reads it (the sender's too: a
         // peer whose parlor is older may not send one either).
         if case .move(_, _, _?) = change, members.contains(where: { !$0.readsTurnMessages }) {
-            return .answered(.rejected(.messagesUnreadable), [])
+            // At a LAN table no connection carries one, whatever the parlors (section 13): say so, not "older".
+            return .answered(.rejected(state.seats.count > 2 ? .messagesNotAtTables : .messagesUnreadable), [])
         }
         var actions: [Action] = []
         if pending != nil {

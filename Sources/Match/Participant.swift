@@ -200,6 +200,9 @@ public enum SubmitRejection: Error, Hashable, Sendable, CustomStringConvertible 
     /// The move came with a message, and a side of the match has a parlor
     /// that cannot read one (`Participant.readsTurnMessages`).
     case messagesUnreadable
+    /// The move came with a message at a LAN table of three or more seats,
+    /// whose connections never carry one (docs/PROTOCOL.md section 13).
+    case messagesNotAtTables
 
     /// Why, in lower case, as a player reads it: "it is not your turn", "that
     /// move is not allowed", "the match is over", "waiting for the last move
@@ -223,6 +226,9 @@ public enum SubmitRejection: Error, Hashable, Sendable, CustomStringConvertible 
         case .authoritativeStateDisagrees: "the state sent with the move does not match it"
         case .messagesUnreadable:
             "a message cannot go with a move in this match: the other side's parlor is older and cannot read one; play the move without it"
+        case .messagesNotAtTables:
+            "a message cannot go with a move at a table of three or more (only a two-seat match on the LAN carries one); "
+                + "play the move without it (table talk reaches the whole table)"
         }
     }
 }

@@ -252,7 +252,8 @@ struct LineModel {
         [
             "Lines you can type:",
             "  a move: \(MatchText.moveHelp(state))",
-            "  a move, a space and a message: the message goes with the move (at most \(TurnMessage.maximumBytes) bytes)",
+            "  a move, a space and a message: the message goes with the move (at most \(TurnMessage.maximumBytes) bytes; "
+                + "not at a LAN table of three or more)",
             "  \(TalkLines.sayPrefix)TEXT: says TEXT to the table (a LAN match with table talk)",
             "  \(quitLine): quits this match (it counts as a loss)",
             "  Ctrl-C, or the end of input: leaves the match for now; 'parlor resume' continues it",

@@ -172,4 +172,32 @@ struct TurnMessageControllerTests {
             return
         }
     }
+
+    @Test("at a table of three whose other sides cannot carry a message, the refusal says it is the table, not an older parlor; offline all three may send one")
+    func aTableSaysWhy() async throws {
+        let seats = ["Ana", "Ben", "Cy"].map { Seat(playerID: .random(), name: $0) }
+        let state = MatchState(matchID: .random(), game: DotsAndBoxes(seats: 3), seats: seats, turnTimeout: 0, now: 0)
+        let ana = LocalParticipant(playerID: seats[0].playerID)
+        let table = MatchController(state: state, participants: [ana, DeafParticipant(playerID: seats[1].playerID),
+                                                                 DeafParticipant(playerID: seats[2].playerID)])
+        try await table.start()
+        let first = try #require(state.game.legalMoves.first)
+        guard case .rejected(let refusal) = await ana.play(first, message: try TurnMessage("Your move")),
+              case .messagesNotAtTables = refusal else {
+            Issue.record("a message at a LAN table was not refused as one")
+            return
+        }
+        #expect(refusal.description.contains("at a table of three or more") && !refusal.description.contains("older"))
+        #expect(await table.state.moves.isEmpty)
+
+        let hotSeat = LocalParticipant(playerID: seats[0].playerID)
+        let offline = MatchController(state: state, participants: [hotSeat, LocalParticipant(playerID: seats[1].playerID),
+                                                                   LocalParticipant(playerID: seats[2].playerID)])
+        try await offline.start()
+        guard case .committed(let after) = await hotSeat.play(first, message: try TurnMessage("Your move")) else {
+            Issue.record("offline, a table's move with a message was not committed")
+            return
+        }
+        #expect(after.message?.text == "Your move")
+    }
 }

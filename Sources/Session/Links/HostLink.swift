@@ -373,7 +373,7 @@ struct HostLink: Sendable {
         case .rule(.matchEnded), .matchOver: TurnRejection(.matchOver, "The match is over.")
         case .authoritativeStateDisagrees: TurnRejection(.hashMismatch, "The state does not match the change.")
         case .awaitingConfirmation: TurnRejection(.outOfSequence, "The host is busy with another change; ask for the state.")
-        case .messagesUnreadable:
+        case .messagesUnreadable, .messagesNotAtTables:
             TurnRejection(.badBlob, "This match's connection is below protocol \(FrameFormat.messagesVersion): a move cannot carry a message.")
         default: TurnRejection(.notYourSeat, "That change is not yours to make (\(refusal)).")
         }
