@@ -45,8 +45,15 @@ func runReplay(_ options: ReplayOptions, environment: [String: String] = Process
 /// The plain replay's last line: every seat's outcome as the match settled it
 /// (several may have won, when the game ended with outcomes of its own), its
 /// place at a table of three or more where the game ranks:
-/// `Result: Ana lost, Bo won, Cy won.`
+/// `Result: Ana lost, Bo won, Cy won.` A match not over says so, who is to
+/// move, and who has left already: `Not over: 4 moves so far, Bo to move (Cy quit).`
 func replayResultLine(_ state: MatchState) -> String {
+    guard state.isEnded else {
+        let moves = "\(state.moves.count) move\(state.moves.count == 1 ? "" : "s") so far"
+        let next = state.activeSeat.map { ", \(state.seats[$0].name) to move" } ?? ""
+        let gone = state.seats.filter { $0.outcome != .none }.map { "\($0.name) \($0.outcome.description)" }
+        return "Not over: " + moves + next + (gone.isEmpty ? "" : " (\(gone.joined(separator: ", ")))") + "."
+    }
     let places = MatchText.tablePlacements(state)
     let outcomes = state.seats.indices.map { seat in
         let player = state.seats[seat]
