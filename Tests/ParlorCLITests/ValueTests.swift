@@ -145,7 +145,8 @@ struct OtherValueTests {
 
     @Test("--vs spellings", arguments: [
         ("bot", Opponent.bot(.medium)), ("bot:easy", .bot(.easy)), ("BOT:Hard", .bot(.hard)), ("human", .human),
-        ("bot:", nil), ("bots", nil), ("bot:expert", nil), ("", nil),
+        ("friend", .human), ("Friend", .human), ("easy", .bot(.easy)), ("HARD", .bot(.hard)),
+        ("bot:", nil), ("bots", nil), ("bot:expert", nil), ("", nil), ("expert", nil), ("friends", nil),
     ] as [(String, Opponent?)])
     func opponent(text: String, expected: Opponent?) {
         #expect(Opponent(parsing: text) == expected)

@@ -84,7 +84,7 @@ public struct PlayOptions: ParsableCommand, Hashable {
         help: "Seats at the table, one of the game's player counts that 'parlor games' shows (default: 2).")
     static let vsOption = OptionSpec(
         "vs", .required(valueName: "WHO[,WHO...]"),
-        help: "Who takes the other seats, in order: bot[:LEVEL] (easy, medium or hard; bot alone is the settings file's level, else medium) or human (hot seat at this keyboard); one WHO fills every other seat (default: bot).")
+        help: "Who takes the other seats, in order: bot[:LEVEL] (easy, medium or hard, or the level alone; bot alone is the settings file's level, else medium) or human (or friend: hot seat at this keyboard); one WHO fills every other seat (default: bot).")
     static let seatOption = OptionSpec(
         "seat", .required(valueName: "first|second|random|N"),
         help: "Move first, second, from seat N of the table, or let a coin decide the seat (default: first).")

@@ -28,15 +28,18 @@ public enum Opponent: Sendable, Hashable, CustomStringConvertible {
     /// Another person at the same keyboard (hot seat).
     case human
 
-    /// Every spelling `--vs` accepts, in the order errors list them.
-    public static let spellings = ["bot"] + BotLevelChoice.allCases.map { "bot:\($0.rawValue)" } + ["human"]
+    /// Every spelling `--vs` accepts, in the order errors list them (a level
+    /// alone, `easy`, is accepted too, as `bot:easy`).
+    public static let spellings = ["bot"] + BotLevelChoice.allCases.map { "bot:\($0.rawValue)" } + ["human", "friend"]
 
-    /// Parses `bot`, `bot:LEVEL` or `human` (case-insensitive); nil otherwise.
+    /// Parses `bot`, `bot:LEVEL`, a level alone, or `human` (also `friend`:
+    /// "play against a bot or a friend"), case-insensitive; nil otherwise.
     /// `bot` alone is a bot of `defaultLevel` (the settings file's `bot`, else medium).
     public init?(parsing text: String, defaultLevel: BotLevelChoice = .medium) {
         let lowered = text.lowercased()
-        if lowered == "human" { self = .human; return }
+        if lowered == "human" || lowered == "friend" { self = .human; return }
         if lowered == "bot" { self = .bot(defaultLevel); return }
+        if let level = BotLevelChoice(rawValue: lowered) { self = .bot(level); return }
         guard lowered.hasPrefix("bot:"), let level = BotLevelChoice(rawValue: String(lowered.dropFirst(4))) else {
             return nil
         }
