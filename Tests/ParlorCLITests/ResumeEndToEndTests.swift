@@ -233,6 +233,32 @@ import Testing
         }
         #expect(try await table.matches(on: .host).split(separator: "\n").count == 2)
     }
+
+    @Test("a series of three in plain mode says its score before each rematch and after the last match, the same on both sides")
+    func aSeriesSaysItsScore() async throws {
+        let table = Table()
+        let host = try SpawnedParlor(["host", "connect4", "--bot", "easy", "--plain", "--port", "0", "--name", "Hana", "--rematch", "2"],
+                                     environment: table.environment(.host))
+        let listening = try #require(await host.line(containing: "parlor join localhost:"), Comment(rawValue: host.transcript))
+        let port = try #require(listening.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) })
+        let guest = try SpawnedParlor(["join", "127.0.0.1:\(port)", "--bot", "easy", "--plain", "--rematch", "2", "--name", "Gus"],
+                                      environment: table.environment(.guest))
+        #expect(await guest.wait(timeout: .seconds(90)) == 0, Comment(rawValue: guest.transcript))
+        #expect(await host.wait(timeout: .seconds(30)) == 0, Comment(rawValue: host.transcript))
+        for side in [host, guest] {
+            let scores = side.output.split(separator: "\n").filter { $0.hasPrefix("Series after") }
+            #expect(scores.count == 3, Comment(rawValue: side.transcript))
+            #expect(scores.first?.hasPrefix("Series after 1 match: ") == true && scores.last?.hasPrefix("Series after 3 matches: ") == true,
+                    "\(scores)")
+            // Every match counted once: the wins and draws of the last line add up to 3.
+            let last = String(scores.last ?? "")
+            let numbers = last.dropFirst("Series after 3 matches: ".count).split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+            #expect(numbers.reduce(0, +) == 3, "\(last)")
+            #expect(last.contains("Hana") && last.contains("Gus"), "\(last)")
+        }
+        #expect(host.output.split(separator: "\n").filter { $0.hasPrefix("Series after") }
+                == guest.output.split(separator: "\n").filter { $0.hasPrefix("Series after") })
+    }
 }
 
 /// Byte surgery on a saved match file (the format of Sources/Store/StoredMatch.swift):

@@ -267,6 +267,8 @@ struct SeriesSide<Match: SeriesMatch>: SeriesPlayer {
     private var hold: FinalBoardHold?
     /// Saves a rematch's record before it is announced (the guest's side; the host saved it before its WELCOME).
     var saveFirst: ((Match, StoredMatch) async -> Void)?
+    /// The series' score so far, said before each rematch and after the last match.
+    private var tally = SeriesTally()
 
     init(_ first: Match, rematches: Int?, bot: BotLevelChoice?, presentation: MatchPresentation, record: StoredMatch,
          playOne: @escaping (Match, StoredMatch, EndQuestion?) async throws -> FrontendExit,
@@ -287,6 +289,10 @@ struct SeriesSide<Match: SeriesMatch>: SeriesPlayer {
         let exit = try await playOne(match, record, question)
         guard case .ended(let state) = exit else { ended = nil; return (exit, nil) }
         ended = state
+        tally.add(state)
+        // The last match of a series (no rematch can follow): its score. A rematch
+        // declined or refused says it in `noRematch`.
+        if !plan.possible, tally.matches >= 2 { Announcer(json: json).say(tally.line) }
         return (exit, state)
     }
 
@@ -299,6 +305,8 @@ struct SeriesSide<Match: SeriesMatch>: SeriesPlayer {
     func noRematch(_ end: RematchEnd, peer: String) {
         hold?.close()
         plan.explain(end, peer: peer)
+        // The series is over: its score, when there was more than one match.
+        if tally.matches >= 2 { Announcer(json: json).say(tally.line) }
     }
 
     mutating func rematchStarted(_ next: Match) async {
@@ -306,6 +314,7 @@ struct SeriesSide<Match: SeriesMatch>: SeriesPlayer {
         hold = nil
         record = nextRecord(next, record)
         if let saveFirst { await saveFirst(next, record) }
+        Announcer(json: json).say(tally.line)
         plan.started(next.initialState, localSeat: next.localSeat)
     }
 
@@ -325,5 +334,36 @@ struct SeriesSide<Match: SeriesMatch>: SeriesPlayer {
         } else {
             Console.writeError("parlor: \(text)\n")
         }
+    }
+}
+
+/// The score of a series of rematches, by player (seats swap each match):
+/// "Series after 3 matches: Ana 1, Bo 1, 1 draw." Plain and full-screen
+/// mode say it; JSON consumers have each match's `end`.
+struct SeriesTally {
+    private(set) var matches = 0
+    private var wins: [PlayerID: Int] = [:]
+    private var players: [(id: PlayerID, name: String)] = []
+    private var draws = 0
+
+    /// Counts `state`'s end: one seat won (a quit counts for the other), else a draw.
+    mutating func add(_ state: MatchState) {
+        matches += 1
+        for seat in state.seats {
+            if let index = players.firstIndex(where: { $0.id == seat.playerID }) {
+                players[index].name = seat.name
+            } else {
+                players.append((seat.playerID, seat.name))
+            }
+        }
+        let winners = state.seats.filter { $0.outcome == .won }
+        if winners.count == 1 { wins[winners[0].playerID, default: 0] += 1 } else { draws += 1 }
+    }
+
+    /// "Series after 2 matches: Ana 2, Bo 0." (draws only when there were some).
+    var line: String {
+        let scores = players.map { "\(Text.escapingUnprintable($0.name)) \(wins[$0.id] ?? 0)" }.joined(separator: ", ")
+        let drawn = draws == 0 ? "" : ", \(draws) draw\(draws == 1 ? "" : "s")"
+        return "Series after \(matches) match\(matches == 1 ? "" : "es"): \(scores)\(drawn)."
     }
 }
