@@ -202,13 +202,13 @@ struct PasscodeQuestion {
             } catch .rejected(.passcodeWrong, _) {
                 wrongTries += 1
                 guard Terminal.isInteractive, wrongTries < Self.tries else {
-                    throw JoinFailure(error: .rejected(.passcodeWrong, ""), wrongTries: wrongTries)
+                    throw JoinFailure(error: .rejected(.passcodeWrong, ""), wrongTries: wrongTries, watching: use == .watch)
                 }
                 let wrong = "That passcode is wrong (\(wrongTries) of \(Self.tries) tries)."
                 if desk == nil { Console.writeError(wrong + "\n") }
                 options.passcode = try await ask(note: wrong)
             } catch {
-                throw JoinFailure(error: error)
+                throw JoinFailure(error: error, watching: use == .watch)
             }
             channel?.prove(options.passcode, for: use)
             stream = try await redial(dial, shown: address)
@@ -222,7 +222,8 @@ struct PasscodeQuestion {
         let host = what
         if let desk, Terminal.isInteractive { return try await ask(at: desk, note: note) }
         guard Terminal.isInteractive else {
-            throw CommandFailure("\(host) needs a passcode; ask its host for the code and join with --code CODE", exitCode: .usage)
+            throw CommandFailure("\(host) needs a passcode; ask its host for the code and \(use == .watch ? "watch" : "join") with --code CODE",
+                                 exitCode: .usage)
         }
         switch await LinePrompt.secret(prompt) {
         case .success(.line(let typed)):
@@ -232,7 +233,8 @@ struct PasscodeQuestion {
         case .success(.cancelled):
             throw Stopped("Stopped at the passcode prompt: nothing was joined.")
         case .failure(let error):
-            throw CommandFailure("\(host) needs a passcode and it cannot be asked for here (\(error)); join with --code CODE", exitCode: .usage)
+            throw CommandFailure("\(host) needs a passcode and it cannot be asked for here (\(error)); "
+                                 + "\(use == .watch ? "watch" : "join") with --code CODE", exitCode: .usage)
         }
     }
 

@@ -131,6 +131,10 @@ struct JoinFailure: UserFacingError {
     let error: JoinError
     /// Wrong codes refused in this join (typed at the prompt, or given with --code).
     var wrongTries = 1
+    /// The refused handshake was `parlor watch`'s: the sentences say watch, not join.
+    var watching = false
+    /// "join" or "watch", as the sentences use it.
+    private var verb: String { watching ? "watch" : "join" }
     var exitCode: ExitCode {
         switch error {
         case .timedOut, .connectionClosed: .temporaryFailure
@@ -143,23 +147,23 @@ struct JoinFailure: UserFacingError {
     var message: String {
         switch error {
         case .rejected(.passcodeWrong, _) where wrongTries > 1:
-            "could not join: the host refused the passcode \(wrongTries) times; check the code with the host and join again"
+            "could not \(verb): the host refused the passcode \(wrongTries) times; check the code with the host and \(verb) again"
         case .rejected(.passcodeWrong, _):
-            "could not join: the host refused the passcode; check the code with the host and join again"
+            "could not \(verb): the host refused the passcode; check the code with the host and \(verb) again"
         case .rejected(.passcodeRequired, _), .passcodeNeeded:
-            "could not join: the host needs a passcode; join with --code CODE"
+            "could not \(verb): the host needs a passcode; \(verb) with --code CODE"
         case .rejected(let reason, let sentence):
             // The host's own sentence; a known reason's name is for logs and --json, not for people,
             // but a code this version does not know is shown by number (section 6).
-            "could not join: the host refused: \(reason.shown(with: sentence))"
+            "could not \(verb): the host refused: \(reason.shown(with: sentence))"
         case .notAParlorHost(.unsupportedVersion(let version)):
-            "could not join: the host speaks protocol version \(version), which this parlor does not; use the same parlor release on both machines"
+            "could not \(verb): the host speaks protocol version \(version), which this parlor does not; use the same parlor release on both machines"
         case .notAParlorHost(.badMagic(let bytes)):
-            "could not join: what answered there is not a parlor host (it sent \(Self.shown(bytes))); check the address and the port"
+            "could not \(verb): what answered there is not a parlor host (it sent \(Self.shown(bytes))); check the address and the port"
         case .notAParlorHost:
-            "could not join: what answered there is not a parlor host; check the address and the port"
+            "could not \(verb): what answered there is not a parlor host; check the address and the port"
         default:
-            "could not join: \(error)"
+            "could not \(verb): \(error)"
         }
     }
 }
