@@ -189,10 +189,7 @@ struct PasscodeQuestion {
         while true {
             do {
                 return try await attempt(stream, options)
-            } catch .rejected(.busy, _) where shed < Self.shedPauses.count {
-                try await Task.sleep(for: Self.shedPauses[shed])
-                shed += 1
-            } catch .connectionClosed where shed < Self.shedPauses.count {
+            } catch .rejected(.busy, _) where shed < Self.shedPauses.count, .connectionClosed where shed < Self.shedPauses.count {
                 try await Task.sleep(for: Self.shedPauses[shed])
                 shed += 1
             } catch .passcodeNeeded where options.passcode == nil {
